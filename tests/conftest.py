@@ -1,0 +1,71 @@
+"""Shared fixtures. No test touches the network or needs a key: models are ``fake/...`` handlers
+registered with litellm's custom-provider hook (``vibesearch.llm.fake``), so the real litellm path
+runs end to end."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+# never let a developer's real keys or settings leak into a test
+for _name in list(os.environ):
+    if _name.startswith("VIBESEARCH_") or _name.endswith("_API_KEY"):
+        del os.environ[_name]
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from vibesearch.config import BUNDLED_TASKS, Settings  # noqa: E402
+from vibesearch.store import Store  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture
+def tmp_db(tmp_path: Path) -> Path:
+    return tmp_path / "test.db"
+
+
+@pytest.fixture
+def store(tmp_db: Path) -> Store:
+    return Store(tmp_db)
+
+
+@pytest.fixture
+def settings(tmp_db: Path) -> Settings:
+    """Settings for tests: a temporary database, fast retries, bundled tasks only."""
+    return Settings(db=tmp_db, llm_backoff_s=0.01, llm_backoff_max_s=0.05, tasks="")
+
+
+@pytest.fixture
+def fake():
+    """The fake litellm provider; handlers registered in a test are removed after it."""
+    from vibesearch.llm import fake as fake_mod
+
+    fake_mod.install()
+    names: list[str] = []
+    original = fake_mod.register
+
+    def register(name, handler):
+        names.append(name)
+        return original(name, handler)
+
+    yield type("FakeModels", (), {"register": staticmethod(register), "Reply": fake_mod.Reply, "Request": fake_mod.Request})
+    for name in names:
+        fake_mod.unregister(name)
+
+
+@pytest.fixture
+def bundled_tasks():
+    from vibesearch.tasks import load_tasks
+
+    return load_tasks([BUNDLED_TASKS])
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    if not SHARED.exists():
+        pytest.skip("../shared is not beside the repository")
+    return SHARED

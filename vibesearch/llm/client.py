@@ -1,0 +1,272 @@
+"""The one door to language models: ``complete()`` over litellm.
+
+Every LLM call the product makes (agent, simulator, judge, summariser) goes through here, so
+that retries, usage accounting and secret hygiene are the same everywhere:
+
+* retries with exponential backoff on rate limits, 5xx, timeouts and connection errors; each
+  failed attempt is recorded as a non-fatal ``error`` event;
+* one ``usage`` event per call: tokens, cost from litellm's local cost map (``None`` when the
+  model has no price, never a made-up 0), latency, retries;
+* error texts are scrubbed of anything that looks like a key before they are recorded.
+
+litellm is imported lazily: it is slow to import and most commands never call a model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from ..config import Settings, get_settings
+from ..store.events import Emit, ErrorEvent, UsageEvent
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+Purpose = str  # "agent" | "simulator" | "judge" | "summariser" | "extraction" | "compaction"
+
+
+class LLMError(RuntimeError):
+    """A model call failed for good (after retries, or with an error that retrying cannot fix)."""
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    raw_arguments: str | None = None  # set when the arguments were not valid JSON
+
+
+@dataclass
+class LLMResult:
+    content: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    thinking: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    retries: int = 0
+    model: str = ""
+    finish_reason: str | None = None
+
+
+_KEY_PATTERNS = [
+    re.compile(r"(sk|pk|rk|gsk|xai|tvly)-[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"(?i)(api[_-]?key|authorization|bearer|x-api-key)[\"'=:\s]+[A-Za-z0-9_\-\.]{8,}"),
+    re.compile(r"AIza[0-9A-Za-z_\-]{20,}"),
+]
+
+
+def scrub(text: str) -> str:
+    """Remove anything that looks like a secret, and the values of known key variables."""
+    for name, value in os.environ.items():
+        if value and len(value) >= 8 and any(k in name.upper() for k in ("KEY", "TOKEN", "SECRET", "PASSWORD")):
+            text = text.replace(value, "[redacted]")
+    for pat in _KEY_PATTERNS:
+        text = pat.sub("[redacted]", text)
+    return text
+
+
+def _litellm():
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.drop_params = True
+    return litellm
+
+
+def _retryable(exc: BaseException) -> bool:
+    litellm = _litellm()
+    retry_types = tuple(
+        t
+        for t in (
+            getattr(litellm, "RateLimitError", None),
+            getattr(litellm, "InternalServerError", None),
+            getattr(litellm, "ServiceUnavailableError", None),
+            getattr(litellm, "Timeout", None),
+            getattr(litellm, "APIConnectionError", None),
+            getattr(litellm, "BadGatewayError", None),
+        )
+        if t is not None
+    )
+    if isinstance(exc, retry_types) or isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+def _cost(litellm: Any, response: Any, model: str) -> float | None:
+    try:
+        cost = litellm.completion_cost(completion_response=response, model=model)
+    except Exception:
+        return None
+    if cost is None:
+        return None
+    # litellm returns 0.0 for models it has no price for; treat as unknown unless it knows the model
+    if cost == 0.0:
+        try:
+            info = litellm.get_model_info(model)
+            if not info.get("input_cost_per_token") and not info.get("output_cost_per_token"):
+                return None
+        except Exception:
+            return None
+    return float(cost)
+
+
+def _parse_tool_calls(message: Any) -> list[ToolCall]:
+    calls = []
+    for i, tc in enumerate(getattr(message, "tool_calls", None) or []):
+        fn = tc.function if hasattr(tc, "function") else tc["function"]
+        name = getattr(fn, "name", None) or fn.get("name")  # type: ignore[union-attr]
+        raw = getattr(fn, "arguments", None)
+        if raw is None and isinstance(fn, dict):
+            raw = fn.get("arguments")
+        call_id = getattr(tc, "id", None) or (tc.get("id") if isinstance(tc, dict) else None) or f"call_{i}"
+        if isinstance(raw, dict):
+            calls.append(ToolCall(id=call_id, name=name or "", arguments=raw))
+            continue
+        try:
+            args = json.loads(raw or "{}")
+            if not isinstance(args, dict):
+                raise ValueError("arguments are not an object")
+            calls.append(ToolCall(id=call_id, name=name or "", arguments=args))
+        except (ValueError, TypeError):
+            from json_repair import repair_json
+
+            repaired = repair_json(raw or "", return_objects=True)
+            calls.append(
+                ToolCall(
+                    id=call_id,
+                    name=name or "",
+                    arguments=repaired if isinstance(repaired, dict) else {},
+                    raw_arguments=raw,
+                )
+            )
+    return calls
+
+
+async def complete(
+    messages: list[dict[str, Any]],
+    *,
+    model: str,
+    purpose: Purpose,
+    emit: Emit | None = None,
+    tools: list[dict[str, Any]] | None = None,
+    response_format: Any = None,
+    settings: Settings | None = None,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    stream: bool = False,
+    on_delta: Callable[[str], Awaitable[None] | None] | None = None,
+    **kwargs: Any,
+) -> LLMResult:
+    """Call a model (a litellm model string) and return its message, recording usage."""
+    settings = settings or get_settings()
+    litellm = _litellm()
+    params: dict[str, Any] = {"model": model, "messages": messages, "timeout": settings.llm_timeout_s}
+    if tools:
+        params["tools"] = tools
+    if response_format is not None:
+        params["response_format"] = response_format
+    base = api_base or settings.api_base
+    if base and not model.startswith("fake"):
+        params["api_base"] = base
+    if api_key:
+        params["api_key"] = api_key
+    if settings.temperature is not None:
+        params["temperature"] = settings.temperature
+    params.update(kwargs)
+
+    attempt = 0
+    start = time.perf_counter()
+    while True:
+        try:
+            if stream and on_delta is not None:
+                response = await _streamed(litellm, params, on_delta)
+            else:
+                response = await litellm.acompletion(**params)
+            break
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - classified below
+            message = scrub(f"{type(exc).__name__}: {exc}")[:2000]
+            retry = _retryable(exc) and attempt < settings.llm_retries
+            if emit is not None:
+                emit(ErrorEvent(source=f"llm:{purpose}", message=message, fatal=False, attempt=attempt + 1))
+            if not retry:
+                raise LLMError(f"{purpose} model {model!r} failed: {message}") from None
+            delay = min(settings.llm_backoff_max_s, settings.llm_backoff_s * (2**attempt))
+            await asyncio.sleep(delay * (0.5 + random.random() / 2))
+            attempt += 1
+
+    latency = time.perf_counter() - start
+    choice = response.choices[0]
+    message = choice.message
+    usage = getattr(response, "usage", None)
+    result = LLMResult(
+        content=message.content or "",
+        tool_calls=_parse_tool_calls(message),
+        thinking=getattr(message, "reasoning_content", None) or None,
+        input_tokens=getattr(usage, "prompt_tokens", None) if usage else None,
+        output_tokens=getattr(usage, "completion_tokens", None) if usage else None,
+        cost_usd=_cost(litellm, response, model),
+        latency_s=latency,
+        retries=attempt,
+        model=model,
+        finish_reason=getattr(choice, "finish_reason", None),
+    )
+    if emit is not None:
+        emit(
+            UsageEvent(
+                purpose=purpose if purpose in _PURPOSES else "other",  # type: ignore[arg-type]
+                model=model,
+                input_tokens=result.input_tokens,
+                output_tokens=result.output_tokens,
+                cost_usd=result.cost_usd,
+                latency_s=round(latency, 4),
+                retries=attempt,
+            )
+        )
+    return result
+
+
+_PURPOSES = {"agent", "simulator", "judge", "summariser", "extraction", "compaction", "other"}
+
+
+async def _streamed(litellm: Any, params: dict[str, Any], on_delta: Callable[[str], Any]) -> Any:
+    chunks = []
+    stream = await litellm.acompletion(**params, stream=True, stream_options={"include_usage": True})
+    async for chunk in stream:
+        chunks.append(chunk)
+        delta = chunk.choices[0].delta.content if chunk.choices else None
+        if delta:
+            res = on_delta(delta)
+            if asyncio.iscoroutine(res):
+                await res
+    return litellm.stream_chunk_builder(chunks, messages=params["messages"])
+
+
+def count_tokens(messages: list[dict[str, Any]], model: str, tools: list[dict[str, Any]] | None = None) -> int:
+    """Tokens of a context for a model (litellm's counter; a character estimate if it fails)."""
+    litellm = _litellm()
+    try:
+        return int(litellm.token_counter(model=model, messages=messages, tools=tools))
+    except Exception:
+        text = json.dumps(messages, ensure_ascii=False)
+        return len(text) // 4 + 1
+
+
+def context_window(model: str, default: int) -> int:
+    """The model's context window from litellm's map, else the configured default."""
+    try:
+        info = _litellm().get_model_info(model)
+        return int(info.get("max_input_tokens") or default)
+    except Exception:
+        return default

@@ -1,0 +1,201 @@
+"""A scripted model provider plugged into litellm (its custom-provider hook), for tests and
+benchmarks. Nothing here is used unless a ``fake/...`` model name is configured.
+
+    from vibesearch.llm import fake
+    fake.register("echo", lambda req: fake.Reply(content=req.last_user))
+    await complete(messages, model="fake/echo", purpose="agent")
+
+A handler gets a ``Request`` (messages, tools, model name, response_format) and returns a
+``Reply``: text, tool calls, token counts, an artificial delay, or an error to raise (429, 500,
+timeout) so retry paths run for real through litellm.
+
+Handlers can also be registered in another process (the app under a browser test) by naming a
+function in ``VIBESEARCH_FAKE_MODELS=package.module:function`` — ``install_from_env()`` imports
+and calls it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import itertools
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+_HANDLERS: dict[str, Callable[["Request"], "Reply"]] = {}
+_LOCK = threading.Lock()
+_counter = itertools.count(1)
+_installed = False
+
+
+@dataclass
+class Request:
+    model: str  # the part after "fake/"
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None
+    response_format: Any = None
+
+    @property
+    def last_user(self) -> str:
+        for m in reversed(self.messages):
+            if m.get("role") == "user":
+                return _text(m.get("content"))
+        return ""
+
+    @property
+    def last(self) -> dict[str, Any]:
+        return self.messages[-1] if self.messages else {}
+
+    @property
+    def system(self) -> str:
+        return "\n".join(_text(m.get("content")) for m in self.messages if m.get("role") == "system")
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        """Tool messages after the last user message."""
+        out: list[dict[str, Any]] = []
+        for m in reversed(self.messages):
+            if m.get("role") == "user":
+                break
+            if m.get("role") == "tool":
+                out.append(m)
+        return list(reversed(out))
+
+
+@dataclass
+class Reply:
+    content: str = ""
+    tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (name, arguments)
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    delay_s: float = 0.0
+    error: str | None = None  # "429" | "500" | "timeout" | "400"
+    raw_arguments: list[str] | None = None  # override argument text (to test broken JSON)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content or ""
+
+
+def register(name: str, handler: Callable[[Request], Reply]) -> str:
+    """Register a handler; returns the litellm model string (``fake/<name>``)."""
+    install()
+    with _LOCK:
+        _HANDLERS[name] = handler
+    return f"fake/{name}"
+
+
+def unregister(name: str) -> None:
+    with _LOCK:
+        _HANDLERS.pop(name, None)
+
+
+def _raise(kind: str, model: str) -> None:
+    import litellm
+
+    if kind == "429":
+        raise litellm.RateLimitError("fake rate limit", llm_provider="fake", model=model)
+    if kind == "500":
+        raise litellm.InternalServerError("fake server error", llm_provider="fake", model=model)
+    if kind == "timeout":
+        raise litellm.Timeout("fake timeout", llm_provider="fake", model=model)
+    raise litellm.BadRequestError("fake bad request", llm_provider="fake", model=model)
+
+
+def _estimate_tokens(obj: Any) -> int:
+    return max(1, len(json.dumps(obj, ensure_ascii=False)) // 4)
+
+
+def _build_response(req: Request, reply: Reply) -> Any:
+    import litellm
+
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{next(_counter)}",
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "arguments": (reply.raw_arguments[i] if reply.raw_arguments else json.dumps(args, ensure_ascii=False)),
+                },
+            }
+            for i, (name, args) in enumerate(reply.tool_calls)
+        ]
+    prompt = reply.input_tokens if reply.input_tokens is not None else _estimate_tokens(req.messages)
+    completion = reply.output_tokens if reply.output_tokens is not None else _estimate_tokens(message)
+    return litellm.ModelResponse(
+        model=f"fake/{req.model}",
+        choices=[{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+        usage={"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    )
+
+
+def _handle(model: str, messages: list, optional_params: dict) -> tuple[Request, Reply]:
+    name = model.split("/", 1)[1] if "/" in model else model
+    with _LOCK:
+        handler = _HANDLERS.get(name)
+    if handler is None:
+        raise ValueError(f"no fake model registered as {name!r}")
+    req = Request(
+        model=name,
+        messages=messages,
+        tools=optional_params.get("tools"),
+        response_format=optional_params.get("response_format"),
+    )
+    return req, handler(req)
+
+
+def install() -> None:
+    """Register the ``fake`` provider with litellm (idempotent)."""
+    global _installed
+    if _installed:
+        return
+    import litellm
+    from litellm import CustomLLM
+
+    class _FakeProvider(CustomLLM):
+        def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding, api_key, logging_obj, optional_params, *args, **kwargs):  # noqa: E501
+            req, reply = _handle(model, messages, optional_params)
+            if reply.delay_s:
+                import time
+
+                time.sleep(reply.delay_s)
+            if reply.error:
+                _raise(reply.error, model)
+            return _build_response(req, reply)
+
+        async def acompletion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding, api_key, logging_obj, optional_params, *args, **kwargs):  # noqa: E501
+            req, reply = _handle(model, messages, optional_params)
+            if reply.delay_s:
+                await asyncio.sleep(reply.delay_s)
+            if reply.error:
+                _raise(reply.error, model)
+            return _build_response(req, reply)
+
+    with _LOCK:
+        if _installed:
+            return
+        existing = [p for p in (litellm.custom_provider_map or []) if p.get("provider") != "fake"]
+        litellm.custom_provider_map = existing + [{"provider": "fake", "custom_handler": _FakeProvider()}]
+        # litellm reads the map when it sets up providers
+        from litellm.utils import custom_llm_setup
+
+        custom_llm_setup()
+        _installed = True
+
+
+def install_from_env() -> None:
+    """Import ``VIBESEARCH_FAKE_MODELS`` (``module:function``, comma-separated) and call each."""
+    spec = os.environ.get("VIBESEARCH_FAKE_MODELS", "").strip()
+    if not spec:
+        return
+    install()
+    for item in spec.split(","):
+        module_name, _, func_name = item.strip().partition(":")
+        func = getattr(importlib.import_module(module_name), func_name or "register_fakes")
+        func()

@@ -1,0 +1,178 @@
+"""The typed events a run is made of.
+
+Sessions, agents and users *emit* these payloads; the store gives each a run id, a sequence
+number and a timestamp and writes it at once. Everything downstream (the UI, statistics, resume,
+scoring) is computed from the stored events only, so a live run, a resumed run and an imported
+official trajectory are measured the same way.
+
+An assistant *step* (one LLM call of the agent) is one ``message`` event with role
+``assistant``; the tool calls it made follow as ``tool_call`` events and their outputs as
+``tool_result`` events (matched by ``call_id``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Annotated, Any, Callable, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+ReplyKind = Literal["disclose", "push", "perfunctory", "redirect", "done", "open"]
+DecidedBy = Literal["simulator", "rules", "human", "script", "shadow", "import"]
+Phase = Literal["dialogue", "extraction"]
+Termination = Literal[
+    "done",  # the user sent the completion signal
+    "answer",  # the agent gave its final answer and the run was set to stop there
+    "max_user_turns",
+    "budget",
+    "error",
+    "cancelled",
+    "context_length",
+    "imported",
+]
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MessageEvent(_Event):
+    kind: Literal["message"] = "message"
+    role: Literal["user", "assistant", "system"]
+    content: str = ""
+    thinking: str | None = None
+    phase: Phase = "dialogue"
+    # assistant steps: how many tool calls this step made (the tool_call events follow)
+    n_tool_calls: int = 0
+    # True when this assistant step is the reply to the user (no tool calls)
+    final: bool = False
+
+
+class ToolCallEvent(_Event):
+    kind: Literal["tool_call"] = "tool_call"
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    # raw argument text when it could not be parsed as JSON
+    raw_arguments: str | None = None
+
+
+class ToolResultEvent(_Event):
+    kind: Literal["tool_result"] = "tool_result"
+    call_id: str
+    tool: str
+    content: str
+    error: bool = False
+    truncated_chars: int = 0
+    elapsed_s: float | None = None
+
+
+class StageEvent(_Event):
+    """A user's decision on one turn. ``stage_index`` is the stage pointer after the decision."""
+
+    kind: Literal["stage"] = "stage"
+    stage_index: int
+    stage_name: str = ""
+    advanced: bool = False
+    reply_kind: ReplyKind
+    trigger_met: bool | None = None
+    decided_by: DecidedBy
+    rationale: str | None = None
+    # True for the shadow simulator's opinion logged beside a human's decision
+    shadow: bool = False
+
+
+class UsageEvent(_Event):
+    kind: Literal["usage"] = "usage"
+    purpose: Literal["agent", "simulator", "judge", "summariser", "extraction", "compaction", "other"]
+    model: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None  # None means unknown, never silently 0
+    latency_s: float | None = None
+    retries: int = 0
+
+
+class CompactionEvent(_Event):
+    kind: Literal["compaction"] = "compaction"
+    tokens_before: int
+    tokens_after: int
+    threshold: int
+    summary: str
+
+
+class ErrorEvent(_Event):
+    kind: Literal["error"] = "error"
+    source: str  # "llm", "tool", "user", "session", "extraction", ...
+    message: str
+    fatal: bool = False
+    attempt: int | None = None
+
+
+class NoteEvent(_Event):
+    kind: Literal["note"] = "note"
+    text: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class GraphEvent(_Event):
+    """The agent's final graph. The store also writes it to the graphs table."""
+
+    kind: Literal["graph"] = "graph"
+    triples: list[dict[str, str]]
+    raw_text: str = ""
+    repaired: list[str] = Field(default_factory=list)
+    dropped: list[dict[str, Any]] = Field(default_factory=list)
+    source: str = "extraction"
+
+
+class EndEvent(_Event):
+    kind: Literal["end"] = "end"
+    termination: Termination
+    detail: str = ""
+
+
+EventData = Annotated[
+    Union[
+        MessageEvent,
+        ToolCallEvent,
+        ToolResultEvent,
+        StageEvent,
+        UsageEvent,
+        CompactionEvent,
+        ErrorEvent,
+        NoteEvent,
+        GraphEvent,
+        EndEvent,
+    ],
+    Field(discriminator="kind"),
+]
+
+EVENT_ADAPTER: TypeAdapter[EventData] = TypeAdapter(EventData)
+
+
+class StoredEvent(BaseModel):
+    """An event as read back from the store."""
+
+    run_id: str
+    seq: int
+    ts: datetime
+    data: EventData
+
+    @property
+    def kind(self) -> str:
+        return self.data.kind
+
+
+def parse_event(payload: dict[str, Any] | str | bytes) -> EventData:
+    if isinstance(payload, (str, bytes)):
+        return EVENT_ADAPTER.validate_json(payload)
+    return EVENT_ADAPTER.validate_python(payload)
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+# The callback agents, users and the session use to record what happens.
+Emit = Callable[[EventData], None]

@@ -1,0 +1,115 @@
+"""SQLModel tables. JSON columns hold pydantic dumps; timestamps are UTC."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Optional
+
+from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from .events import utcnow
+
+SCHEMA_VERSION = 1
+
+
+class Meta(SQLModel, table=True):
+    __tablename__ = "meta"
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class Run(SQLModel, table=True):
+    __tablename__ = "runs"
+    id: str = Field(primary_key=True)
+    task_id: str = Field(index=True)
+    kind: str = "persona"  # "persona" | "table"
+    status: str = Field(default="running", index=True)  # running|finished|failed|interrupted|cancelled
+    termination: Optional[str] = None
+    agent: str = ""  # baseline | react | endpoint | imported
+    agent_model: Optional[str] = None
+    user: str = ""  # rules | simulator | paper | human | direct | staged | imported
+    simulator_model: Optional[str] = None
+    search_backend: str = "offline"
+    batch_id: Optional[str] = Field(default=None, index=True)
+    run_index: int = 0
+    owner: Optional[str] = None  # the app session that started it
+    source: str = "live"  # live | imported
+    config_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    task_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    meta_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class EventRow(SQLModel, table=True):
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("run_id", "seq", name="uq_event_run_seq"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: str = Field(foreign_key="runs.id")
+    seq: int
+    ts: datetime = Field(default_factory=utcnow)
+    kind: str
+    data_json: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class GraphRow(SQLModel, table=True):
+    __tablename__ = "graphs"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: str = Field(foreign_key="runs.id", index=True)
+    source: str = "extraction"
+    triples_json: str = Field(sa_column=Column(Text, nullable=False))
+    raw_text: str = Field(default="", sa_column=Column(Text, nullable=False))
+    repaired_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    dropped_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ScoreRow(SQLModel, table=True):
+    __tablename__ = "scores"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: str = Field(foreign_key="runs.id", index=True)
+    graph_id: Optional[int] = Field(default=None, foreign_key="graphs.id")
+    judge: str  # "offline" or a model name
+    precision: float
+    recall: float
+    f1: float
+    n_gt: int
+    n_pred: int
+    n_covered: int
+    n_valid: int
+    n_unscored: int = 0
+    details_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class VerdictRow(SQLModel, table=True):
+    """One judge's decision on one ground-truth triple."""
+
+    __tablename__ = "verdicts"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    score_id: int = Field(foreign_key="scores.id", index=True)
+    run_id: str = Field(index=True)
+    gt_index: int
+    covered: Optional[bool] = None  # None: unscored
+    rule: Optional[str] = None
+    evidence_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    rationale: str = Field(default="", sa_column=Column(Text, nullable=False))
+
+
+class LabelRow(SQLModel, table=True):
+    """A person's decision on one ground-truth triple of one run."""
+
+    __tablename__ = "labels"
+    __table_args__ = (UniqueConstraint("run_id", "gt_index", "annotator", name="uq_label"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: str = Field(foreign_key="runs.id", index=True)
+    gt_index: int
+    annotator: str
+    covered: bool
+    evidence_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    note: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+Index("ix_events_run_seq", EventRow.run_id, EventRow.seq)

@@ -1,0 +1,115 @@
+"""The task model: a persona with ordered stages plus a ground-truth knowledge graph.
+
+Our own file format (JSON or YAML, one task per file) is exactly these models serialised.
+Unknown fields are rejected so that a typo in a hand-written task never passes silently.
+Tasks loaded from the official format keep their extra fields in ``extra`` instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+TriggerKind = Literal["start", "mentions", "asks", "completes"]
+Subset = Literal["pro", "daily"]
+Language = Literal["en", "zh"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class Triple(_Strict):
+    head: str = Field(min_length=1)
+    relation: str = Field(min_length=1)
+    tail: str = Field(min_length=1)
+
+    @field_validator("head", "relation", "tail", mode="before")
+    @classmethod
+    def _to_text(cls, value: Any) -> Any:
+        # Numbers and years are common tails; keep them as text.
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        if isinstance(value, str):
+            return value.strip()
+        return value
+
+    def text(self) -> str:
+        return f"{self.head} | {self.relation} | {self.tail}"
+
+
+class Trigger(_Strict):
+    kind: TriggerKind
+    condition: str = Field(min_length=1)
+
+
+class Stage(_Strict):
+    name: str = Field(min_length=1)
+    trigger: Trigger
+    line: str = Field(min_length=1)
+    fallback: str | None = None
+    # Phrases whose presence in the agent's reply satisfies the trigger (offline simulator).
+    cues: list[str] = Field(default_factory=list)
+
+
+class Persona(_Strict):
+    background: str = Field(min_length=1)
+    initial_query: str = Field(min_length=1)
+    behavior: str = ""
+    stages: list[Stage] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _first_stage_starts(self) -> "Persona":
+        if self.stages[0].trigger.kind != "start":
+            raise ValueError("stages[0].trigger.kind must be 'start' (the opening question)")
+        for i, stage in enumerate(self.stages[1:], start=1):
+            if stage.trigger.kind == "start":
+                raise ValueError(f"stages[{i}].trigger.kind: only the first stage may be 'start'")
+        return self
+
+
+class CorpusDoc(_Strict):
+    url: str = Field(min_length=1)
+    title: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+    # Triples the page states (used by the offline baseline agent's oracle reader).
+    facts: list[Triple] = Field(default_factory=list)
+    # Scholarly documents are what scholar_search returns.
+    scholarly: bool = False
+    date: str | None = None
+    source: str | None = None
+
+
+class Task(_Strict):
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    subset: Subset
+    language: Language
+    domain: str = ""
+    title: str = ""
+    persona: Persona
+    graph: list[Triple] = Field(min_length=1)
+    sources: list[str] = Field(default_factory=list)
+    # Path of the offline corpus (JSONL), relative to the task file's folder.
+    corpus: str | None = None
+    # Fields of the official format (final_query, sub_queries, user_queries, raw persona markdown ...).
+    final_query: str | None = None
+    sub_queries: list[str] = Field(default_factory=list)
+    user_queries: list[str] = Field(default_factory=list)
+    persona_markdown: str | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+    # Where the task came from: "ours" or "official". Set by the loader.
+    origin: Literal["ours", "official"] = "ours"
+    # the file the task was read from (not serialised)
+    _file: str | None = PrivateAttr(default=None)
+
+    @property
+    def source_file(self) -> str | None:
+        return self._file
+
+    @property
+    def stages(self) -> list[Stage]:
+        return self.persona.stages
+
+    def stage_count(self) -> int:
+        return len(self.persona.stages)
