@@ -28,5 +28,8 @@ def print_json(obj: Any) -> None:
 
 
 def fail(message: str, code: int = 1) -> "typer.Exit":
-    err_console.print(f"[red]error:[/red] {message}", highlight=False)
+    from rich.markup import escape
+
+    # one line whatever the terminal width; brackets in paths/field names are not markup
+    err_console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)

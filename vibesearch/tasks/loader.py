@@ -1,73 +1,51 @@
 """Loading tasks from files and folders.
 
-``load_tasks(paths)`` reads every task file under the given files/folders (our JSON/YAML format;
-the official format is recognised by its keys). Problems are collected as ``TaskProblem``s that
-name the file, the field path and what is wrong; a file with a problem loads nothing.
+``load_tasks(paths)`` reads every task file under the given files and folders: our own format
+(JSON or YAML, one task per file, or a list) and the official VibeSearchBench format (``.json``
+with one record or a list, or ``.jsonl``), told apart by their keys. Folders named ``corpus`` hold
+offline documents, not tasks, and are skipped. Every problem becomes a ``TaskProblem`` naming the
+file, the field path and what is wrong; a file with an error loads nothing, and a task id may
+appear only once across everything loaded.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 import yaml
 from pydantic import ValidationError
 
+from ._problems import TaskLoadError, TaskNotFound, TaskProblem, problems_from_validation
 from .models import CorpusDoc, Task
+from .official import is_official, official_to_task
 
 TASK_SUFFIXES = {".json", ".yaml", ".yml", ".jsonl"}
+CORPUS_DIR = "corpus"
+
+__all__ = [
+    "TaskLoadError", "TaskNotFound", "TaskProblem", "problems_from_validation", "read_records",
+    "parse_task_file", "iter_task_files", "load_tasks_with_problems", "load_tasks", "get_task",
+    "task_dir", "corpus_path", "load_corpus",
+]
 
 
-@dataclass
-class TaskProblem:
-    file: str
-    field: str
-    message: str
-    task_id: str | None = None
-    stage: int | None = None
-    warning: bool = False
-
-    def __str__(self) -> str:
-        where = self.field or "-"
-        extra = []
-        if self.task_id:
-            extra.append(f"task {self.task_id}")
-        if self.stage is not None:
-            extra.append(f"stage {self.stage}")
-        suffix = f" ({', '.join(extra)})" if extra else ""
-        return f"{self.file}: {where}: {self.message}{suffix}"
+def _fail(path: Path, field: str, message: str) -> TaskLoadError:
+    return TaskLoadError([TaskProblem(str(path), field, message)])
 
 
-class TaskLoadError(ValueError):
-    def __init__(self, problems: list[TaskProblem]):
-        self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
+def read_records(path: Path) -> tuple[list[Any], bool]:
+    """The raw records of one file and whether the file holds a list (JSON list or JSONL).
 
-
-class TaskNotFound(KeyError):
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-def _loc(loc: Iterable[Any]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
-    return out
-
-
-def problems_from_validation(file: str, exc: ValidationError, task_id: str | None = None) -> list[TaskProblem]:
-    return [TaskProblem(file=file, field=_loc(err["loc"]), message=err["msg"], task_id=task_id) for err in exc.errors()]
-
-
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """Raw records of one file: a JSON object or list, JSONL, or YAML."""
-    text = path.read_text(encoding="utf-8")
+    Raises ``TaskLoadError`` when the file is empty or does not parse.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise _fail(path, "", "not a UTF-8 text file") from None
+    if not text.strip():
+        raise _fail(path, "", "the file is empty")
     if path.suffix == ".jsonl":
         records = []
         for i, line in enumerate(text.splitlines(), start=1):
@@ -75,34 +53,62 @@ def read_records(path: Path) -> list[dict[str, Any]]:
                 try:
                     records.append(json.loads(line))
                 except json.JSONDecodeError as exc:
-                    raise TaskLoadError([TaskProblem(str(path), f"line {i}", f"invalid JSON: {exc.msg}")]) from None
-        return records
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
-        raise TaskLoadError([TaskProblem(str(path), f"line {exc.lineno}", f"invalid JSON: {exc.msg}")]) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        raise TaskLoadError([TaskProblem(str(path), where, f"invalid YAML: {getattr(exc, 'problem', exc)}")]) from None
-    if data is None:
-        raise TaskLoadError([TaskProblem(str(path), "", "the file is empty")])
+                    raise _fail(path, f"line {i}", f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+        return records, True
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise _fail(path, f"line {exc.lineno}", f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    else:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"line {mark.line + 1}" if mark is not None else ""
+            raise _fail(path, where, f"invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
+        if data is None:
+            raise _fail(path, "", "the file is empty")
     if isinstance(data, list):
-        return data
+        if not data:
+            raise _fail(path, "", "the file holds an empty list, no task")
+        return data, True
     if not isinstance(data, dict):
-        raise TaskLoadError([TaskProblem(str(path), "", f"expected an object or a list of objects, got {type(data).__name__}")])
-    return [data]
+        raise _fail(path, "", f"expected a task object or a list of them, got {type(data).__name__}")
+    return [data], False
 
 
-def is_official(record: dict[str, Any]) -> bool:
-    return "task_id" in record and ("triples" in record or "nodes" in record)
+def corpus_path(task: Task) -> Path | None:
+    """Where the task's corpus file is (relative paths are relative to the task file's folder)."""
+    if not task.corpus:
+        return None
+    path = Path(task.corpus)
+    if path.is_absolute():
+        return path
+    base = task_dir(task) or Path(".")
+    return base / path
 
 
-def parse_task_file(path: Path) -> tuple[list[Task], list[TaskProblem]]:
-    """Parse one file into tasks. On any error the file yields no task, only problems."""
+def _our_task(record: dict[str, Any], file: str, prefix: str) -> tuple[Task | None, list[TaskProblem]]:
+    task_id = record.get("id") if isinstance(record.get("id"), str) else None
+    try:
+        task = Task.model_validate(record)
+    except ValidationError as exc:
+        return None, problems_from_validation(file, exc, task_id, root=Task, prefix=prefix)
+    task._file = file
+    corpus = corpus_path(task)
+    if corpus is not None and not corpus.is_file():
+        field = f"{prefix}.corpus" if prefix else "corpus"
+        return None, [TaskProblem(file, field, f"corpus file not found: {corpus}", task_id=task.id)]
+    return task, []
+
+
+def parse_task_file(path: str | Path) -> tuple[list[Task], list[TaskProblem]]:
+    """Parse one file into tasks. On any error the file yields no task, only problems
+    (warnings alone do not stop a task from loading)."""
     path = Path(path)
     try:
-        records = read_records(path)
+        records, is_list = read_records(path)
     except TaskLoadError as exc:
         return [], exc.problems
     except OSError as exc:
@@ -110,39 +116,42 @@ def parse_task_file(path: Path) -> tuple[list[Task], list[TaskProblem]]:
     tasks: list[Task] = []
     problems: list[TaskProblem] = []
     for i, record in enumerate(records):
-        prefix = f"[{i}]." if len(records) > 1 else ""
+        prefix = f"[{i}]" if is_list and len(records) > 1 else ""
         if not isinstance(record, dict):
-            problems.append(TaskProblem(str(path), prefix.rstrip(".") or "", "expected a JSON object"))
+            problems.append(TaskProblem(str(path), prefix, f"expected a task object, got {type(record).__name__}"))
             continue
         if is_official(record):
-            from .official import official_to_task
-
-            task, probs = official_to_task(record, str(path))
-            problems.extend(probs)
-            if task is not None and not any(not p.warning for p in probs):
-                tasks.append(task)
-            continue
-        try:
-            task = Task.model_validate(record)
-        except ValidationError as exc:
-            for p in problems_from_validation(str(path), exc, record.get("id") if isinstance(record.get("id"), str) else None):
-                p.field = prefix + p.field
-                problems.append(p)
-            continue
-        task._file = str(path)
-        tasks.append(task)
+            task, found = official_to_task(record, str(path), prefix=prefix)
+        else:
+            task, found = _our_task(record, str(path), prefix)
+        problems.extend(found)
+        if task is not None:
+            tasks.append(task)
+    seen: set[str] = set()
+    for i, task in enumerate(tasks):
+        if task.id in seen:
+            problems.append(TaskProblem(str(path), f"[{i}].id" if is_list else "id", f"duplicate task id {task.id!r} in this file", task.id))
+        seen.add(task.id)
     if any(not p.warning for p in problems):
         return [], problems
     return tasks, problems
 
 
 def iter_task_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Task files under ``paths``: folders are searched recursively, skipping ``corpus/`` folders
+    and hidden files; a file named directly is always included."""
     files: list[Path] = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
             for f in sorted(p.rglob("*")):
-                if f.is_file() and f.suffix in TASK_SUFFIXES and "corpus" not in f.relative_to(p).parts[:-1]:
+                parts = f.relative_to(p).parts
+                if (
+                    f.is_file()
+                    and f.suffix in TASK_SUFFIXES
+                    and CORPUS_DIR not in parts[:-1]
+                    and not any(part.startswith(".") for part in parts)
+                ):
                     files.append(f)
         elif p.exists():
             files.append(p)
@@ -150,35 +159,43 @@ def iter_task_files(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def load_tasks_with_problems(paths: Iterable[str | Path]) -> tuple[list[Task], list[TaskProblem]]:
-    """Every task under ``paths`` and every problem found; duplicate ids are a problem."""
+    """Every task under ``paths`` and every problem found (a missing path and a task id seen in
+    an earlier file are problems too; the later file then loads nothing)."""
+    paths = list(paths)
     tasks: list[Task] = []
     problems: list[TaskProblem] = []
     seen: dict[str, str] = {}
     for path in paths:
         if not Path(path).exists():
             problems.append(TaskProblem(str(path), "", "no such file or folder"))
+    done: set[Path] = set()
     for file in iter_task_files(paths):
-        got, probs = parse_task_file(file)
-        problems.extend(probs)
+        if file.resolve() in done:
+            continue  # the same file reached twice (a folder and a file in it)
+        done.add(file.resolve())
+        got, found = parse_task_file(file)
+        problems.extend(found)
+        clashes = [t for t in got if t.id in seen]
+        for task in clashes:
+            problems.append(TaskProblem(str(file), "id", f"duplicate task id {task.id!r} (already loaded from {seen[task.id]})", task.id))
+        if clashes:
+            continue
         for task in got:
-            if task.id in seen:
-                problems.append(TaskProblem(str(file), "id", f"duplicate task id {task.id!r} (also in {seen[task.id]})", task.id))
-                continue
             seen[task.id] = str(file)
             tasks.append(task)
     return tasks, problems
 
 
 def load_tasks(paths: Iterable[str | Path] | None = None) -> list[Task]:
-    """Every valid task under ``paths`` (default: bundled personas plus VIBESEARCH_TASKS).
+    """Every task under ``paths`` (default: the bundled personas/ plus ``VIBESEARCH_TASKS``).
 
-    Raises ``TaskLoadError`` listing every problem when any file is invalid.
+    Raises ``TaskLoadError`` listing every error when any file is invalid.
     """
     if paths is None:
         from ..config import get_settings
 
         paths = get_settings().task_paths()
-    tasks, problems = load_tasks_with_problems(list(paths))
+    tasks, problems = load_tasks_with_problems(paths)
     errors = [p for p in problems if not p.warning]
     if errors:
         raise TaskLoadError(errors)
@@ -186,10 +203,24 @@ def load_tasks(paths: Iterable[str | Path] | None = None) -> list[Task]:
 
 
 def get_task(task_id: str, paths: Iterable[str | Path] | None = None) -> Task:
-    for task in load_tasks(paths):
+    """The task with this id. Broken files elsewhere do not hide a task that loads cleanly, but
+    a duplicated id, or an unknown id while some file is broken, raise ``TaskLoadError``."""
+    if paths is None:
+        from ..config import get_settings
+
+        paths = get_settings().task_paths()
+    paths = list(paths)
+    tasks, problems = load_tasks_with_problems(paths)
+    errors = [p for p in problems if not p.warning]
+    if any(p.task_id == task_id for p in errors):
+        raise TaskLoadError([p for p in errors if p.task_id == task_id])
+    for task in tasks:
         if task.id == task_id:
             return task
-    raise TaskNotFound(f"no task with id {task_id!r} (looked in the bundled personas/ and VIBESEARCH_TASKS)")
+    if errors:
+        raise TaskLoadError(errors)
+    where = ", ".join(str(p) for p in paths) or "nowhere"
+    raise TaskNotFound(f"no task with id {task_id!r} (looked in {where})")
 
 
 def task_dir(task: Task) -> Path | None:
@@ -198,18 +229,24 @@ def task_dir(task: Task) -> Path | None:
 
 
 def load_corpus(task: Task) -> list[CorpusDoc]:
-    """The task's offline documents ([] when it has no corpus)."""
-    if not task.corpus:
+    """The task's offline documents ([] when it has none). Raises ``TaskLoadError`` naming the
+    corpus file and line when the corpus is missing or malformed."""
+    path = corpus_path(task)
+    if path is None:
         return []
-    base = task_dir(task) or Path(".")
-    path = (base / task.corpus) if not Path(task.corpus).is_absolute() else Path(task.corpus)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise TaskLoadError([TaskProblem(str(path), "", f"cannot read the corpus: {exc.strerror or exc}", task.id)]) from None
     docs: list[CorpusDoc] = []
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                docs.append(CorpusDoc.model_validate_json(line))
-            except ValidationError as exc:
-                raise TaskLoadError(problems_from_validation(f"{path}:{i}", exc, task.id)) from None
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            docs.append(CorpusDoc.model_validate_json(line))
+        except ValidationError as exc:
+            problems = problems_from_validation(str(path), exc, task.id, root=CorpusDoc)
+            for p in problems:
+                p.field = f"line {i}: {p.field}" if p.field else f"line {i}"
+            raise TaskLoadError(problems) from None
     return docs

@@ -62,7 +62,8 @@ class Persona(_Strict):
     @model_validator(mode="after")
     def _first_stage_starts(self) -> "Persona":
         if self.stages[0].trigger.kind != "start":
-            raise ValueError("stages[0].trigger.kind must be 'start' (the opening question)")
+            # "<sub-path>: <message>"; the loader moves the sub-path into the problem's field path
+            raise ValueError("stages[0].trigger.kind: the first stage must be 'start' (it is the opening question)")
         for i, stage in enumerate(self.stages[1:], start=1):
             if stage.trigger.kind == "start":
                 raise ValueError(f"stages[{i}].trigger.kind: only the first stage may be 'start'")
