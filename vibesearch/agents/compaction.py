@@ -1,0 +1,106 @@
+"""Context compaction (SPEC 4.2).
+
+Before every LLM call the agent measures its context. When it is over the threshold —
+``settings.compaction_threshold`` times the context window, where the window is the model's
+(from litellm's map) or ``settings.context_window``, whichever is smaller — the model is asked to
+summarise the research and the conversation so far. A ``compaction`` event records the token
+counts and the summary; from then on the ``Conversation`` shows the summary in place of what it
+replaced (``Conversation.agent_messages``), so the agent continues from system prompt + summary.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..config import Settings
+from ..llm import complete, context_window, count_tokens
+from ..store.conversation import Conversation
+from ..store.events import CompactionEvent, Emit
+from ._context import transcript
+from .prompts import COMPACTION_PROMPT, COMPACTION_TRANSCRIPT_HEADER
+
+# tool results are shortened step by step until the text to summarise fits the window
+_TOOL_CAPS: tuple[int | None, ...] = (None, 4000, 1500, 500, 150)
+
+
+def window_for(model: str, settings: Settings) -> int:
+    """The context window used for ``model``: its own, or the configured one when smaller."""
+    return min(context_window(model, settings.context_window), settings.context_window)
+
+
+def threshold_for(model: str, settings: Settings) -> int:
+    return int(window_for(model, settings) * settings.compaction_threshold)
+
+
+@dataclass
+class Compactor:
+    """Measures an agent's context and compacts it when it is over the threshold."""
+
+    model: str
+    settings: Settings
+    system_prompt: str
+
+    @property
+    def window(self) -> int:
+        return window_for(self.model, self.settings)
+
+    @property
+    def threshold(self) -> int:
+        return threshold_for(self.model, self.settings)
+
+    def count(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
+        return count_tokens(messages, self.model, tools)
+
+    async def ensure_room(
+        self,
+        convo: Conversation,
+        emit: Emit,
+        build: Callable[[Conversation], list[dict[str, Any]]],
+        tools: list[dict[str, Any]] | None = None,
+    ) -> CompactionEvent | None:
+        """Compact when the context ``build(convo)`` is over the threshold; return the event."""
+        before = self.count(build(convo), tools)
+        threshold = self.threshold
+        if before <= threshold:
+            return None
+        summary = await self.summarise(convo, emit)
+        event = CompactionEvent(tokens_before=before, tokens_after=0, threshold=threshold, summary=summary)
+        preview = copy.deepcopy(convo)
+        preview.add(event)
+        event.tokens_after = self.count(build(preview), tools)
+        emit(event)
+        return event
+
+    async def summarise(self, convo: Conversation, emit: Emit) -> str:
+        """Ask the model for a summary of everything in the agent's context."""
+        context = convo.agent_messages()
+        budget = max(self.window - min(4000, self.window // 4), self.window // 2)
+        text = ""
+        for cap in _TOOL_CAPS:
+            text = transcript(context, tool_chars=cap)
+            if self.count([{"role": "user", "content": text}]) <= budget:
+                break
+        else:
+            text = _keep_ends(text, budget * 3)
+        messages = [
+            {"role": "system", "content": COMPACTION_PROMPT},
+            {"role": "user", "content": f"{COMPACTION_TRANSCRIPT_HEADER}\n\n{text}"},
+        ]
+        result = await complete(messages, model=self.model, purpose="compaction", emit=emit, settings=self.settings)
+        summary = result.content.strip()
+        if not summary:
+            # the model returned nothing: keep at least what the user asked for
+            asked = [t.user for t in convo.turns if t.user]
+            summary = "The user's messages so far:\n" + "\n".join(f"- {u}" for u in asked)
+        return summary
+
+
+def _keep_ends(text: str, chars: int) -> str:
+    """Keep the start and (mostly) the end of an over-long text."""
+    if len(text) <= chars:
+        return text
+    head = chars * 3 // 10
+    tail = chars - head
+    return f"{text[:head]}\n\n[... {len(text) - chars} characters left out ...]\n\n{text[-tail:]}"
