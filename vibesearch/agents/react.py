@@ -16,7 +16,6 @@ retries) propagates: the session records it as a fatal error.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from datetime import date
 from typing import Any
@@ -141,22 +140,8 @@ class ReactAgent:
             tools=tools or None,
             settings=self.settings,
             api_base=self.api_base,
-            api_key=self._key(),
+            api_key=self._api_key,
         )
-
-    def _key(self) -> str | None:
-        """The explicit key, or a placeholder for a keyless OpenAI-compatible local server.
-
-        litellm's ``openai/`` route refuses to send a request without some key; a local server
-        (vLLM, llama.cpp, LM Studio) needs none, so a placeholder stands in when no
-        ``OPENAI_API_KEY`` is set and a base URL is configured.
-        """
-        if self._api_key:
-            return self._api_key
-        base = self.api_base or self.settings.api_base
-        if base and self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
-            return "no-key"
-        return None
 
     def _reply(self, emit: Emit, content: str, thinking: str | None) -> AgentReply:
         emit(MessageEvent(role="assistant", content=content, thinking=thinking, final=True))

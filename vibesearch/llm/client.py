@@ -180,6 +180,10 @@ async def complete(
         params["api_base"] = base
     if api_key:
         params["api_key"] = api_key
+    elif base and model.startswith(("openai/", "hosted_vllm/")) and not os.environ.get("OPENAI_API_KEY"):
+        # litellm's OpenAI route refuses to send a request without some key; a local server
+        # (vLLM, llama.cpp, LM Studio) needs none, so a placeholder stands in.
+        params["api_key"] = "no-key"
     if settings.temperature is not None:
         params["temperature"] = settings.temperature
     params.update(kwargs)
