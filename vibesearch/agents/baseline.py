@@ -70,12 +70,17 @@ class BaselineAgent:
         emit(MessageEvent(role="assistant", content="", n_tool_calls=1))
         topn = max(VISIT_TOP, self.settings.search_topn)
         shown = await self._tool(emit, "search", {"query": message, "topn": topn})
-        docs = self._ranked_docs(message, shown, topn)[:VISIT_TOP]
+        table_columns = _table_columns(self.task)
+        docs = self._ranked_docs(message, shown, topn)[: topn if table_columns else VISIT_TOP]
 
         if docs:
             emit(MessageEvent(role="assistant", content="", n_tool_calls=1))
             await self._tool(emit, "visit", {"url": [d.url for d in docs], "goal": message})
 
+        if table_columns:
+            reply = table_answer(docs, table_columns, zh=self.task.language == "zh")
+            emit(MessageEvent(role="assistant", content=reply, final=True))
+            return AgentReply(text=reply, final=True)
         reply = self._compose(message, docs, discussed)
         emit(MessageEvent(role="assistant", content=reply, final=True))
         return AgentReply(text=reply, final=False)
@@ -150,6 +155,35 @@ class BaselineAgent:
 
 
 # ---------------------------------------------------------------------------- pure helpers
+def _table_columns(task: Task) -> list[str]:
+    """Column names when ``task`` is a table task (WideSearch style), else []."""
+    if task.extra.get("kind") != "table":
+        return []
+    cols = (task.extra.get("table_task") or {}).get("columns") or []
+    return [c["name"] if isinstance(c, dict) else str(c) for c in cols]
+
+
+def table_answer(docs: list[CorpusDoc], columns: list[str], *, zh: bool) -> str:
+    """One Markdown table assembled from the visited pages' annotated facts (the oracle reader).
+
+    A row per fact head that has at least one fact whose relation names a column; the first
+    column holds the head. Cells no page annotates stay empty.
+    """
+    wanted = {c.casefold().strip(): c for c in columns}
+    rows: dict[str, dict[str, str]] = {}
+    for doc in docs:
+        for fact in doc.facts:
+            col = wanted.get(fact.relation.casefold().strip())
+            if col is not None and col != columns[0]:
+                rows.setdefault(fact.head, {}).setdefault(col, fact.tail)
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for head, cells in rows.items():
+        values = [head] + [cells.get(c, "") for c in columns[1:]]
+        lines.append("| " + " | ".join(v.replace("|", "/") for v in values) + " |")
+    intro = f"根据{len(docs)}份资料整理如下：" if zh else f"From {len(docs)} sources:"
+    return f"{intro}\n\n```markdown\n" + "\n".join(lines) + "\n```"
+
+
 def key_sentences(query: str, text: str, *, k: int = 2, max_chars: int = 320) -> str:
     """The ``k`` sentences of ``text`` that best match ``query``, in text order."""
     from ..tools._text import rank_texts, sentences
