@@ -1,9 +1,308 @@
-"""CLI commands: score (being built)."""
+"""CLI commands: ``score``, ``report``, ``import`` and the ``labels`` group."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any, List, Optional
+
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from ._common import DbOption, JsonOption, console, err_console, fail, open_store, print_json
+
+labels_app = typer.Typer(help="Human labels of judge decisions: export, import, agreement, calibration.", no_args_is_help=True)
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.2f}"
+
+
+def _settings(batch_size: int | None = None, concurrency: int | None = None):
+    from ..config import get_settings
+
+    update: dict[str, Any] = {}
+    if batch_size is not None:
+        if batch_size < 1:
+            fail("--batch-size must be at least 1")
+        update["judge_batch_size"] = batch_size
+    if concurrency is not None:
+        if concurrency < 1:
+            fail("--concurrency must be at least 1")
+        update["judge_concurrency"] = concurrency
+    return get_settings().model_copy(update=update)
+
+
+def score_command(
+    run_ids: Optional[List[str]] = typer.Argument(None, help="Run ids to score"),
+    all_runs: bool = typer.Option(False, "--all", help="Score every finished run"),
+    judge: Optional[List[str]] = typer.Option(None, "--judge", help="'offline' or a litellm model string; repeat for several judges"),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Ground-truth triples per judge call"),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", help="Judge calls in flight at once"),
+    as_json: bool = JsonOption,
+    db: Optional[Path] = DbOption,
+) -> None:
+    """Judge runs' graphs against their ground truth and store P/R/F1 with every verdict."""
+    from ..llm import LLMError
+    from ..scoring import NoGroundTruth, compute_metrics, majority_verdicts, score_run, stored_verdicts
+    from ..scoring.verdicts import judge_label
+    from ..store import RunNotFound
+
+    settings = _settings(batch_size, concurrency)
+    judges = list(judge or []) or [settings.judge_model or "offline"]
+    store = open_store(db)
+    if all_runs:
+        ids = [r.id for r in reversed(store.list_runs()) if r.status == "finished"]
+    elif run_ids:
+        ids = list(run_ids)
+    else:
+        fail("give run ids or --all")
+    results: list[dict[str, Any]] = []
+    problems: list[str] = []
+    skipped = 0
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err_console, transient=True) as progress:
+        overall = progress.add_task("scoring runs", total=len(ids) * len(judges))
+        for rid in ids:
+            rows = []
+            for j in judges:
+                batches = progress.add_task(f"  {rid} · {judge_label(j)}", total=None)
+
+                def on_batch(done: int, total: int, _t=batches) -> None:
+                    progress.update(_t, completed=done, total=total)
+
+                try:
+                    row = score_run(store, rid, judge=j, settings=settings, progress=on_batch)
+                except RunNotFound as exc:
+                    problems.append(str(exc))
+                    break
+                except NoGroundTruth as exc:
+                    problems.append(f"skipped: {exc}")
+                    skipped += 1
+                    break
+                except LLMError as exc:
+                    problems.append(f"run {rid}: {exc}")
+                    continue
+                except Exception as exc:  # noqa: BLE001 - one bad run must not stop the others
+                    problems.append(f"run {rid}: {type(exc).__name__}: {exc}")
+                    continue
+                finally:
+                    progress.remove_task(batches)
+                    progress.advance(overall)
+                rows.append(row)
+                results.append(_row_json(store, row))
+            if len(rows) > 1 and all(r.n_gt == rows[0].n_gt for r in rows):
+                verdicts = majority_verdicts([stored_verdicts(store, r.id) for r in rows])
+                m = compute_metrics(verdicts, rows[0].n_gt, rows[0].n_pred)
+                results.append({**_row_json(store, rows[0]), "judge": "majority:" + "+".join(r.judge for r in rows),
+                                "judge_label": f"majority of {len(rows)} judges", "score_id": None, **m.model_dump()})
+    if as_json:
+        print_json(results)
+    else:
+        _print_scores(results)
+    for p in problems:
+        err_console.print(p, highlight=False)
+    # with --all, runs without ground truth are only skipped; anything else that failed is an error
+    if (problems and not results and not all_runs) or len(problems) > skipped:
+        raise typer.Exit(1)
+
+
+def _row_json(store, row) -> dict[str, Any]:
+    from ..scoring.verdicts import judge_label
+
+    run = store.get_run(row.run_id)
+    return {
+        "run_id": row.run_id, "task_id": run.task_id, "score_id": row.id, "judge": row.judge, "judge_label": judge_label(row.judge),
+        "precision": row.precision, "recall": row.recall, "f1": row.f1, "n_gt": row.n_gt, "n_pred": row.n_pred,
+        "n_covered": row.n_covered, "n_valid": row.n_valid, "n_unscored": row.n_unscored,
+    }
+
+
+def _print_scores(results: list[dict[str, Any]]) -> None:
+    if not results:
+        return
+    for label in dict.fromkeys(r["judge_label"] for r in results):
+        console.print(f"scored by the {label}", highlight=False)
+    table = Table(title="Scores (P / R / F1 in %)")
+    for col in ("run", "task", "judge", "P", "R", "F1", "GT", "pred", "unscored"):
+        table.add_column(col, justify="right" if col in ("P", "R", "F1", "GT", "pred", "unscored") else "left")
+    for r in results:
+        table.add_row(r["run_id"], r["task_id"], r["judge_label"], _pct(r["precision"]), _pct(r["recall"]), _pct(r["f1"]),
+                      str(r["n_gt"]), str(r["n_pred"]), str(r["n_unscored"]))
+    console.print(table)
+    if any(r["n_unscored"] for r in results):
+        console.print("Recall is over the scored ground-truth triples; unscored ones are counted in the last column.")
+
+
+def report_command(
+    fmt: str = typer.Option("md", "--format", help="md, csv, json or html"),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write to this file instead of standard output"),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Whose scores to use (default: the judge with the most scored runs)"),
+    db: Optional[Path] = DbOption,
+) -> None:
+    """Aggregate scores (Avg@N / Best@N), interaction statistics and error analysis."""
+    from ..reports import build_report, render
+
+    if fmt not in ("md", "csv", "json", "html"):
+        fail(f"--format must be md, csv, json or html, not {fmt!r}")
+    report = build_report(open_store(db), judge=judge)
+    text = render(report, fmt)  # type: ignore[arg-type]
+    if out is None:
+        typer.echo(text)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    err_console.print(f"wrote {out} ({report['n_scored']} scored runs, {report['judge_label']})", highlight=False)
+
+
+def import_command(
+    paths: List[Path] = typer.Argument(..., help="Official trajectory files"),
+    task: Optional[Path] = typer.Option(None, "--task", help="Task file (official or ours) giving the ground truth"),
+    extraction: Optional[Path] = typer.Option(None, "--extraction", help="Final-extraction file {qid, total, triplets}"),
+    as_json: bool = JsonOption,
+    db: Optional[Path] = DbOption,
+) -> None:
+    """Load official VibeSearchBench trajectories as runs and check our counts against theirs."""
+    from ..interop.official_trajectories import ImportFileError, import_trajectory, load_task_file, read_extraction, read_trajectory
+
+    store = open_store(db)
+    try:
+        trajs = [read_trajectory(p) for p in paths]
+        ext = read_extraction(extraction) if extraction else None
+        if ext is not None and not any(t.qid == str(ext["qid"]) for t in trajs):
+            fail(f"{extraction}: its qid {ext['qid']!r} matches none of the trajectories ({', '.join(t.qid for t in trajs)})")
+        results = []
+        for path, traj in zip(paths, trajs):
+            task_obj = load_task_file(task, traj.qid) if task else None
+            mine = ext if ext is not None and str(ext["qid"]) == traj.qid else None
+            results.append(import_trajectory(store, path, task=task_obj, extraction=mine))
+    except ImportFileError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json([
+            {"run_id": r.run_id, "file": r.file, "counted": r.counted, "file_stats": r.file_stats,
+             "file_metrics": r.file_metrics, "complete": r.complete, "matches": r.matches, "n_triples": r.n_triples, "notes": r.notes}
+            for r in results
+        ])
+        return
+    for r in results:
+        console.print(f"[bold]{r.file}[/bold] → run [cyan]{r.run_id}[/cyan] (qid {r.qid})", highlight=False)
+        table = Table(show_header=True)
+        for col in ("count", "ours (from the imported events)", "the file's stats"):
+            table.add_column(col)
+        for key in ("user_turns", "assistant_turns", "tool_calls"):
+            ours, theirs = r.counted.get(key), r.file_stats.get(key)
+            mark = "" if r.matches is None else (" ✓" if ours == theirs else " ✗")
+            table.add_row(key, f"{ours}{mark}", str(theirs))
+        console.print(table)
+        if not r.complete:
+            console.print("[yellow]this file is an excerpt: its turns were cut, so the counts cannot match the file's stats[/yellow]")
+        f1 = r.file_metrics.get("triplet_f1")
+        console.print(f"the file's own triplet F1 (official judge, as written in the file): {f1 if f1 is not None else 'not given'}", highlight=False)
+        console.print(f"graph: {r.n_triples} triples", highlight=False)
+        for note in r.notes:
+            console.print(f"  · {note}", highlight=False)
+
+
+@labels_app.command("export")
+def labels_export(
+    fmt: str = typer.Option("csv", "--format", help="csv or jsonl"),
+    out: Path = typer.Option(..., "--out", help="File to write"),
+    run: Optional[str] = typer.Option(None, "--run", help="Only this run's labels"),
+    db: Optional[Path] = DbOption,
+) -> None:
+    """Write human labels to a CSV or JSONL file."""
+    from ..scoring.labels_io import export_labels
+
+    if fmt not in ("csv", "jsonl"):
+        fail(f"--format must be csv or jsonl, not {fmt!r}")
+    n = export_labels(open_store(db), out, fmt, run_id=run)  # type: ignore[arg-type]
+    console.print(f"wrote {n} labels to {out}", highlight=False)
+
+
+@labels_app.command("import")
+def labels_import(file: Path = typer.Argument(..., help="CSV or JSONL label file"), db: Optional[Path] = DbOption) -> None:
+    """Read human labels from a CSV or JSONL file (same columns as export)."""
+    from ..scoring.labels_io import LabelFileError, import_labels
+
+    try:
+        n = import_labels(open_store(db), file)
+    except LabelFileError as exc:
+        fail(str(exc))
+    console.print(f"imported {n} labels from {file}", highlight=False)
+
+
+@labels_app.command("agreement")
+def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only this run"), as_json: bool = JsonOption, db: Optional[Path] = DbOption) -> None:
+    """Agreement of each judge with the human labels, and between annotators."""
+    from ..scoring.agreement import agreement_report
+    from ..scoring.verdicts import judge_label
+
+    report = agreement_report(open_store(db), run_id=run)
+    if as_json:
+        print_json(report)
+        return
+    if not report["n_items"]:
+        console.print("no labels" + (f" for run {run}" if run else ""))
+        return
+    console.print(f"{report['n_items']} labelled triples in {report['n_runs']} runs; annotators: {', '.join(report['annotators'])}")
+    table = Table(title="Judge vs humans")
+    for col in ("judge", "against", "n", "agreement %", "kappa", "tp/fn/fp/tn"):
+        table.add_column(col)
+    for r in report["judges"] + report["judge_vs_annotator"]:
+        c = r["confusion"]
+        table.add_row(judge_label(r["judge"]), r["against"], str(r["n"]), _pct(r["agreement"]),
+                      "n/a" if r["kappa"] is None else f"{r['kappa']:.3f}", f"{c['tp']}/{c['fn']}/{c['fp']}/{c['tn']}")
+    console.print(table)
+    alpha = report["human_alpha"]
+    if len(report["annotators"]) >= 2:
+        console.print(f"Krippendorff's alpha between annotators (nominal): {'n/a' if alpha is None else f'{alpha:.3f}'}")
+    prf = Table(title="P / R / F1 (%) from human labels beside each judge")
+    for col in ("run", "labelled", "human P/R/F1", "judges"):
+        prf.add_column(col)
+    for e in report["prf"]:
+        h = e["human"]
+        judges = "; ".join(f"{judge_label(j)}: {_pct(v['precision'])}/{_pct(v['recall'])}/{_pct(v['f1'])}" for j, v in e["judges"].items())
+        prf.add_row(e["run_id"], f"{e['n_labelled']}/{e['n_gt']}", f"{_pct(h['precision'])}/{_pct(h['recall'])}/{_pct(h['f1'])}", judges or "–")
+    console.print(prf)
+
+
+@labels_app.command("calibrate")
+def labels_calibrate(
+    cases: Path = typer.Argument(..., help="Labelled case file (JSONL)"),
+    judge: str = typer.Option("offline", "--judge", help="'offline' or a litellm model string"),
+    as_json: bool = JsonOption,
+) -> None:
+    """Measure a judge on a labelled case file: agreement, kappa, confusion matrix, disagreements."""
+    from ..llm import LLMError
+    from ..scoring.calibration import CaseFileError, calibrate
+    from ..scoring.verdicts import judge_label
+
+    try:
+        report = calibrate(cases, judge=judge, settings=_settings())
+    except (CaseFileError, LLMError) as exc:
+        fail(str(exc))
+    if as_json:
+        print_json({k: report[k] for k in ("judge", "agreement", "kappa", "n", "disagreements", "confusion", "unscored", "evidence_overlap", "by_category")})
+        return
+    c = report["confusion"]
+    console.print(f"{judge_label(judge)} on {report['n']} cases from {cases}", highlight=False)
+    console.print(f"agreement: {_pct(report['agreement'])}%   Cohen's kappa: {'n/a' if report['kappa'] is None else format(report['kappa'], '.3f')}")
+    table = Table(title="confusion matrix (rows: label, columns: judge)")
+    table.add_column("")
+    table.add_column("judge: covered")
+    table.add_column("judge: not covered")
+    table.add_row("label: covered", str(c["tp"]), str(c["fn"]))
+    table.add_row("label: not covered", str(c["fp"]), str(c["tn"]))
+    console.print(table)
+    if report["disagreements"]:
+        console.print("disagreeing cases: " + ", ".join(report["disagreements"]), highlight=False)
+    if report["unscored"]:
+        console.print("unscored (counted as disagreements): " + ", ".join(report["unscored"]), highlight=False)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
+    app.command("score")(score_command)
+    app.command("report")(report_command)
+    app.command("import")(import_command)
+    app.add_typer(labels_app, name="labels")

@@ -1,0 +1,361 @@
+"""Import of official VibeSearchBench trajectory files as runs.
+
+A trajectory file (``data/trajs/<subset>/*.json`` of the benchmark's site) holds the question,
+the termination, the official judge's ``metrics``, the official ``stats`` and the ``turns``. Each
+file becomes one run (``source="imported"``, agent "imported", user "simulator") whose events are:
+
+* a user entry → ``message`` (user); the last user entry, the official triple-request prompt,
+  with ``phase="extraction"``, as is every assistant entry after it;
+* an assistant entry → ``message`` (assistant: thinking, content, ``n_tool_calls``), then for each
+  tool call a ``tool_call`` (its args) and a ``tool_result`` (its result);
+* the final answer's triples → ``graph`` (``source="import"``), read from the last assistant
+  content with json-repair, or from a final-extraction file ``{qid, total, triplets}``;
+* the termination → ``end`` (mapped to ours; the original name kept in ``detail``).
+
+With the official counting (``RunStats.official``) the imported events give back the file's own
+``stats``: user_turns = user entries, assistant_turns = assistant entries, tool_calls = tool-call
+objects. The file has no ground truth: without ``task`` the run's task snapshot carries the
+question and an empty graph, and scoring it needs the task attached (``--task FILE``).
+
+A pro *excerpt* (``{header, first_turns_condensed, last_turn_tail}``, a cut copy of a file too
+large to keep) is loaded with what it has; its counts cannot equal the file's stats and the
+result says so (``complete=False``).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..store import EndEvent, GraphEvent, MessageEvent, NoteEvent, Store, ToolCallEvent, ToolResultEvent
+from ..tasks.models import Task
+from ._answer import is_cut, parse_triples
+
+TERMINATIONS = {
+    "answer": "answer",
+    "max_rounds": "max_user_turns",
+    "context_length": "context_length",
+    "error_loop": "error",
+    "malformed_tool_call": "error",
+    "empty_response": "error",
+}
+HEADER_KEYS = ("qid", "subset", "sample_idx", "question", "short_title", "termination", "metrics", "stats", "response_preview")
+
+
+class ImportFileError(ValueError):
+    pass
+
+
+class Trajectory(BaseModel):
+    path: str
+    header: dict[str, Any]
+    turns: list[dict[str, Any]]
+    complete: bool = True  # False: an excerpt, turns are missing
+    notes: list[str] = Field(default_factory=list)
+    excerpt_info: dict[str, Any] = Field(default_factory=dict)  # an excerpt's own note and source
+
+    @property
+    def qid(self) -> str:
+        return str(self.header.get("qid"))
+
+
+class ImportResult(BaseModel):
+    run_id: str
+    file: str
+    qid: str
+    counted: dict[str, int]
+    file_stats: dict[str, Any]
+    file_metrics: dict[str, Any]
+    complete: bool
+    matches: bool | None  # our counts equal the file's stats (None: the file is an excerpt)
+    n_triples: int
+    graph_from: str
+    notes: list[str] = Field(default_factory=list)
+
+
+def _turns_from(value: Any, path: Path, field: str) -> list[dict[str, Any]]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            try:
+                value = ast.literal_eval(value)  # a Python repr of the list
+            except (ValueError, SyntaxError) as exc:
+                raise ImportFileError(f"{path}: {field}: neither JSON nor a Python literal ({exc})") from None
+    if not isinstance(value, list):
+        raise ImportFileError(f"{path}: {field}: expected a list of turns, got {type(value).__name__}")
+    return value
+
+
+def _check_turns(turns: list[Any], path: Path, field: str) -> None:
+    for i, turn in enumerate(turns):
+        where = f"{path}: {field}[{i}]"
+        if not isinstance(turn, dict):
+            raise ImportFileError(f"{where}: expected an object")
+        if turn.get("type") not in ("user", "assistant"):
+            raise ImportFileError(f"{where}.type: expected 'user' or 'assistant', got {turn.get('type')!r}")
+        calls = turn.get("tool_calls") or []
+        if not isinstance(calls, list):
+            raise ImportFileError(f"{where}.tool_calls: expected a list")
+        for k, call in enumerate(calls):
+            if not isinstance(call, dict) or not call.get("name"):
+                raise ImportFileError(f"{where}.tool_calls[{k}]: expected an object with a 'name'")
+
+
+def read_trajectory(path: str | Path) -> Trajectory:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ImportFileError(f"{path}: no such file") from None
+    except json.JSONDecodeError as exc:
+        raise ImportFileError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise ImportFileError(f"{path}: expected a JSON object (an official trajectory)")
+    notes: list[str] = []
+    complete = True
+    excerpt_info: dict[str, Any] = {}
+    if isinstance(data.get("turns"), list):
+        header = {k: v for k, v in data.items() if k != "turns"}
+        turns = data["turns"]
+        field = "turns"
+    elif isinstance(data.get("header"), dict):
+        header = dict(data["header"])
+        field = "first_turns_condensed"
+        turns = _turns_from(data.get("first_turns_condensed", []), path, field)
+        tail = data.get("last_turn_tail")
+        if isinstance(tail, dict):
+            turns = turns + [
+                {
+                    "type": tail.get("type", "assistant"),
+                    "content": tail.get("content_tail_verbatim", tail.get("content", "")),
+                    "tool_calls": tail.get("tool_calls") or [],
+                    "_tail_of_last_turn": True,
+                }
+            ]
+        complete = False
+        excerpt_info = {k: data[k] for k in ("_helper_note", "source") if k in data}
+        notes.append(
+            f"excerpt: only {len(turns)} turns are in this file (the first turns"
+            + (" and the tail of the last one" if isinstance(tail, dict) else "")
+            + "); the turns in between were cut, so our counts cannot reproduce the file's stats"
+        )
+    else:
+        raise ImportFileError(f"{path}: not an official trajectory (expected a 'turns' list, or an excerpt's 'header')")
+    if not header.get("qid"):
+        raise ImportFileError(f"{path}: qid: missing")
+    _check_turns(turns, path, field)
+    if any(is_cut(str(t.get("content", ""))) or any(is_cut(str(c.get("result", ""))) for c in t.get("tool_calls") or []) for t in turns):
+        notes.append("long texts in this file were cut (marked); every turn and tool call is kept as it is")
+    return Trajectory(path=str(path), header=header, turns=turns, complete=complete, notes=notes, excerpt_info=excerpt_info)
+
+
+def read_extraction(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ImportFileError(f"{path}: no such file") from None
+    except json.JSONDecodeError as exc:
+        raise ImportFileError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("triplets"), list) or not data.get("qid"):
+        raise ImportFileError(f"{path}: expected a final-extraction file {{qid, total, triplets: [...]}}")
+    return data
+
+
+def _language(text: str) -> str:
+    from ..scoring._normalize import CJK
+
+    return "zh" if CJK.search(text or "") else "en"
+
+
+def _snapshot(traj: Trajectory, first_user: str) -> dict[str, Any]:
+    h = traj.header
+    question = str(h.get("question") or first_user or h["qid"])
+    opening = first_user or question
+    return {
+        "id": traj.qid,
+        "subset": h.get("subset") if h.get("subset") in ("pro", "daily") else "daily",
+        "language": _language(question),
+        "domain": "",
+        "title": str(h.get("short_title") or ""),
+        "persona": {
+            "background": "Imported official trajectory: the persona is not part of the file.",
+            "initial_query": opening,
+            "behavior": "",
+            "stages": [{"name": "Initial question", "trigger": {"kind": "start", "condition": "conversation start"},
+                        "line": opening, "fallback": None, "cues": []}],
+        },
+        "graph": [],
+        "final_query": question,
+        "extra": {"kind": "imported", "qid": traj.qid},
+        "origin": "official",
+    }
+
+
+def _answer_triples(traj: Trajectory, last_user: int | None) -> tuple[list[dict[str, str]], str, list[str], list[dict], str]:
+    """(triples, raw text, repaired notes, dropped, where they came from)."""
+    last = None
+    for i in range(len(traj.turns) - 1, -1, -1):
+        if traj.turns[i]["type"] == "assistant" and (last_user is None or i > last_user):
+            last = traj.turns[i]
+            break
+    answer = str((last or {}).get("content") or "")
+    if answer and not is_cut(answer) and traj.complete:
+        triples, repaired, dropped = parse_triples(answer)
+        return triples, answer, repaired, dropped, "the last assistant message"
+    # a cut answer: gather what the beginning (response_preview) and the kept part tell
+    preview = str(traj.header.get("response_preview") or "")
+    seen, triples, repaired, dropped = set(), [], [], []
+    for text in (preview, answer):
+        got, rep, drop = parse_triples(text)
+        repaired += rep
+        dropped += drop
+        for t in got:
+            key = (t["head"], t["relation"], t["tail"])
+            if key not in seen:
+                seen.add(key)
+                triples.append(t)
+    repaired.append(f"the final answer is cut in this file: {len(triples)} triples read from what is there")
+    return triples, answer, repaired, dropped, "the cut final answer (response_preview + last assistant message)"
+
+
+def import_trajectory(
+    store: Store, path: str | Path, *, task: Task | None = None, extraction: dict[str, Any] | None = None
+) -> ImportResult:
+    traj = read_trajectory(path)
+    h = traj.header
+    users = [i for i, t in enumerate(traj.turns) if t["type"] == "user"]
+    # the official harness ends with its triple-request prompt; an excerpt may not contain it
+    extraction_prompt = users[-1] if users and traj.complete and len(users) > 1 else None
+    first_user = str(traj.turns[users[0]].get("content", "")) if users else ""
+    notes = list(traj.notes)
+    if task is not None:
+        snapshot = task.model_dump(mode="json")
+        if task.id != traj.qid:
+            notes.append(f"the task attached has id {task.id!r}, the trajectory's qid is {traj.qid!r}")
+    else:
+        snapshot = _snapshot(traj, first_user)
+        notes.append("no ground truth attached: import again with --task FILE to score this run")
+    original = str(h.get("termination") or "")
+    termination = TERMINATIONS.get(original, "imported")
+    meta = {k: h[k] for k in HEADER_KEYS if k in h}
+    meta.update({"file": str(path), "complete": traj.complete, "termination_original": original})
+    if task is not None:
+        meta["task_file"] = task.source_file
+    if traj.excerpt_info:
+        meta["excerpt"] = traj.excerpt_info
+    run = store.create_run(
+        task_id=task.id if task is not None else traj.qid,
+        task_json=snapshot,
+        config={"imported_from": str(path)},
+        meta=meta,
+        kind="persona",
+        status="running",
+        agent="imported",
+        user="simulator",
+        source="imported",
+        run_index=int(h.get("sample_idx") or 0) if str(h.get("sample_idx", "0")).isdigit() else 0,
+    )
+    store.append(run.id, NoteEvent(text=f"imported from {Path(path).name}", data={"qid": traj.qid, "complete": traj.complete}))
+    phase = "dialogue"
+    for i, turn in enumerate(traj.turns):
+        if i == extraction_prompt or turn.get("_tail_of_last_turn"):
+            phase = "extraction"
+        if turn["type"] == "user":
+            store.append(run.id, MessageEvent(role="user", content=str(turn.get("content") or ""), phase=phase))  # type: ignore[arg-type]
+            continue
+        calls = turn.get("tool_calls") or []
+        store.append(
+            run.id,
+            MessageEvent(
+                role="assistant",
+                content=str(turn.get("content") or ""),
+                thinking=str(turn["thinking"]) if turn.get("thinking") else None,
+                phase=phase,  # type: ignore[arg-type]
+                n_tool_calls=len(calls),
+                final=not calls,
+            ),
+        )
+        for k, call in enumerate(calls):
+            call_id = str(call.get("id") or f"imported_{i}_{k}")
+            args = call.get("args", {})
+            store.append(
+                run.id,
+                ToolCallEvent(
+                    call_id=call_id,
+                    tool=str(call["name"]),
+                    arguments=args if isinstance(args, dict) else {},
+                    raw_arguments=None if isinstance(args, dict) else json.dumps(args, ensure_ascii=False),
+                ),
+            )
+            result = call.get("result")
+            store.append(
+                run.id,
+                ToolResultEvent(call_id=call_id, tool=str(call["name"]), content="" if result is None else str(result), error=result is None),
+            )
+    if extraction is not None:
+        triples = [t for t in (_triple(x) for x in extraction["triplets"]) if t is not None]
+        raw, repaired, dropped = json.dumps(extraction["triplets"], ensure_ascii=False), [], []
+        graph_from = "the final-extraction file"
+        total = extraction.get("total")
+        if isinstance(total, int) and total != len(extraction["triplets"]):
+            notes.append(f"the extraction file says total={total} but holds {len(extraction['triplets'])} triplets")
+    else:
+        triples, raw, repaired, dropped, graph_from = _answer_triples(traj, extraction_prompt)
+    store.append(run.id, GraphEvent(triples=triples, raw_text=raw, repaired=repaired, dropped=dropped, source="import"))
+    store.append(run.id, EndEvent(termination=termination, detail=f"official termination: {original}"))  # type: ignore[arg-type]
+    store.update_run(run.id, status="finished", termination=termination)
+
+    from ..scoring.stats import run_stats
+
+    counted = run_stats(store, run.id).official.model_dump()
+    file_stats = h.get("stats") if isinstance(h.get("stats"), dict) else {}
+    matches = None
+    if traj.complete and file_stats:
+        matches = all(counted.get(k) == file_stats.get(k) for k in ("user_turns", "assistant_turns", "tool_calls"))
+    return ImportResult(
+        run_id=run.id,
+        file=str(path),
+        qid=traj.qid,
+        counted=counted,
+        file_stats=file_stats,
+        file_metrics=h.get("metrics") if isinstance(h.get("metrics"), dict) else {},
+        complete=traj.complete,
+        matches=matches,
+        n_triples=len(triples),
+        graph_from=graph_from,
+        notes=notes + [r for r in repaired if "cut" in r],
+    )
+
+
+def _triple(x: Any) -> dict[str, str] | None:
+    from ._answer import _as_triple
+
+    return _as_triple(x)
+
+
+def load_task_file(path: str | Path, qid: str | None = None) -> Task:
+    """The task to attach: our format or the official one; with several, the one named ``qid``."""
+    from ..tasks import parse_task_file
+
+    path = Path(path)
+    if not path.exists():
+        raise ImportFileError(f"{path}: no such file (--task)")
+    tasks, problems = parse_task_file(path)
+    errors = [p for p in problems if not p.warning]
+    if errors:
+        raise ImportFileError("--task: " + "; ".join(str(p) for p in errors))
+    if not tasks:
+        raise ImportFileError(f"{path}: no task in the file (--task)")
+    if qid is not None:
+        for t in tasks:
+            if t.id == qid:
+                return t
+    if len(tasks) == 1:
+        return tasks[0]
+    raise ImportFileError(f"{path}: holds {len(tasks)} tasks and none has the id {qid!r} (--task)")

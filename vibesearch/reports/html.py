@@ -1,0 +1,87 @@
+"""A self-contained HTML report: the tables plus plotly charts (plotly.js is embedded once)."""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Sequence
+
+from .text import interaction_rows, pct, score_rows
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    if not rows:
+        return "<p><em>(none)</em></p>"
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _figures(report: dict[str, Any]) -> list[tuple[str, Any]]:
+    import plotly.graph_objects as go
+
+    figs: list[tuple[str, Any]] = []
+    groups = ["all", "subset pro", "subset daily"]
+    configs = sorted({r["config"] for r in report["scores"]})
+    fig = go.Figure()
+    for group in groups:
+        rows = {r["config"]: r for r in report["scores"] if r["group"] == group}
+        fig.add_bar(name=group, x=configs, y=[100 * rows[c]["avg_f1"] if c in rows else None for c in configs])
+    fig.update_layout(barmode="group", yaxis_title="Avg@N F1 (%)", title="F1 by configuration and subset")
+    figs.append(("f1-by-config", fig))
+
+    fig = go.Figure()
+    for config in sorted({r["config"] for r in report["runs"]}):
+        runs = [r for r in report["runs"] if r["config"] == config and r["f1"] is not None]
+        fig.add_scatter(
+            name=config, mode="markers",
+            x=[100 * r["recall"] for r in runs], y=[100 * r["precision"] for r in runs],
+            text=[f"{r['task_id']} · run {r['run_id']}" for r in runs],
+        )
+    fig.update_layout(xaxis_title="recall (%)", yaxis_title="precision (%)", title="Precision vs recall, one point per run")
+    figs.append(("precision-recall", fig))
+
+    bins = report["errors"]["f1_by_compactions"]
+    fig = go.Figure(go.Bar(x=[b["bin"] for b in bins], y=[None if b["mean_f1"] is None else 100 * b["mean_f1"] for b in bins],
+                           text=[f"{b['n_runs']} runs" for b in bins]))
+    fig.update_layout(xaxis_title="compactions in the run", yaxis_title="mean F1 (%)", title="F1 by compaction count")
+    figs.append(("f1-by-compactions", fig))
+
+    rel = [r for r in report["errors"]["relation_coverage"] if r["coverage"] is not None][:25]
+    fig = go.Figure(go.Bar(orientation="h", y=[r["relation"] for r in rel], x=[100 * r["coverage"] for r in rel],
+                           text=[f"{r['n_covered']}/{r['n_gt']}" for r in rel]))
+    fig.update_layout(xaxis_title="coverage (%)", title="Ground-truth relations, least covered first",
+                      yaxis={"autorange": "reversed"}, height=max(350, 24 * len(rel) + 120))
+    figs.append(("relation-coverage", fig))
+    return figs
+
+
+_STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}
+table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.note{color:#555}"""
+
+
+def to_html(report: dict[str, Any]) -> str:
+    import plotly.io as pio
+
+    charts = []
+    for i, (div_id, fig) in enumerate(_figures(report)):
+        charts.append(pio.to_html(fig, full_html=False, include_plotlyjs=(i == 0), div_id=div_id))
+    e = report["errors"]
+    body = [
+        "<h1>VibeSearch report</h1>",
+        f"<p class='note'>Judge: <b>{html.escape(report['judge_label'])}</b> · {report['n_scored']} of {report['n_runs']} runs scored · "
+        f"generated {html.escape(report['generated_at'])}. Scores are percentages.</p>",
+        "<h2>Scores (Avg@N / Best@N)</h2>", _table(*score_rows(report)),
+        "<h2>Interaction</h2>", _table(*interaction_rows(report)),
+        "<h2>Charts</h2>", *charts,
+        "<h2>Error analysis</h2>",
+        "<h3>F1 by user turns</h3>",
+        _table(["user turns", "runs", "mean F1"], [[b["bin"], b["n_runs"], pct(b["mean_f1"])] for b in e["f1_by_user_turns"]]),
+        "<h3>Termination</h3>", _table(["termination", "runs"], [[k, v] for k, v in e["termination"].items()]),
+        "<h3>Relations never produced</h3>",
+        _table(["relation", "GT triples", "runs"], [[r["relation"], r["n_gt"], r["runs"]] for r in e["relation_coverage"] if r["never_produced"]][:50]),
+    ]
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>VibeSearch report</title>"
+        f"<style>{_STYLE}</style></head><body>" + "\n".join(body) + "</body></html>"
+    )

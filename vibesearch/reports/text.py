@@ -1,0 +1,129 @@
+"""Markdown, CSV and JSON renderings of a report (see ``build.build_report``).
+
+Scores are shown as percentages (the paper's convention) in Markdown and HTML; CSV and JSON
+keep fractions. The CSV holds one section per table: a ``# <table>`` row, a header row, the
+rows, then an empty row.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any, Sequence
+
+
+def pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.2f}"
+
+
+def num(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value)}"
+    return f"{value:.{digits}f}"
+
+
+def money(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:.4f}"
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    if not rows:
+        return "_(none)_\n"
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+def score_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    headers = ["configuration", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Best P", "Best R", "Best F1"]
+    rows = [
+        [r["config"], r["group"], r["n_tasks"], r["n_runs"], r["n_min"] if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
+         pct(r["avg_precision"]), pct(r["avg_recall"]), pct(r["avg_f1"]), pct(r["best_precision"]), pct(r["best_recall"]), pct(r["best_f1"])]
+        for r in report["scores"]
+    ]
+    return headers, rows
+
+
+def interaction_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    headers = ["configuration", "runs", "#Asst", "#User", "#Asst/#User", "tool calls", "tool calls / user turn",
+               "compactions", "input tokens", "output tokens", "cost / run"]
+    rows = [
+        [r["config"], r["n_runs"], num(r["asst"]), num(r["user"]), num(r["asst_per_user"]), num(r["tool_calls"]),
+         num(r["tool_calls_per_user_turn"]), num(r["compactions"]), num(r["input_tokens"], 0), num(r["output_tokens"], 0),
+         money(r["cost_usd"]) if r["cost_usd"] is not None or not r["cost_known_usd"] else f"unknown (known part ${r['cost_known_usd']:.4f})"]
+        for r in report["interaction"]
+    ]
+    return headers, rows
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    e = report["errors"]
+    parts = [
+        "# VibeSearch report\n",
+        f"Judge: **{report['judge_label']}** · {report['n_scored']} of {report['n_runs']} runs scored · "
+        f"generated {report['generated_at']} from `{report['database']}`\n",
+        "Scores are percentages. Avg@N: mean over a task's N runs, then over tasks; "
+        "Best@N: each task's best run, then the mean over tasks.\n",
+        "## Scores (Avg@N / Best@N)\n",
+        _md_table(*score_rows(report)),
+        "## Interaction\n",
+        _md_table(*interaction_rows(report)),
+        "## Error analysis\n",
+        "### F1 by compaction count\n",
+        _md_table(["compactions", "runs", "mean F1", "mean recall"],
+                  [[b["bin"], b["n_runs"], pct(b["mean_f1"]), pct(b["mean_recall"])] for b in e["f1_by_compactions"]]),
+        "### F1 by user turns\n",
+        _md_table(["user turns", "runs", "mean F1", "mean recall"],
+                  [[b["bin"], b["n_runs"], pct(b["mean_f1"]), pct(b["mean_recall"])] for b in e["f1_by_user_turns"]]),
+        "### Termination\n",
+        _md_table(["termination", "runs"], [[k, v] for k, v in e["termination"].items()]),
+        "### Ground-truth relations, least covered first\n",
+        _md_table(["relation", "GT triples", "covered", "coverage", "runs", "runs that produced it"],
+                  [[r["relation"], r["n_gt"], r["n_covered"], pct(r["coverage"]), r["runs"],
+                    f"{r['runs_produced']}" + (" (never)" if r["never_produced"] else "")] for r in e["relation_coverage"][:30]]),
+    ]
+    g = e["generation"]
+    parts += [
+        "### Over- and under-generation\n",
+        f"Mean share of invalid predicted triples: {pct(g['mean_invalid_share'])}% · "
+        f"runs with more than {pct(g['over_generation_threshold'])}% invalid: {len(g['over_generation_runs'])} · "
+        f"under-generation ({g['under_generation_rule']}): {len(g['under_generation_runs'])} · "
+        f"empty predictions: {g['empty_predictions']}\n",
+    ]
+    if report["unscored_runs"]:
+        parts.append(f"\nRuns without a score by this judge: {', '.join(report['unscored_runs'])}\n")
+    return "\n".join(parts)
+
+
+def to_csv(report: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+
+    def section(name: str, rows: list[dict[str, Any]]) -> None:
+        w.writerow([f"# {name}"])
+        if rows:
+            keys = list(rows[0].keys())
+            w.writerow(keys)
+            for r in rows:
+                w.writerow([r.get(k) for k in keys])
+        w.writerow([])
+
+    e = report["errors"]
+    w.writerow([f"# judge: {report['judge_label']}"])
+    section("scores", report["scores"])
+    section("interaction", report["interaction"])
+    section("f1_by_compactions", e["f1_by_compactions"])
+    section("f1_by_user_turns", e["f1_by_user_turns"])
+    section("termination", [{"termination": k, "runs": v} for k, v in e["termination"].items()])
+    section("relation_coverage", e["relation_coverage"])
+    section("over_generation_runs", e["generation"]["over_generation_runs"])
+    section("under_generation_runs", e["generation"]["under_generation_runs"])
+    section("runs", report["runs"])
+    return buf.getvalue()
+
+
+def to_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, ensure_ascii=False, indent=2, default=str)

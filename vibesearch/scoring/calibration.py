@@ -1,0 +1,118 @@
+"""Measuring a judge on a labelled case file.
+
+One case a line::
+
+    {"id": "alias-01", "gt": {"head", "relation", "tail"}, "pred": [{"head", "relation", "tail"}, ...],
+     "covered": true, "evidence": [0]}
+
+(extra keys such as ``category`` and ``note`` are kept for reading). Each case is judged on its
+own; the report gives percent agreement with the labels, Cohen's kappa, the confusion matrix,
+the ids the judge got wrong, and for cases both call covered how often the evidence overlaps.
+A case the judge left unscored counts as a disagreement and is listed separately.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from ..config import Settings, get_settings
+from ..tasks.models import Triple
+from .agreement import cohen_kappa, confusion
+from .metrics import run_sync
+from .offline_judge import OfflineJudge
+from .verdicts import Verdict
+
+
+class Case(BaseModel):
+    id: str
+    gt: Triple
+    pred: list[Triple] = Field(default_factory=list)
+    covered: bool
+    evidence: list[int] = Field(default_factory=list)
+    category: str = ""
+    note: str = ""
+
+
+class CaseFileError(ValueError):
+    pass
+
+
+def load_cases(path: str | Path) -> list[Case]:
+    path = Path(path)
+    if not path.exists():
+        raise CaseFileError(f"{path}: no such file")
+    cases, seen = [], set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            case = Case.model_validate_json(line)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            raise CaseFileError(f"{path}:{n}: {where}: {err['msg']}") from None
+        if case.id in seen:
+            raise CaseFileError(f"{path}:{n}: duplicate case id {case.id!r}")
+        seen.add(case.id)
+        cases.append(case)
+    if not cases:
+        raise CaseFileError(f"{path}: no cases")
+    return cases
+
+
+async def _judge_cases(cases: list[Case], judge: str, settings: Settings) -> list[Verdict]:
+    if judge == "offline":
+        offline = OfflineJudge()
+        return [offline.judge([c.gt], c.pred).verdicts[0] for c in cases]
+    from .llm_judge import judge_llm
+
+    sem = asyncio.Semaphore(max(1, settings.judge_concurrency))
+
+    async def one(case: Case) -> Verdict:
+        if not case.pred:
+            return Verdict(gt_index=0, covered=False, rationale="no predicted triples")
+        async with sem:
+            result = await judge_llm([case.gt], case.pred, model=judge, settings=settings, candidates=False)
+        return result.verdicts[0]
+
+    return list(await asyncio.gather(*(one(c) for c in cases)))
+
+
+def calibrate(path: str | Path, *, judge: str = "offline", settings: Settings | None = None) -> dict[str, Any]:
+    settings = settings or get_settings()
+    cases = load_cases(path)
+    verdicts = run_sync(_judge_cases(cases, judge, settings))
+    human = [c.covered for c in cases]
+    said = [bool(v.covered) for v in verdicts]
+    disagreements = [c.id for c, v in zip(cases, verdicts) if v.covered is None or v.covered != c.covered]
+    unscored = [c.id for c, v in zip(cases, verdicts) if v.covered is None]
+    both = [(c, v) for c, v in zip(cases, verdicts) if c.covered and v.covered]
+    overlap = [bool(set(c.evidence) & set(v.evidence)) for c, v in both]
+    by_category: dict[str, list[bool]] = {}
+    for c, v in zip(cases, verdicts):
+        by_category.setdefault(c.category or "-", []).append(v.covered == c.covered)
+    return {
+        "judge": judge,
+        "file": str(path),
+        "n": len(cases),
+        "agreement": (len(cases) - len(disagreements)) / len(cases),
+        "kappa": cohen_kappa(human, said),
+        "confusion": confusion(human, said),
+        "disagreements": disagreements,
+        "unscored": unscored,
+        "evidence_overlap": (sum(overlap) / len(overlap)) if overlap else None,
+        "by_category": {k: {"n": len(v), "agreement": sum(v) / len(v)} for k, v in sorted(by_category.items())},
+        "verdicts": [
+            {"id": c.id, "label": c.covered, "judge": v.covered, "rule": v.rule, "evidence": v.evidence, "rationale": v.rationale}
+            for c, v in zip(cases, verdicts)
+        ],
+    }
+
+
+def dump(report: dict[str, Any]) -> str:
+    return json.dumps(report, ensure_ascii=False, indent=2)

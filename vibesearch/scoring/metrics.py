@@ -1,0 +1,237 @@
+"""Triple precision, recall and F1, and scoring a stored run.
+
+* recall = covered ground-truth triples / scored ground-truth triples;
+* a predicted triple is *valid* when it is evidence for at least one covered ground-truth triple;
+  precision = valid predicted triples / predicted triples;
+* F1 = harmonic mean of the two, 0 when both are 0.
+
+Choices, also in docs/scoring.md:
+
+* **Unscored triples** (an LLM judge batch whose output never parsed) are left out of recall's
+  denominator, so recall is over the triples the judge actually decided; the count is stored
+  (``n_unscored``) and shown next to the score, and ``recall_all`` (unscored counted as not
+  covered) is kept in the details. Precision keeps every predicted triple in its denominator,
+  because a predicted triple's validity cannot be attributed to one batch; with unscored
+  triples precision is therefore a lower bound.
+* **Duplicate predicted triples** (equal after normalisation) are judged and counted once:
+  repeating a triple neither raises nor lowers precision. ``n_pred`` is the number of distinct
+  predicted triples; evidence indices point at the first copy in the stored graph.
+* **No ground truth**: P = R = F1 = 0 from ``compute_metrics``; ``score_run`` refuses such a run
+  (an imported trajectory needs its task attached first) instead of storing a meaningless 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+from typing import Any, Coroutine, Sequence, TypeVar
+
+from pydantic import BaseModel
+
+from ..config import Settings, get_settings
+from ..store import Store
+from ..store.tables import ScoreRow, VerdictRow
+from ._normalize import norm
+from .offline_judge import OfflineJudge, as_text_triple
+from .verdicts import JudgeResult, Verdict, judge_label
+
+T = TypeVar("T")
+
+
+class NoGroundTruth(ValueError):
+    pass
+
+
+class Metrics(BaseModel):
+    precision: float
+    recall: float
+    f1: float
+    n_gt: int
+    n_pred: int
+    n_covered: int
+    n_valid: int
+    n_unscored: int = 0
+
+
+def f1_of(precision: float, recall: float) -> float:
+    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+
+
+def compute_metrics(verdicts: Sequence[Verdict], n_gt: int, n_pred: int) -> Metrics:
+    scored = [v for v in verdicts if v.covered is not None]
+    covered = [v for v in scored if v.covered]
+    valid = {e for v in covered for e in v.evidence if 0 <= e < n_pred}
+    n_unscored = n_gt - len(scored)
+    recall = len(covered) / len(scored) if scored else 0.0
+    precision = len(valid) / n_pred if n_pred else 0.0
+    return Metrics(
+        precision=precision,
+        recall=recall,
+        f1=f1_of(precision, recall),
+        n_gt=n_gt,
+        n_pred=n_pred,
+        n_covered=len(covered),
+        n_valid=len(valid),
+        n_unscored=n_unscored,
+    )
+
+
+def dedupe(pred: Sequence[Any]) -> tuple[list[tuple[str, str, str]], list[int]]:
+    """Distinct predicted triples and, for each, its first index in ``pred``."""
+    seen: dict[tuple[str, str, str], int] = {}
+    unique: list[tuple[str, str, str]] = []
+    first: list[int] = []
+    for i, item in enumerate(pred):
+        t = as_text_triple(item)
+        key = (norm(t[0]), norm(t[1]), norm(t[2]))
+        if key in seen:
+            continue
+        seen[key] = len(unique)
+        unique.append(t)
+        first.append(i)
+    return unique, first
+
+
+class GraphScore(BaseModel):
+    judge: str
+    metrics: Metrics
+    verdicts: list[Verdict]  # evidence indexed into the prediction as given
+    details: dict[str, Any]
+
+
+async def score_graph_async(
+    gt: Sequence[Any],
+    pred: Sequence[Any],
+    *,
+    judge: str = "offline",
+    settings: Settings | None = None,
+    progress: Any = None,
+) -> GraphScore:
+    """Judge a predicted graph against ground truth with one judge and compute P/R/F1."""
+    settings = settings or get_settings()
+    gt_t = [as_text_triple(t) for t in gt]
+    unique, first = dedupe(pred)
+    if not unique:
+        result = JudgeResult(
+            judge=judge,
+            verdicts=[Verdict(gt_index=i, covered=False, rationale="no predicted triples") for i in range(len(gt_t))],
+            details={"judge_kind": "offline" if judge == "offline" else "llm", "skipped": "empty prediction"},
+        )
+    elif judge == "offline":
+        result = OfflineJudge().judge(gt_t, unique)
+    else:
+        from .llm_judge import judge_llm
+
+        result = await judge_llm(gt_t, unique, model=judge, settings=settings, progress=progress)
+    verdicts = [
+        v.model_copy(update={"evidence": sorted({first[e] for e in v.evidence if 0 <= e < len(first)})})
+        for v in result.verdicts
+    ]
+    m = compute_metrics(result.verdicts, len(gt_t), len(unique))
+    details = dict(result.details)
+    details.update(
+        {
+            "judge_label": judge_label(judge),
+            "n_pred_raw": len(pred),
+            "duplicates_removed": len(pred) - len(unique),
+            "recall_all": (m.n_covered / m.n_gt) if m.n_gt else 0.0,
+        }
+    )
+    return GraphScore(judge=judge, metrics=m, verdicts=verdicts, details=details)
+
+
+def score_graph(gt: Sequence[Any], pred: Sequence[Any], *, judge: str = "offline", settings: Settings | None = None) -> GraphScore:
+    return run_sync(score_graph_async(gt, pred, judge=judge, settings=settings))
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine from sync code, also when this thread already runs an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def task_snapshot(store: Store, run_id: str) -> dict[str, Any]:
+    run = store.get_run(run_id)
+    try:
+        data = json.loads(run.task_json or "{}")
+    except json.JSONDecodeError:
+        data = {}
+    return data if isinstance(data, dict) else {}
+
+
+def stored_prediction(store: Store, run_id: str) -> tuple[list[dict[str, Any]], int | None]:
+    row = store.latest_graph(run_id)
+    if row is None:
+        return [], None
+    triples = json.loads(row.triples_json or "[]")
+    return [t for t in triples if isinstance(t, dict)], row.id
+
+
+async def score_run_async(
+    store: Store, run_id: str, *, judge: str = "offline", settings: Settings | None = None, progress: Any = None
+) -> ScoreRow:
+    """Score a run's latest graph against its task snapshot's ground truth; store and return it."""
+    settings = settings or get_settings()
+    snapshot = task_snapshot(store, run_id)
+    if (snapshot.get("extra") or {}).get("kind") == "table":
+        from ..tables import score_table_run
+
+        return await asyncio.to_thread(score_table_run, store, run_id, judge=judge, settings=settings)
+    gt = [t for t in snapshot.get("graph") or [] if isinstance(t, dict)]
+    if not gt:
+        raise NoGroundTruth(
+            f"run {run_id} has no ground-truth graph in its task snapshot"
+            + (" (an imported trajectory: import it again with --task FILE)" if store.get_run(run_id).source == "imported" else "")
+        )
+    pred, graph_id = stored_prediction(store, run_id)
+    result = await score_graph_async(gt, pred, judge=judge, settings=settings, progress=progress)
+    m = result.metrics
+    if graph_id is None:
+        result.details["note"] = "the run has no graph"
+    row = ScoreRow(
+        run_id=run_id,
+        graph_id=graph_id,
+        judge=judge,
+        precision=m.precision,
+        recall=m.recall,
+        f1=m.f1,
+        n_gt=m.n_gt,
+        n_pred=m.n_pred,
+        n_covered=m.n_covered,
+        n_valid=m.n_valid,
+        n_unscored=m.n_unscored,
+        details_json=json.dumps(result.details, ensure_ascii=False, default=str),
+    )
+    verdicts = [
+        VerdictRow(
+            score_id=0,
+            run_id=run_id,
+            gt_index=v.gt_index,
+            covered=v.covered,
+            rule=str(v.rule) if v.rule is not None else None,
+            evidence_json=json.dumps(v.evidence),
+            rationale=v.rationale,
+        )
+        for v in result.verdicts
+    ]
+    return store.add_score(row, verdicts)
+
+
+def score_run(store: Store, run_id: str, *, judge: str = "offline", settings: Settings | None = None, progress: Any = None) -> ScoreRow:
+    """Sync entry point (see ``score_run_async``); usable from inside a running event loop too."""
+    return run_sync(score_run_async(store, run_id, judge=judge, settings=settings, progress=progress))
+
+
+def stored_verdicts(store: Store, score_id: int) -> list[Verdict]:
+    out = []
+    for row in store.verdicts(score_id):
+        rule = int(row.rule) if row.rule and row.rule.isdigit() else None
+        out.append(
+            Verdict(gt_index=row.gt_index, covered=row.covered, rule=rule, evidence=json.loads(row.evidence_json or "[]"), rationale=row.rationale)
+        )
+    return out

@@ -1,0 +1,187 @@
+"""Per-run statistics, computed from the stored events only.
+
+A live run, a resumed run and an imported official trajectory are all measured by this one
+function, so their numbers compare. How each count is made (also in docs/scoring.md):
+
+* ``n_asst`` (#Asst): assistant ``message`` events of the dialogue phase — one per LLM step of
+  the agent, tool-only steps included; ``n_user`` (#User): user ``message`` events of the
+  dialogue phase, the opening query included; ``asst_per_user`` = n_asst / n_user.
+* The official harness counts differently, and ``official`` reproduces it: ``user_turns`` =
+  every user message (the opening query and the final triple-request prompt included),
+  ``assistant_turns`` = every assistant message (the extraction answer included),
+  ``tool_calls`` = every ``tool_call`` event.
+* tokens and cost: summed over ``usage`` events (the agent's own purposes — agent, extraction,
+  compaction — separately from the total); cost is ``None`` ("unknown") as soon as one call had
+  no known price, with the known part in ``cost_known_usd``.
+* reply-kind rates: over the user's primary decisions (``stage`` events that are not shadows and
+  not the opening).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..store import Store
+from ..store.events import (
+    CompactionEvent,
+    EndEvent,
+    MessageEvent,
+    StageEvent,
+    StoredEvent,
+    ToolCallEvent,
+    UsageEvent,
+)
+
+AGENT_PURPOSES = {"agent", "extraction", "compaction"}
+
+
+class OfficialCounts(BaseModel):
+    user_turns: int
+    assistant_turns: int
+    tool_calls: int
+
+
+class RunStats(BaseModel):
+    run_id: str
+    n_asst: int
+    n_user: int
+    asst_per_user: float | None
+    tool_calls: int
+    tool_calls_by_tool: dict[str, int] = Field(default_factory=dict)
+    input_tokens: int
+    output_tokens: int
+    agent_input_tokens: int
+    agent_output_tokens: int
+    tokens_by_purpose: dict[str, dict[str, int]] = Field(default_factory=dict)
+    cost_usd: float | None  # None: unknown (some call had no known price)
+    cost_known_usd: float
+    cost_unknown_calls: int
+    compactions: int
+    stages_reached: int | None
+    stages_total: int | None
+    termination: str | None
+    termination_detail: str = ""
+    reply_kinds: dict[str, int] = Field(default_factory=dict)
+    perfunctory_rate: float | None
+    redirect_rate: float | None
+    wall_time_s: float | None
+    errors: int = 0
+    official: OfficialCounts
+
+    @property
+    def cost_text(self) -> str:
+        if self.cost_usd is not None:
+            return f"${self.cost_usd:.4f}"
+        if self.cost_unknown_calls and self.cost_known_usd:
+            return f"unknown (known part ${self.cost_known_usd:.4f})"
+        return "unknown"
+
+
+def stats_from_events(
+    run_id: str,
+    events: list[StoredEvent],
+    *,
+    stages_total: int | None = None,
+    termination: str | None = None,
+    measure_wall_time: bool = True,
+    imported: bool = False,
+) -> RunStats:
+    """``imported``: the events are a copy of a run made elsewhere (no usage events were kept, so
+    its cost is unknown rather than zero, and the event timestamps are the import's)."""
+    n_asst = n_user = all_user = all_asst = compactions = errors = 0
+    tools: Counter[str] = Counter()
+    by_purpose: dict[str, dict[str, int]] = {}
+    costs_known = 0.0
+    unknown_cost = 0
+    reply_kinds: Counter[str] = Counter()
+    max_stage: int | None = None
+    end: EndEvent | None = None
+    for ev in events:
+        d = ev.data
+        if isinstance(d, MessageEvent):
+            if d.role == "assistant":
+                all_asst += 1
+                n_asst += d.phase == "dialogue"
+            elif d.role == "user":
+                all_user += 1
+                n_user += d.phase == "dialogue"
+        elif isinstance(d, ToolCallEvent):
+            tools[d.tool] += 1
+        elif isinstance(d, UsageEvent):
+            slot = by_purpose.setdefault(d.purpose, {"input": 0, "output": 0, "calls": 0})
+            slot["input"] += d.input_tokens or 0
+            slot["output"] += d.output_tokens or 0
+            slot["calls"] += 1
+            if d.cost_usd is None:
+                unknown_cost += 1
+            else:
+                costs_known += d.cost_usd
+        elif isinstance(d, CompactionEvent):
+            compactions += 1
+        elif isinstance(d, StageEvent):
+            if d.shadow:
+                continue
+            max_stage = d.stage_index if max_stage is None else max(max_stage, d.stage_index)
+            if d.reply_kind != "open":
+                reply_kinds[d.reply_kind] += 1
+        elif isinstance(d, EndEvent):
+            end = d
+        elif d.kind == "error":
+            errors += 1
+    decisions = sum(reply_kinds.values())
+    wall = None
+    if measure_wall_time and not imported and len(events) >= 2:
+        wall = (events[-1].ts - events[0].ts).total_seconds()
+    has_usage = bool(by_purpose)
+    return RunStats(
+        run_id=run_id,
+        n_asst=n_asst,
+        n_user=n_user,
+        asst_per_user=(n_asst / n_user) if n_user else None,
+        tool_calls=sum(tools.values()),
+        tool_calls_by_tool=dict(sorted(tools.items())),
+        input_tokens=sum(p["input"] for p in by_purpose.values()),
+        output_tokens=sum(p["output"] for p in by_purpose.values()),
+        agent_input_tokens=sum(p["input"] for k, p in by_purpose.items() if k in AGENT_PURPOSES),
+        agent_output_tokens=sum(p["output"] for k, p in by_purpose.items() if k in AGENT_PURPOSES),
+        tokens_by_purpose=by_purpose,
+        # no model call at all (the offline agent and user) costs 0; an imported run's cost is unknown
+        cost_usd=None if unknown_cost or (imported and not has_usage) else round(costs_known, 8),
+        cost_known_usd=round(costs_known, 8),
+        cost_unknown_calls=unknown_cost,
+        compactions=compactions,
+        stages_reached=(max_stage + 1) if max_stage is not None else None,
+        stages_total=stages_total,
+        termination=end.termination if end else termination,
+        termination_detail=end.detail if end else "",
+        reply_kinds=dict(reply_kinds),
+        perfunctory_rate=(reply_kinds["perfunctory"] / decisions) if decisions else None,
+        redirect_rate=(reply_kinds["redirect"] / decisions) if decisions else None,
+        wall_time_s=wall,
+        errors=errors,
+        official=OfficialCounts(user_turns=all_user, assistant_turns=all_asst, tool_calls=sum(tools.values())),
+    )
+
+
+def _stages_total(task: dict[str, Any]) -> int | None:
+    stages = ((task.get("persona") or {}).get("stages")) if isinstance(task, dict) else None
+    if not stages or (task.get("extra") or {}).get("kind") == "imported":
+        return None
+    return len(stages)
+
+
+def run_stats(store: Store, run_id: str) -> RunStats:
+    """Statistics of one run from its stored events (SPEC 5.2)."""
+    run = store.get_run(run_id)
+    try:
+        task = json.loads(run.task_json or "{}")
+    except json.JSONDecodeError:
+        task = {}
+    events = store.events(run_id)
+    return stats_from_events(
+        run_id, events, stages_total=_stages_total(task), termination=run.termination, imported=run.source == "imported"
+    )
