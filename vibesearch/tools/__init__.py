@@ -1,1 +1,64 @@
-"""tools"""
+"""The agent's tools: ``search``, ``visit``, ``scholar_search`` and ``python``.
+
+``make_toolbox(task, settings)`` gives the toolbox of one run: the offline corpus backend by
+default (``settings.search_backend == "offline"``), a web backend otherwise, and the python
+sandbox in every case.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import Settings
+from ..store.events import Emit
+from ..tasks.models import Task
+from .base import Toolbox, ToolOutput, cap
+from .offline import OfflineBackend, OfflineCorpus, corpus_for_task
+from .sandbox import PythonSandbox, detect_isolation
+from .schemas import SCHEMAS, TOOL_NAMES, ArgumentError, all_schemas, check_arguments
+from .toolbox import AgentToolbox, SearchBackend
+
+
+def make_backend(task: Task, settings: Settings, *, emit: Emit | None = None, kind: str | None = None) -> SearchBackend:
+    """The search backend named by ``kind`` (default ``settings.search_backend``)."""
+    kind = kind or settings.search_backend
+    if kind == "offline":
+        return OfflineBackend(corpus_for_task(task), settings, emit=emit)
+    from .web import WEB_PROVIDERS, WebBackend
+
+    if kind not in WEB_PROVIDERS:
+        raise ValueError(f"search_backend: unknown backend {kind!r}; choose offline, {', '.join(WEB_PROVIDERS)}")
+    return WebBackend(settings, emit=emit, provider=kind)
+
+
+def make_toolbox(task: Task, settings: Settings, *, emit: Emit | None = None, backend: Any = None) -> AgentToolbox:
+    """The tools of one run of ``task``.
+
+    ``backend`` may be a backend name (``"offline"``, ``"ddgs"``, ``"serper"``, ``"tavily"``,
+    ``"searxng"``) overriding the setting, or a ready backend object (anything with async
+    ``search``/``visit``/``scholar``). ``emit`` receives the summariser's usage events.
+    """
+    if backend is None or isinstance(backend, str):
+        backend = make_backend(task, settings, emit=emit, kind=backend)
+    return AgentToolbox(backend, PythonSandbox(settings), settings)
+
+
+__all__ = [
+    "AgentToolbox",
+    "ArgumentError",
+    "OfflineBackend",
+    "OfflineCorpus",
+    "PythonSandbox",
+    "SCHEMAS",
+    "SearchBackend",
+    "TOOL_NAMES",
+    "Toolbox",
+    "ToolOutput",
+    "all_schemas",
+    "cap",
+    "check_arguments",
+    "corpus_for_task",
+    "detect_isolation",
+    "make_backend",
+    "make_toolbox",
+]

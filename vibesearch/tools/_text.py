@@ -1,0 +1,161 @@
+"""Text helpers shared by the search backends: tokenising, sentence and passage splitting, and
+picking the parts of a page that best match a query or a goal.
+
+Tokens are lower-cased words for Latin script and jieba's search-mode words for Chinese, with
+punctuation and a small set of stopwords removed. English-only text never loads jieba (its
+dictionary takes about a second to load).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+from typing import Iterable
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_HAS_CJK = re.compile(f"[{_CJK}]")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+EN_STOPWORDS = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have how i if in
+    into is it its me my not of on or our she he so than that the their them then there these they
+    this those to was we were what when where which while who whom why will with would you your
+    about after also any all more most other some such only own same very just over""".split()
+)
+ZH_STOPWORDS = frozenset(
+    """的 了 和 是 在 与 及 或 也 就 都 而 被 把 对 从 由 于 之 其 这 那 一个 有 为 以 等 上 中 下 吗 呢 吧 啊
+    什么 哪些 哪个 怎么 如何 我 你 他 她 它 我们 你们 他们 请 给 要 会 能 可以 还 又""".split()
+)
+_STOPWORDS = EN_STOPWORDS | ZH_STOPWORDS
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+def _latin_tokens(text: str) -> list[str]:
+    # single letters are mostly the tails of contractions and possessives ("cat's", "don't")
+    return [w for w in _WORD.findall(text.lower()) if len(w) > 1 or w.isdigit()]
+
+
+def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
+    """Index/query tokens of ``text`` (mixed Chinese and Latin script is fine)."""
+    tokens: list[str] = []
+    if not _HAS_CJK.search(text):
+        tokens = _latin_tokens(text)
+    else:
+        pos = 0
+        jieba = _jieba()
+        for match in _CJK_RUN.finditer(text):
+            tokens.extend(_latin_tokens(text[pos : match.start()]))
+            tokens.extend(t for t in jieba.cut_for_search(match.group()) if t.strip())
+            pos = match.end()
+        tokens.extend(_latin_tokens(text[pos:]))
+    if keep_stopwords:
+        return tokens
+    return [t for t in tokens if t not in _STOPWORDS]
+
+
+_SENTENCE_END = re.compile(r"(?<=[。！？；!?])|(?<=[.;])\s+(?=[\"'“(\[A-Z0-9\u4e00-\u9fff])|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """Split text into sentences (Chinese and English punctuation, and line breaks)."""
+    parts = (p.strip() for p in _SENTENCE_END.split(text))
+    return [p for p in parts if p]
+
+
+def passages(text: str, size: int = 700) -> list[str]:
+    """Cut text into passages of about ``size`` characters along paragraph/sentence borders."""
+    out: list[str] = []
+    for para in re.split(r"\n\s*\n", text):
+        para = para.strip()
+        if not para:
+            continue
+        if len(para) <= size:
+            out.append(para)
+            continue
+        current = ""
+        for sent in sentences(para):
+            while len(sent) > size:  # a run-on "sentence" (tables, lists): cut it hard
+                if current:
+                    out.append(current)
+                    current = ""
+                out.append(sent[:size])
+                sent = sent[size:]
+            if current and len(current) + 1 + len(sent) > size:
+                out.append(current)
+                current = ""
+            current = f"{current} {sent}".strip() if not _HAS_CJK.search(sent[:1]) else current + sent
+        if current:
+            out.append(current)
+    return out
+
+
+def idf_weights(tokens: Iterable[str], df: dict[str, int] | Counter, n_docs: int) -> dict[str, float]:
+    """BM25-style idf of each distinct query token (unknown tokens get the highest weight)."""
+    weights = {}
+    for tok in set(tokens):
+        freq = df.get(tok, 0)
+        weights[tok] = math.log(1 + (n_docs - freq + 0.5) / (freq + 0.5))
+    return weights
+
+
+def rank_texts(query: str, texts: list[str], *, weights: dict[str, float] | None = None) -> list[tuple[int, float]]:
+    """Score each text by the query tokens it contains (idf-weighted, saturated term frequency).
+
+    Returns ``(index, score)`` pairs, best first, only texts with a positive score.
+    """
+    q_tokens = tokenize(query)
+    if not q_tokens or not texts:
+        return []
+    tokenised = [tokenize(t) for t in texts]
+    if weights is None:
+        df: Counter = Counter()
+        for toks in tokenised:
+            df.update(set(toks))
+        weights = idf_weights(q_tokens, df, len(texts))
+    scored = []
+    for i, toks in enumerate(tokenised):
+        counts = Counter(toks)
+        score = sum(w * counts[t] / (counts[t] + 1.0) for t, w in weights.items() if counts.get(t))
+        if score > 0:
+            # slight preference for focused text over long text with the same matches
+            scored.append((i, score / (1.0 + 0.002 * len(texts[i]))))
+    scored.sort(key=lambda pair: -pair[1])
+    return scored
+
+
+def best_sentences(query: str, text: str, *, max_chars: int = 300, weights: dict[str, float] | None = None) -> str:
+    """The sentence(s) of ``text`` that best match ``query``, shown in document order."""
+    sents = sentences(text)
+    if not sents:
+        return ""
+    ranked = rank_texts(query, sents, weights=weights)
+    if not ranked:
+        return _clip(sents[0], max_chars)
+    chosen: list[int] = []
+    used = 0
+    for idx, _ in ranked:
+        length = len(sents[idx])
+        if chosen and used + length > max_chars:
+            continue
+        chosen.append(idx)
+        used += length
+        if used >= max_chars * 0.6 or len(chosen) >= 3:
+            break
+    joined = " … ".join(sents[i] for i in sorted(chosen))
+    return _clip(joined, max_chars)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

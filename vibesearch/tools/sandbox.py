@@ -1,0 +1,366 @@
+"""The ``python`` tool: run the model's code in a separate, limited, isolated process.
+
+Every run gets a fresh process with resource limits (CPU time, address space, process count,
+file size, open files), a wall-clock limit, an output cap, an empty scratch directory and an
+environment built from scratch (nothing inherited, so no API key can be read from it).
+
+Isolation is chosen at runtime, the strongest that works on the machine (``isolation="auto"``):
+
+* ``bwrap`` — bubblewrap: new network, PID, IPC and UTS namespaces, and a minimal filesystem
+  view (read-only /usr and the Python installation, a private /tmp and working directory; the
+  rest of the host filesystem, the database included, does not exist inside). When started as
+  root, the code runs as uid 65534 (nobody) so that the process-count limit applies.
+* ``unshare`` — util-linux unshare: new network and PID namespaces; the filesystem is the host's.
+* ``none`` — limits, clean environment and scratch directory only.
+
+docs/tools.md states exactly what holds in each mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..config import Settings
+from .base import ToolOutput
+
+Isolation = Literal["bwrap", "unshare", "none"]
+NOBODY_UID = 65534
+_RUNNER = (Path(__file__).with_name("_sandbox_runner.py")).read_text(encoding="utf-8")
+_INSIDE_DIR = "/sandbox"
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
+_ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/mime.types")
+
+
+@dataclass
+class SandboxResult:
+    stdout: str
+    stderr: str
+    returncode: int | None
+    timed_out: bool = False
+    output_exceeded: bool = False
+    elapsed_s: float = 0.0
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _python_roots() -> list[str]:
+    """The folders the interpreter and its packages live in (bound read-only inside bwrap)."""
+    roots: list[str] = []
+    for path in (sys.base_prefix, sys.prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))):
+        path = os.path.realpath(path)
+        if any(path == d or path.startswith(d + "/") for d in _SYSTEM_DIRS):
+            continue
+        if not any(path == r or path.startswith(r + "/") for r in roots):
+            roots.append(path)
+    return roots
+
+
+def _world_traversable(path: str) -> bool:
+    """Can an unprivileged user reach ``path`` (every ancestor executable by others)?"""
+    current = Path(path)
+    for part in [current, *current.parents]:
+        try:
+            if not os.stat(part).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _bwrap_prefix(workdir: Path, env: dict[str, str]) -> list[str]:
+    args = ["bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    if not _is_root():
+        args.append("--unshare-user")
+    args += ["--die-with-parent", "--new-session", "--hostname", "sandbox"]
+    for d in _SYSTEM_DIRS:
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for f in _ETC_FILES:
+        args += ["--ro-bind-try", f, f]
+    made: set[str] = set()
+    for root in _python_roots():
+        # bwrap creates missing parent folders as 0700, which the unprivileged uid could not cross
+        for parent in reversed(Path(root).parents):
+            p = str(parent)
+            if p != "/" and p not in made:
+                args += ["--perms", "0755", "--dir", p]
+                made.add(p)
+        args += ["--ro-bind", root, root]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--size", str(64 * 1024 * 1024), "--perms", "01777", "--tmpfs", "/tmp"]
+    args += ["--size", str(64 * 1024 * 1024), "--perms", "01777", "--tmpfs", _INSIDE_DIR]
+    args += ["--ro-bind", str(workdir / "main.py"), f"{_INSIDE_DIR}/main.py"]
+    args += ["--clearenv"]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    args += ["--chdir", _INSIDE_DIR]
+    if _is_root():
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    return args + ["--"]
+
+
+def _unshare_prefix() -> list[str]:
+    args = ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
+    if not _is_root():
+        args += ["--user", "--map-root-user"]
+    return args + ["--"]
+
+
+def _sandbox_env(home: str) -> dict[str, str]:
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "NUMEXPR_NUM_THREADS": "1",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": home,
+    }
+
+
+_PROBED: dict[str, bool] = {}
+_WARNED: set[str] = set()
+_PROBE_LOCK = threading.Lock()
+
+
+def _probe(mode: Isolation) -> bool:
+    """Does ``mode`` run a trivial program on this machine? (checked once per process)"""
+    with _PROBE_LOCK:
+        if mode in _PROBED:
+            return _PROBED[mode]
+        ok = False
+        if mode == "none" or shutil.which("bwrap" if mode == "bwrap" else "unshare"):
+            workdir = Path(tempfile.mkdtemp(prefix="vibesearch-probe-"))
+            try:
+                cmd, cwd, env = _command(mode, workdir, "print('sandbox-ok')", _probe_limits())
+                done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
+                ok = done.returncode == 0 and b"sandbox-ok" in done.stdout
+            except (OSError, subprocess.SubprocessError):
+                ok = False
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
+        _PROBED[mode] = ok
+        return ok
+
+
+def _probe_limits() -> dict:
+    return {"cpu_s": 5, "memory_bytes": 512 * 1024 * 1024, "file_bytes": 1024 * 1024, "max_procs": 64, "max_files": 64}
+
+
+def detect_isolation() -> Isolation:
+    """The strongest isolation that works here: bwrap, then unshare, then none."""
+    for mode in ("bwrap", "unshare"):
+        if _probe(mode):  # type: ignore[arg-type]
+            return mode  # type: ignore[return-value]
+    if "none" not in _WARNED:
+        _WARNED.add("none")
+        logging.getLogger(__name__).warning(
+            "python sandbox: neither bubblewrap nor unshare works here; code runs with resource limits "
+            "and a clean environment only (no network or filesystem isolation). See docs/tools.md."
+        )
+    return "none"
+
+
+def _command(mode: Isolation, workdir: Path, code: str, limits: dict) -> tuple[list[str], str, dict[str, str]]:
+    """The command line, working directory and environment of one run."""
+    (workdir / "main.py").write_text(code, encoding="utf-8")
+    drop = None
+    if mode == "bwrap":
+        home = _INSIDE_DIR
+        drop = NOBODY_UID if _is_root() else None
+    else:
+        home = str(workdir)
+        if _is_root() and all(_world_traversable(r) for r in [sys.base_prefix, os.path.realpath(sys.executable)]):
+            drop = NOBODY_UID
+            os.chown(workdir, NOBODY_UID, NOBODY_UID)
+    env = _sandbox_env(home)
+    cfg = dict(limits, drop_uid=drop, run=uuid.uuid4().hex)
+    python = [os.path.realpath(sys.executable), "-I", "-u", "-B", "-X", "utf8", "-c", _RUNNER, json.dumps(cfg)]
+    if mode == "bwrap":
+        os.chmod(workdir / "main.py", 0o644)
+        return _bwrap_prefix(workdir, env) + python, str(workdir), env
+    if mode == "unshare":
+        return _unshare_prefix() + python, str(workdir), env
+    return python, str(workdir), env
+
+
+class PythonSandbox:
+    """Runs code with the limits from settings (``python_*``) and the chosen isolation."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        isolation: Isolation | Literal["auto"] = "auto",
+        max_procs: int = 64,
+        max_file_mb: int = 16,
+        max_files: int = 256,
+    ):
+        self.settings = settings
+        self.requested = isolation
+        self.max_procs = max_procs
+        self.max_file_mb = max_file_mb
+        self.max_files = max_files
+        self._isolation: Isolation | None = None if isolation == "auto" else isolation
+
+    @property
+    def isolation(self) -> Isolation:
+        if self._isolation is None:
+            self._isolation = detect_isolation()
+        return self._isolation
+
+    def limits(self) -> dict:
+        return {
+            "cpu_s": max(1, int(self.settings.python_cpu_s)),
+            "memory_bytes": int(self.settings.python_memory_mb) * 1024 * 1024,
+            "file_bytes": int(self.max_file_mb) * 1024 * 1024,
+            "max_procs": int(self.max_procs),
+            "max_files": int(self.max_files),
+        }
+
+    async def execute(self, code: str) -> SandboxResult:
+        """Run ``code``; returns what it printed and how it ended (never raises for bad code)."""
+        if self._isolation is None:
+            self._isolation = await asyncio.to_thread(detect_isolation)  # probes run subprocesses
+        mode = self._isolation
+        if self.requested != "auto" and not await asyncio.to_thread(_probe, mode):
+            raise RuntimeError(f"the sandbox isolation {mode!r} does not work on this machine")
+        workdir = Path(tempfile.mkdtemp(prefix="vibesearch-py-"))
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        try:
+            cmd, cwd, env = _command(mode, workdir, code, self.limits())
+            proc = await asyncio.create_subprocess_exec(
+                *cmd,
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
+            try:
+                result = await self._collect(proc)
+            except BaseException:  # cancelled (the run or a deadline): leave nothing running
+                if proc.returncode is None:
+                    _kill_group(proc)
+                raise
+            result.elapsed_s = round(loop.time() - start, 3)
+            return result
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    async def _collect(self, proc: asyncio.subprocess.Process) -> SandboxResult:
+        cap_chars = max(100, int(self.settings.python_output_chars))
+        cap_bytes = cap_chars * 4
+        over = asyncio.Event()
+
+        async def drain(stream: asyncio.StreamReader) -> bytes:
+            # keep reading to the end (discarding past the cap): asyncio only reports the exit
+            # once both pipes are closed, and a full pipe would keep the writer alive
+            buf = bytearray()
+            while True:
+                chunk = await stream.read(65536)
+                if not chunk:
+                    return bytes(buf)
+                room = cap_bytes - len(buf)
+                if room > 0:
+                    buf.extend(chunk[:room])
+                if len(chunk) > room:
+                    over.set()
+
+        readers = [asyncio.create_task(drain(proc.stdout)), asyncio.create_task(drain(proc.stderr))]  # type: ignore[arg-type]
+        waiter = asyncio.create_task(proc.wait())
+        overflow = asyncio.create_task(over.wait())
+        done, _ = await asyncio.wait({waiter, overflow}, timeout=float(self.settings.python_timeout_s), return_when=asyncio.FIRST_COMPLETED)
+        timed_out = not done
+        exceeded = over.is_set()
+        if timed_out or exceeded or waiter not in done:
+            _kill_group(proc)
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), timeout=5)
+        except asyncio.TimeoutError:
+            pass
+        # the readers end at EOF; a process that escaped the group could hold the pipe open
+        finished, pending = await asyncio.wait(readers, timeout=2)
+        for task in (*pending, overflow):
+            task.cancel()
+        outs = [t.result() if t in finished and not t.cancelled() else b"" for t in readers]
+        return SandboxResult(
+            stdout=_decode(outs[0], cap_chars),
+            stderr=_decode(outs[1], cap_chars),
+            returncode=proc.returncode,
+            timed_out=timed_out,
+            output_exceeded=exceeded,
+        )
+
+    async def run(self, code: str) -> ToolOutput:
+        """The ``python`` tool: ``stdout:`` / ``stderr:`` sections plus how the run ended."""
+        res = await self.execute(code)
+        parts = [f"stdout:\n{res.stdout.rstrip()}" if res.stdout.strip() else "stdout: (empty)"]
+        parts.append(f"stderr:\n{res.stderr.rstrip()}" if res.stderr.strip() else "stderr: (empty)")
+        status, failed = self.describe_end(res)
+        if status:
+            parts.append(status)
+        return ToolOutput("\n".join(parts), error=failed)
+
+    def describe_end(self, res: SandboxResult) -> tuple[str, bool]:
+        s = self.settings
+        if res.timed_out:
+            return f"[stopped: the wall-clock limit of {s.python_timeout_s:g} s was reached]", True
+        if res.output_exceeded:
+            return f"[stopped: the output went over {s.python_output_chars} characters]", True
+        code = res.returncode
+        if code == 0:
+            return "", False
+        if code is None:
+            return "[the process did not report an exit status]", True
+        sig = -code if code < 0 else (code - 128 if 128 < code < 160 and self.isolation != "none" else 0)
+        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and res.elapsed_s >= s.python_cpu_s):
+            return f"[stopped: the CPU-time limit of {s.python_cpu_s} s was reached]", True
+        if sig:
+            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            return f"[killed by signal {name}; the memory limit is {s.python_memory_mb} MB]", True
+        if code == 70 and "[sandbox]" in res.stderr:
+            return "[the sandbox refused to run the code]", True
+        return f"[exit status {code}]", True
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+
+
+def _decode(data: bytes, cap_chars: int) -> str:
+    text = data.decode("utf-8", errors="replace")
+    if len(text) > cap_chars:
+        text = text[:cap_chars] + f"\n[... output cut at {cap_chars} characters ...]"
+    return text
