@@ -1,9 +1,257 @@
-"""CLI commands: run (being built)."""
+"""CLI commands: ``run`` (a batch of runs), ``resume`` (continue one run), ``play`` (be the user).
+
+``run`` starts every (task × run index) pair, K at a time, with a live display of each run's
+stage progress and a summary table at the end; it exits non-zero when a run failed and says why.
+``--events`` prints every event as one JSON line once it is stored (never before).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any, List, Optional
+
 import typer
+
+from ._common import DbOption, JsonOption, console, err_console, fail, print_json
+
+AGENT_HELP = "baseline (offline, no model) | react (an LLM with tools; needs --model) | endpoint (an OpenAI-compatible agent)"
+USER_HELP = "rules (offline) | simulator (LLM, needs --simulator-model) | paper (the official prompt) | direct | staged"
+SUMMARY_KEYS = ("run_id", "task_id", "status", "termination", "stages_reached", "stages_total", "user_turns", "assistant_steps", "tool_calls")
+
+
+def _settings(db: Optional[Path], **overrides: Any):
+    from ..config import get_settings
+
+    settings = get_settings()
+    update = {k: v for k, v in overrides.items() if v is not None}
+    if db is not None:
+        update["db"] = db
+    return settings.model_copy(update=update) if update else settings
+
+
+def _event_line(ev: Any, stream: Any) -> None:
+    """One stored event as a JSON line (called by the session only after the store wrote it)."""
+    line = {"run_id": ev.run_id, "seq": ev.seq, "kind": ev.kind, "data": ev.data.model_dump(mode="json")}
+    stream.write(json.dumps(line, ensure_ascii=False) + "\n")
+    stream.flush()
+
+
+def _start_fakes() -> None:
+    from ..llm.fake import install_from_env
+
+    install_from_env()
+
+
+def _summary(rows: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
+    table = Table(title="runs", show_lines=False)
+    for col in ("run", "task", "#", "status", "termination", "stages", "user turns", "steps", "tool calls"):
+        table.add_column(col, overflow="fold", no_wrap=col in ("run", "status", "stages"))
+    for r in rows:
+        table.add_row(
+            r["run_id"], r["task_id"], str(r.get("run_index", "")), r["status"], str(r["termination"]),
+            f"{r['stages_reached']}/{r['stages_total']}", str(r["user_turns"]), str(r["assistant_steps"]), str(r["tool_calls"]),
+        )
+    console.print(table)
+
+
+def _report_failures(rows: list[dict[str, Any]]) -> int:
+    bad = [r for r in rows if r["status"] == "failed"]
+    for r in bad:
+        err_console.print(f"[red]failed[/red] {r['task_id']} #{r.get('run_index', 0)} (run {r['run_id']}): {r.get('error') or 'unknown error'}", highlight=False, soft_wrap=True)
+    return 1 if bad else 0
+
+
+def run_cmd(
+    tasks: List[str] = typer.Option(None, "--tasks", "-t", help="task files, folders or ids (repeat, or separate with commas)"),
+    more: List[str] = typer.Argument(None, help="more task files, folders or ids", show_default=False),
+    agent: Optional[str] = typer.Option(None, "--agent", help=AGENT_HELP),
+    model: Optional[str] = typer.Option(None, "--model", help="the agent's litellm model string"),
+    user: Optional[str] = typer.Option(None, "--user", help=USER_HELP),
+    simulator_model: Optional[str] = typer.Option(None, "--simulator-model", help="litellm model string of the simulator"),
+    runs: int = typer.Option(1, "--runs", min=1, help="runs per task"),
+    concurrency: int = typer.Option(4, "--concurrency", "-k", min=1, help="runs at once"),
+    max_user_turns: Optional[int] = typer.Option(None, "--max-user-turns", min=1),
+    budget_usd: Optional[float] = typer.Option(None, "--budget-usd", help="stop a run once it has cost this much"),
+    budget_tokens: Optional[int] = typer.Option(None, "--budget-tokens", help="stop a run once it has used this many tokens"),
+    stop_on_answer: Optional[bool] = typer.Option(None, "--stop-on-answer/--no-stop-on-answer", help="end a run when the agent gives its final answer"),
+    search: Optional[str] = typer.Option(None, "--search", help="offline | ddgs | serper | tavily | searxng"),
+    endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help="the endpoint agent's OpenAI-compatible base URL"),
+    endpoint_model: Optional[str] = typer.Option(None, "--endpoint-model"),
+    resume: bool = typer.Option(False, "--resume", help="finish the latest (or --batch) batch: resume interrupted runs, start missing ones"),
+    batch: Optional[str] = typer.Option(None, "--batch", help="the batch id for --resume"),
+    events: bool = typer.Option(False, "--events", help="print every stored event as a JSON line"),
+    json_out: bool = JsonOption,
+    db: Optional[Path] = DbOption,
+) -> None:
+    """Run tasks headless: each task × --runs, --concurrency at a time."""
+    _start_fakes()
+    from ..session.batch import BatchSpec, batch_plan
+    from ..store import open_db
+    from ..tasks import TaskLoadError
+    from ..users import USER_KINDS
+    from ._resolve import TaskArgError, resolve_tasks
+
+    settings = _settings(
+        db, max_user_turns=max_user_turns, budget_usd=budget_usd, budget_tokens=budget_tokens,
+        stop_on_final_answer=stop_on_answer, search_backend=search, endpoint_url=endpoint_url, endpoint_model=endpoint_model,
+        simulator_model=simulator_model,
+    )
+    store = open_db(settings.db)
+    spec_values: dict[str, Any] = {}
+    if resume:
+        plan = batch_plan(store, batch)
+        if plan is None:
+            fail(f"--resume: no batch {'with id ' + repr(batch) if batch else 'at all'} in {settings.db}")
+        spec_values = {k: plan[k] for k in ("batch_id", "runs", "agent", "model", "user", "simulator_model") if plan.get(k) is not None}
+        if not tasks and not more and plan.get("tasks"):
+            tasks = list(plan["tasks"])
+    agent = agent or spec_values.get("agent") or settings.agent
+    user = user or spec_values.get("user") or settings.user
+    model = model or spec_values.get("model")
+    sim_model = simulator_model or spec_values.get("simulator_model") or settings.simulator_model
+    if user not in USER_KINDS or user == "human":
+        fail(f"--user {user!r}: choose one of rules, simulator, paper, direct, staged (a person plays with `vibesearch play`)")
+    values = [*(tasks or []), *(more or [])]
+    if not values:
+        fail("--tasks: give task files, folders or ids (see `vibesearch tasks list`)")
+    try:
+        task_list = resolve_tasks(values, settings)
+    except (TaskArgError, TaskLoadError, OSError) as exc:  # task errors name their file and field
+        fail(str(exc))
+    spec = BatchSpec(
+        tasks=task_list, runs=spec_values.get("runs", runs) if resume and runs == 1 else runs, agent=agent, model=model,
+        user=user, simulator_model=sim_model, concurrency=concurrency,
+    )
+    if "batch_id" in spec_values:
+        spec.batch_id = spec_values["batch_id"]
+    build = _builder(settings, spec)
+    try:  # configuration errors (no model, no corpus ...) stop before anything runs
+        for t in task_list:
+            build(t)
+    except ValueError as exc:
+        fail(str(exc))
+    rows = asyncio.run(_run_with_display(store, settings, spec, build, resume=resume, events=events, quiet=json_out))
+    if json_out:
+        print_json([{k: r[k] for k in SUMMARY_KEYS} for r in rows])
+    else:
+        _summary(rows)
+        err_console.print(f"batch {spec.batch_id} · database {settings.db}", highlight=False, soft_wrap=True)
+    raise typer.Exit(_report_failures(rows))
+
+
+def _builder(settings: Any, spec: Any):
+    from ..agents import make_agent
+    from ..users import make_user
+
+    def build(task: Any) -> tuple[Any, Any]:
+        return make_agent(spec.agent, task, settings, model=spec.model), make_user(spec.user, task, settings, model=spec.simulator_model)
+
+    return build
+
+
+async def _run_with_display(store: Any, settings: Any, spec: Any, build: Any, *, resume: bool, events: bool, quiet: bool) -> list[dict[str, Any]]:
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    from ..session.batch import run_batch
+
+    out_stream = sys.stderr if quiet else sys.stdout
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} stages"),
+        TextColumn("{task.fields[status]}"),
+        console=err_console,
+        disable=quiet,
+    )
+    bars: dict[str, Any] = {}
+
+    def bar(job: Any) -> Any:
+        if job.key not in bars:
+            bars[job.key] = progress.add_task(job.key, total=job.task.stage_count(), completed=0, status="waiting")
+        return bars[job.key]
+
+    def on_start(job: Any) -> None:
+        progress.update(bar(job), status="resuming" if job.run_id else "running")
+
+    def on_event(job: Any, ev: Any) -> None:
+        if events:
+            _event_line(ev, out_stream)
+        if ev.kind == "stage" and not ev.data.shadow:
+            progress.update(bar(job), completed=ev.data.stage_index + 1)
+
+    def on_result(job: Any, result: Any) -> None:
+        progress.update(bar(job), completed=result.stages_reached, status=f"{result.status} ({result.termination})")
+
+    with progress:
+        results = await run_batch(store, settings, spec, resume=resume, build=build, on_event=on_event, on_start=on_start, on_result=on_result)
+    return [{**r.to_dict(), "task_id": j.task.id, "run_index": j.index} for j, r in results]
+
+
+def resume_cmd(
+    run_id: str = typer.Argument(..., help="the run to continue"),
+    events: bool = typer.Option(False, "--events", help="print every stored event as a JSON line"),
+    json_out: bool = JsonOption,
+    db: Optional[Path] = DbOption,
+) -> None:
+    """Continue one interrupted run from its stored events."""
+    _start_fakes()
+    from ..session import ResumeError, RunAlreadyEnded, resume_run
+    from ..store import RunNotFound, open_db
+
+    settings = _settings(db)
+    store = open_db(settings.db)
+    stream = sys.stderr if json_out else sys.stdout
+    listeners = [lambda ev: _event_line(ev, stream)] if events else []
+    try:
+        result = asyncio.run(resume_run(store, run_id, settings, listeners=listeners))
+    except (RunNotFound, ResumeError, RunAlreadyEnded, ValueError) as exc:
+        fail(str(exc))
+    row = {**result.to_dict(), "task_id": store.get_run(run_id).task_id}
+    if json_out:
+        print_json({k: row[k] for k in SUMMARY_KEYS})
+    else:
+        _summary([row])
+    raise typer.Exit(_report_failures([row]))
+
+
+def play_cmd(
+    task: str = typer.Option(..., "--task", help="the task id (or a task file) to play"),
+    agent: Optional[str] = typer.Option(None, "--agent", help=AGENT_HELP),
+    model: Optional[str] = typer.Option(None, "--model", help="the agent's litellm model string"),
+    shadow_model: Optional[str] = typer.Option(None, "--shadow-model", help="a simulator model (or 'rules') to log beside your decisions"),
+    tasks_path: Optional[Path] = typer.Option(None, "--tasks", help="a task file or folder besides the bundled ones"),
+    db: Optional[Path] = DbOption,
+) -> None:
+    """Play the persona yourself in the terminal while the agent answers."""
+    _start_fakes()
+    from ..agents import make_agent
+    from ..store import open_db
+    from ..tasks import TaskLoadError
+    from ..users import make_user
+    from ._play import play
+    from ._resolve import TaskArgError, resolve_tasks
+
+    settings = _settings(db)
+    if tasks_path is not None:
+        settings = settings.model_copy(update={"tasks": str(tasks_path)})
+    try:
+        the_task = resolve_tasks([task], settings)[0]
+        the_agent = make_agent(agent or settings.agent, the_task, settings, model=model)
+        the_user = make_user("human", the_task, settings, shadow_model=shadow_model)
+    except (TaskArgError, TaskLoadError, ValueError) as exc:
+        fail(str(exc))
+    store = open_db(settings.db)
+    result = asyncio.run(play(the_task, the_agent, the_user, store, settings))
+    raise typer.Exit(1 if result.status == "failed" else 0)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
+    app.command("run")(run_cmd)
+    app.command("resume")(resume_cmd)
+    app.command("play")(play_cmd)

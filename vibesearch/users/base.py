@@ -7,11 +7,11 @@ the stage pointer: a turn may advance it by at most one stage.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from ..store.conversation import Conversation
-from ..store.events import DecidedBy, ReplyKind
+from ..store.events import DecidedBy, Emit, ReplyKind
 from ..tasks.models import Task
 
 
@@ -20,7 +20,13 @@ class UserState:
     task: Task
     # index of the last stage disclosed (0 = the opening question was asked)
     stage_index: int = 0
+    # user messages sent so far, the opening included
     user_turns: int = 0
+    # where a user records what it spends (usage and non-fatal error events); set by the session
+    emit: Emit | None = None
+
+    def copy(self, **changes) -> "UserState":
+        return replace(self, **changes)
 
     @property
     def next_stage_index(self) -> int | None:

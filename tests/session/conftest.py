@@ -1,0 +1,63 @@
+"""Fixtures for the session tests: the deterministic fake models and a few helpers."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import _session_fakes  # noqa: E402
+
+
+@pytest.fixture
+def fakes(fake, monkeypatch):
+    """fake/agent, fake/agent-quiet, fake/sim, fake/sim-greedy registered with litellm."""
+    monkeypatch.delenv("VIBESEARCH_TEST_FAKE_FAIL", raising=False)
+    monkeypatch.delenv("VIBESEARCH_TEST_FAKE_DELAY", raising=False)
+    for name, handler in (
+        ("agent", _session_fakes.agent_handler),
+        ("agent-quiet", lambda r: _session_fakes.agent_handler(r, quiet=True)),
+        ("sim", _session_fakes.sim_handler),
+        ("sim-greedy", lambda r: _session_fakes.sim_handler(r, greedy=True)),
+    ):
+        fake.register(name, handler)
+    return _session_fakes
+
+
+@pytest.fixture
+def persona_tasks(bundled_tasks):
+    """The bundled persona tasks (a task of our own when none are bundled)."""
+    tasks = [t for t in bundled_tasks if t.extra.get("kind") != "table"]
+    if tasks:
+        return tasks
+    from vibesearch.tasks.models import Task
+
+    sys.path.insert(0, str(HERE.parent / "users"))
+    from _tea_task import TASK
+
+    task = Task.model_validate(TASK)
+    _session_fakes.EXTRA_TASKS.append(task)
+    return [task]
+
+
+def normalised(events):
+    """A run's events without the noise of ids, timings and usage (what a resumed run must equal)."""
+    out = []
+    ids: dict[str, str] = {}
+    for ev in events:
+        d = ev.data.model_dump(mode="json")
+        if d["kind"] == "usage":
+            continue
+        if d["kind"] == "tool_call":  # ids are the provider's; number them by position instead
+            ids[d["call_id"]] = f"c{len(out)}"
+        if "call_id" in d:
+            d["call_id"] = ids.get(d["call_id"], d["call_id"])
+        d.pop("elapsed_s", None)
+        d.pop("latency_s", None)
+        out.append(d)
+    return out

@@ -1,0 +1,81 @@
+"""Turning ``--tasks`` values (files, folders or task ids) into tasks, table tasks included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from ..config import BUNDLED_TABLE_TASKS, Settings
+from ..tasks import TaskLoadError, load_tasks_with_problems
+from ..tasks.models import Task
+
+
+class TaskArgError(ValueError):
+    pass
+
+
+def _tables():
+    try:
+        from .. import tables
+    except ImportError:  # the table package is optional for persona runs
+        return None
+    if not hasattr(tables, "load_table_tasks") or not hasattr(tables, "table_task_to_task"):
+        return None
+    return tables
+
+
+def _load_path(path: Path) -> list[Task]:
+    tables = _tables()
+    if tables is not None and hasattr(tables, "is_table_task_path") and tables.is_table_task_path(path):
+        tasks, problems = load_tasks_with_problems([path]) if path.is_dir() else ([], [])
+        table_tasks = tables.load_table_tasks([path])
+        return [*tasks, *(tables.table_task_to_task(tt) for tt in table_tasks)]
+    tasks, problems = load_tasks_with_problems([path])
+    errors = [p for p in problems if not p.warning]
+    if errors:
+        raise TaskLoadError(errors)
+    if not tasks:
+        raise TaskArgError(f"{path}: no task found there")
+    return tasks
+
+
+def resolve_tasks(values: Iterable[str], settings: Settings) -> list[Task]:
+    """Tasks named by paths or ids, in the order given, without duplicates."""
+    out: list[Task] = []
+    known: dict[str, Task] | None = None
+    for value in values:
+        for part in [v for v in value.split(",") if v.strip()]:
+            part = part.strip()
+            path = Path(part)
+            if path.exists():
+                out.extend(_load_path(path))
+                continue
+            if known is None:
+                known = _known_tasks(settings)
+            task = known.get(part)
+            if task is None:
+                sample = ", ".join(sorted(known)[:12]) or "none"
+                raise TaskArgError(f"--tasks {part!r}: no such file, folder or task id (known ids: {sample})")
+            out.append(task)
+    seen: set[str] = set()
+    unique = []
+    for t in out:
+        if t.id not in seen:
+            seen.add(t.id)
+            unique.append(t)
+    if not unique:
+        raise TaskArgError("--tasks: no tasks given")
+    return unique
+
+
+def _known_tasks(settings: Settings) -> dict[str, Task]:
+    tasks, _problems = load_tasks_with_problems([p for p in settings.task_paths() if Path(p).exists()])
+    known = {t.id: t for t in tasks}
+    tables = _tables()
+    if tables is not None and Path(BUNDLED_TABLE_TASKS).exists():
+        try:
+            for tt in tables.load_table_tasks([BUNDLED_TABLE_TASKS]):
+                known.setdefault(tt.id, tables.table_task_to_task(tt))
+        except Exception:  # noqa: BLE001 - a broken table folder must not hide persona tasks
+            pass
+    return known

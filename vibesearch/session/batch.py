@@ -1,0 +1,180 @@
+"""The batch runner: every (task × run index) pair of a configuration, K at a time.
+
+Each run is an ordinary ``run_session`` (or ``resume_run``) with ``batch_id`` and ``run_index``
+on its row and the batch's plan in its meta, so ``--resume`` can finish what an interrupted batch
+left: runs still ``running``/``interrupted`` are resumed, pairs that never started are started,
+and runs that ended are reported as they are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..config import Settings
+from ..store import Store, new_run_id
+from ..store.events import StoredEvent
+from ..tasks.models import Task
+from ._record import RunResult, STATUS_OF
+from .loop import run_session
+from .resume import RESUMABLE, resume_run
+
+
+@dataclass
+class BatchSpec:
+    tasks: list[Task]
+    runs: int = 1
+    agent: str = "baseline"
+    model: str | None = None
+    user: str = "rules"
+    simulator_model: str | None = None
+    concurrency: int = 4
+    batch_id: str = field(default_factory=new_run_id)
+    owner: str | None = None
+
+    def plan(self) -> dict[str, Any]:
+        return {
+            "batch_id": self.batch_id,
+            "tasks": [t.id for t in self.tasks],
+            "runs": self.runs,
+            "agent": self.agent,
+            "model": self.model,
+            "user": self.user,
+            "simulator_model": self.simulator_model,
+        }
+
+
+@dataclass
+class Job:
+    task: Task
+    index: int
+    run_id: str | None = None  # an existing run to resume
+    done: RunResult | None = None  # an existing run that already ended
+
+    @property
+    def key(self) -> str:
+        return f"{self.task.id}#{self.index}"
+
+
+EventHook = Callable[[Job, StoredEvent], Any]
+JobHook = Callable[[Job], Any]
+ResultHook = Callable[[Job, RunResult], Any]
+
+
+def result_from_store(store: Store, run_id: str, stages_total: int | None = None) -> RunResult:
+    """A run's result read back from its stored events."""
+    from ..store import Conversation
+
+    run = store.get_run(run_id)
+    events = store.events(run_id)
+    convo = Conversation.from_events(events)
+    data = [e.data for e in events]
+    steps = sum(1 for d in data if d.kind == "message" and d.role == "assistant" and d.phase == "dialogue")  # type: ignore[union-attr]
+    calls = sum(1 for d in data if d.kind == "tool_call")
+    fatal = [d.message for d in data if d.kind == "error" and d.fatal]  # type: ignore[union-attr]
+    if stages_total is None:
+        task = json.loads(run.task_json or "{}")
+        stages_total = len(((task.get("persona") or {}).get("stages")) or [])
+    return RunResult(
+        run_id=run_id,
+        status=run.status,
+        termination=run.termination,
+        stages_reached=convo.stage_index + 1 if convo.stage_events else 0,
+        stages_total=stages_total,
+        user_turns=convo.user_turns(),
+        assistant_steps=steps,
+        tool_calls=calls,
+        error=fatal[-1] if fatal else None,
+    )
+
+
+def plan_jobs(store: Store, spec: BatchSpec, *, resume: bool) -> list[Job]:
+    jobs = [Job(task, i) for task in spec.tasks for i in range(spec.runs)]
+    if not resume:
+        return jobs
+    existing = {(r.task_id, r.run_index): r for r in reversed(store.list_runs(batch_id=spec.batch_id))}
+    for job in jobs:
+        run = existing.get((job.task.id, job.index))
+        if run is None:
+            continue
+        if run.status in RESUMABLE:
+            job.run_id = run.id
+        else:
+            job.done = result_from_store(store, run.id, job.task.stage_count())
+    return jobs
+
+
+def batch_plan(store: Store, batch_id: str | None = None) -> dict[str, Any] | None:
+    """The stored plan of a batch (the latest batch when no id is given)."""
+    runs = [r for r in store.list_runs() if r.batch_id and (batch_id is None or r.batch_id == batch_id)]
+    if not runs:
+        return None
+    latest = runs[0].batch_id
+    for r in runs:
+        if r.batch_id == latest:
+            plan = json.loads(r.meta_json or "{}").get("batch")
+            if plan:
+                return plan
+    return {"batch_id": latest}
+
+
+async def run_batch(
+    store: Store,
+    settings: Settings,
+    spec: BatchSpec,
+    *,
+    resume: bool = False,
+    build: Callable[[Task], tuple[Any, Any]],
+    on_event: EventHook | None = None,
+    on_start: JobHook | None = None,
+    on_result: ResultHook | None = None,
+) -> list[tuple[Job, RunResult]]:
+    """Run the batch; ``build(task)`` gives a fresh ``(agent, user)`` for a new run."""
+    jobs = plan_jobs(store, spec, resume=resume)
+    sem = asyncio.Semaphore(max(1, spec.concurrency))
+    plan = spec.plan()
+
+    async def one(job: Job) -> RunResult:
+        if job.done is not None:
+            if on_result:
+                on_result(job, job.done)
+            return job.done
+        async with sem:
+            if on_start:
+                on_start(job)
+            listeners = [(lambda ev, j=job: on_event(j, ev))] if on_event else []
+            try:
+                if job.run_id is not None:
+                    result = await resume_run(store, job.run_id, settings, listeners=listeners)
+                else:
+                    agent, user = build(job.task)
+                    fields = {"batch_id": spec.batch_id, "run_index": job.index, "owner": spec.owner, "batch": plan}
+                    result = await run_session(job.task, agent, user, store, settings, run_fields=fields, listeners=listeners)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a run that could not even start is a failed run
+                from ..llm import scrub
+
+                result = RunResult(
+                    run_id=job.run_id or "-",
+                    status="failed",
+                    termination="error",
+                    stages_reached=0,
+                    stages_total=job.task.stage_count(),
+                    user_turns=0,
+                    assistant_steps=0,
+                    tool_calls=0,
+                    error=scrub(f"{type(exc).__name__}: {exc}"),
+                )
+        if on_result:
+            on_result(job, result)
+        return result
+
+    results = await asyncio.gather(*(one(j) for j in jobs))
+    return list(zip(jobs, results))
+
+
+def failed(results: list[tuple[Job, RunResult]]) -> list[tuple[Job, RunResult]]:
+    return [(j, r) for j, r in results if r.status == "failed" or STATUS_OF.get(r.termination or "", "") == "failed"]

@@ -1,0 +1,117 @@
+"""A person playing the persona (the app or the terminal hands their turns in).
+
+``next_turn`` waits on an asyncio queue; ``submit`` puts the person's ``UserTurn`` there. No
+thread blocks: the session's task simply awaits. ``submit`` may be called from another event
+loop or thread (a web framework's worker): it then hands the turn over thread-safely.
+
+The person's decision (disclose / push / perfunctory / redirect / done) becomes the same stage
+event a simulator's decision does, with ``decided_by="human"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..store.conversation import Conversation
+from ..tasks.models import Task
+from ._stages import DONE_SIGNAL, StageCard, perfunctory_prefix, push_message, stage_card
+from .base import UserState, UserTurn
+
+_KINDS = {"disclose", "push", "perfunctory", "redirect", "done"}
+
+
+class HumanUser:
+    kind = "human"
+    model: str | None = None
+
+    def __init__(self, task: Task):
+        self.task = task
+        self._queue: asyncio.Queue[UserTurn] = asyncio.Queue()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._state: UserState | None = None
+        self._last_reply: str | None = None
+        self._waiting = asyncio.Event()  # set while a turn is awaited
+        self.requests = 0  # how many turns have been asked for (tells one wait from the next)
+
+    # ------------------------------------------------------------------ User protocol
+    async def opening(self, state: UserState) -> UserTurn:
+        self._loop = asyncio.get_running_loop()
+        return UserTurn(message=self.task.persona.initial_query, reply_kind="open", decided_by="human")
+
+    async def next_turn(self, convo: Conversation, state: UserState) -> UserTurn:
+        self._loop = asyncio.get_running_loop()
+        self._state = state
+        self._last_reply = convo.last_reply()
+        self.requests += 1
+        self._waiting.set()
+        try:
+            turn = await self._queue.get()
+        finally:
+            self._waiting.clear()
+            self._state = None
+        return self.normalise(turn, state)
+
+    # ------------------------------------------------------------------ the UI side
+    async def submit(self, turn: UserTurn) -> None:
+        """Hand the person's turn in (from any loop or thread)."""
+        self.submit_nowait(turn)
+
+    def submit_nowait(self, turn: UserTurn) -> None:
+        if turn.reply_kind not in _KINDS:
+            raise ValueError(f"reply_kind must be one of {sorted(_KINDS)}, got {turn.reply_kind!r}")
+        loop = self._loop
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is not None and running is not loop and loop.is_running():
+            loop.call_soon_threadsafe(self._queue.put_nowait, turn)
+        else:
+            self._queue.put_nowait(turn)
+
+    @property
+    def waiting(self) -> bool:
+        return self._waiting.is_set()
+
+    async def wait_pending(self) -> dict[str, Any]:
+        """Wait until a turn is awaited; return ``pending_state()``."""
+        await self._waiting.wait()
+        return self.pending_state() or {}
+
+    def pending_state(self) -> dict[str, Any] | None:
+        """What the person is asked for now (None when no turn is awaited)."""
+        if self._state is None or not self._waiting.is_set():
+            return None
+        card: StageCard = stage_card(self.task, self._state)
+        return {**card.to_dict(), "waiting": True, "request": self.requests, "last_reply": self._last_reply}
+
+    def normalise(self, turn: UserTurn, state: UserState) -> UserTurn:
+        """The person's turn as recorded: a disclosure says the next line unless they wrote their own."""
+        nxt = state.next_stage_index
+        message = (turn.message or "").strip()
+        kind = turn.reply_kind
+        advanced = kind == "disclose" and nxt is not None
+        if kind == "disclose" and nxt is None:
+            kind = "push"
+        if advanced and not message:
+            message = self.task.persona.stages[nxt].line  # type: ignore[index]
+        if kind == "done" and not message:
+            message = DONE_SIGNAL
+        if not message:  # an empty push: the fallback worded as a push
+            fallback = self.task.persona.stages[nxt].fallback if nxt is not None else None
+            message = push_message(self.task, fallback, state.user_turns)
+            if kind == "perfunctory":
+                message = perfunctory_prefix(self.task) + message
+        if turn.trigger_met is not None:
+            met = turn.trigger_met
+        else:
+            met = None if kind == "done" else advanced
+        return UserTurn(
+            message=message,
+            reply_kind=kind,
+            stage_advanced=advanced,
+            trigger_met=met,
+            decided_by="human",
+            rationale=turn.rationale,
+        )
