@@ -21,6 +21,7 @@ import random
 import re
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Awaitable, Callable
 
 from ..config import Settings, get_settings
@@ -102,7 +103,19 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(status, int) and (status == 429 or status >= 500)
 
 
+@lru_cache(maxsize=256)
+def _has_price(model: str) -> bool:
+    """Does litellm's cost map price this model? (Asked once per model name.)"""
+    try:
+        info = _litellm().get_model_info(model)
+    except Exception:
+        return False
+    return bool(info.get("input_cost_per_token") or info.get("output_cost_per_token"))
+
+
 def _cost(litellm: Any, response: Any, model: str) -> float | None:
+    if not _has_price(model) and not _has_price(getattr(response, "model", None) or model):
+        return None  # unknown, never a made-up 0
     try:
         cost = litellm.completion_cost(completion_response=response, model=model)
     except Exception:

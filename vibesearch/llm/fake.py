@@ -107,7 +107,14 @@ def _raise(kind: str, model: str) -> None:
 
 
 def _estimate_tokens(obj: Any) -> int:
-    return max(1, len(json.dumps(obj, ensure_ascii=False)) // 4)
+    """About four characters a token, counted over the message texts."""
+    messages = obj if isinstance(obj, list) else [obj]
+    chars = 0
+    for m in messages:
+        chars += len(_text(m.get("content"))) + 8
+        for tc in m.get("tool_calls") or []:
+            chars += len(str(tc.get("function", {}).get("arguments", ""))) + 8
+    return max(1, chars // 4)
 
 
 def _build_response(req: Request, reply: Reply) -> Any:

@@ -61,6 +61,8 @@ class Conversation:
     stage_index: int = 0  # the stage pointer (0 = opening stage disclosed)
     stage_events: list[StageEvent] = field(default_factory=list)
     usage: list[UsageEvent] = field(default_factory=list)
+    # agent_messages() of finished turns (they no longer change), by turn index
+    _turn_messages: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------- building
     def add(self, data: EventData) -> None:
@@ -134,9 +136,17 @@ class Conversation:
             partially_summarised = self.summary is not None and ti == self.summary_upto - 1
             if not partially_summarised:
                 msgs.append({"role": "user", "content": turn.user})
-            steps = turn.steps[self.summary_steps :] if partially_summarised else turn.steps
-            for step in steps:
-                msgs.extend(_step_messages(step))
+            if partially_summarised:
+                for step in turn.steps[self.summary_steps :]:
+                    msgs.extend(_step_messages(step))
+                continue
+            finished = ti < len(self.turns) - 1
+            cached = self._turn_messages.get(ti) if finished else None
+            if cached is None:
+                cached = [m for step in turn.steps for m in _step_messages(step)]
+                if finished:
+                    self._turn_messages[ti] = cached
+            msgs.extend(dict(m) for m in cached)  # copies: callers may edit what they get
         return msgs
 
 

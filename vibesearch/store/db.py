@@ -142,24 +142,27 @@ class Store:
 
     # ------------------------------------------------------------------ events
     def append(self, run_id: str, data: EventData) -> StoredEvent:
-        """Write one event and commit it. Returns it with its sequence number."""
+        """Write one event and commit it. Returns it with its sequence number.
+
+        One ``INSERT … SELECT MAX(seq)+1 … RETURNING`` statement: SQLite runs it atomically, so
+        the sequence stays unique and gap-free across threads and processes without a separate
+        read; the ``(run_id, seq)`` constraint is the backstop.
+        """
         payload = data.model_dump_json()
+        ts = utcnow()
+        is_graph = isinstance(data, GraphEvent)
         for attempt in range(50):
             try:
-                with self._lock, Session(self.engine) as s:
-                    last = s.exec(
-                        select(func.max(EventRow.seq)).where(EventRow.run_id == run_id)
-                    ).one()
-                    seq = (last or 0) + 1
-                    row = EventRow(run_id=run_id, seq=seq, kind=data.kind, data_json=payload)
-                    s.add(row)
-                    if isinstance(data, GraphEvent):
-                        s.add(_graph_row(run_id, data))
-                    s.commit()
-                    return StoredEvent(run_id=run_id, seq=seq, ts=row.ts, data=data)
-            except IntegrityError:
-                # another process took this sequence number first
-                time.sleep(0.001 * (attempt + 1))
+                with self._lock, self.engine.begin() as conn:
+                    seq = conn.exec_driver_sql(_APPEND_SQL, (run_id, ts.strftime("%Y-%m-%d %H:%M:%S.%f"), data.kind, payload, run_id)).scalar_one()
+                    if is_graph:
+                        row = _graph_row(run_id, data)  # type: ignore[arg-type]
+                        conn.execute(GraphRow.__table__.insert().values(**row.model_dump(exclude={"id"})))
+                return StoredEvent(run_id=run_id, seq=seq, ts=ts, data=data)
+            except IntegrityError as exc:
+                if "FOREIGN KEY" in str(exc):
+                    raise RunNotFound(run_id) from None
+                time.sleep(0.001 * (attempt + 1))  # another process took this number first
             except OperationalError as exc:  # database locked past the busy timeout
                 if "locked" not in str(exc) or attempt >= 49:
                     raise
@@ -259,6 +262,12 @@ class Store:
     def session(self) -> Session:
         """A raw SQLModel session for queries this class does not offer."""
         return Session(self.engine)
+
+
+_APPEND_SQL = (
+    "INSERT INTO events (run_id, seq, ts, kind, data_json) "
+    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM events WHERE run_id = ? RETURNING seq"
+)
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
