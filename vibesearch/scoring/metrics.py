@@ -23,12 +23,12 @@ Choices, also in docs/scoring.md:
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
-from typing import Any, Coroutine, Sequence, TypeVar
+from typing import Any, Sequence, TypeVar
 
 from pydantic import BaseModel
 
+from .._aio import run_sync
 from ..config import Settings, get_settings
 from ..store import Store
 from ..store.tables import ScoreRow, VerdictRow
@@ -143,16 +143,6 @@ async def score_graph_async(
 
 def score_graph(gt: Sequence[Any], pred: Sequence[Any], *, judge: str = "offline", settings: Settings | None = None) -> GraphScore:
     return run_sync(score_graph_async(gt, pred, judge=judge, settings=settings))
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine from sync code, also when this thread already runs an event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 def task_snapshot(store: Store, run_id: str) -> dict[str, Any]:

@@ -21,9 +21,9 @@ Nothing here raises on a malformed answer: every problem ends as a score with a 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-from typing import Any, Coroutine, TypeVar
+from typing import TypeVar
 
+from .._aio import run_sync
 from ..config import Settings, get_settings
 from . import _judge
 from ._normalise import norm_header, norm_text
@@ -43,16 +43,6 @@ def judge_model(judge: str | None) -> str | None:
 
 def f1(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if p + r > 0 else 0.0
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion from sync code, also when an event loop is running here."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 def score_table(tt: TableTask, answer_text: str | None, *, judge: str = "offline", settings: Settings | None = None) -> TableScore:
