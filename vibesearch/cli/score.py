@@ -109,9 +109,12 @@ def score_command(
 def _row_json(store, row) -> dict[str, Any]:
     from ..scoring.verdicts import judge_label
 
+    from ..scoring.aggregate import agent_label
+
     run = store.get_run(row.run_id)
     return {
-        "run_id": row.run_id, "task_id": run.task_id, "score_id": row.id, "judge": row.judge, "judge_label": judge_label(row.judge),
+        "run_id": row.run_id, "task_id": run.task_id, "agent": agent_label(run.agent, run.agent_model),
+        "score_id": row.id, "judge": row.judge, "judge_label": judge_label(row.judge),
         "precision": row.precision, "recall": row.recall, "f1": row.f1, "n_gt": row.n_gt, "n_pred": row.n_pred,
         "n_covered": row.n_covered, "n_valid": row.n_valid, "n_unscored": row.n_unscored,
     }
@@ -123,11 +126,11 @@ def _print_scores(results: list[dict[str, Any]]) -> None:
     for label in dict.fromkeys(r["judge_label"] for r in results):
         console.print(f"scored by the {label}", highlight=False)
     table = Table(title="Scores (P / R / F1 in %)")
-    for col in ("run", "task", "judge", "P", "R", "F1", "GT", "pred", "unscored"):
+    for col in ("run", "task", "agent", "judge", "P", "R", "F1", "GT", "pred", "unscored"):
         table.add_column(col, justify="right" if col in ("P", "R", "F1", "GT", "pred", "unscored") else "left")
     for r in results:
-        table.add_row(r["run_id"], r["task_id"], r["judge_label"], _pct(r["precision"]), _pct(r["recall"]), _pct(r["f1"]),
-                      str(r["n_gt"]), str(r["n_pred"]), str(r["n_unscored"]))
+        table.add_row(r["run_id"], r["task_id"], r.get("agent", ""), r["judge_label"], _pct(r["precision"]),
+                      _pct(r["recall"]), _pct(r["f1"]), str(r["n_gt"]), str(r["n_pred"]), str(r["n_unscored"]))
     console.print(table)
     if any(r["n_unscored"] for r in results):
         console.print("Recall is over the scored ground-truth triples; unscored ones are counted in the last column.")

@@ -56,8 +56,18 @@ class RunRecord(BaseModel):
         return self.f1 is not None
 
 
+# The offline baseline reads the corpus' annotated facts; its scores must never pass for a model's.
+BASELINE_LABEL = "baseline (retrieval + oracle reader)"
+
+
+def agent_label(agent: str | None, model: str | None = None) -> str:
+    if agent == "baseline":
+        return BASELINE_LABEL
+    return f"{agent or '?'}" + (f" ({model})" if model else "")
+
+
 def config_key(run: Run) -> str:
-    agent = f"{run.agent or '?'}" + (f" ({run.agent_model})" if run.agent_model else "")
+    agent = agent_label(run.agent, run.agent_model)
     user = f"{run.user or '?'}" + (f" ({run.simulator_model})" if run.simulator_model else "")
     return f"{agent} · user {user}"
 
