@@ -1,9 +1,36 @@
-"""CLI commands: serve (being built)."""
+"""``vibesearch serve``: start the Gradio app."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Optional
+
 import typer
+
+from ._common import DbOption, fail
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
+
+    @app.command("serve")
+    def serve(
+        host: Optional[str] = typer.Option(None, "--host", help="Address to listen on (default: VIBESEARCH_HOST or 127.0.0.1)"),
+        port: Optional[int] = typer.Option(None, "--port", help="Port (default: VIBESEARCH_PORT or 7860)"),
+        db: Optional[Path] = DbOption,
+    ) -> None:
+        """Serve the app: play, replay, label and compare runs in the browser (offline by default)."""
+        import os
+
+        os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+        from ..app.ui import auth_pairs, launch
+        from ..config import get_settings
+
+        settings = get_settings()
+        try:
+            auth_pairs(settings)
+        except ValueError as exc:
+            fail(str(exc))
+        if port is not None and not (0 < port < 65536):
+            fail(f"--port must be between 1 and 65535, got {port}")
+        launch(settings, host=host, port=port, db=db)

@@ -1,0 +1,16 @@
+"""Start the VibeSearch evaluator app: ``python app.py``.
+
+Serves on VIBESEARCH_HOST / VIBESEARCH_PORT (default 127.0.0.1:7860) with the database at
+VIBESEARCH_DB. With nothing configured it runs fully offline: the bundled tasks, the offline
+baseline agent, the rule-based simulator and the offline judge.
+"""
+
+import os
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from vibesearch.app import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch()

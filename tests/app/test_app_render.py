@@ -1,0 +1,108 @@
+"""Events → chat messages, stage stepper and timeline (shared by Play and Runs)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from vibesearch.app.render import chat_messages, disclosure_turns, stage_pointer, stage_timeline_html, stepper_html
+from vibesearch.store.events import (
+    EndEvent,
+    GraphEvent,
+    MessageEvent,
+    StageEvent,
+    StoredEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+
+
+def _stored(datas):
+    ts = datetime.now(timezone.utc)
+    return [StoredEvent(run_id="r1", seq=i + 1, ts=ts, data=d) for i, d in enumerate(datas)]
+
+
+def _opening(task):
+    return [
+        StageEvent(stage_index=0, stage_name=task.stages[0].name, reply_kind="open", decided_by="rules"),
+        MessageEvent(role="user", content=task.persona.initial_query),
+    ]
+
+
+def test_tool_call_is_pending_until_its_result_arrives(bundled_tasks):
+    task = bundled_tasks[0]
+    call = ToolCallEvent(call_id="c1", tool="search", arguments={"query": "Newton Leibniz", "topn": 3})
+    events = _stored([*_opening(task), MessageEvent(role="assistant", content="", n_tool_calls=1), call])
+    msgs = chat_messages(events, task)
+    tool_msgs = [m for m in msgs if m.metadata.get("title", "").startswith("⚙ search(")]
+    assert len(tool_msgs) == 1
+    assert tool_msgs[0].metadata["status"] == "pending"
+    assert 'query="Newton Leibniz"' in tool_msgs[0].metadata["title"]
+
+    result = ToolResultEvent(call_id="c1", tool="search", content="1. A page about calculus", elapsed_s=0.25)
+    msgs = chat_messages([*events, *_stored([result])], task)
+    tool_msgs = [m for m in msgs if m.metadata.get("title", "").startswith("⚙ search(")]
+    assert tool_msgs[0].metadata["status"] == "done"
+    assert tool_msgs[0].content == "1. A page about calculus"
+    assert tool_msgs[0].metadata["duration"] == 0.25
+
+
+def test_messages_stage_notes_graph_and_end(bundled_tasks):
+    task = bundled_tasks[0]
+    datas = [
+        *_opening(task),
+        MessageEvent(role="assistant", content="Here is what I found. Would you like more?", final=True),
+        StageEvent(stage_index=1, stage_name=task.stages[1].name, advanced=True, reply_kind="disclose", trigger_met=True, decided_by="human"),
+        StageEvent(stage_index=1, stage_name=task.stages[1].name, advanced=True, reply_kind="disclose", trigger_met=True,
+                   decided_by="shadow", shadow=True, rationale="cue present"),
+        MessageEvent(role="user", content=task.stages[1].line),
+        MessageEvent(role="user", content="Write the graph", phase="extraction"),
+        MessageEvent(role="assistant", content="[]", phase="extraction"),
+        GraphEvent(triples=[{"head": "a", "relation": "b", "tail": "c"}]),
+        EndEvent(termination="max_user_turns"),
+    ]
+    msgs = chat_messages(_stored(datas), task)
+    plain = [(m.role, m.content) for m in msgs if not m.metadata]
+    assert plain == [
+        ("user", task.persona.initial_query),
+        ("assistant", "Here is what I found. Would you like more?"),
+        ("user", task.stages[1].line),
+    ]
+    titles = [m.metadata.get("title", "") for m in msgs if m.metadata]
+    assert any(t.startswith("✓ Disclosed stage 2/") and "by human" in t for t in titles)
+    assert any("shadow" in t and "disclose" in t for t in titles)
+    assert any("Extraction instruction" in t for t in titles)
+    assert any(t == "◈ Extracted graph: 1 triples" for t in titles)
+    assert titles[-1] == "■ Run ended (max_user_turns)"
+
+
+def test_stepper_marks_disclosed_current_and_pending(bundled_tasks):
+    task = next(t for t in bundled_tasks if t.stage_count() >= 4)
+    datas = [
+        *_opening(task),
+        MessageEvent(role="assistant", content="reply", final=True),
+        StageEvent(stage_index=1, advanced=True, reply_kind="disclose", decided_by="rules"),
+        MessageEvent(role="user", content=task.stages[1].line),
+        MessageEvent(role="assistant", content="reply 2", final=True),
+        StageEvent(stage_index=1, advanced=False, reply_kind="push", decided_by="rules"),
+        MessageEvent(role="user", content="more please"),
+    ]
+    events = _stored(datas)
+    assert stage_pointer(events) == 1
+    assert disclosure_turns(events) == {0: 1, 1: 2}
+    html = stepper_html(task, events, running=True)
+    assert html.count("vs-done") == 2
+    assert html.count("vs-current") == 1
+    assert html.count("vs-pending") == task.stage_count() - 3
+    assert f"2 / {task.stage_count()} disclosed" in html
+    assert "waiting for" in html and task.stages[2].trigger.condition[:20] in html
+    # once the run is over nothing is "current"
+    assert "vs-current" not in stepper_html(task, events, running=False)
+    timeline = stage_timeline_html(task, events)
+    assert timeline.count("<tr") == 4  # header + open + disclose + push
+    assert "push" in timeline and "disclose" in timeline
+
+
+def test_shadow_stage_event_does_not_move_the_pointer(bundled_tasks):
+    task = bundled_tasks[0]
+    events = _stored([*_opening(task), StageEvent(stage_index=1, advanced=True, reply_kind="disclose", decided_by="shadow", shadow=True)])
+    assert stage_pointer(events) == 0

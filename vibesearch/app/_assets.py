@@ -1,0 +1,73 @@
+"""The app's CSS, its keyboard-shortcut script and its theme (system fonts: nothing from a CDN)."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+SYSTEM_FONTS = ["ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "Helvetica", "Arial", "sans-serif"]
+MONO_FONTS = ["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"]
+
+
+def theme() -> gr.themes.Base:
+    return gr.themes.Soft(font=SYSTEM_FONTS, font_mono=MONO_FONTS, primary_hue="indigo", secondary_hue="slate")
+
+
+CSS = """
+.vs-card { border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 10px 12px; margin: 4px 0;
+           background: var(--block-background-fill); font-size: 0.92em; }
+.vs-card p { margin: 4px 0; }
+.vs-card-title { font-weight: 600; font-size: 1.05em; margin-bottom: 2px; }
+.vs-muted { color: var(--body-text-color-subdued); font-size: 0.9em; }
+.vs-error { color: #b42318; }
+.vs-badge { display: inline-block; border-radius: 10px; padding: 1px 8px; margin-left: 6px; font-size: 0.82em;
+            background: var(--color-accent-soft); color: var(--body-text-color); border: 1px solid var(--border-color-accent); }
+.vs-big { font-size: 1.5em; font-weight: 700; margin-right: 8px; }
+.vs-score { margin: 4px 0 8px 0; }
+.vs-stepper ol { list-style: none; padding-left: 0; margin: 4px 0; }
+.vs-stepper li { padding: 4px 6px; border-radius: 6px; margin: 2px 0; }
+.vs-stepper .vs-mark { display: inline-block; width: 1.3em; font-weight: 700; }
+.vs-stepper .vs-done .vs-mark { color: #2e9e57; }
+.vs-stepper .vs-current { background: var(--color-accent-soft); }
+.vs-stepper .vs-current .vs-mark { color: var(--color-accent); }
+.vs-stepper .vs-pending { color: var(--body-text-color-subdued); }
+.vs-stepper .vs-detail { font-size: 0.82em; margin-left: 1.6em; color: var(--body-text-color-subdued); }
+.vs-stepper-head { font-weight: 600; }
+.vs-stats table, .vs-timeline table, .vs-agree table { width: 100%; border-collapse: collapse; }
+.vs-stats table td, .vs-timeline table td, .vs-timeline table th, .vs-agree table td, .vs-agree table th {
+  padding: 2px 6px; border: none !important; border-bottom: 1px solid var(--border-color-primary) !important; }
+.vs-card table { border: none !important; border-collapse: collapse; margin: 0; }
+.vs-card table tr { border: none !important; }
+.vs-card table td, .vs-card table th { border-left: none !important; border-right: none !important; border-top: none !important; }
+.vs-persona summary { cursor: pointer; color: var(--body-text-color-subdued); font-size: 0.9em; }
+.vs-num { text-align: right; font-variant-numeric: tabular-nums; }
+.vs-timeline .vs-adv { font-weight: 600; }
+.vs-timeline .vs-shadow { color: var(--body-text-color-subdued); font-style: italic; }
+.vs-waiting { color: #b54708; font-weight: 600; margin-bottom: 4px; }
+.vs-triple { font-size: 1.15em; padding: 10px; }
+.vs-triple .vs-part { display: inline-block; padding: 2px 8px; margin: 2px; border-radius: 6px; background: var(--background-fill-secondary); }
+.vs-verdict-covered { color: #2e9e57; font-weight: 600; }
+.vs-verdict-missed { color: #d9534f; font-weight: 600; }
+.vs-keys kbd { border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 0 4px; font-size: 0.85em; }
+"""
+
+# y / n mark the ground-truth triple shown in the Label tab, j / k move to the next / previous one.
+# Keys typed into a text field are left alone.
+SHORTCUTS_JS = """
+() => {
+  if (window.__vsKeys) return;
+  window.__vsKeys = true;
+  const ids = { y: 'vs-label-yes', n: 'vs-label-no', j: 'vs-label-next', k: 'vs-label-prev' };
+  document.addEventListener('keydown', (ev) => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const t = ev.target;
+    const tag = (t && t.tagName || '').toLowerCase();
+    if (tag === 'input' || tag === 'textarea' || tag === 'select' || (t && t.isContentEditable)) return;
+    const tab = document.getElementById('vs-label-panel');
+    if (!tab || tab.offsetParent === null) return;
+    const id = ids[ev.key.toLowerCase()];
+    if (!id) return;
+    const btn = document.getElementById(id);
+    if (btn && !btn.disabled) { ev.preventDefault(); btn.click(); }
+  });
+}
+"""

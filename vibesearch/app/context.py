@@ -1,0 +1,71 @@
+"""What every tab needs: settings, the store, the task catalog and the run manager.
+
+One ``AppContext`` is built inside ``build_app()`` and handed to the tab builders, whose event
+handlers capture it. It holds no person's data: per-person state lives in ``gr.State`` /
+``gr.BrowserState`` values.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import Settings
+from ..store import Run, Store
+from ..tasks.models import Task
+from .catalog import TaskCatalog
+from .live import RunManager
+
+
+@dataclass
+class AppContext:
+    settings: Settings
+    store: Store
+    catalog: TaskCatalog
+    manager: RunManager
+
+    def task_of_run(self, run: Run) -> Task | None:
+        """The task snapshot stored with a run (falls back to the catalog)."""
+        try:
+            data = json.loads(run.task_json or "{}")
+            if data:
+                return Task.model_validate(data)
+        except Exception:  # noqa: BLE001 - an old or imported snapshot: try the catalog
+            pass
+        return self.catalog.tasks.get(run.task_id)
+
+
+def new_owner_token() -> str:
+    return "b-" + secrets.token_hex(12)
+
+
+@dataclass
+class RunView:
+    """A per-browser view of one run (kept in ``gr.State``): what was read and shown already."""
+
+    run_id: str | None = None
+    seq: int = 0
+    events: list = field(default_factory=list)
+    shown: dict[str, Any] = field(default_factory=dict)  # output name → last signature
+
+    def reset(self, run_id: str | None) -> "RunView":
+        return RunView(run_id=run_id)
+
+    def changed(self, name: str, signature: Any) -> bool:
+        """True (and remembered) when the output's signature differs from what was last sent."""
+        if self.shown.get(name) == signature:
+            return False
+        self.shown[name] = signature
+        return True
+
+    def pull(self, store: Store) -> bool:
+        """Read events stored since the last pull. True when there were any."""
+        if not self.run_id:
+            return False
+        new = store.events(self.run_id, after=self.seq)
+        if new:
+            self.events.extend(new)
+            self.seq = new[-1].seq
+        return bool(new)

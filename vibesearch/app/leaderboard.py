@@ -1,0 +1,160 @@
+"""The Leaderboard tab: the aggregation tables over every scored run and two plots.
+
+* scores (the paper's table 3): Avg@N and Best@N of P/R/F1 per configuration, overall and per
+  subset and language;
+* interaction (its table 4): #Asst, #User, their ratio, tool calls, compactions, tokens, cost;
+* plots: F1 by configuration and subset; precision against recall (one point per run).
+
+All numbers come from ``vibesearch.scoring`` (``collect_runs``, ``score_table``,
+``interaction_table``, ``f1_by_compactions``, ``termination_types``); nothing is computed here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+import plotly.graph_objects as go
+
+from .context import AppContext
+from .panels import judge_text
+
+SCORE_HEADERS = ["configuration", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Best P", "Best R", "Best F1"]
+INTERACTION_HEADERS = ["configuration", "runs", "#Asst", "#User", "#Asst/#User", "tool calls", "tools / user turn",
+                       "compactions", "input tokens", "output tokens", "cost (USD)"]
+ERROR_HEADERS = ["compactions", "runs", "mean F1", "mean recall"]
+TABLE_HEADERS = ["configuration", "tasks", "runs", "SR Avg@N", "SR Pass@N", "Row-F1 Avg@N", "Row-F1 Max@N", "Item-F1 Avg@N", "Item-F1 Max@N"]
+AUTO = "(judge with most scores)"
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.2f}"
+
+
+def _n(x: Any, digits: int = 1) -> str:
+    if x is None:
+        return "unknown"
+    return f"{x:,.{digits}f}" if isinstance(x, float) else f"{x:,}"
+
+
+def judges(ctx: AppContext) -> list[str]:
+    return [AUTO, *sorted({s.judge for s in ctx.store.scores()})]
+
+
+def tables(ctx: AppContext, judge: str | None):
+    from ..scoring import collect_runs, interaction_table, score_table
+    from ..scoring.errors import f1_by_compactions, termination_types
+
+    records, used = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge)
+    scores = score_table(records)
+    score_rows = [
+        [r["config"], r["group"], r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
+         _pct(r["avg_precision"]), _pct(r["avg_recall"]), _pct(r["avg_f1"]), _pct(r["best_precision"]), _pct(r["best_recall"]), _pct(r["best_f1"])]
+        for r in scores
+    ]
+    inter_rows = [
+        [r["config"], r["n_runs"], _n(r["asst"]), _n(r["user"]), _n(r["asst_per_user"], 2), _n(r["tool_calls"]),
+         _n(r["tool_calls_per_user_turn"], 2), _n(r["compactions"], 2), _n(r["input_tokens"], 0), _n(r["output_tokens"], 0),
+         "unknown" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}"]
+        for r in interaction_table(records)
+    ]
+    err_rows = [[r["bin"], r["n_runs"], _pct(r["mean_f1"]), _pct(r["mean_recall"])] for r in f1_by_compactions(records)]
+    terms = termination_types(records)
+    n_scored = sum(1 for r in records if r.scored)
+    summary = (
+        f"{len(records)} finished or scored persona runs · {n_scored} scored by the **{judge_text(used)}** · "
+        + ("terminations: " + ", ".join(f"{k} {v}" for k, v in terms.items()) if terms else "no runs yet")
+    )
+    return summary, score_rows, inter_rows, err_rows, f1_figure(scores), pr_figure(records)
+
+
+def table_rows(ctx: AppContext) -> list[list[str]]:
+    """WideSearch-style figures of the table-task runs, per configuration (latest score per run)."""
+    try:
+        from ..tables import aggregate_table_scores, table_score_of
+    except ImportError:
+        return []
+    from ..scoring.aggregate import config_key
+
+    latest = {}
+    for sc in ctx.store.scores():
+        latest[sc.run_id] = sc
+    by_config: dict[str, list] = {}
+    for run in ctx.store.list_runs(kind="table"):
+        if run.id in latest:
+            by_config.setdefault(config_key(run), []).append((run.task_id, table_score_of(latest[run.id])))
+    rows = []
+    for config, pairs in sorted(by_config.items()):
+        agg = aggregate_table_scores(pairs)
+        rows.append([config, agg.n_tasks, agg.n_runs, _pct(agg.sr_avg), _pct(agg.sr_pass), _pct(agg.row_f1_avg),
+                     _pct(agg.row_f1_max), _pct(agg.item_f1_avg), _pct(agg.item_f1_max)])
+    return rows
+
+
+def f1_figure(scores: list[dict]) -> go.Figure:
+    fig = go.Figure()
+    groups = [("all", "all tasks"), ("subset pro", "Pro"), ("subset daily", "Daily")]
+    configs = sorted({r["config"] for r in scores})
+    for key, name in groups:
+        by = {r["config"]: r for r in scores if r["group"] == key}
+        if not by:
+            continue
+        fig.add_trace(go.Bar(
+            name=name, x=configs, y=[100 * by[c]["avg_f1"] if c in by else None for c in configs],
+            text=[f"{100 * by[c]['avg_f1']:.1f}" if c in by else "" for c in configs], textposition="outside",
+            hovertext=[f"{c}<br>{name}: Avg F1 {100 * by[c]['avg_f1']:.2f}, Best F1 {100 * by[c]['best_f1']:.2f} ({by[c]['n_runs']} runs)" if c in by else "" for c in configs],
+            hoverinfo="text",
+        ))
+    top = max([100 * r["avg_f1"] for r in scores] or [0])
+    fig.update_layout(title="Avg@N F1 by configuration and subset", barmode="group", yaxis_title="F1 (%)", height=420,
+                      margin={"l": 40, "r": 10, "t": 80, "b": 80}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"})
+    fig.update_yaxes(range=[0, min(100, max(10.0, top * 1.25))])
+    if not configs:
+        fig.add_annotation(text="No scored runs yet", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    return fig
+
+
+def pr_figure(records: list) -> go.Figure:
+    fig = go.Figure()
+    scored = [r for r in records if r.scored]
+    for config in sorted({r.config for r in scored}):
+        mine = [r for r in scored if r.config == config]
+        fig.add_trace(go.Scatter(
+            name=config, mode="markers", x=[100 * r.recall for r in mine], y=[100 * r.precision for r in mine],
+            hovertext=[f"{r.run_id} · {r.task_id}<br>P {100 * r.precision:.1f} · R {100 * r.recall:.1f} · F1 {100 * r.f1:.1f}" for r in mine],
+            hoverinfo="text", marker={"size": 10, "opacity": 0.8},
+        ))
+    fig.update_layout(title="Precision against recall (one point per run)", xaxis_title="recall (%)", yaxis_title="precision (%)",
+                      height=420, margin={"l": 40, "r": 10, "t": 50, "b": 40}, legend={"orientation": "h", "y": -0.2})
+    fig.update_xaxes(range=[-2, 102])
+    fig.update_yaxes(range=[-2, 102])
+    if not scored:
+        fig.add_annotation(text="No scored runs yet", showarrow=False, x=50, y=50)
+    return fig
+
+
+def build(ctx: AppContext) -> dict[str, Any]:
+    with gr.Row():
+        judge = gr.Dropdown(judges(ctx), value=AUTO, label="Scores of the judge", scale=3)
+        refresh = gr.Button("Refresh", variant="primary", scale=1, elem_id="vs-lb-refresh")
+    summary = gr.Markdown(elem_id="vs-lb-summary")
+    score_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, wrap=True,
+                            label="Scores — Avg@N and Best@N of P / R / F1 (%) per configuration (paper table 3)", elem_id="vs-lb-scores")
+    with gr.Row():
+        f1_plot = gr.Plot(label="F1 by configuration and subset", elem_id="vs-lb-f1")
+        pr_plot = gr.Plot(label="Precision against recall", elem_id="vs-lb-pr")
+    inter_df = gr.Dataframe(headers=INTERACTION_HEADERS, value=[], interactive=False, wrap=True,
+                            label="Interaction statistics, mean per run (paper table 4)", elem_id="vs-lb-interaction")
+    table_df = gr.Dataframe(headers=TABLE_HEADERS, value=[], interactive=False, wrap=True,
+                            label="Table tasks (WideSearch): success rate, Row-F1 and Item-F1 (%)", elem_id="vs-lb-tables")
+    with gr.Accordion("Error analysis: F1 by number of compactions", open=False):
+        err_df = gr.Dataframe(headers=ERROR_HEADERS, value=[], interactive=False)
+
+    def on_refresh(j: str):
+        s, sr, ir, er, f1, pr = tables(ctx, j)
+        return gr.Dropdown(choices=judges(ctx)), s, sr, ir, er, f1, pr, table_rows(ctx)
+
+    outs = [judge, summary, score_df, inter_df, err_df, f1_plot, pr_plot, table_df]
+    refresh.click(on_refresh, [judge], outs, api_visibility="private")
+    judge.input(on_refresh, [judge], outs, api_visibility="private")
+    return {"refresh": refresh, "on_refresh": on_refresh, "outputs": outs, "judge": judge}

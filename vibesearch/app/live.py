@@ -1,0 +1,322 @@
+"""The run manager: live runs started from the app, each an asyncio task on one runner loop.
+
+The app creates one ``RunManager`` inside ``build_app()``; the event handlers reach it through
+closures. It holds only what cannot live in the database — the running task, its cancel event,
+the object through which a person hands in their turns — keyed by run id, each with the owner
+token of the browser that started it. Everything shown is read back from the stored events, so a
+page refresh (or another tab) sees the same run; only the owner may stop it or play its user.
+
+Runs execute on a dedicated event loop in a background thread, so a slow run never stalls the web
+server's own loop, and stopping a run sets the session's cancel event (the session writes the
+``end`` event with termination ``cancelled``); a run that does not stop within a grace period
+has its task cancelled, which the session records the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import Settings
+from ..llm import scrub
+from ..store import EndEvent, Store, new_run_id
+from ..tasks.models import Task
+from ..users.base import UserTurn
+
+log = logging.getLogger(__name__)
+
+STOP_GRACE_S = 5.0
+KEEP_FINISHED_S = 3600.0  # a finished run's live handle is dropped after this (its data is in the DB)
+DECISIONS = ("disclose", "push", "perfunctory", "redirect", "done")
+
+
+class NotYourRun(PermissionError):
+    pass
+
+
+@dataclass
+class RunRequest:
+    """What a person (or an API caller) asks for when starting a run."""
+
+    task_id: str
+    agent: str = "baseline"
+    user: str = "rules"
+    agent_model: str | None = None
+    simulator_model: str | None = None
+    search_backend: str = "offline"
+    judge: str | None = None  # None/"" → the offline judge
+    shadow: bool = False
+    endpoint_url: str | None = None
+    endpoint_model: str | None = None
+    endpoint_key: str | None = field(default=None, repr=False)  # never stored
+    max_user_turns: int | None = None
+    pace_s: float = 0.0  # wait before each simulated user turn, so a person can watch
+
+    def judge_name(self) -> str:
+        return (self.judge or "").strip() or "offline"
+
+
+@dataclass
+class LiveRun:
+    run_id: str
+    owner: str
+    task: Task
+    request: RunRequest
+    user: Any
+    cancel: asyncio.Event
+    started: float = field(default_factory=time.time)
+    ended: float | None = None
+    future: Future | None = None
+    aio_task: asyncio.Task | None = None
+    result: Any = None
+    error: str | None = None
+    score_error: str | None = None
+    scoring: bool = False
+    finished: bool = False  # the session and the scoring are over
+
+    @property
+    def human(self) -> Any | None:
+        """The object a person's turns go to (None unless the user is a person)."""
+        if getattr(self.user, "kind", None) != "human":
+            return None
+        return getattr(self.user, "human", self.user)
+
+    def pending(self) -> dict | None:
+        h = self.human
+        return h.pending_state() if h is not None else None
+
+    def elapsed(self) -> float:
+        return (self.ended or time.time()) - self.started
+
+
+class PacedUser:
+    """A simulated user that waits ``pace_s`` before each turn, so a person can watch the run.
+
+    The wait falls between the agent's reply and the user's answer; it counts in the run's wall
+    time, and the pace is recorded in the run's meta. Everything else is the wrapped user's.
+    """
+
+    def __init__(self, user: Any, pace_s: float):
+        self._user = user
+        self.pace_s = pace_s
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._user, name)
+
+    async def opening(self, state: Any) -> Any:
+        return await self._user.opening(state)
+
+    async def next_turn(self, convo: Any, state: Any) -> Any:
+        await asyncio.sleep(self.pace_s)
+        return await self._user.next_turn(convo, state)
+
+
+def _clean(value: str | None) -> str | None:
+    value = (value or "").strip()
+    return value or None
+
+
+class RunManager:
+    def __init__(self, store: Store, settings: Settings):
+        self.store = store
+        self.settings = settings
+        self._runs: dict[str, LiveRun] = {}
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # ------------------------------------------------------------------ the runner loop
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._loop.is_closed():
+                loop = asyncio.new_event_loop()
+                t = threading.Thread(target=loop.run_forever, name="vibesearch-runs", daemon=True)
+                t.start()
+                self._loop = loop
+            return self._loop
+
+    # ------------------------------------------------------------------ starting
+    def run_settings(self, req: RunRequest) -> Settings:
+        update: dict[str, Any] = {"search_backend": req.search_backend or self.settings.search_backend}
+        for key in ("agent_model", "simulator_model", "endpoint_url", "endpoint_model"):
+            value = _clean(getattr(req, key))
+            if value is not None:
+                update[key] = value
+        if req.max_user_turns:
+            update["max_user_turns"] = int(req.max_user_turns)
+        judge = _clean(req.judge)
+        if judge and judge != "offline":
+            update["judge_model"] = judge
+        return self.settings.model_copy(update=update)
+
+    def start(self, req: RunRequest, task: Task, owner: str) -> LiveRun:
+        """Build the agent and the user (errors surface here, before anything runs) and start."""
+        from ..agents import make_agent
+        from ..users import make_user
+
+        if not owner:
+            raise ValueError("a run needs an owner token (reload the page)")
+        settings = self.run_settings(req)
+        agent = make_agent(
+            req.agent,
+            task,
+            settings,
+            model=_clean(req.agent_model),
+            endpoint_url=_clean(req.endpoint_url),
+            endpoint_model=_clean(req.endpoint_model),
+            endpoint_key=_clean(req.endpoint_key),
+        )
+        shadow = None
+        if req.user == "human" and req.shadow:
+            shadow = _clean(req.simulator_model) or settings.simulator_model or "rules"
+        user = make_user(req.user, task, settings, model=_clean(req.simulator_model), shadow_model=shadow)
+        if req.pace_s and req.pace_s > 0 and req.user != "human":
+            user = PacedUser(user, float(req.pace_s))
+        live = LiveRun(run_id=new_run_id(), owner=owner, task=task, request=req, user=user, cancel=asyncio.Event())
+        with self._lock:
+            cutoff = time.time() - KEEP_FINISHED_S
+            for rid in [r.run_id for r in self._runs.values() if r.finished and (r.ended or 0) < cutoff]:
+                del self._runs[rid]
+            self._runs[live.run_id] = live
+        loop = self._ensure_loop()
+        live.future = asyncio.run_coroutine_threadsafe(self._drive(live, agent, settings), loop)
+        return live
+
+    async def _drive(self, live: LiveRun, agent: Any, settings: Settings) -> None:
+        from ..session import run_session
+
+        live.aio_task = asyncio.current_task()
+        fields = {
+            "owner": live.owner,
+            "source": "live",
+            "meta": {
+                "started_from": "app",
+                "judge": live.request.judge_name(),
+                "shadow": live.request.shadow,
+                "pace_s": live.request.pace_s if live.request.user != "human" else 0.0,
+            },
+        }
+        try:
+            live.result = await run_session(
+                live.task, agent, live.user, self.store, settings, run_id=live.run_id, run_fields=fields, cancel=live.cancel
+            )
+            live.error = getattr(live.result, "error", None)
+        except asyncio.CancelledError:
+            self._ensure_closed(live, "cancelled", "the run was stopped from the app")
+        except Exception as exc:  # noqa: BLE001 - shown to the person, recorded in the run
+            live.error = scrub(f"{type(exc).__name__}: {exc}")[:2000]
+            log.exception("run %s failed", live.run_id)
+            self._ensure_closed(live, "error", live.error)
+        finally:
+            live.ended = time.time()
+        try:
+            if not live.cancel.is_set() and self._scorable(live.run_id):
+                live.scoring = True
+                await asyncio.to_thread(self.score, live.run_id, live.request.judge_name(), settings)
+        except Exception as exc:  # noqa: BLE001
+            live.score_error = scrub(f"{type(exc).__name__}: {exc}")[:2000]
+            log.exception("scoring run %s failed", live.run_id)
+        finally:
+            live.scoring = False
+            live.finished = True
+
+    def _scorable(self, run_id: str) -> bool:
+        run = self.store.get_run(run_id)
+        if run.kind == "table":
+            return run.status == "finished"
+        return self.store.latest_graph(run_id) is not None
+
+    def score(self, run_id: str, judge: str = "offline", settings: Settings | None = None):
+        from ..scoring import score_run
+
+        return score_run(self.store, run_id, judge=judge or "offline", settings=settings or self.settings)
+
+    def _ensure_closed(self, live: LiveRun, termination: str, detail: str) -> None:
+        """The session closes its run itself; this covers a failure before it could."""
+        try:
+            run = self.store.get_run(live.run_id)
+        except KeyError:
+            return
+        if run.status == "running":
+            self.store.append(live.run_id, EndEvent(termination=termination, detail=detail))  # type: ignore[arg-type]
+            status = "cancelled" if termination == "cancelled" else "failed"
+            self.store.update_run(live.run_id, status=status, termination=termination)
+
+    # ------------------------------------------------------------------ access
+    def get(self, run_id: str) -> LiveRun | None:
+        with self._lock:
+            return self._runs.get(run_id)
+
+    def owned(self, run_id: str, owner: str) -> LiveRun:
+        live = self.get(run_id)
+        if live is None:
+            raise KeyError(f"run {run_id} is not running in this app")
+        if not owner or live.owner != owner:
+            raise NotYourRun(f"run {run_id} was started from another browser session")
+        return live
+
+    def active_for(self, owner: str) -> list[LiveRun]:
+        """This owner's runs still going, newest first."""
+        with self._lock:
+            runs = [r for r in self._runs.values() if r.owner == owner and not r.finished]
+        return sorted(runs, key=lambda r: -r.started)
+
+    def is_live(self, run_id: str) -> bool:
+        live = self.get(run_id)
+        return live is not None and not live.finished
+
+    # ------------------------------------------------------------------ control
+    def stop(self, run_id: str, owner: str) -> None:
+        live = self.owned(run_id, owner)
+        loop = self._ensure_loop()
+        loop.call_soon_threadsafe(live.cancel.set)
+        loop.call_soon_threadsafe(loop.call_later, STOP_GRACE_S, self._hard_cancel, live)
+
+    @staticmethod
+    def _hard_cancel(live: LiveRun) -> None:
+        if live.aio_task is not None and not live.aio_task.done() and live.ended is None:
+            live.aio_task.cancel()
+
+    def submit(self, run_id: str, owner: str, message: str, decision: str) -> None:
+        """Hand a person's turn to the run they play."""
+        live = self.owned(run_id, owner)
+        human = live.human
+        if human is None:
+            raise ValueError(f"run {run_id} is not played by a person")
+        if decision not in DECISIONS:
+            raise ValueError(f"decision must be one of {', '.join(DECISIONS)}, got {decision!r}")
+        if not human.waiting:
+            raise ValueError("the agent has not replied yet; wait for your turn")
+        human.submit_nowait(UserTurn(message=message.strip(), reply_kind=decision, decided_by="human"))  # type: ignore[arg-type]
+
+    def wait(self, run_id: str, timeout: float | None = None) -> None:
+        """Block until a live run (and its scoring) is over (tests and the API use this)."""
+        live = self.get(run_id)
+        if live is None or live.future is None:
+            return
+        live.future.result(timeout=timeout)
+        deadline = time.time() + (timeout or 3600)
+        while not live.finished and time.time() < deadline:
+            time.sleep(0.05)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            loop, self._loop = self._loop, None
+            runs = list(self._runs.values())
+        if loop is None:
+            return
+        for live in runs:
+            if not live.finished:
+                loop.call_soon_threadsafe(live.cancel.set)
+        deadline = time.time() + STOP_GRACE_S
+        for live in runs:
+            if live.future is not None and not live.finished:
+                try:
+                    live.future.result(timeout=max(0.1, deadline - time.time()))
+                except Exception:  # noqa: BLE001
+                    pass
+        loop.call_soon_threadsafe(loop.stop)

@@ -1,0 +1,300 @@
+"""The Play tab: start a run and watch it live, or play the persona yourself.
+
+The page never holds the run: Start hands it to the run manager, and a timer reads the run's
+new stored events and redraws the chat, the stage stepper and the counters. That is why a page
+refresh reattaches (the owner token in the browser's storage names this browser's live runs)
+and why what you see is exactly what was recorded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from ..store import RunNotFound
+from .catalog import TaskCatalog
+from .context import AppContext, RunView, new_owner_token
+from .live import NotYourRun, RunRequest
+from .panels import (
+    PRED_HEADERS,
+    compute_stats,
+    live_stats,
+    latest_scores,
+    predicted_rows,
+    predicted_triples,
+    score_html,
+    stats_html,
+    table_answer_html,
+    verdict_map,
+)
+from .render import chat_messages, human_card_html, next_line, persona_html, stage_pointer, stepper_html
+
+USER_CHOICES = [
+    ("Rule-based simulator (offline)", "rules"),
+    ("LLM simulator", "simulator"),
+    ("Paper simulator (LLM, paper prompt)", "paper"),
+    ("Me — I play the persona", "human"),
+]
+AGENT_CHOICES = [
+    ("Offline baseline (retrieval + oracle reader)", "baseline"),
+    ("ReAct agent with a model", "react"),
+    ("Endpoint (OpenAI-compatible agent)", "endpoint"),
+]
+BACKENDS = ["offline", "ddgs", "serper", "tavily", "searxng"]
+DECISION_CHOICES = [
+    ("disclose the next stage", "disclose"),
+    ("push (trigger not met)", "push"),
+    ("perfunctory answer", "perfunctory"),
+    ("redirect", "redirect"),
+    ("done", "done"),
+]
+TICK_S = 0.6
+DEFAULT_PACE_S = 1.0  # the offline run takes well under a second; slow it down enough to watch
+
+
+@dataclass
+class PlayHandles:
+    view: gr.State
+    timer: gr.Timer
+    catalog: gr.State
+    outputs: list
+    reattach: Any
+
+
+def _catalog(ctx: AppContext, mine: TaskCatalog | None) -> TaskCatalog:
+    return mine if mine is not None else ctx.catalog
+
+
+def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
+    s = ctx.settings
+    default_task = ctx.catalog.default_id()
+    view = gr.State(RunView())
+    my_catalog = gr.State(None)  # this browser session's catalog once it loads a folder
+
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=1, min_width=290):
+            task = gr.Dropdown(ctx.catalog.choices(), value=default_task, label="Task", elem_id="vs-task")
+            with gr.Accordion("Load tasks from a folder", open=False):
+                folder = gr.Textbox(label="Folder or file on the server", placeholder="/path/to/personas")
+                load_btn = gr.Button("Load", size="sm")
+                load_msg = gr.Markdown()
+            user = gr.Radio(USER_CHOICES, value=s.user if s.user in dict(USER_CHOICES).values() else "rules", label="User", elem_id="vs-user")
+            agent = gr.Radio(AGENT_CHOICES, value=s.agent, label="Agent", elem_id="vs-agent")
+            with gr.Accordion("Models and options", open=False):
+                agent_model = gr.Textbox(value=s.agent_model or "", label="Agent model (litellm string)", placeholder="openai/gpt-4o-mini", elem_id="vs-agent-model")
+                sim_model = gr.Textbox(value=s.simulator_model or "", label="Simulator model", placeholder="for the LLM / paper simulator and the shadow", elem_id="vs-sim-model")
+                backend = gr.Dropdown(BACKENDS, value=s.search_backend, label="Search backend")
+                judge = gr.Textbox(value=s.judge_model or "", label="Judge model (empty: offline judge)", elem_id="vs-judge")
+                shadow = gr.Checkbox(False, label="Shadow simulator beside me (me mode)", elem_id="vs-shadow")
+                endpoint_url = gr.Textbox(value=s.endpoint_url or "", label="Endpoint URL (endpoint agent)")
+                endpoint_model = gr.Textbox(value=s.endpoint_model, label="Endpoint model name")
+                endpoint_key = gr.Textbox(value="", type="password", label="Endpoint key (kept in memory only)")
+                max_turns = gr.Number(value=s.max_user_turns, precision=0, minimum=1, label="Max user turns")
+                pace = gr.Number(value=DEFAULT_PACE_S, minimum=0, maximum=30, label="Watch pace: seconds before each simulated user turn (0 = full speed)")
+            with gr.Row():
+                start = gr.Button("Start", variant="primary", elem_id="vs-start")
+                stop = gr.Button("Stop", variant="stop", elem_id="vs-stop")
+            status = gr.Markdown("Choose a task and press **Start**.", elem_id="vs-play-status")
+        with gr.Column(scale=3, min_width=420):
+            persona = gr.HTML(persona_html(ctx.catalog.get(default_task)) if default_task else "", elem_id="vs-persona")
+            chat = gr.Chatbot(label="Conversation", height=600, elem_id="vs-play-chat", feedback_options=None, show_label=False, layout="bubble")
+            with gr.Group(visible=False, elem_id="vs-human-box") as human_box:
+                human_card = gr.HTML(elem_id="vs-human-card")
+                decision = gr.Radio(DECISION_CHOICES, value="push", label="What do you do this turn?", elem_id="vs-decision")
+                message = gr.Textbox(label="Your message (as the persona)", lines=3, elem_id="vs-human-msg",
+                                     placeholder="Choose 'disclose' to prefill the stage line; an empty push sends the fallback.")
+                send = gr.Button("Send", variant="primary", elem_id="vs-send", interactive=False)
+        with gr.Column(scale=1, min_width=260):
+            stepper = gr.HTML(elem_id="vs-stepper")
+            counters = gr.HTML(elem_id="vs-counters")
+    with gr.Column(elem_id="vs-play-result"):
+        score = gr.HTML(elem_id="vs-play-score")
+        table_answer = gr.HTML(elem_id="vs-play-table")
+        pred_table = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], label="The agent's extracted graph", wrap=True, max_height=360, interactive=False, visible=False)
+    timer = gr.Timer(TICK_S, active=False)
+
+    live_outputs = [view, chat, stepper, counters, status, human_box, human_card, send, score, table_answer, pred_table, timer, persona]
+
+    # ------------------------------------------------------------------ handlers
+    def on_task(task_id: str, mine: TaskCatalog | None):
+        try:
+            return persona_html(_catalog(ctx, mine).get(task_id))
+        except KeyError:
+            return ""
+
+    def on_load_folder(path: str, mine: TaskCatalog | None):
+        cat = (mine or ctx.catalog).copy()
+        msg = cat.add_folder(path or "")
+        return cat, gr.Dropdown(choices=cat.choices()), msg
+
+    def on_start(tok, v: RunView, mine, task_id, user_kind, agent_kind, a_model, s_model, be, j_model, shad, e_url, e_model, e_key, turns, pace_s):
+        tok = tok or new_owner_token()
+        if v.run_id and ctx.manager.is_live(v.run_id):
+            raise gr.Error(f"Run {v.run_id} is still going in this tab — press Stop first.")
+        if not task_id:
+            raise gr.Error("Choose a task first.")
+        try:
+            task_obj = _catalog(ctx, mine).get(task_id)
+            req = RunRequest(
+                task_id=task_id, agent=agent_kind, user=user_kind, agent_model=a_model, simulator_model=s_model,
+                search_backend=be, judge=j_model, shadow=bool(shad), endpoint_url=e_url, endpoint_model=e_model,
+                endpoint_key=e_key, max_user_turns=int(turns) if turns else None, pace_s=float(pace_s or 0),
+            )
+            live = ctx.manager.start(req, task_obj, tok)
+        except (ValueError, KeyError) as exc:
+            raise gr.Error(str(exc).strip("'\"")) from None
+        nv = RunView(run_id=live.run_id)
+        return {
+            owner: tok,
+            view: nv,
+            chat: [],
+            stepper: stepper_html(task_obj, []),
+            counters: "",
+            status: f"Run `{live.run_id}` started — {task_obj.id}, agent **{agent_kind}**, user **{user_kind}**.",
+            human_box: gr.Group(visible=user_kind == "human"),
+            human_card: "",
+            score: "",
+            table_answer: "",
+            pred_table: gr.Dataframe(value=[], visible=False),
+            timer: gr.Timer(active=True),
+            persona: persona_html(task_obj),
+        }
+
+    def on_tick(tok, v: RunView):
+        return refresh(ctx, tok, v, comps)
+
+    def on_stop(tok, v: RunView):
+        if not v.run_id:
+            return "No run to stop."
+        try:
+            ctx.manager.stop(v.run_id, tok)
+        except NotYourRun as exc:
+            raise gr.Error(str(exc)) from None
+        except KeyError:
+            return f"Run `{v.run_id}` is not running."
+        return f"Stopping run `{v.run_id}`…"
+
+    def on_decision(choice: str, v: RunView, text: str):
+        if choice != "disclose" or not v.run_id:
+            return gr.skip()
+        try:
+            run = ctx.store.get_run(v.run_id)
+        except RunNotFound:
+            return gr.skip()
+        task_obj = ctx.task_of_run(run)
+        line = next_line(task_obj, stage_pointer(v.events)) if task_obj else ""
+        return line or gr.skip()
+
+    def on_send(tok, v: RunView, choice: str, text: str):
+        if not v.run_id:
+            raise gr.Error("No run is going.")
+        try:
+            ctx.manager.submit(v.run_id, tok, text or "", choice)
+        except (NotYourRun, ValueError, KeyError) as exc:
+            raise gr.Error(str(exc).strip("'\"")) from None
+        return "", "push", gr.Button(interactive=False), human_card_html_waiting()
+
+    def reattach(tok, v: RunView):
+        """After a page load: follow this browser's newest live run, if any, and show it at once."""
+        if v.run_id or not tok:
+            return {view: v}
+        active = ctx.manager.active_for(tok)
+        if not active:
+            return {view: v}
+        live = active[0]
+        nv = RunView(run_id=live.run_id)
+        out = refresh(ctx, tok, nv, comps)
+        out.update({
+            view: nv,
+            timer: gr.Timer(active=True),
+            status: f"Reattached to your run `{live.run_id}` ({live.task.id}).",
+            task: gr.Dropdown(value=live.task.id) if live.task.id in ctx.catalog.tasks else gr.skip(),
+            user: live.request.user,
+            agent: live.request.agent,
+        })
+        return out
+
+    comps = dict(view=view, chat=chat, stepper=stepper, counters=counters, status=status, human_box=human_box,
+                 human_card=human_card, send=send, score=score, table_answer=table_answer, pred_table=pred_table,
+                 timer=timer, persona=persona)
+
+    task.change(on_task, [task, my_catalog], persona, api_visibility="private")
+    load_btn.click(on_load_folder, [folder, my_catalog], [my_catalog, task, load_msg], api_visibility="private")
+    start.click(
+        on_start,
+        [owner, view, my_catalog, task, user, agent, agent_model, sim_model, backend, judge, shadow, endpoint_url, endpoint_model, endpoint_key, max_turns, pace],
+        [owner, *live_outputs],
+        api_visibility="private",
+    )
+    timer.tick(on_tick, [owner, view], live_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden", trigger_mode="always_last")
+    stop.click(on_stop, [owner, view], status, api_visibility="private")
+    decision.change(on_decision, [decision, view, message], message, api_visibility="private", show_progress="hidden")
+    send.click(on_send, [owner, view, decision, message], [message, decision, send, human_card], api_visibility="private")
+    message.submit(on_send, [owner, view, decision, message], [message, decision, send, human_card], api_visibility="private")
+    return PlayHandles(view=view, timer=timer, catalog=my_catalog, outputs=[*live_outputs, task, user, agent], reattach=reattach)
+
+
+def human_card_html_waiting() -> str:
+    return "<div class='vs-card vs-human'><div class='vs-muted'>Sent. The agent is working…</div></div>"
+
+
+def refresh(ctx: AppContext, tok: str, v: RunView, c: dict[str, Any]) -> dict:
+    """One timer tick: read what the run stored since the last tick and redraw what changed."""
+    out: dict = {}
+    if not v.run_id:
+        out[c["timer"]] = gr.Timer(active=False)
+        return out
+    got_new = v.pull(ctx.store)
+    out[c["view"]] = v
+    try:
+        run = ctx.store.get_run(v.run_id)
+    except RunNotFound:
+        return out  # the session has not created its row yet
+    live = ctx.manager.get(v.run_id)
+    task = ctx.task_of_run(run)
+    running = run.status == "running"
+    busy = running or (live is not None and not live.finished)
+    if task is not None and v.changed("task", task.id):
+        out[c["persona"]] = persona_html(task)
+    if task is not None and (got_new or v.changed("chat0", True)):
+        out[c["chat"]] = chat_messages(v.events, task)
+        out[c["stepper"]] = stepper_html(task, v.events, running=running)
+    elapsed = live.elapsed() if live is not None else (run.updated_at - run.created_at).total_seconds()
+    if v.changed("counters", (v.seq, int(elapsed) // 2 if running else -1)):
+        try:
+            stats = live_stats(v.run_id, v.events, task.stage_count() if task is not None else None) if running else compute_stats(ctx.store, v.run_id)
+        except Exception:  # noqa: BLE001 - counters are a view; the run goes on
+            stats = None
+        out[c["counters"]] = stats_html(stats, elapsed_s=elapsed if running else None, live=running)
+    # the person's controls
+    mine = live is not None and live.owner == tok
+    human = live.human if (live is not None and mine) else None
+    pending = live.pending() if human is not None else None
+    pointer = stage_pointer(v.events)
+    if v.changed("human", (human is not None and running, bool(pending), pointer, len(v.events) if pending else 0)):
+        out[c["human_box"]] = gr.Group(visible=human is not None and running)
+        if human is not None and task is not None:
+            out[c["human_card"]] = human_card_html(task, pointer, waiting=bool(pending), user_turns=(pending or {}).get("user_turns", 0))
+        out[c["send"]] = gr.Button(interactive=bool(pending))
+    # status line
+    what = "running" if running else f"{run.status} ({run.termination or '—'})"
+    if not running and live is not None and live.scoring:
+        what += " · scoring…"
+    if v.changed("status", what):
+        out[c["status"]] = f"Run `{run.id}` · {task.id if task else run.task_id} · **{what}**"
+    # the result once the session is over
+    if not running:
+        scores = latest_scores(ctx.store, run.id)
+        sig = (tuple((s.id, s.judge) for s in scores), bool(live and live.scoring), live.score_error if live else None)
+        if v.changed("result", sig):
+            out[c["score"]] = score_html(run, scores, scoring=bool(live and live.scoring), error=live.score_error if live else None)
+            if run.kind == "table":
+                out[c["table_answer"]] = table_answer_html(ctx.store, run)
+            else:
+                rows = predicted_rows(predicted_triples(ctx.store, run.id), verdict_map(ctx.store, scores[-1] if scores else None))
+                out[c["pred_table"]] = gr.Dataframe(value=rows, visible=bool(rows))
+    if not busy:
+        out[c["timer"]] = gr.Timer(active=False)
+    return out

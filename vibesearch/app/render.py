@@ -1,0 +1,295 @@
+"""Stored events → what the app shows: chat messages, the stage stepper, the persona card.
+
+Play (live) and Runs (replay) call the same functions on the same event list, so a run looks
+identical while it happens and afterwards. Only plain data goes in; nothing here reads the
+database.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any, Iterable, Sequence
+
+import gradio as gr
+
+from ..store.events import (
+    CompactionEvent,
+    EndEvent,
+    ErrorEvent,
+    GraphEvent,
+    MessageEvent,
+    NoteEvent,
+    StageEvent,
+    StoredEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from ..tasks.models import Task
+
+TOOL_RESULT_CHARS = 4000  # what a tool-call bubble shows of its result
+ARG_CHARS = 140  # what a tool-call title shows of its arguments
+
+# symbols every common font has (no colour emoji: they render as boxes without an emoji font)
+_KIND_ICON = {"disclose": "✓", "push": "➜", "perfunctory": "≈", "redirect": "↪", "done": "■", "open": "»"}
+
+
+def _esc(text: Any) -> str:
+    return html.escape(str(text if text is not None else ""))
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def call_title(call: ToolCallEvent) -> str:
+    """``search(query="…", topn=5)`` — the title of a tool-call bubble."""
+    if call.raw_arguments is not None and not call.arguments:
+        args = call.raw_arguments
+    else:
+        args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items())
+    return f"⚙ {call.tool}({_short(args, ARG_CHARS)})"
+
+
+def _clip(text: str, limit: int = TOOL_RESULT_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n\n[… {len(text) - limit} more characters in the stored event]"
+
+
+# --------------------------------------------------------------------------- the chat
+def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> list[gr.ChatMessage]:
+    """The run as a chat: user and agent messages, each tool call a collapsible bubble.
+
+    A tool call is ``pending`` until its result event arrives, then ``done`` with the result as
+    its body. Stage decisions, compactions, errors, the extracted graph and the end of the run
+    appear as small collapsible notes in the flow.
+    """
+    out: list[gr.ChatMessage] = []
+    calls: dict[str, int] = {}  # call_id -> index in out
+    stages = task.persona.stages if task is not None else []
+    for ev in events:
+        d = ev.data
+        if isinstance(d, MessageEvent):
+            _add_message(out, d)
+        elif isinstance(d, ToolCallEvent):
+            calls[d.call_id] = len(out)
+            out.append(
+                gr.ChatMessage(
+                    role="assistant",
+                    content="running…",
+                    metadata={"title": call_title(d), "status": "pending", "id": f"call-{d.call_id}"},
+                )
+            )
+        elif isinstance(d, ToolResultEvent):
+            idx = calls.get(d.call_id)
+            body = ("⚠ " if d.error else "") + _clip(d.content or "(empty result)")
+            if idx is None:  # a result without its call (imported runs): show it on its own
+                out.append(gr.ChatMessage(role="assistant", content=body, metadata={"title": f"⚙ {d.tool}", "status": "done"}))
+                continue
+            msg = out[idx]
+            meta = dict(msg.metadata)
+            meta["status"] = "done"
+            if d.elapsed_s is not None:
+                meta["duration"] = round(float(d.elapsed_s), 2)
+            if d.error:
+                meta["title"] = meta.get("title", "") + "  ⚠ error"
+            out[idx] = gr.ChatMessage(role="assistant", content=body, metadata=meta)
+        elif isinstance(d, StageEvent):
+            note = stage_note(d, stages)
+            if note is not None:
+                out.append(note)
+        elif isinstance(d, CompactionEvent):
+            out.append(
+                gr.ChatMessage(
+                    role="assistant",
+                    content=d.summary or "(no summary)",
+                    metadata={"title": f"⇲ Context compacted: {d.tokens_before:,} → {d.tokens_after:,} tokens", "status": "done"},
+                )
+            )
+        elif isinstance(d, ErrorEvent):
+            title = f"{'✖ Fatal error' if d.fatal else '⚠ Error'} ({d.source})"
+            out.append(gr.ChatMessage(role="assistant", content=d.message, metadata={"title": title, "status": "done"}))
+        elif isinstance(d, GraphEvent):
+            out.append(graph_note(d))
+        elif isinstance(d, EndEvent):
+            detail = f" — {d.detail}" if d.detail else ""
+            out.append(
+                gr.ChatMessage(
+                    role="assistant",
+                    content=f"The run ended: **{d.termination}**{_esc(detail)}",
+                    metadata={"title": f"■ Run ended ({d.termination})", "status": "done"},
+                )
+            )
+        elif isinstance(d, NoteEvent) and d.text:
+            out.append(gr.ChatMessage(role="assistant", content=d.text, metadata={"title": "ℹ Note", "status": "done"}))
+    return out
+
+
+def _add_message(out: list[gr.ChatMessage], d: MessageEvent) -> None:
+    if d.phase == "extraction":
+        title = "☰ Extraction instruction" if d.role == "user" else "◆ The agent's graph output"
+        role = "user" if d.role == "user" else "assistant"
+        out.append(gr.ChatMessage(role=role, content=_clip(d.content, 6000), metadata={"title": title, "status": "done"}))
+        return
+    if d.role == "system":
+        return
+    if d.role == "assistant" and d.thinking:
+        out.append(gr.ChatMessage(role="assistant", content=d.thinking, metadata={"title": "✎ Reasoning", "status": "done"}))
+    if d.content:
+        out.append(gr.ChatMessage(role=d.role, content=d.content))
+
+
+def stage_note(d: StageEvent, stages: Sequence[Any] = ()) -> gr.ChatMessage | None:
+    """The user's decision on a turn, as a collapsible note (the opening needs none)."""
+    if d.reply_kind == "open" and not d.shadow:
+        return None
+    icon = _KIND_ICON.get(d.reply_kind, "•")
+    total = len(stages)
+    where = f" stage {d.stage_index + 1}/{total}" if total else f" stage {d.stage_index + 1}"
+    name = f" “{d.stage_name}”" if d.stage_name else ""
+    met = {True: "trigger met", False: "trigger not met", None: "trigger not judged"}[d.trigger_met]
+    if d.shadow:
+        title = f"◐ The simulator (shadow) would have: {d.reply_kind} ({met})"
+    elif d.advanced:
+        title = f"{icon} Disclosed{where}{name} · by {d.decided_by}"
+    else:
+        title = f"{icon} {d.reply_kind.capitalize()} · at{where} · {met} · by {d.decided_by}"
+    body = d.rationale or met
+    return gr.ChatMessage(role="user", content=body, metadata={"title": title, "status": "done"})
+
+
+def graph_note(d: GraphEvent) -> gr.ChatMessage:
+    lines = [f"{t.get('head', '')} | {t.get('relation', '')} | {t.get('tail', '')}" for t in d.triples[:40]]
+    more = f"\n… and {len(d.triples) - 40} more" if len(d.triples) > 40 else ""
+    extra = []
+    if d.repaired:
+        extra.append("repaired: " + "; ".join(d.repaired[:5]))
+    if d.dropped:
+        extra.append(f"dropped {len(d.dropped)} malformed item(s)")
+    tail = ("\n\n" + "\n".join(extra)) if extra else ""
+    body = ("```\n" + "\n".join(lines) + more + "\n```" if lines else "(no triples)") + tail
+    return gr.ChatMessage(role="assistant", content=body, metadata={"title": f"◈ Extracted graph: {len(d.triples)} triples", "status": "done"})
+
+
+# --------------------------------------------------------------------------- stages
+def stage_pointer(events: Iterable[StoredEvent]) -> int:
+    """The stage pointer after the last (non-shadow) stage event; 0 before any."""
+    idx = 0
+    for ev in events:
+        if isinstance(ev.data, StageEvent) and not ev.data.shadow:
+            idx = ev.data.stage_index
+    return idx
+
+
+def disclosure_turns(events: Iterable[StoredEvent]) -> dict[int, int]:
+    """stage index → the user turn (1-based) on which it was disclosed."""
+    out: dict[int, int] = {0: 1}
+    turn = 0
+    for ev in events:
+        d = ev.data
+        if isinstance(d, MessageEvent) and d.role == "user" and d.phase == "dialogue":
+            turn += 1
+        if isinstance(d, StageEvent) and not d.shadow and d.advanced:
+            out[d.stage_index] = turn + 1
+    return out
+
+
+def stepper_html(task: Task, events: Sequence[StoredEvent], *, running: bool = True) -> str:
+    """✓ disclosed stages, ▶ the one waiting for its trigger (shown), ○ the ones after it."""
+    pointer = stage_pointer(events)
+    turns = disclosure_turns(events)
+    stages = task.persona.stages
+    rows = []
+    for i, st in enumerate(stages):
+        if i <= pointer:
+            mark, cls = "✓", "vs-done"
+            detail = f"disclosed on user turn {turns[i]}" if i in turns else "disclosed"
+        elif i == pointer + 1 and running:
+            mark, cls = "▶", "vs-current"
+            detail = f"waiting for: <i>{_esc(st.trigger.kind)}</i> — {_esc(st.trigger.condition)}"
+        elif i == pointer + 1:
+            mark, cls = "○", "vs-pending"
+            detail = f"not reached — trigger: <i>{_esc(st.trigger.kind)}</i> — {_esc(st.trigger.condition)}"
+        else:
+            mark, cls, detail = "○", "vs-pending", _esc(st.trigger.kind)
+        rows.append(
+            f'<li class="{cls}"><span class="vs-mark">{mark}</span> <b>{i + 1}. {_esc(st.name)}</b>'
+            f'<div class="vs-detail">{detail}</div></li>'
+        )
+    head = f"<div class='vs-stepper-head'>Stages: {min(pointer + 1, len(stages))} / {len(stages)} disclosed</div>"
+    return f"<div class='vs-stepper'>{head}<ol>{''.join(rows)}</ol></div>"
+
+
+def persona_html(task: Task) -> str:
+    """The persona card: title and opening query always shown, the rest folded."""
+    p = task.persona
+    meta = " · ".join(x for x in (task.subset, task.language, task.domain) if x)
+    kind = " · table task" if task.extra.get("kind") == "table" and task.domain != "table" else ""
+    return (
+        "<div class='vs-card vs-persona'>"
+        f"<div class='vs-card-title'>{_esc(task.title or task.id)}</div>"
+        f"<div class='vs-muted'>{_esc(task.id)} · {_esc(meta)}{kind} · {len(p.stages)} stages · {len(task.graph)} ground-truth triples</div>"
+        f"<p><b>Opening query:</b> {_esc(p.initial_query)}</p>"
+        f"<details><summary>Who the user is</summary><p>{_esc(p.background)}</p>"
+        + (f"<p><b>Behaviour:</b> {_esc(p.behavior)}</p>" if p.behavior else "")
+        + "</details></div>"
+    )
+
+
+def human_card_html(task: Task, pointer: int, *, waiting: bool, user_turns: int = 0) -> str:
+    """What the person playing the persona needs: the current stage and the next one's trigger."""
+    stages = task.persona.stages
+    cur = stages[min(pointer, len(stages) - 1)]
+    status = (
+        "<div class='vs-waiting'>● Your turn: read the agent's reply, decide, and send.</div>"
+        if waiting
+        else "<div class='vs-muted'>The agent is working…</div>"
+    )
+    parts = [f"<div class='vs-card vs-human'>{status}", f"<p><b>Current stage {pointer + 1}/{len(stages)}:</b> {_esc(cur.name)}</p>"]
+    nxt = pointer + 1
+    if nxt < len(stages):
+        st = stages[nxt]
+        parts += [
+            f"<p><b>Next stage {nxt + 1}:</b> {_esc(st.name)}</p>",
+            f"<p><b>Trigger</b> (<i>{_esc(st.trigger.kind)}</i>): {_esc(st.trigger.condition)}</p>",
+            f"<p><b>Line</b> (say this when the trigger fires — choose <i>disclose</i>): {_esc(st.line)}</p>",
+            f"<p><b>Fallback</b> (while it has not fired — <i>push</i>): {_esc(st.fallback or '—')}</p>",
+        ]
+        if st.trigger.kind == "asks":
+            parts.append("<p class='vs-muted'>This stage fires only when the agent asks about it; do not hint at it.</p>")
+    else:
+        parts.append("<p>Every stage is disclosed. Choose <i>done</i> when the agent has addressed the last one.</p>")
+    parts.append(f"<div class='vs-muted'>User turns so far: {user_turns}</div></div>")
+    return "".join(parts)
+
+
+def next_line(task: Task, pointer: int) -> str:
+    nxt = pointer + 1
+    return task.persona.stages[nxt].line if nxt < len(task.persona.stages) else ""
+
+
+def stage_timeline_html(task: Task | None, events: Sequence[StoredEvent]) -> str:
+    """Every user decision in order: turn, what the user did, the stage pointer after it, by whom."""
+    rows = []
+    turn = 0
+    names = [s.name for s in task.persona.stages] if task is not None else []
+    for ev in events:
+        d = ev.data
+        if isinstance(d, MessageEvent) and d.role == "user" and d.phase == "dialogue":
+            turn += 1
+        if not isinstance(d, StageEvent):
+            continue
+        name = d.stage_name or (names[d.stage_index] if d.stage_index < len(names) else "")
+        cls = "vs-shadow" if d.shadow else ("vs-adv" if d.advanced else "")
+        met = {True: "met", False: "not met", None: "—"}[d.trigger_met]
+        rows.append(
+            f"<tr class='{cls}'><td>{turn + (0 if d.reply_kind == 'open' else 1)}</td>"
+            f"<td>{_KIND_ICON.get(d.reply_kind, '')} {_esc(d.reply_kind)}{' (shadow)' if d.shadow else ''}</td>"
+            f"<td>{d.stage_index + 1}. {_esc(name)}</td><td>{_esc(met)}</td><td>{_esc(d.decided_by)}</td></tr>"
+        )
+    if not rows:
+        return "<div class='vs-muted'>No stage decisions recorded.</div>"
+    head = "<tr><th>turn</th><th>decision</th><th>stage after it</th><th>trigger</th><th>by</th></tr>"
+    return f"<div class='vs-card vs-timeline'><table>{head}{''.join(rows)}</table></div>"

@@ -1,0 +1,224 @@
+"""The Runs tab: every run in the database, filtered; open one to replay it.
+
+An opened run shows its transcript (the same rendering as Play), its stage timeline, its
+statistics and scores, and the graph picture (ground truth against prediction). A run that is
+still going is followed by polling the database, so it can be watched from any browser; the
+browser that started a person-played run can take it back into Play.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from ..store import RunNotFound
+from .context import AppContext, RunView
+from .graph_view import graph_figure
+from .panels import (
+    PRED_HEADERS,
+    compute_stats,
+    latest_scores,
+    predicted_rows,
+    predicted_triples,
+    stats_html,
+    table_answer_html,
+    verdict_map,
+)
+from .play import PlayHandles
+from .render import chat_messages, stage_timeline_html, stepper_html
+
+ANY = "(any)"
+RUN_HEADERS = ["run", "started (UTC)", "task", "agent", "agent model", "user", "status", "termination", "F1", "judge", "source"]
+STATUSES = [ANY, "running", "finished", "failed", "cancelled", "interrupted"]
+SCORE_HEADERS = ["judge", "P", "R", "F1", "covered / GT", "valid / predicted", "unscored", "when"]
+
+
+def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str) -> list[list[Any]]:
+    filters = {k: (None if v in (ANY, "", None) else v) for k, v in dict(task_id=task, agent=agent, user=user, status=status).items()}
+    runs = ctx.store.list_runs(**filters)
+    best: dict[str, Any] = {}
+    for s in ctx.store.scores():
+        best[s.run_id] = s  # the latest score of each run
+    rows = []
+    for r in runs:
+        s = best.get(r.id)
+        rows.append([
+            r.id, r.created_at.strftime("%Y-%m-%d %H:%M:%S"), r.task_id, r.agent, r.agent_model or "", r.user, r.status,
+            r.termination or "", f"{100 * s.f1:.1f}" if s else "", s.judge if s else "", r.source,
+        ])
+    return rows
+
+
+def filter_choices(ctx: AppContext) -> dict[str, list[str]]:
+    runs = ctx.store.list_runs()
+    return {
+        "task": [ANY, *sorted({r.task_id for r in runs} | set(ctx.catalog.tasks))],
+        "agent": [ANY, *sorted({r.agent for r in runs if r.agent} | {"baseline", "react", "endpoint"})],
+        "user": [ANY, *sorted({r.user for r in runs if r.user} | {"rules", "simulator", "paper", "human"})],
+    }
+
+
+def score_rows(ctx: AppContext, run_id: str) -> list[list[Any]]:
+    return [
+        [s.judge, f"{100 * s.precision:.1f}", f"{100 * s.recall:.1f}", f"{100 * s.f1:.1f}", f"{s.n_covered} / {s.n_gt}",
+         f"{s.n_valid} / {s.n_pred}", s.n_unscored, s.created_at.strftime("%Y-%m-%d %H:%M")]
+        for s in ctx.store.scores(run_id)
+    ]
+
+
+def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHandles) -> dict[str, Any]:
+    ch = filter_choices(ctx)
+    with gr.Row():
+        f_task = gr.Dropdown(ch["task"], value=ANY, label="Task", allow_custom_value=True)
+        f_agent = gr.Dropdown(ch["agent"], value=ANY, label="Agent", allow_custom_value=True)
+        f_user = gr.Dropdown(ch["user"], value=ANY, label="User", allow_custom_value=True)
+        f_status = gr.Dropdown(STATUSES, value=ANY, label="Status")
+        refresh_btn = gr.Button("Refresh", size="sm", elem_id="vs-runs-refresh")
+    table = gr.Dataframe(headers=RUN_HEADERS, value=run_rows(ctx, ANY, ANY, ANY, ANY), interactive=False, max_height=300,
+                         label="Runs (click a row to open it)", elem_id="vs-runs-table")
+    with gr.Row():
+        run_id_box = gr.Textbox(label="Run id", scale=3, elem_id="vs-runs-id")
+        open_btn = gr.Button("Open", variant="primary", scale=1, elem_id="vs-runs-open")
+        resume_btn = gr.Button("Continue in Play", visible=False, scale=1, elem_id="vs-runs-continue")
+    header = gr.Markdown(elem_id="vs-runs-header")
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3):
+            chat = gr.Chatbot(label="Transcript", height=560, elem_id="vs-runs-chat", feedback_options=None, show_label=False)
+        with gr.Column(scale=2):
+            stepper = gr.HTML(elem_id="vs-runs-stepper")
+            stats = gr.HTML(elem_id="vs-runs-stats")
+    with gr.Tabs():
+        with gr.Tab("Graph"):
+            with gr.Row():
+                judge_pick = gr.Dropdown([], label="Colour by the verdicts of", scale=2, elem_id="vs-runs-judge")
+                score_judge = gr.Textbox(label="Score again with (empty: offline judge)", scale=2)
+                score_btn = gr.Button("Score", scale=1, elem_id="vs-runs-score")
+            graph = gr.Plot(label="Ground truth against prediction (drag to pan, scroll or box to zoom)", elem_id="vs-runs-graph")
+            table_html = gr.HTML()
+        with gr.Tab("Scores"):
+            scores_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, label="Scores")
+            pred_df = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], interactive=False, wrap=True, max_height=400, label="Predicted triples")
+        with gr.Tab("Stage timeline"):
+            timeline = gr.HTML()
+    view = gr.State(RunView())
+    timer = gr.Timer(1.0, active=False)
+
+    detail_outputs = [view, header, chat, stepper, stats, timeline, scores_df, pred_df, judge_pick, graph, table_html, timer, resume_btn]
+
+    def graph_of(run_id: str, judge: str | None):
+        run = ctx.store.get_run(run_id)
+        task = ctx.task_of_run(run)
+        scores = latest_scores(ctx.store, run_id)
+        chosen = next((s for s in scores if s.judge == judge), scores[-1] if scores else None)
+        verdicts = verdict_map(ctx.store, chosen)
+        pred = predicted_triples(ctx.store, run_id)
+        gt = [t.model_dump() for t in task.graph] if task is not None else []
+        title = f"{len(gt)} ground-truth vs {len(pred)} predicted triples" + (f" · verdicts of the {chosen.judge} judge" if chosen else " · not scored")
+        return graph_figure(gt, pred, verdicts, title=title), predicted_rows(pred, verdicts), chosen
+
+    def show(tok: str, v: RunView, full: bool) -> dict:
+        out: dict = {view: v}
+        try:
+            run = ctx.store.get_run(v.run_id or "")
+        except RunNotFound:
+            out[header] = f"No run `{v.run_id}` in this database."
+            out[timer] = gr.Timer(active=False)
+            return out
+        got_new = v.pull(ctx.store)
+        task = ctx.task_of_run(run)
+        running = run.status == "running"
+        live = ctx.manager.get(run.id)
+        if full or got_new:
+            out[chat] = chat_messages(v.events, task)
+            if task is not None:
+                out[stepper] = stepper_html(task, v.events, running=running)
+            out[timeline] = stage_timeline_html(task, v.events)
+            try:
+                st = compute_stats(ctx.store, run.id)
+            except Exception:  # noqa: BLE001
+                st = None
+            out[stats] = stats_html(st)
+        sig = (run.status, tuple(s.id for s in ctx.store.scores(run.id)))
+        if full or v.changed("scores", sig):
+            scores = latest_scores(ctx.store, run.id)
+            out[scores_df] = score_rows(ctx, run.id)
+            out[judge_pick] = gr.Dropdown(choices=[s.judge for s in scores], value=scores[-1].judge if scores else None)
+            if run.kind == "table":
+                out[table_html] = table_answer_html(ctx.store, run)
+                out[graph] = None
+            else:
+                fig, rows, _ = graph_of(run.id, None)
+                out[graph] = fig
+                out[pred_df] = rows
+        title = task.title if task is not None and task.title else run.task_id
+        model = f" ({run.agent_model})" if run.agent_model else ""
+        out[header] = (
+            f"### Run `{run.id}` — {title}\n"
+            f"agent **{run.agent}**{model} · user **{run.user}** · status **{run.status}**"
+            f"{' (' + run.termination + ')' if run.termination else ''} · source {run.source} · "
+            f"started {run.created_at:%Y-%m-%d %H:%M:%S} UTC"
+        )
+        can_continue = live is not None and not live.finished and live.owner == tok and live.human is not None
+        out[resume_btn] = gr.Button(visible=can_continue)
+        busy = running or (live is not None and not live.finished)
+        out[timer] = gr.Timer(active=busy)
+        return out
+
+    def on_open(tok, run_id: str):
+        run_id = (run_id or "").strip()
+        if not run_id:
+            raise gr.Error("Type or click a run id first.")
+        return show(tok, RunView(run_id=run_id), True)
+
+    def on_select(tok, evt: gr.SelectData):
+        row = evt.row_value if evt is not None else None
+        if not row:
+            return {}
+        out = show(tok, RunView(run_id=str(row[0])), True)
+        out[run_id_box] = str(row[0])
+        return out
+
+    def on_tick(tok, v: RunView):
+        return show(tok, v, False)
+
+    def on_refresh(t, a, u, st):
+        ch2 = filter_choices(ctx)
+        return run_rows(ctx, t, a, u, st), gr.Dropdown(choices=ch2["task"]), gr.Dropdown(choices=ch2["agent"]), gr.Dropdown(choices=ch2["user"])
+
+    def on_judge(v: RunView, judge: str):
+        if not v.run_id:
+            return gr.skip(), gr.skip()
+        fig, rows, _ = graph_of(v.run_id, judge)
+        return fig, rows
+
+    def on_score(tok, v: RunView, judge: str):
+        if not v.run_id:
+            raise gr.Error("Open a run first.")
+        run = ctx.store.get_run(v.run_id)
+        if run.status == "running":
+            raise gr.Error("The run is still going; score it when it has ended.")
+        try:
+            ctx.manager.score(v.run_id, (judge or "").strip() or "offline")
+        except Exception as exc:  # noqa: BLE001 - show the reason, keep the page
+            raise gr.Error(f"Scoring failed: {exc}") from None
+        return show(tok, v, True)
+
+    def on_continue(tok, v: RunView):
+        live = ctx.manager.get(v.run_id or "")
+        if live is None or live.owner != tok:
+            raise gr.Error("Only the browser that started this run can play it.")
+        return {play.view: RunView(run_id=live.run_id), play.timer: gr.Timer(active=True), tabs: gr.Tabs(selected="play")}
+
+    filters = [f_task, f_agent, f_user, f_status]
+    refresh_btn.click(on_refresh, filters, [table, f_task, f_agent, f_user], api_visibility="private")
+    for f in filters:
+        f.change(lambda t, a, u, st: run_rows(ctx, t, a, u, st), filters, table, api_visibility="private", show_progress="hidden")
+    open_btn.click(on_open, [owner, run_id_box], detail_outputs, api_visibility="private")
+    run_id_box.submit(on_open, [owner, run_id_box], detail_outputs, api_visibility="private")
+    table.select(on_select, [owner], [*detail_outputs, run_id_box], api_visibility="private")
+    timer.tick(on_tick, [owner, view], detail_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden", trigger_mode="always_last")
+    judge_pick.input(on_judge, [view, judge_pick], [graph, pred_df], api_visibility="private")
+    score_btn.click(on_score, [owner, view, score_judge], detail_outputs, api_visibility="private")
+    resume_btn.click(on_continue, [owner, view], [play.view, play.timer, tabs], api_visibility="private")
+    return {"table": table, "refresh": refresh_btn, "filters": filters, "on_show": lambda t, a, u, st: run_rows(ctx, t, a, u, st)}

@@ -1,0 +1,110 @@
+"""Assembling the app: ``build_app()`` makes the Blocks, ``launch()`` serves it.
+
+Per-person state lives in ``gr.State`` (one per browser tab) and ``gr.BrowserState`` (the owner
+token, kept in the browser's local storage so a refresh finds the same live runs). The only
+shared objects are the store, the task catalog and the run manager, all created here.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# no usage statistics, no version check: the app must start without a network
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+import gradio as gr  # noqa: E402
+
+from ..config import Settings, get_settings  # noqa: E402
+from ..store import Store, open_db  # noqa: E402
+from . import api, label, leaderboard, play, runs  # noqa: E402
+from ._assets import CSS, SHORTCUTS_JS, theme  # noqa: E402
+from .catalog import TaskCatalog  # noqa: E402
+from .context import AppContext, new_owner_token  # noqa: E402
+from .live import RunManager  # noqa: E402
+
+OWNER_KEY = "vibesearch-owner"
+
+
+def build_app(settings: Settings | None = None, *, store: Store | None = None) -> gr.Blocks:
+    settings = settings or get_settings()
+    store = store or open_db(settings.db)
+    ctx = AppContext(settings=settings, store=store, catalog=TaskCatalog.load(settings), manager=RunManager(store, settings))
+
+    with gr.Blocks(title="VibeSearch evaluator", analytics_enabled=False) as demo:
+        owner = gr.BrowserState("", storage_key=OWNER_KEY)
+        gr.Markdown(
+            "## VibeSearch evaluator\n"
+            "Run a search agent against a persona whose need unfolds stage by stage — played by a simulator or by you — "
+            f"then score its knowledge graph. Database: `{store.path}`.",
+            elem_id="vs-title",
+        )
+        if ctx.catalog.problems:
+            with gr.Accordion(f"⚠ {len(ctx.catalog.problems)} problem(s) while loading tasks", open=False):
+                gr.Markdown("\n".join(f"- {p}" for p in ctx.catalog.problems[:50]))
+        with gr.Tabs() as tabs:
+            with gr.Tab("Play", id="play", elem_id="vs-play-panel"):
+                play_h = play.build(ctx, owner)
+            with gr.Tab("Runs", id="runs", elem_id="vs-runs-panel") as runs_tab:
+                runs_h = runs.build(ctx, owner, tabs, play_h)
+            with gr.Tab("Label", id="label", elem_id="vs-label-panel"):
+                label.build(ctx)
+            with gr.Tab("Leaderboard", id="leaderboard", elem_id="vs-lb-panel") as lb_tab:
+                lb_h = leaderboard.build(ctx)
+        api.register(ctx)
+
+        def ensure_owner(tok: str) -> str:
+            return tok or new_owner_token()
+
+        demo.load(ensure_owner, owner, owner, api_visibility="private").then(
+            play_h.reattach, [owner, play_h.view], play_h.outputs, api_visibility="private"
+        )
+        runs_tab.select(runs_h["on_show"], runs_h["filters"], runs_h["table"], api_visibility="private", show_progress="hidden")
+        lb_tab.select(lb_h["on_refresh"], [lb_h["judge"]], lb_h["outputs"], api_visibility="private", show_progress="hidden")
+
+    demo.queue(default_concurrency_limit=settings.app_concurrency, max_size=settings.app_max_queue)
+    demo.vibesearch = ctx  # type: ignore[attr-defined]  # tests and launch() reach the context here
+    return demo
+
+
+def auth_pairs(settings: Settings) -> list[tuple[str, str]] | None:
+    """``VIBESEARCH_AUTH=user:pass,user2:pass2`` → [(user, pass), ...]."""
+    if settings.auth is None:
+        return None
+    raw = settings.auth.get_secret_value().strip()
+    if not raw:
+        return None
+    pairs = []
+    for item in raw.split(","):
+        user, sep, password = item.strip().partition(":")
+        if not sep or not user or not password:
+            raise ValueError("VIBESEARCH_AUTH must look like user:pass,user2:pass2 (an entry has no ':' or is empty)")
+        pairs.append((user, password))
+    return pairs
+
+
+def launch(settings: Settings | None = None, *, host: str | None = None, port: int | None = None, db: str | Path | None = None, **kwargs) -> None:
+    """Serve the app (blocking). Fake models named in VIBESEARCH_FAKE_MODELS are installed first."""
+    from ..llm.fake import install_from_env
+
+    settings = settings or get_settings()
+    if db is not None:
+        settings = settings.model_copy(update={"db": Path(db)})
+    install_from_env()
+    demo = build_app(settings)
+    try:
+        demo.launch(
+            server_name=host or settings.host,
+            server_port=port or settings.port,
+            auth=auth_pairs(settings),
+            share=False,
+            ssr_mode=False,
+            show_error=True,
+            theme=theme(),
+            css=CSS,
+            js=SHORTCUTS_JS,
+            footer_links=["api"],
+            **kwargs,
+        )
+    finally:
+        demo.vibesearch.manager.shutdown()  # type: ignore[attr-defined]
