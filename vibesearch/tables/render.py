@@ -50,7 +50,7 @@ def render_table_html(score: TableScore) -> str:
     by_row: dict[int, dict[str, CellVerdict]] = {}
     for c in score.cells:
         by_row.setdefault(c.row, {})[c.column] = c
-    head = "".join(f"<th>{escape(col)}</th>" for col in score.columns) + "<th></th>"
+    head = "".join(f"<th>{escape(col)}</th>" for col in score.columns) + "<th>row</th>"
     body = []
     for i, rv in enumerate(score.rows):
         cells = by_row.get(i, {})
