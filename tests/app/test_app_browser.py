@@ -9,6 +9,7 @@ import sqlite3
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -39,20 +40,30 @@ def choose(page, elem_id: str, option_text: str) -> None:
 
 
 def options(page, *checks: str, **fields) -> None:
-    """Set Play's options (they live in a closed accordion): tick ``checks``, fill ``fields``."""
+    """Set Play's options (they live in a closed accordion): tick ``checks``, fill ``fields``.
+
+    The accordion is left open and each value is checked to have reached the field, so a click
+    on Start right after cannot race the browser's input handling on a loaded machine.
+    """
     page.get_by_text("Models and options").click()
     for label in checks:
         page.get_by_label(label).check()
     for elem_id, value in fields.items():
         if elem_id == "pace":
-            page.get_by_label(re.compile("Watch pace")).fill(str(value))
+            box = page.get_by_label(re.compile("Watch pace"))
         else:
-            fill(page, elem_id, value)
-    page.get_by_text("Models and options").click()
+            box = page.locator(f"#{elem_id} textarea, #{elem_id} input").first
+        box.fill(str(value))
+        box.press("Tab")
+        expect(box).to_have_value(str(value))
+    page.wait_for_timeout(300)
 
 
 def run_id_of(page) -> str:
-    page.wait_for_selector("#vs-play-status code")
+    """The id of the run Start began; fails with the page's error message if Start was refused."""
+    page.wait_for_selector("#vs-play-status code, .toast-body", timeout=45_000)
+    if not page.locator("#vs-play-status code").count():
+        raise AssertionError(f"Start was refused: {page.locator('.toast-body').first.inner_text()}")
     return page.locator("#vs-play-status code").first.inner_text().strip()
 
 
