@@ -144,8 +144,15 @@ def read_trajectory(path: str | Path) -> Trajectory:
             + (" and the tail of the last one" if isinstance(tail, dict) else "")
             + "); the turns in between were cut, so our counts cannot reproduce the file's stats"
         )
+    elif isinstance(data, dict) and "triplets" in data and "qid" in data:
+        raise ImportFileError(
+            f"{path}: this is a final-extraction file, not a trajectory: pass it with --extraction "
+            "beside the trajectory of the same qid (nothing was imported)"
+        )
     else:
-        raise ImportFileError(f"{path}: not an official trajectory (expected a 'turns' list, or an excerpt's 'header')")
+        raise ImportFileError(
+            f"{path}: not an official trajectory (expected a 'turns' list, or an excerpt's 'header'); nothing was imported"
+        )
     if not header.get("qid"):
         raise ImportFileError(f"{path}: qid: missing")
     _check_turns(turns, path, field)

@@ -80,6 +80,8 @@ def _litellm():
 
     litellm.suppress_debug_info = True
     litellm.drop_params = True
+    # token counting must never fetch a tokenizer from a hub (no network here)
+    litellm.disable_hf_tokenizer_download = True
     return litellm
 
 
