@@ -1,0 +1,81 @@
+"""The import rules of docs/architecture.md, checked on the source so a shortcut cannot creep in."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[2] / "vibesearch"
+
+# package -> packages it must never import
+FORBIDDEN = {
+    "store": {"session", "app", "cli", "scoring", "agents", "users"},
+    "tasks": {"session", "app", "cli", "store", "scoring", "agents", "users"},
+    "scoring": {"session", "app", "cli", "agents", "users"},
+    "tables": {"session", "app", "cli", "agents", "users"},
+    "llm": {"session", "app", "cli", "agents", "users", "scoring"},
+    "tools": {"session", "app", "cli", "agents", "users", "scoring"},
+    "agents": {"users", "session", "app", "cli"},
+    "users": {"agents", "session", "app", "cli"},
+    "session": {"app", "cli"},
+}
+
+
+def _imports(path: Path) -> set[str]:
+    """First-level vibesearch packages a module imports (relative imports resolved)."""
+    rel = path.relative_to(PKG.parent).with_suffix("").parts  # ("vibesearch", "pkg", "mod")
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(rel[: len(rel) - node.level])
+                parts = base + (node.module.split(".") if node.module else [])
+                names = [parts + [a.name] for a in node.names] if not node.module else [parts]
+            else:
+                names = [(node.module or "").split(".")]
+            for parts in names:
+                if len(parts) >= 2 and parts[0] == "vibesearch":
+                    out.add(parts[1])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if len(parts) >= 2 and parts[0] == "vibesearch":
+                    out.add(parts[1])
+    return out
+
+
+def _modules(package: str) -> list[Path]:
+    return sorted((PKG / package).rglob("*.py"))
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_package_respects_the_layering(package):
+    bad = []
+    for path in _modules(package):
+        for target in _imports(path) & FORBIDDEN[package]:
+            bad.append(f"{path.relative_to(PKG)} imports vibesearch.{target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_only_the_app_imports_gradio():
+    bad = []
+    for path in PKG.rglob("*.py"):
+        if path.relative_to(PKG).parts[0] == "app":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            mods = []
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                mods = [node.module or ""]
+            if any(m == "gradio" or m.startswith("gradio.") for m in mods):
+                bad.append(str(path.relative_to(PKG)))
+    assert not bad, bad
+
+
+def test_the_checker_sees_relative_imports():
+    # a guard against a checker that silently finds nothing
+    assert "store" in _imports(PKG / "session" / "loop.py")
+    assert "llm" in _imports(PKG / "agents" / "react.py")
