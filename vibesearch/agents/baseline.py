@@ -186,7 +186,7 @@ def table_answer(docs: list[CorpusDoc], columns: list[str], *, zh: bool) -> str:
 
 def key_sentences(query: str, text: str, *, k: int = 2, max_chars: int = 320) -> str:
     """The ``k`` sentences of ``text`` that best match ``query``, in text order."""
-    from ..tools._text import rank_texts, sentences
+    from ..tools import rank_texts, sentences
 
     sents = [s for s in sentences(text) if s.strip()]
     if not sents:

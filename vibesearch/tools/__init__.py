@@ -16,6 +16,7 @@ from .base import Toolbox, ToolOutput, cap
 from .offline import OfflineBackend, OfflineCorpus, corpus_for_task
 from .sandbox import PythonSandbox, detect_isolation
 from .schemas import SCHEMAS, TOOL_NAMES, ArgumentError, all_schemas, check_arguments
+from ._text import rank_texts, sentences
 from .toolbox import AgentToolbox, SearchBackend
 
 
@@ -44,6 +45,8 @@ def make_toolbox(task: Task, settings: Settings, *, emit: Emit | None = None, ba
 
 
 __all__ = [
+    "rank_texts",
+    "sentences",
     "AgentToolbox",
     "ArgumentError",
     "OfflineBackend",
