@@ -46,6 +46,8 @@ def options(page, *checks: str, **fields) -> None:
     on Start right after cannot race the browser's input handling on a loaded machine.
     """
     page.get_by_text("Models and options").click()
+    page.get_by_label(re.compile("Watch pace")).wait_for(state="visible")
+    page.wait_for_timeout(300)  # the accordion's fields mount when it first opens
     for label in checks:
         page.get_by_label(label).check()
     for elem_id, value in fields.items():
@@ -53,9 +55,15 @@ def options(page, *checks: str, **fields) -> None:
             box = page.get_by_label(re.compile("Watch pace"))
         else:
             box = page.locator(f"#{elem_id} textarea, #{elem_id} input").first
-        box.fill(str(value))
-        box.press("Tab")
-        expect(box).to_have_value(str(value))
+        for attempt in range(3):  # a field still mounting can take its default back once
+            box.fill(str(value))
+            box.press("Tab")
+            try:
+                expect(box).to_have_value(str(value), timeout=2_000)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
     page.wait_for_timeout(300)
 
 
