@@ -30,7 +30,16 @@ def open_app(browser, server):
 
 
 def fill(page, elem_id: str, text: str) -> None:
-    page.locator(f"#{elem_id} textarea, #{elem_id} input").first.fill(text)
+    """Type into a Gradio textbox and make sure the value stuck (a field still mounting can drop it)."""
+    box = page.locator(f"#{elem_id} textarea, #{elem_id} input").first
+    for attempt in range(3):
+        box.fill(text)
+        try:
+            expect(box).to_have_value(text, timeout=2_000)
+            return
+        except AssertionError:
+            if attempt == 2:
+                raise
 
 
 def choose(page, elem_id: str, option_text: str) -> None:
@@ -51,10 +60,10 @@ def options(page, *checks: str, **fields) -> None:
     for label in checks:
         page.get_by_label(label).check()
     for elem_id, value in fields.items():
-        if elem_id == "pace":
-            box = page.get_by_label(re.compile("Watch pace"))
-        else:
-            box = page.locator(f"#{elem_id} textarea, #{elem_id} input").first
+        if elem_id != "pace":
+            fill(page, elem_id, str(value))
+            continue
+        box = page.get_by_label(re.compile("Watch pace"))
         for attempt in range(3):  # a field still mounting can take its default back once
             box.fill(str(value))
             box.press("Tab")
