@@ -89,6 +89,20 @@ def list_tasks(
         raise typer.Exit(1)
 
 
+def _get_task_or_fail(task_id: str, tasks: Optional[List[Path]]):
+    """The task with this id, or a clear error (and every problem that kept it from loading)."""
+    from ..tasks import TaskLoadError, TaskNotFound, get_task
+
+    try:
+        return get_task(task_id, _paths(tasks))
+    except TaskNotFound as exc:
+        fail(str(exc))
+    except TaskLoadError as exc:
+        for problem in exc.problems:
+            _echo_problem(problem, err=True)
+        fail(f"could not load task {task_id!r} (see the problems above)")
+
+
 @tasks_app.command("show")
 def show_task(
     task_id: str = typer.Argument(..., metavar="ID", help="Task id"),
@@ -96,16 +110,7 @@ def show_task(
     as_json: bool = JsonOption,
 ) -> None:
     """The persona card and its stages (trigger, line, fallback, cues)."""
-    from ..tasks import TaskLoadError, TaskNotFound, get_task
-
-    try:
-        task = get_task(task_id, _paths(tasks))
-    except TaskNotFound as exc:
-        fail(str(exc))
-    except TaskLoadError as exc:
-        for problem in exc.problems:
-            _echo_problem(problem, err=True)
-        fail(f"could not load task {task_id!r} (see the problems above)")
+    task = _get_task_or_fail(task_id, tasks)
     if as_json:
         print_json(task.model_dump(mode="json"))
         return
@@ -150,16 +155,9 @@ def export(
     tasks: Optional[List[Path]] = TasksOption,
 ) -> None:
     """Write a task in the official VibeSearchBench format."""
-    from ..tasks import TaskLoadError, TaskNotFound, get_task, write_official
+    from ..tasks import write_official
 
-    try:
-        task = get_task(task_id, _paths(tasks))
-    except TaskNotFound as exc:
-        fail(str(exc))
-    except TaskLoadError as exc:
-        for problem in exc.problems:
-            _echo_problem(problem, err=True)
-        fail(f"could not load task {task_id!r} (see the problems above)")
+    task = _get_task_or_fail(task_id, tasks)
     try:
         written = write_official(task, out)
     except OSError as exc:

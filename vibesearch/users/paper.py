@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 
-from ..config import Settings, get_settings
 from ..llm import complete
 from ..store.conversation import Conversation
 from ..tasks.models import Task
 from ._prompt import dialogue_messages
 from ._stages import DONE_SIGNAL, line_similarity, plain_reply
+from ._llm_user import LLMPlayedUser
 from .base import UserState, UserTurn
 
 LINE_MATCH = 80.0
@@ -83,18 +83,9 @@ condition does not hold, you keep pressing the assistant to finish the work in f
    answers you would not know. Send only your message (or {DONE_SIGNAL}) and nothing else."""
 
 
-class PaperUser:
+class PaperUser(LLMPlayedUser):
     kind = "paper"
-
-    def __init__(self, task: Task, settings: Settings | None = None, *, model: str):
-        if not model:
-            raise ValueError("the paper simulator needs a model (--simulator-model or VIBESEARCH_SIMULATOR_MODEL)")
-        self.task = task
-        self.settings = settings or get_settings()
-        self.model = model
-
-    async def opening(self, state: UserState) -> UserTurn:
-        return UserTurn(message=self.task.persona.initial_query, reply_kind="open", decided_by="simulator")
+    title = "paper simulator"
 
     def messages(self, convo: Conversation) -> list[dict]:
         return [{"role": "system", "content": paper_system_prompt(self.task)}, *dialogue_messages(convo)]

@@ -19,13 +19,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from ..config import Settings, get_settings
 from ..llm import StructuredOutputError, complete_json
 from ..store.conversation import Conversation
 from ..store.events import ErrorEvent
 from ..tasks.models import Task
 from ._prompt import dialogue_messages, system_prompt
 from ._stages import DONE_SIGNAL, line_similarity, plain_reply, push_message, stage_card
+from ._llm_user import LLMPlayedUser
 from .base import UserState, UserTurn
 
 # a reply at least this similar to a stage's line is taken to say that line
@@ -65,18 +65,9 @@ class SimulatorDecision(BaseModel):
         return "" if value is None else value
 
 
-class SimulatorUser:
+class SimulatorUser(LLMPlayedUser):
     kind = "simulator"
-
-    def __init__(self, task: Task, settings: Settings | None = None, *, model: str):
-        if not model:
-            raise ValueError("the LLM simulator needs a model (--simulator-model or VIBESEARCH_SIMULATOR_MODEL)")
-        self.task = task
-        self.settings = settings or get_settings()
-        self.model = model
-
-    async def opening(self, state: UserState) -> UserTurn:
-        return UserTurn(message=self.task.persona.initial_query, reply_kind="open", decided_by="simulator")
+    title = "LLM simulator"
 
     def messages(self, convo: Conversation, state: UserState) -> list[dict]:
         card = stage_card(self.task, state)

@@ -1,0 +1,24 @@
+"""What the two LLM-played users share: a model, settings, and the opening question."""
+
+from __future__ import annotations
+
+from ..config import Settings, get_settings
+from ..tasks.models import Task
+from .base import UserState, UserTurn
+
+
+class LLMPlayedUser:
+    """Base of the structured simulator and the paper-faithful one."""
+
+    kind = "llm"
+    title = "simulator"
+
+    def __init__(self, task: Task, settings: Settings | None = None, *, model: str):
+        if not model:
+            raise ValueError(f"the {self.title} needs a model (--simulator-model or VIBESEARCH_SIMULATOR_MODEL)")
+        self.task = task
+        self.settings = settings or get_settings()
+        self.model = model
+
+    async def opening(self, state: UserState) -> UserTurn:
+        return UserTurn(message=self.task.persona.initial_query, reply_kind="open", decided_by="simulator")
