@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     # storage and tasks
     db: Path = Path("vibesearch.db")
     tasks: str = Field(default="", description="extra task paths, separated by os.pathsep")
+    # files handed to the product (tasks, trajectories, labels, tables ...): size and nesting caps
+    max_input_bytes: int = Field(default=50_000_000, ge=1)
+    max_input_depth: int = Field(default=100, ge=2)
 
     # who plays which part
     agent: AgentKind = "baseline"
@@ -51,6 +54,9 @@ class Settings(BaseSettings):
     endpoint_url: str | None = None
     endpoint_model: str = "agent"
     endpoint_key: SecretStr | None = None
+    # other endpoint URLs a person may type in the app (comma-separated); the configured key never
+    # goes to them. Empty: only VIBESEARCH_ENDPOINT_URL.
+    allowed_endpoint_urls: str = ""
 
     # tools
     search_backend: SearchBackend = "offline"
@@ -63,6 +69,11 @@ class Settings(BaseSettings):
     python_cpu_s: int = 10
     python_memory_mb: int = 512
     python_output_chars: int = 20_000
+    # started as root, each running sandbox gets its own uid from [base, base + count), so the
+    # process-count limit is per sandbox; count 0 = all share uid 65534 (nobody)
+    python_uid_base: int = 1_900_000_000
+    python_uid_count: int = 256
+    python_uid_lock_dir: str = Field(default="", description="lock files of the uids in use; empty: /run/vibesearch/sandbox-uids")
 
     # agent loop
     max_user_turns: int = 30
@@ -72,6 +83,9 @@ class Settings(BaseSettings):
     budget_usd: float | None = None
     context_window: int = 256_000
     compaction_threshold: float = 0.8
+    # a run is driven by one process at a time: its lease expires this long after the driver's
+    # last heartbeat (renewed every third of it), then another process may take the run over
+    lease_ttl_s: float = Field(default=30.0, gt=0)
 
     # model access
     llm_retries: int = 4
@@ -92,16 +106,64 @@ class Settings(BaseSettings):
     auth: SecretStr | None = Field(default=None, description="user:pass,user2:pass2")
     app_concurrency: int = 4
     app_max_queue: int = 64
+    admins: str = Field(default="", description="logins (comma-separated) that may stop, drive and read every run")
+    read_runs: Literal["all", "own"] = "all"  # with a login on: may a person read others' runs?
+    # "Load tasks" in the app: only under these folders (plus the bundled ones, the upload area and
+    # VIBESEARCH_TASKS), regular files only, size- and count-capped, parsed in a killable process
+    load_roots: str = Field(default="", description="extra folders the app may load tasks from, separated by os.pathsep")
+    upload_dir: Path | None = None  # default: vibesearch-uploads beside the database
+    load_max_file_mb: float = Field(default=5.0, gt=0)
+    load_max_files: int = Field(default=200, ge=1)
+    load_timeout_s: float = Field(default=20.0, gt=0)
+    load_memory_mb: int = Field(default=1024, ge=64)
 
     def task_paths(self) -> list[Path]:
         extra = [Path(p) for p in self.tasks.split(os.pathsep) if p.strip()]
         return [BUNDLED_TASKS, *extra]
+
+    # ------------------------------------------------------------------ where keys may go
+    def endpoint_key_for(self, url: str | None) -> str | None:
+        """The configured endpoint key, but only for the configured endpoint URL: a key never
+        follows a URL that someone typed."""
+        if self.endpoint_key is None or not url or not self.endpoint_url:
+            return None
+        if _same_url(url, self.endpoint_url):
+            return self.endpoint_key.get_secret_value()
+        return None
+
+    def endpoint_allowed(self, url: str) -> bool:
+        """May a person (app or API) send the endpoint agent to this URL?"""
+        allowed = [self.endpoint_url or "", *self.allowed_endpoint_urls.split(",")]
+        return any(a.strip() and _same_url(url, a) for a in allowed)
+
+    def admin_logins(self) -> set[str]:
+        return {a.strip() for a in self.admins.split(",") if a.strip()}
+
+    def upload_area(self) -> Path:
+        return self.upload_dir if self.upload_dir is not None else self.db.parent / "vibesearch-uploads"
+
+    def load_root_paths(self) -> list[Path]:
+        """Where the app may load task files from (symlinks resolved)."""
+        extra = [Path(p) for p in self.load_roots.split(os.pathsep) if p.strip()]
+        roots = [*self.task_paths(), BUNDLED_TABLE_TASKS, self.upload_area(), *extra]
+        out: list[Path] = []
+        for root in roots:
+            resolved = root.expanduser().resolve()
+            if resolved not in out:
+                out.append(resolved)
+        return out
 
     def snapshot(self) -> dict:
         """Settings as stored with a run: secrets are never included."""
         data = self.model_dump(mode="json", exclude={"endpoint_key", "auth"})
         data["endpoint_key_set"] = self.endpoint_key is not None
         return data
+
+
+def _same_url(a: str, b: str) -> bool:
+    from .agents.endpoint import normalise_base_url
+
+    return normalise_base_url(a) == normalise_base_url(b)
 
 
 @lru_cache(maxsize=1)

@@ -60,18 +60,21 @@ def test_a_browser_session_loads_a_folder_without_touching_the_shared_catalog(se
     (tmp_path / "mine.json").write_text(json.dumps(data))
     (tmp_path / "broken.json").write_text('{"id": "x"}')
     mine = shared.copy()
-    msg = mine.add_folder(str(tmp_path))
+    allowed = settings.model_copy(update={"load_roots": str(tmp_path)})
+    msg = mine.add_folder(str(tmp_path), allowed)
     assert msg.startswith("Loaded 1 task(s)") and "my-own-task" in mine.tasks
     assert "broken.json" in msg and "graph" in msg  # the bad file and its field are named
     assert "my-own-task" not in shared.tasks
-    assert "No such file or folder" in mine.add_folder(str(tmp_path / "missing"))
+    assert "No such file or folder" in mine.add_folder(str(tmp_path / "missing"), allowed)
+    # the same folder is out of reach when it is not a load root
+    assert "not inside a folder this app may load tasks from" in shared.copy().add_folder(str(tmp_path), settings)
 
 
 @pytest.mark.skipif(not BUNDLED_TABLE_TASKS.exists(), reason="no bundled table tasks")
 def test_table_task_folder_loads_as_table_tasks(settings, tmp_path: Path):
     shutil.copytree(BUNDLED_TABLE_TASKS, tmp_path / "tables")
     cat = TaskCatalog()
-    assert cat.add_folder(str(tmp_path / "tables")).startswith("Loaded 3 task(s)")
+    assert cat.add_folder(str(tmp_path / "tables"), settings.model_copy(update={"load_roots": str(tmp_path)})).startswith("Loaded 3 task(s)")
     assert all(t.extra.get("kind") == "table" for t in cat.tasks.values())
 
 

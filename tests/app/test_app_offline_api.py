@@ -91,17 +91,25 @@ def test_bad_requests_get_clear_errors(client):
 
 
 def test_only_the_owner_can_stop_or_play_a_run(client, offline_app):
-    run_id = client.predict("pro-en-analysis-history", "baseline", "human", owner="tok-1", api_name="/start_run")
+    tok1 = client.predict(api_name="/new_owner_token")
+    tok2 = client.predict(api_name="/new_owner_token")
+    assert tok1 != tok2
+    run_id = client.predict("pro-en-analysis-history", "baseline", "human", owner=tok1, api_name="/start_run")
     deadline = time.time() + 30
     while not client.predict(run_id, api_name="/run_status")["waiting_for_person"]:
         assert time.time() < deadline, "the person's turn never came"
         time.sleep(0.3)
     with pytest.raises(Exception, match="another browser session"):
-        client.predict(run_id, "hello", "push", "tok-2", api_name="/submit_turn")
+        client.predict(run_id, "hello", "push", tok2, api_name="/submit_turn")
     with pytest.raises(Exception, match="another browser session"):
-        client.predict(run_id, "tok-2", api_name="/stop_run")
-    assert client.predict(run_id, "", "disclose", "tok-1", api_name="/submit_turn") == "sent"
-    assert client.predict(run_id, "tok-1", api_name="/stop_run") == "stopping"
+        client.predict(run_id, tok2, api_name="/stop_run")
+    # a made-up owner string is not a token this server issued
+    with pytest.raises(Exception, match="new_owner_token"):
+        client.predict(run_id, "tok-1", api_name="/stop_run")
+    with pytest.raises(Exception, match="needs an owner"):
+        client.predict("pro-en-analysis-history", "baseline", "human", api_name="/start_run")
+    assert client.predict(run_id, "", "disclose", tok1, api_name="/submit_turn") == "sent"
+    assert client.predict(run_id, tok1, api_name="/stop_run") == "stopping"
     status = _wait_over(client, run_id, timeout=20)
     assert (status["status"], status["termination"]) == ("cancelled", "cancelled")
     events = client.predict(run_id, 0, api_name="/run_events")

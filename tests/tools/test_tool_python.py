@@ -300,3 +300,66 @@ async def test_big_file_is_refused(tb):
 
 def test_isolation_is_reported():
     assert MODE in ("bwrap", "unshare", "none")
+
+
+# ---------------------------------------------------------------- one process limit per sandbox
+
+
+def _sandbox_for(tool_settings, timeout_s: float) -> PythonSandbox:
+    return PythonSandbox(tool_settings.model_copy(update={"python_timeout_s": timeout_s, "python_cpu_s": 30}))
+
+
+async def test_a_fork_bomb_does_not_starve_a_concurrent_sandbox(tool_settings):
+    """While one sandbox holds every process its limit allows, another starts subprocesses."""
+    if not IS_ROOT:
+        pytest.skip("per-sandbox process limits need root (a uid per sandbox); documented in docs/tools.md")
+    if MODE == "none":
+        pytest.skip("as root without bwrap/unshare the interpreter is not reachable by another uid here")
+    token = uuid.uuid4().hex
+    full = f"{token}-full"
+    # fork until the limit refuses, children sleep (no CPU burnt); then the parent re-executes
+    # itself with a marker in argv, which tells the test the limit is used up
+    bomb = (
+        "import os, sys, time\n"
+        "while True:\n"
+        "    try:\n"
+        "        pid = os.fork()\n"
+        "    except OSError:\n"
+        "        break\n"
+        "    if pid == 0:\n"
+        "        time.sleep(120)\n"
+        "        os._exit(0)\n"
+        "os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(120)', sys.argv[1] + '-full'])\n"
+    )
+    assert full not in bomb  # the marker appears only once the limit is reached
+    code = f"import os, sys\nos.execv(sys.executable, [sys.executable, '-c', {bomb!r}, {token!r}])"
+    bomber = _sandbox_for(tool_settings, 120)
+    bomb_task = asyncio.create_task(bomber.run(code))
+    try:
+        deadline = asyncio.get_running_loop().time() + 90
+        while not _procs_with(full):
+            assert not bomb_task.done(), (await bomb_task).content
+            assert asyncio.get_running_loop().time() < deadline, "the bomb never filled its process limit"
+            await asyncio.sleep(0.1)
+        assert len(_procs_with(token)) >= bomber.max_procs - 1  # the limit is really used up
+        other = _sandbox_for(tool_settings, 60)
+        probe = (
+            "import os, subprocess\n"
+            "for _ in range(5):\n"
+            "    subprocess.run(['true'], check=True)\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    os._exit(7)\n"
+            "print('forked fine', os.waitpid(pid, 0)[1] >> 8)\n"
+        )
+        out = await other.run(probe)
+        assert not out.error, out.content
+        assert "forked fine 7" in out.content
+    finally:
+        bomb_task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await bomb_task
+    deadline = asyncio.get_running_loop().time() + 30
+    while _procs_with(token) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.1)
+    assert _procs_with(token) == []

@@ -35,7 +35,8 @@ def make_agent(
     * ``react``: ``model`` (or ``settings.agent_model``) is a litellm model string; the toolbox
       defaults to ``make_toolbox(task, settings)``.
     * ``endpoint``: ``endpoint_url`` (or ``settings.endpoint_url``), ``endpoint_model`` (or
-      ``settings.endpoint_model``), optional ``endpoint_key`` (or ``settings.endpoint_key``).
+      ``settings.endpoint_model``), optional ``endpoint_key`` (or ``settings.endpoint_key``, which is
+      only ever sent to ``settings.endpoint_url``).
     * ``baseline``: no model; it needs the task's offline corpus.
     """
     if kind == "react":
@@ -59,9 +60,9 @@ def make_agent(
                 "the endpoint agent needs the URL of an OpenAI-compatible chat endpoint: pass "
                 "--endpoint-url (e.g. http://127.0.0.1:8000/v1) or set VIBESEARCH_ENDPOINT_URL"
             )
-        key = endpoint_key
-        if key is None and settings.endpoint_key is not None:
-            key = settings.endpoint_key.get_secret_value()
+        # the configured key goes only to the configured URL; any other URL gets only the key
+        # given with it (or none)
+        key = endpoint_key if endpoint_key is not None else settings.endpoint_key_for(url)
         from .endpoint import EndpointAgent
 
         return EndpointAgent(task, settings, url=url, model=endpoint_model or settings.endpoint_model, key=key)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..store.conversation import Conversation
-from ..store.events import Emit, EventData
+from ..store.conversation import Conversation, Step
+from ..store.events import Emit, EventData, ToolCallEvent
 
 
 def _fingerprint(convo: Conversation) -> tuple:
@@ -17,6 +17,7 @@ def _fingerprint(convo: Conversation) -> tuple:
         len(last.steps) if last else 0,
         len(step.calls) if step else 0,
         len(step.results) if step else 0,
+        len(last.notes) if last else 0,
         convo.summary,
         len(convo.usage),
     )
@@ -37,6 +38,23 @@ def tracking_emit(convo: Conversation, emit: Emit) -> Emit:
             convo.add(data)
 
     return wrapped
+
+
+def open_turn_steps(convo: Conversation) -> list[Step]:
+    """The steps already stored of the dialogue turn the agent is answering (a resumed run).
+
+    Empty for a fresh turn. An agent continues after these: it makes no stored tool call again
+    and only runs the calls whose result is missing.
+    """
+    turn = convo.turns[-1] if convo.turns else None
+    if turn is None or turn.phase != "dialogue" or turn.reply is not None:
+        return []
+    return list(turn.steps)
+
+
+def missing_results(steps: list[Step]) -> list[ToolCallEvent]:
+    """Tool calls of ``steps`` that have no stored result, in call order."""
+    return [c for step in steps for c in step.calls if c.call_id not in step.results]
 
 
 def plain_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

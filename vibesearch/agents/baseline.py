@@ -21,11 +21,11 @@ import uuid
 from typing import Any
 
 from ..config import Settings
-from ..store.conversation import Conversation
+from ..store.conversation import Conversation, Step
 from ..store.events import Emit, MessageEvent, ToolCallEvent, ToolResultEvent
 from ..tasks.models import CorpusDoc, Task
 from ..tools.base import Toolbox, ToolOutput
-from ._context import tracking_emit
+from ._context import open_turn_steps, tracking_emit
 from .base import AgentReply, GraphResult
 from .extraction import ask_for_graph, record_graph_answer
 
@@ -61,35 +61,40 @@ class BaselineAgent:
             corpus = found if isinstance(found, OfflineCorpus) else corpus_for_task(task)
         self.corpus = corpus
 
+    # it continues a turn a resumed run left open (see ``_step``)
+    resumes_open_turn = True
+
     # ------------------------------------------------------------------ dialogue
     async def respond(self, convo: Conversation, emit: Emit) -> AgentReply:
+        stored = open_turn_steps(convo)  # steps of this turn stored before an interruption
         emit = tracking_emit(convo, emit)
         message = convo.turns[-1].user if convo.turns else ""
         discussed = _conversation_text(convo)
 
-        emit(MessageEvent(role="assistant", content="", n_tool_calls=1))
         topn = max(VISIT_TOP, self.settings.search_topn)
-        shown = await self._tool(emit, "search", {"query": message, "topn": topn})
+        shown = await self._step(emit, stored, 0, "search", {"query": message, "topn": topn})
         table_columns = _table_columns(self.task)
         docs = self._ranked_docs(message, shown, topn)[: topn if table_columns else VISIT_TOP]
 
         if docs:
-            emit(MessageEvent(role="assistant", content="", n_tool_calls=1))
-            await self._tool(emit, "visit", {"url": [d.url for d in docs], "goal": message})
+            await self._step(emit, stored, 1, "visit", {"url": [d.url for d in docs], "goal": message})
 
         if table_columns:
             reply = table_answer(docs, table_columns, zh=self.task.language == "zh")
-            emit(MessageEvent(role="assistant", content=reply, final=True))
-            return AgentReply(text=reply, final=True)
-        reply = self._compose(message, docs, discussed)
+        else:
+            reply = self._compose(message, docs, discussed)
         emit(MessageEvent(role="assistant", content=reply, final=True))
-        return AgentReply(text=reply, final=False)
+        return AgentReply(text=reply, final=self.reply_is_final(reply))
+
+    def reply_is_final(self, text: str) -> bool:
+        """A table is the final answer; a dialogue reply always asks the user something more."""
+        return bool(_table_columns(self.task))
 
     # ------------------------------------------------------------------ extraction
     async def extract_graph(self, convo: Conversation, emit: Emit) -> GraphResult:
         emit = tracking_emit(convo, emit)
         said = _conversation_text(convo)
-        ask_for_graph(emit, self.task.language)
+        ask_for_graph(emit, self.task.language, convo)
         triples: list[dict[str, str]] = []
         seen: set[tuple[str, ...]] = set()
         for url in visited_urls(convo):
@@ -103,9 +108,25 @@ class BaselineAgent:
         return record_graph_answer(emit, answer)
 
     # ------------------------------------------------------------------ internals
-    async def _tool(self, emit: Emit, tool: str, arguments: dict[str, Any]) -> ToolOutput:
-        call_id = f"baseline_{uuid.uuid4().hex[:10]}"
-        emit(ToolCallEvent(call_id=call_id, tool=tool, arguments=arguments))
+    async def _step(self, emit: Emit, stored: list[Step], index: int, tool: str, arguments: dict[str, Any]) -> ToolOutput:
+        """Step ``index`` of the turn: one tool call. A stored step is not made again: its stored
+        result is used, or (cut off before the result) its stored call is run for the result."""
+        step = stored[index] if index < len(stored) else None
+        if step is None or not step.calls:
+            if step is None:
+                emit(MessageEvent(role="assistant", content="", n_tool_calls=1))
+            return await self._tool(emit, tool, arguments)
+        call = step.calls[0]
+        result = step.results.get(call.call_id)
+        if result is not None:
+            return ToolOutput(content=result.content, error=result.error, truncated_chars=result.truncated_chars)
+        return await self._tool(emit, call.tool, call.arguments, call_id=call.call_id)
+
+    async def _tool(self, emit: Emit, tool: str, arguments: dict[str, Any], *, call_id: str | None = None) -> ToolOutput:
+        """Run one tool call and record it (its call too, unless ``call_id`` names a stored one)."""
+        if call_id is None:
+            call_id = f"baseline_{uuid.uuid4().hex[:10]}"
+            emit(ToolCallEvent(call_id=call_id, tool=tool, arguments=arguments))
         start = time.perf_counter()
         try:
             out = await self.toolbox.call(tool, arguments)

@@ -62,11 +62,14 @@ class EndpointAgent:
     async def respond(self, convo: Conversation, emit: Emit) -> AgentReply:
         text, thinking = await self._ask(convo.dialogue(), emit, purpose="agent")
         emit(MessageEvent(role="assistant", content=text, thinking=thinking, final=True))
-        return AgentReply(text=text, final=bool(text.strip()) and not ends_with_question(text))
+        return AgentReply(text=text, final=self.reply_is_final(text))
+
+    def reply_is_final(self, text: str) -> bool:
+        return bool(text.strip()) and not ends_with_question(text)
 
     async def extract_graph(self, convo: Conversation, emit: Emit) -> GraphResult:
         history = convo.dialogue()
-        instruction = ask_for_graph(emit, self.task.language)
+        instruction = ask_for_graph(emit, self.task.language, convo)  # a resumed run may have asked already
         text, thinking = await self._ask(history + [{"role": "user", "content": instruction}], emit, purpose="extraction")
         return record_graph_answer(emit, text, thinking)
 

@@ -9,16 +9,29 @@ the answer into a ``GraphResult`` (the session records it as the run's graph).
 
 from __future__ import annotations
 
+from ..store.conversation import Conversation
 from ..store.events import Emit, MessageEvent
 from ._triples import parse_triples
 from .base import GraphResult
 from .prompts import extraction_instruction
 
-__all__ = ["extraction_instruction", "parse_triples", "ask_for_graph", "record_graph_answer"]
+__all__ = ["extraction_instruction", "parse_triples", "ask_for_graph", "pending_instruction", "record_graph_answer"]
 
 
-def ask_for_graph(emit: Emit, language: str) -> str:
-    """Record the extraction instruction as the user's message and return its text."""
+def pending_instruction(convo: Conversation | None) -> str | None:
+    """The extraction instruction already stored and not yet answered (a resumed run), if any."""
+    turn = convo.turns[-1] if convo is not None and convo.turns else None
+    if turn is not None and turn.phase == "extraction" and turn.reply is None:
+        return turn.user
+    return None
+
+
+def ask_for_graph(emit: Emit, language: str, convo: Conversation | None = None) -> str:
+    """Record the extraction instruction as the user's message and return its text (a resumed
+    run whose instruction is stored already goes on from it: nothing is recorded again)."""
+    stored = pending_instruction(convo)
+    if stored is not None:
+        return stored
     instruction = extraction_instruction(language)
     emit(MessageEvent(role="user", content=instruction, phase="extraction"))
     return instruction

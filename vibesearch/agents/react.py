@@ -11,6 +11,10 @@ The working context is always rebuilt from the ``Conversation`` (system prompt +
 resumed run and a live run see the same context. Before each call the context is measured and
 compacted when it is too large (``compaction.Compactor``). An ``LLMError`` (after the client's
 retries) propagates: the session records it as a fatal error.
+
+A resumed run may hand over a turn with some steps stored already: the agent runs only the tool
+calls whose result is missing, counts the stored steps against its step budget and goes on; an
+extraction whose instruction is stored goes on from it.
 """
 
 from __future__ import annotations
@@ -26,10 +30,10 @@ from ..store.conversation import Conversation
 from ..store.events import Emit, MessageEvent, NoteEvent, ToolCallEvent, ToolResultEvent
 from ..tasks.models import Task
 from ..tools.base import Toolbox, ToolOutput
-from ._context import ends_with_question, plain_messages, tracking_emit
+from ._context import ends_with_question, missing_results, open_turn_steps, plain_messages, tracking_emit
 from .base import AgentReply, GraphResult
 from .compaction import Compactor
-from .extraction import extraction_instruction, parse_triples, record_graph_answer
+from .extraction import extraction_instruction, parse_triples, pending_instruction, record_graph_answer
 from .prompts import FORCED_REPLY_NOTE, system_prompt
 
 
@@ -61,13 +65,20 @@ class ReactAgent:
             "scholar_search and python, with context compaction"
         )
 
+    resumes_open_turn = True
+
     # ------------------------------------------------------------------ dialogue
     async def respond(self, convo: Conversation, emit: Emit) -> AgentReply:
+        stored = open_turn_steps(convo)  # steps of this turn stored before an interruption
         emit = tracking_emit(convo, emit)
         self._bind_tool_emit(emit)
         schemas = self.toolbox.schemas()
         known = {s.get("function", {}).get("name") for s in schemas}
-        for _ in range(max(1, self.settings.max_steps_per_turn)):
+        owed = missing_results(stored)
+        if owed:  # calls cut off before their results: run those, and only those
+            await self._run_calls(emit, [ToolCall(id=c.call_id, name=c.tool, arguments=c.arguments, raw_arguments=c.raw_arguments) for c in owed], known)
+        limit_noted = bool(stored) and any(n.data.get("max_steps_per_turn") for n in convo.turns[-1].notes)
+        for _ in range(max(1, self.settings.max_steps_per_turn) - len(stored)):
             messages = await self._context(convo, emit, schemas)
             result = await self._call(messages, emit, tools=schemas, purpose="agent")
             if not result.tool_calls:
@@ -84,22 +95,16 @@ class ReactAgent:
                         call_id=call.id, tool=call.name, arguments=call.arguments, raw_arguments=call.raw_arguments
                     )
                 )
-            tasks = [asyncio.create_task(self._run_tool(call, known)) for call in calls]
-            try:
-                for task in tasks:  # run concurrently, recorded in call order
-                    emit(await task)
-            finally:  # a cancelled run leaves no tool running behind it
-                for task in tasks:
-                    if not task.done():
-                        task.cancel()
+            await self._run_calls(emit, calls, known)
 
         # the step budget is spent: one more call, without tools, for the reply
-        emit(
-            NoteEvent(
-                text=f"step limit of {self.settings.max_steps_per_turn} reached; asking the agent to reply without tools",
-                data={"max_steps_per_turn": self.settings.max_steps_per_turn},
+        if not limit_noted:
+            emit(
+                NoteEvent(
+                    text=f"step limit of {self.settings.max_steps_per_turn} reached; asking the agent to reply without tools",
+                    data={"max_steps_per_turn": self.settings.max_steps_per_turn},
+                )
             )
-        )
 
         def forced(c: Conversation) -> list[dict[str, Any]]:
             return plain_messages(self._messages(c)) + [{"role": "user", "content": FORCED_REPLY_NOTE}]
@@ -116,9 +121,10 @@ class ReactAgent:
         def with_instruction(c: Conversation) -> list[dict[str, Any]]:
             return plain_messages(self._messages(c) + [{"role": "user", "content": instruction}])
 
-        # compaction (if needed) comes before the instruction so the summary never swallows it
-        await self.compactor.ensure_room(convo, emit, with_instruction)
-        emit(MessageEvent(role="user", content=instruction, phase="extraction"))
+        if pending_instruction(convo) is None:  # a resumed run may have asked already
+            # compaction (if needed) comes before the instruction so the summary never swallows it
+            await self.compactor.ensure_room(convo, emit, with_instruction)
+            emit(MessageEvent(role="user", content=instruction, phase="extraction"))
         messages = plain_messages(self._messages(convo))
         result = await self._call(messages, emit, tools=None, purpose="extraction")
         return record_graph_answer(emit, result.content, result.thinking)
@@ -145,7 +151,21 @@ class ReactAgent:
 
     def _reply(self, emit: Emit, content: str, thinking: str | None) -> AgentReply:
         emit(MessageEvent(role="assistant", content=content, thinking=thinking, final=True))
-        return AgentReply(text=content, final=bool(content.strip()) and not ends_with_question(content))
+        return AgentReply(text=content, final=self.reply_is_final(content))
+
+    def reply_is_final(self, text: str) -> bool:
+        """A reply is a final answer unless it is empty or ends by asking the user something."""
+        return bool(text.strip()) and not ends_with_question(text)
+
+    async def _run_calls(self, emit: Emit, calls: list[ToolCall], known: set[str | None]) -> None:
+        tasks = [asyncio.create_task(self._run_tool(call, known)) for call in calls]
+        try:
+            for task in tasks:  # run concurrently, recorded in call order
+                emit(await task)
+        finally:  # a cancelled run leaves no tool running behind it
+            for task in tasks:
+                if not task.done():
+                    task.cancel()
 
     async def _run_tool(self, call: ToolCall, known: set[str | None]) -> ToolResultEvent:
         start = time.perf_counter()

@@ -1,12 +1,16 @@
 """Endpoints for ``gradio_client``: start a run, read its events and status, stop it, play a turn.
 
     from gradio_client import Client
-    c = Client("http://127.0.0.1:7860/")
-    run_id = c.predict("pro-en-analysis-history", "baseline", "rules", api_name="/start_run")
+    c = Client("http://127.0.0.1:7860/")            # with a login on: Client(url, auth=("ann", "pw"))
+    me = c.predict(api_name="/new_owner_token")     # without a login: who you are to this server
+    run_id = c.predict("pro-en-analysis-history", "baseline", "rules", owner=me, api_name="/start_run")
     events = c.predict(run_id, 0, api_name="/run_events")
 
-Runs started here belong to the ``owner`` token passed in (default ``"api"``); only that token
-can stop them or hand in a person's turn.
+A run belongs to the login that started it, or (without a login) to the owner token passed in,
+which must be one this server issued (``/new_owner_token``); only its owner or an admin
+(``VIBESEARCH_ADMINS``) can stop it or hand in a person's turn. A run started without a login and
+without a token can be read but not stopped. With ``VIBESEARCH_READ_RUNS=own`` and a login on, a
+person reads only their own runs (``run_events`` / ``run_status`` answer as for an unknown id).
 """
 
 # no ``from __future__ import annotations``: gradio reads these signatures to describe the API
@@ -17,15 +21,41 @@ from typing import Any
 import gradio as gr
 
 from ..store import RunNotFound
+from ._access import Who
+from ._policy import MAX_ID, check_turns
 from .context import AppContext
 from .live import NotYourRun, RunRequest
 from .panels import latest_scores
 
-API_OWNER = "api"
-
 
 def register(ctx: AppContext) -> None:
     """Define the API-only endpoints (call inside the Blocks context)."""
+
+    def caller(request: Any, owner: str) -> Who:
+        owner = owner if isinstance(owner, str) else ""
+        if owner and not ctx.access.login_on and not ctx.access.valid(owner):
+            raise gr.Error("owner must be a token this server issued: get one from /new_owner_token")
+        return ctx.who(request, owner)
+
+    def checked_id(run_id: Any) -> str:
+        if not isinstance(run_id, str) or len(run_id) > MAX_ID:
+            raise gr.Error("run_id must be a run id")
+        return run_id
+
+    def readable_run(request: Any, run_id: str):
+        """The run, if it exists and this caller may read it (else the same error as for no run)."""
+        checked_id(run_id)
+        try:
+            run = ctx.store.get_run(run_id)
+        except RunNotFound as exc:
+            raise gr.Error(str(exc)) from None
+        if not ctx.readable(ctx.who(request), run):
+            raise gr.Error(str(RunNotFound(run_id)))
+        return run
+
+    def new_owner_token() -> str:
+        """A token that names you as the owner of the runs you start (pass it as ``owner``); not needed with a login."""
+        return ctx.access.issue()
 
     def start_run(
         task_id: str,
@@ -36,37 +66,45 @@ def register(ctx: AppContext) -> None:
         judge: str = "",
         search_backend: str = "offline",
         max_user_turns: int = 0,
-        owner: str = API_OWNER,
+        owner: str = "",
+        request: gr.Request = None,
     ) -> str:
         """Start a run; returns its id at once (the run goes on in the server)."""
+        who = caller(request, owner)
+        owner_id = who.owner
         try:
+            if owner_id is None:
+                if user == "human":
+                    raise ValueError("a run played by a person needs an owner: pass owner=<a token from /new_owner_token>")
+                owner_id = ctx.access.token_owner(ctx.access.issue())  # a run nobody can drive
+            if not isinstance(task_id, str) or len(task_id) > MAX_ID:
+                raise ValueError("task_id must be a task id (see /list_tasks)")
+            turns = check_turns(max_user_turns)
             task = ctx.catalog.get(task_id)
             req = RunRequest(
                 task_id=task_id, agent=agent, user=user, agent_model=agent_model or None, simulator_model=simulator_model or None,
-                judge=judge or None, search_backend=search_backend or "offline", max_user_turns=int(max_user_turns or 0) or None,
+                judge=judge or None, search_backend=search_backend or "offline", max_user_turns=turns,
             )
-            live = ctx.manager.start(req, task, owner or API_OWNER)
-        except (KeyError, ValueError) as exc:
+            live = ctx.manager.start(req, task, owner_id)
+        except (KeyError, ValueError, TypeError) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
         return live.run_id
 
-    def run_events(run_id: str, after: int = 0) -> list[dict[str, Any]]:
+    def run_events(run_id: str, after: int = 0, request: gr.Request = None) -> list[dict[str, Any]]:
         """The run's stored events after sequence number ``after``, as JSON objects."""
+        readable_run(request, run_id)
         try:
-            ctx.store.get_run(run_id)
-        except RunNotFound as exc:
-            raise gr.Error(str(exc)) from None
+            after = max(0, int(after or 0))
+        except (TypeError, ValueError):
+            raise gr.Error("after must be a whole number") from None
         return [
             {"seq": ev.seq, "ts": ev.ts.isoformat(), **json.loads(ev.data.model_dump_json())}
-            for ev in ctx.store.events(run_id, after=int(after or 0))
+            for ev in ctx.store.events(run_id, after=after)
         ]
 
-    def run_status(run_id: str) -> dict[str, Any]:
+    def run_status(run_id: str, request: gr.Request = None) -> dict[str, Any]:
         """Status, termination, whether scoring is still going, the scores, and a person's pending turn."""
-        try:
-            run = ctx.store.get_run(run_id)
-        except RunNotFound as exc:
-            raise gr.Error(str(exc)) from None
+        run = readable_run(request, run_id)
         live = ctx.manager.get(run_id)
         return {
             "run_id": run.id,
@@ -85,18 +123,20 @@ def register(ctx: AppContext) -> None:
             ],
         }
 
-    def stop_run(run_id: str, owner: str = API_OWNER) -> str:
-        """Cancel a live run (it ends with termination 'cancelled')."""
+    def stop_run(run_id: str, owner: str = "", request: gr.Request = None) -> str:
+        """Cancel a live run (it ends with termination 'cancelled'); only its owner or an admin may."""
+        who = caller(request, owner)
         try:
-            ctx.manager.stop(run_id, owner or API_OWNER)
+            ctx.manager.stop(checked_id(run_id), who.owner, admin=who.admin)
         except (NotYourRun, KeyError) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
         return "stopping"
 
-    def submit_turn(run_id: str, message: str, decision: str = "push", owner: str = API_OWNER) -> str:
+    def submit_turn(run_id: str, message: str, decision: str = "push", owner: str = "", request: gr.Request = None) -> str:
         """Hand in a person's turn for a run played by a person (decision: disclose, push, perfunctory, redirect, done)."""
+        who = caller(request, owner)
         try:
-            ctx.manager.submit(run_id, owner or API_OWNER, message, decision)
+            ctx.manager.submit(checked_id(run_id), who.owner, message if isinstance(message, str) else "", decision, admin=who.admin)
         except (NotYourRun, KeyError, ValueError) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
         return "sent"
@@ -109,5 +149,5 @@ def register(ctx: AppContext) -> None:
             for t in ctx.catalog.tasks.values()
         ]
 
-    for fn in (start_run, run_events, run_status, stop_run, submit_turn, list_tasks):
+    for fn in (new_owner_token, start_run, run_events, run_status, stop_run, submit_turn, list_tasks):
         gr.api(fn, api_name=fn.__name__, concurrency_limit=None)

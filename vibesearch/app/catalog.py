@@ -46,25 +46,25 @@ class TaskCatalog:
         self.problems += [str(p) for p in problems if not getattr(p, "warning", False)]
         return self._add([table_task_to_task(tt) for tt in tts])
 
-    def add_folder(self, folder: str) -> str:
-        """Load a folder typed in the browser (persona tasks, else table tasks). Returns a message."""
-        path = Path(folder).expanduser()
-        if not folder.strip():
-            return "Type a folder (or file) path first."
-        if not path.exists():
-            return f"No such file or folder: {path}"
-        before = len(self.problems)
-        n = self.add_persona_paths([path])
-        if n == 0:
-            persona_problems = self.problems[before:]
-            del self.problems[before:]
-            n = self.add_table_paths([path])
-            if n == 0:
-                self.problems += persona_problems
-        new_problems = self.problems[before:]
-        msg = f"Loaded {n} task(s) from {path}."
-        if new_problems:
-            msg += " Problems:\n" + "\n".join(f"- {p}" for p in new_problems[:20])
+    def add_folder(self, folder: str, settings: Settings, owner: str | None = None) -> str:
+        """Load a folder typed in the browser (persona tasks, else table tasks). Returns a message.
+
+        Only folders inside the load roots are read, and they are parsed in a limited worker
+        process (see ``_loading``)."""
+        from ._loading import LoadRefused, load_typed
+
+        try:
+            loaded, _ = load_typed(folder or "", settings, owner)
+        except LoadRefused as exc:
+            return str(exc)
+        return self.add_loaded(loaded, (folder or "").strip())
+
+    def add_loaded(self, loaded, where: str) -> str:
+        n = self._add(loaded.tasks)
+        self.problems += loaded.problems
+        msg = f"Loaded {n} task(s) from {where[:200]}."
+        if loaded.problems:
+            msg += " Problems:\n" + "\n".join(f"- {p}" for p in loaded.problems[:20])
         return msg
 
     def _add(self, tasks: Iterable[Task]) -> int:

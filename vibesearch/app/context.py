@@ -8,13 +8,13 @@ handlers capture it. It holds no person's data: per-person state lives in ``gr.S
 from __future__ import annotations
 
 import json
-import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Settings
 from ..store import Run, Store
 from ..tasks.models import Task
+from ._access import Access, Who
 from .catalog import TaskCatalog
 from .live import RunManager
 
@@ -25,6 +25,13 @@ class AppContext:
     store: Store
     catalog: TaskCatalog
     manager: RunManager
+    access: Access
+
+    def who(self, request, token=None) -> Who:
+        return self.access.who(request, token)
+
+    def readable(self, who: Who, run: Run) -> bool:
+        return self.access.may_read(who, run.owner)
 
     def task_of_run(self, run: Run) -> Task | None:
         """The task snapshot stored with a run (falls back to the catalog)."""
@@ -35,10 +42,6 @@ class AppContext:
         except Exception:  # noqa: BLE001 - an old or imported snapshot: try the catalog
             pass
         return self.catalog.tasks.get(run.task_id)
-
-
-def new_owner_token() -> str:
-    return "b-" + secrets.token_hex(12)
 
 
 @dataclass

@@ -44,11 +44,13 @@ def _ttext(t: dict) -> str:
     return f"{t.get('head', '')} | {t.get('relation', '')} | {t.get('tail', '')}"
 
 
-def labelable_runs(ctx: AppContext) -> list[tuple[str, str]]:
-    """Finished persona runs that have a graph, newest first."""
+def labelable_runs(ctx: AppContext, who: Any = None) -> list[tuple[str, str]]:
+    """Finished persona runs that have a graph, newest first (with ``who``: those it may read)."""
     out = []
     for r in ctx.store.list_runs():
         if r.kind == "table" or r.status == "running":
+            continue
+        if who is not None and not ctx.readable(who, r):
             continue
         if ctx.store.latest_graph(r.id) is None:
             continue
@@ -167,7 +169,7 @@ def agreement_html(ctx: AppContext, v: LabelView) -> str:
 def build(ctx: AppContext) -> None:
     view = gr.State(LabelView())
     with gr.Row():
-        run_pick = gr.Dropdown(labelable_runs(ctx), label="Run (finished, with a graph)", scale=3, elem_id="vs-label-run")
+        run_pick = gr.Dropdown([] if ctx.access.read_own else labelable_runs(ctx), label="Run (finished, with a graph)", scale=3, elem_id="vs-label-run")
         annotator = gr.Textbox(label="Annotator name", scale=1, elem_id="vs-label-annotator")
         with gr.Column(scale=1, min_width=120):
             load_btn = gr.Button("Start labelling", variant="primary", elem_id="vs-label-load")
@@ -206,13 +208,15 @@ def build(ctx: AppContext) -> None:
             out[agreement] = agreement_html(ctx, v)
         return out
 
-    def on_load(run_id: str, who: str, show: bool):
-        who = (who or "").strip()
-        if not run_id:
+    def on_load(run_id: str, who: str, show: bool, request: gr.Request):
+        who = (who if isinstance(who, str) else "").strip()[:200]
+        if not run_id or not isinstance(run_id, str):
             raise gr.Error("Pick a run first.")
         if not who:
             raise gr.Error("Type your annotator name first (labels are stored under it).")
         try:
+            if not ctx.readable(ctx.who(request), ctx.store.get_run(run_id)):
+                raise KeyError(f"no run with id {run_id!r} in this database")
             v = load_view(ctx, run_id, who)
         except (KeyError, ValueError) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
@@ -248,7 +252,10 @@ def build(ctx: AppContext) -> None:
         return gr.CheckboxGroup(choices=evidence_choices(v, q, [int(i) for i in (sel or [])]), value=sel or [])
 
     load_btn.click(on_load, [run_pick, annotator, show_anyway], outs, api_visibility="private")
-    reload_btn.click(lambda: gr.Dropdown(choices=labelable_runs(ctx)), None, run_pick, api_visibility="private")
+    def on_reload(request: gr.Request):
+        return gr.Dropdown(choices=labelable_runs(ctx, ctx.who(request)))
+
+    reload_btn.click(on_reload, None, run_pick, api_visibility="private")
     yes_btn.click(on_label(True), [view, evidence, note, show_anyway], outs, api_visibility="private")
     no_btn.click(on_label(False), [view, evidence, note, show_anyway], outs, api_visibility="private")
     next_btn.click(on_move(1), [view, show_anyway], outs, api_visibility="private")

@@ -2,9 +2,11 @@
 
 The app creates one ``RunManager`` inside ``build_app()``; the event handlers reach it through
 closures. It holds only what cannot live in the database — the running task, its cancel event,
-the object through which a person hands in their turns — keyed by run id, each with the owner
-token of the browser that started it. Everything shown is read back from the stored events, so a
-page refresh (or another tab) sees the same run; only the owner may stop it or play its user.
+the object through which a person hands in their turns — keyed by run id, each with its owner
+(``user:<login>`` or a digest of the browser's server-issued token, see ``_access``). Everything
+shown is read back from the stored events, so a page refresh (or another tab) sees the same run;
+only the owner (or an admin) may stop it or play its user. Every request is checked by
+``_policy.check_request`` before anything is built.
 
 Runs execute on a dedicated event loop in a background thread, so a slow run never stalls the web
 server's own loop, and stopping a run sets the session's cancel event (the session writes the
@@ -24,9 +26,10 @@ from typing import Any
 
 from ..config import Settings
 from ..llm import scrub
-from ..store import EndEvent, Store, new_run_id
+from ..store import EndEvent, LeaseHeld, LeaseLost, Store, new_run_id
 from ..tasks.models import Task
 from ..users.base import UserTurn
+from ._policy import check_message, check_request
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +149,9 @@ class RunManager:
             value = _clean(getattr(req, key))
             if value is not None:
                 update[key] = value
+        url = _clean(req.endpoint_url)
+        if url is not None and self.settings.endpoint_key_for(url) is None:
+            update["endpoint_key"] = None  # the configured key stays with the configured URL
         if req.max_user_turns:
             update["max_user_turns"] = int(req.max_user_turns)
         judge = _clean(req.judge)
@@ -156,10 +162,12 @@ class RunManager:
     def start(self, req: RunRequest, task: Task, owner: str) -> LiveRun:
         """Build the agent and the user (errors surface here, before anything runs) and start."""
         from ..agents import make_agent
+        from ..llm.credentials import check_run_credentials
         from ..users import make_user
 
         if not owner:
             raise ValueError("a run needs an owner token (reload the page)")
+        check_request(req, self.settings)
         settings = self.run_settings(req)
         agent = make_agent(
             req.agent,
@@ -174,6 +182,10 @@ class RunManager:
         if req.user == "human" and req.shadow:
             shadow = _clean(req.simulator_model) or settings.simulator_model or "rules"
         user = make_user(req.user, task, settings, model=_clean(req.simulator_model), shadow_model=shadow)
+        check_run_credentials(  # a model without its key: a clear error now, not a failed run later
+            settings, agent=req.agent, agent_model=_clean(req.agent_model), user=req.user,
+            simulator_model=_clean(req.simulator_model), shadow_model=shadow, judge_model=req.judge_name(),
+        )
         if req.pace_s and req.pace_s > 0 and req.user != "human":
             user = PacedUser(user, float(req.pace_s))
         live = LiveRun(run_id=new_run_id(), owner=owner, task=task, request=req, user=user, cancel=asyncio.Event())
@@ -207,6 +219,8 @@ class RunManager:
             live.error = getattr(live.result, "error", None)
         except asyncio.CancelledError:
             self._ensure_closed(live, "cancelled", "the run was stopped from the app")
+        except (LeaseHeld, LeaseLost) as exc:  # another process drives the run: leave it to that one
+            live.error = str(exc)
         except Exception as exc:  # noqa: BLE001 - shown to the person, recorded in the run
             live.error = scrub(f"{type(exc).__name__}: {exc}")[:2000]
             log.exception("run %s failed", live.run_id)
@@ -251,12 +265,12 @@ class RunManager:
         with self._lock:
             return self._runs.get(run_id)
 
-    def owned(self, run_id: str, owner: str) -> LiveRun:
+    def owned(self, run_id: str, owner: str | None, *, admin: bool = False) -> LiveRun:
         live = self.get(run_id)
         if live is None:
             raise KeyError(f"run {run_id} is not running in this app")
-        if not owner or live.owner != owner:
-            raise NotYourRun(f"run {run_id} was started from another browser session")
+        if not admin and (not owner or live.owner != owner):
+            raise NotYourRun(f"run {run_id} belongs to another browser session or login")
         return live
 
     def active_for(self, owner: str) -> list[LiveRun]:
@@ -270,8 +284,8 @@ class RunManager:
         return live is not None and not live.finished
 
     # ------------------------------------------------------------------ control
-    def stop(self, run_id: str, owner: str) -> None:
-        live = self.owned(run_id, owner)
+    def stop(self, run_id: str, owner: str | None, *, admin: bool = False) -> None:
+        live = self.owned(run_id, owner, admin=admin)
         loop = self._ensure_loop()
         loop.call_soon_threadsafe(live.cancel.set)
         loop.call_soon_threadsafe(loop.call_later, STOP_GRACE_S, self._hard_cancel, live)
@@ -281,9 +295,10 @@ class RunManager:
         if live.aio_task is not None and not live.aio_task.done() and live.ended is None:
             live.aio_task.cancel()
 
-    def submit(self, run_id: str, owner: str, message: str, decision: str) -> None:
+    def submit(self, run_id: str, owner: str | None, message: str, decision: str, *, admin: bool = False) -> None:
         """Hand a person's turn to the run they play."""
-        live = self.owned(run_id, owner)
+        live = self.owned(run_id, owner, admin=admin)
+        message = check_message(message)
         human = live.human
         if human is None:
             raise ValueError(f"run {run_id} is not played by a person")

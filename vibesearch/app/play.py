@@ -14,8 +14,11 @@ from typing import Any
 import gradio as gr
 
 from ..store import RunNotFound
+from ._access import Who
+from ._policy import MAX_TURNS
+from ._loading import UPLOAD_SUFFIXES, LoadRefused, load_uploads
 from .catalog import TaskCatalog
-from .context import AppContext, RunView, new_owner_token
+from .context import AppContext, RunView
 from .live import NotYourRun, RunRequest
 from .panels import (
     PRED_HEADERS,
@@ -79,6 +82,9 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             with gr.Accordion("Load tasks from a folder", open=False):
                 folder = gr.Textbox(label="Folder or file on the server", placeholder="/path/to/personas")
                 load_btn = gr.Button("Load", size="sm")
+                uploads = gr.File(label="…or upload task files (JSON / YAML, with their gold CSVs)", file_count="multiple",
+                                  file_types=sorted(UPLOAD_SUFFIXES), type="filepath", elem_id="vs-upload")
+                upload_btn = gr.Button("Load uploaded files", size="sm")
                 load_msg = gr.Markdown()
             user = gr.Radio(USER_CHOICES, value=s.user if s.user in dict(USER_CHOICES).values() else "rules", label="User", elem_id="vs-user")
             agent = gr.Radio(AGENT_CHOICES, value=s.agent, label="Agent", elem_id="vs-agent")
@@ -91,7 +97,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                 endpoint_url = gr.Textbox(value=s.endpoint_url or "", label="Endpoint URL (endpoint agent)")
                 endpoint_model = gr.Textbox(value=s.endpoint_model, label="Endpoint model name")
                 endpoint_key = gr.Textbox(value="", type="password", label="Endpoint key (kept in memory only)")
-                max_turns = gr.Number(value=s.max_user_turns, precision=0, minimum=1, label="Max user turns")
+                max_turns = gr.Number(value=s.max_user_turns, precision=0, minimum=1, maximum=MAX_TURNS, label="Max user turns")
                 pace = gr.Number(value=DEFAULT_PACE_S, minimum=0, maximum=30, label="Watch pace: seconds before each simulated user turn (0 = full speed)")
             with gr.Row():
                 start = gr.Button("Start", variant="primary", elem_id="vs-start")
@@ -124,13 +130,23 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
         except KeyError:
             return ""
 
-    def on_load_folder(path: str, mine: TaskCatalog | None):
+    def on_load_folder(tok, path: str, mine: TaskCatalog | None, request: gr.Request):
         cat = (mine or ctx.catalog).copy()
-        msg = cat.add_folder(path or "")
+        msg = cat.add_folder(path if isinstance(path, str) else "", ctx.settings, ctx.who(request, tok).owner)
         return cat, gr.Dropdown(choices=cat.choices()), msg
 
-    def on_start(tok, v: RunView, mine, task_id, user_kind, agent_kind, a_model, s_model, be, j_model, shad, e_url, e_model, e_key, turns, pace_s):
-        tok = tok or new_owner_token()
+    def on_upload(tok, files, mine: TaskCatalog | None, request: gr.Request):
+        cat = (mine or ctx.catalog).copy()
+        try:
+            files = files if isinstance(files, list) else [files] if files else []
+            msg = cat.add_loaded(load_uploads(files, ctx.settings, ctx.who(request, tok).owner), "the uploaded files")
+        except LoadRefused as exc:
+            msg = str(exc)
+        return cat, gr.Dropdown(choices=cat.choices()), msg, None
+
+    def on_start(tok, v: RunView, mine, task_id, user_kind, agent_kind, a_model, s_model, be, j_model, shad, e_url, e_model, e_key, turns, pace_s, request: gr.Request):
+        tok = ctx.access.fresh(tok)
+        who = ctx.who(request, tok)
         if v.run_id and ctx.manager.is_live(v.run_id):
             raise gr.Error(f"Run {v.run_id} is still going in this tab — press Stop first.")
         if not task_id:
@@ -140,10 +156,10 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             req = RunRequest(
                 task_id=task_id, agent=agent_kind, user=user_kind, agent_model=a_model, simulator_model=s_model,
                 search_backend=be, judge=j_model, shadow=bool(shad), endpoint_url=e_url, endpoint_model=e_model,
-                endpoint_key=e_key, max_user_turns=int(turns) if turns else None, pace_s=float(pace_s or 0),
+                endpoint_key=e_key, max_user_turns=turns, pace_s=float(pace_s or 0),
             )
-            live = ctx.manager.start(req, task_obj, tok)
-        except (ValueError, KeyError) as exc:
+            live = ctx.manager.start(req, task_obj, who.owner or "")
+        except (ValueError, KeyError, TypeError) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
         nv = RunView(run_id=live.run_id)
         return {
@@ -162,14 +178,15 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             persona: persona_html(task_obj),
         }
 
-    def on_tick(tok, v: RunView):
-        return refresh(ctx, tok, v, comps)
+    def on_tick(tok, v: RunView, request: gr.Request):
+        return refresh(ctx, ctx.who(request, tok), v, comps)
 
-    def on_stop(tok, v: RunView):
+    def on_stop(tok, v: RunView, request: gr.Request):
         if not v.run_id:
             return "No run to stop."
+        who = ctx.who(request, tok)
         try:
-            ctx.manager.stop(v.run_id, tok)
+            ctx.manager.stop(v.run_id, who.owner, admin=who.admin)
         except NotYourRun as exc:
             raise gr.Error(str(exc)) from None
         except KeyError:
@@ -187,25 +204,27 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
         line = next_line(task_obj, stage_pointer(v.events)) if task_obj else ""
         return line or gr.skip()
 
-    def on_send(tok, v: RunView, choice: str, text: str):
+    def on_send(tok, v: RunView, choice: str, text: str, request: gr.Request):
         if not v.run_id:
             raise gr.Error("No run is going.")
+        who = ctx.who(request, tok)
         try:
-            ctx.manager.submit(v.run_id, tok, text or "", choice)
+            ctx.manager.submit(v.run_id, who.owner, text if isinstance(text, str) else "", choice, admin=who.admin)
         except (NotYourRun, ValueError, KeyError) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
         return "", "push", gr.Button(interactive=False), human_card_html_waiting()
 
-    def reattach(tok, v: RunView):
-        """After a page load: follow this browser's newest live run, if any, and show it at once."""
-        if v.run_id or not tok:
+    def reattach(tok, v: RunView, request: gr.Request):
+        """After a page load: follow this browser's (or this login's) newest live run, if any, and show it at once."""
+        who = ctx.who(request, tok)
+        if v.run_id or not who.owner:
             return {view: v}
-        active = ctx.manager.active_for(tok)
+        active = ctx.manager.active_for(who.owner)
         if not active:
             return {view: v}
         live = active[0]
         nv = RunView(run_id=live.run_id)
-        out = refresh(ctx, tok, nv, comps)
+        out = refresh(ctx, who, nv, comps)
         out.update({
             view: nv,
             timer: gr.Timer(active=True),
@@ -221,7 +240,10 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                  timer=timer, persona=persona)
 
     task.change(on_task, [task, my_catalog], persona, api_visibility="private")
-    load_btn.click(on_load_folder, [folder, my_catalog], [my_catalog, task, load_msg], api_visibility="private")
+    load_btn.click(on_load_folder, [owner, folder, my_catalog], [my_catalog, task, load_msg], api_visibility="private",
+                   concurrency_limit=2, concurrency_id="vs-load")
+    upload_btn.click(on_upload, [owner, uploads, my_catalog], [my_catalog, task, load_msg, uploads], api_visibility="private",
+                     concurrency_limit=2, concurrency_id="vs-load")
     start.click(
         on_start,
         [owner, view, my_catalog, task, user, agent, agent_model, sim_model, backend, judge, shadow, endpoint_url, endpoint_model, endpoint_key, max_turns, pace],
@@ -240,7 +262,7 @@ def human_card_html_waiting() -> str:
     return "<div class='vs-card vs-human'><div class='vs-muted'>Sent. The agent is working…</div></div>"
 
 
-def refresh(ctx: AppContext, tok: str, v: RunView, c: dict[str, Any]) -> dict:
+def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any]) -> dict:
     """One timer tick: read what the run stored since the last tick and redraw what changed."""
     out: dict = {}
     if not v.run_id:
@@ -269,7 +291,7 @@ def refresh(ctx: AppContext, tok: str, v: RunView, c: dict[str, Any]) -> dict:
             stats = None
         out[c["counters"]] = stats_html(stats, elapsed_s=elapsed if running else None, live=running)
     # the person's controls
-    mine = live is not None and live.owner == tok
+    mine = live is not None and ctx.access.may_write(who, live.owner)
     human = live.human if (live is not None and mine) else None
     pending = live.pending() if human is not None else None
     pointer = stage_pointer(v.events)

@@ -13,6 +13,8 @@ from typing import Any
 import gradio as gr
 
 from ..store import RunNotFound
+from ._access import Who
+from ._policy import check_model
 from .context import AppContext, RunView
 from .graph_view import graph_figure
 from .panels import (
@@ -34,9 +36,12 @@ STATUSES = [ANY, "running", "finished", "failed", "cancelled", "interrupted"]
 SCORE_HEADERS = ["judge", "P", "R", "F1", "covered / GT", "valid / predicted", "unscored", "when"]
 
 
-def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str) -> list[list[Any]]:
-    filters = {k: (None if v in (ANY, "", None) else v) for k, v in dict(task_id=task, agent=agent, user=user, status=status).items()}
+def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str, who: Who | None = None) -> list[list[Any]]:
+    """The runs table; with ``who`` only the runs that caller may read."""
+    filters = {k: (None if v in (ANY, "", None) or not isinstance(v, str) else v) for k, v in dict(task_id=task, agent=agent, user=user, status=status).items()}
     runs = ctx.store.list_runs(**filters)
+    if who is not None:
+        runs = [r for r in runs if ctx.readable(who, r)]
     best: dict[str, Any] = {}
     for s in ctx.store.scores():
         best[s.run_id] = s  # the latest score of each run
@@ -75,7 +80,8 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         f_user = gr.Dropdown(ch["user"], value=ANY, label="User", allow_custom_value=True)
         f_status = gr.Dropdown(STATUSES, value=ANY, label="Status")
         refresh_btn = gr.Button("Refresh", size="sm", elem_id="vs-runs-refresh")
-    table = gr.Dataframe(headers=RUN_HEADERS, value=run_rows(ctx, ANY, ANY, ANY, ANY), interactive=False, max_height=300,
+    initial = [] if ctx.access.read_own else run_rows(ctx, ANY, ANY, ANY, ANY)  # the page's config is the same for everyone
+    table = gr.Dataframe(headers=RUN_HEADERS, value=initial, interactive=False, max_height=300,
                          label="Runs (click a row to open it)", elem_id="vs-runs-table")
     with gr.Row():
         run_id_box = gr.Textbox(label="Run id", scale=3, elem_id="vs-runs-id")
@@ -117,10 +123,12 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         title = f"{len(gt)} ground-truth vs {len(pred)} predicted triples" + (f" · verdicts of the {chosen.judge} judge" if chosen else " · not scored")
         return graph_figure(gt, pred, verdicts, title=title), predicted_rows(pred, verdicts), chosen
 
-    def show(tok: str, v: RunView, full: bool) -> dict:
+    def show(who: Who, v: RunView, full: bool) -> dict:
         out: dict = {view: v}
         try:
             run = ctx.store.get_run(v.run_id or "")
+            if not ctx.readable(who, run):
+                raise RunNotFound(run.id)
         except RunNotFound:
             out[header] = f"No run `{v.run_id}` in this database."
             out[timer] = gr.Timer(active=False)
@@ -159,32 +167,35 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
             f"{' (' + run.termination + ')' if run.termination else ''} · source {run.source} · "
             f"started {run.created_at:%Y-%m-%d %H:%M:%S} UTC"
         )
-        can_continue = live is not None and not live.finished and live.owner == tok and live.human is not None
+        can_continue = live is not None and not live.finished and ctx.access.may_write(who, live.owner) and live.human is not None
         out[resume_btn] = gr.Button(visible=can_continue)
         busy = running or (live is not None and not live.finished)
         out[timer] = gr.Timer(active=busy)
         return out
 
-    def on_open(tok, run_id: str):
-        run_id = (run_id or "").strip()
+    def on_open(tok, run_id: str, request: gr.Request):
+        run_id = (run_id if isinstance(run_id, str) else "").strip()[:200]
         if not run_id:
             raise gr.Error("Type or click a run id first.")
-        return show(tok, RunView(run_id=run_id), True)
+        return show(ctx.who(request, tok), RunView(run_id=run_id), True)
 
-    def on_select(tok, evt: gr.SelectData):
+    def on_select(tok, evt: gr.SelectData, request: gr.Request):
         row = evt.row_value if evt is not None else None
         if not row:
             return {}
-        out = show(tok, RunView(run_id=str(row[0])), True)
-        out[run_id_box] = str(row[0])
+        out = show(ctx.who(request, tok), RunView(run_id=str(row[0])[:200]), True)
+        out[run_id_box] = str(row[0])[:200]
         return out
 
-    def on_tick(tok, v: RunView):
-        return show(tok, v, False)
+    def on_tick(tok, v: RunView, request: gr.Request):
+        return show(ctx.who(request, tok), v, False)
 
-    def on_refresh(t, a, u, st):
+    def on_rows(tok, t, a, u, st, request: gr.Request):
+        return run_rows(ctx, t, a, u, st, ctx.who(request, tok))
+
+    def on_refresh(tok, t, a, u, st, request: gr.Request):
         ch2 = filter_choices(ctx)
-        return run_rows(ctx, t, a, u, st), gr.Dropdown(choices=ch2["task"]), gr.Dropdown(choices=ch2["agent"]), gr.Dropdown(choices=ch2["user"])
+        return on_rows(tok, t, a, u, st, request), gr.Dropdown(choices=ch2["task"]), gr.Dropdown(choices=ch2["agent"]), gr.Dropdown(choices=ch2["user"])
 
     def on_judge(v: RunView, judge: str):
         if not v.run_id:
@@ -192,28 +203,34 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         fig, rows, _ = graph_of(v.run_id, judge)
         return fig, rows
 
-    def on_score(tok, v: RunView, judge: str):
+    def on_score(tok, v: RunView, judge: str, request: gr.Request):
         if not v.run_id:
             raise gr.Error("Open a run first.")
+        who = ctx.who(request, tok)
         run = ctx.store.get_run(v.run_id)
+        if not ctx.readable(who, run):
+            raise gr.Error(str(RunNotFound(run.id)))
         if run.status == "running":
             raise gr.Error("The run is still going; score it when it has ended.")
         try:
-            ctx.manager.score(v.run_id, (judge or "").strip() or "offline")
+            judge = (judge if isinstance(judge, str) else "").strip() or "offline"
+            if judge != "offline":
+                check_model(judge, "the judge model", ctx.settings)
+            ctx.manager.score(v.run_id, judge)
         except Exception as exc:  # noqa: BLE001 - show the reason, keep the page
             raise gr.Error(f"Scoring failed: {exc}") from None
-        return show(tok, v, True)
+        return show(who, v, True)
 
-    def on_continue(tok, v: RunView):
+    def on_continue(tok, v: RunView, request: gr.Request):
         live = ctx.manager.get(v.run_id or "")
-        if live is None or live.owner != tok:
-            raise gr.Error("Only the browser that started this run can play it.")
+        if live is None or not ctx.access.may_write(ctx.who(request, tok), live.owner):
+            raise gr.Error("Only the browser or login that started this run can play it.")
         return {play.view: RunView(run_id=live.run_id), play.timer: gr.Timer(active=True), tabs: gr.Tabs(selected="play")}
 
     filters = [f_task, f_agent, f_user, f_status]
-    refresh_btn.click(on_refresh, filters, [table, f_task, f_agent, f_user], api_visibility="private")
+    refresh_btn.click(on_refresh, [owner, *filters], [table, f_task, f_agent, f_user], api_visibility="private")
     for f in filters:
-        f.change(lambda t, a, u, st: run_rows(ctx, t, a, u, st), filters, table, api_visibility="private", show_progress="hidden")
+        f.change(on_rows, [owner, *filters], table, api_visibility="private", show_progress="hidden")
     open_btn.click(on_open, [owner, run_id_box], detail_outputs, api_visibility="private")
     run_id_box.submit(on_open, [owner, run_id_box], detail_outputs, api_visibility="private")
     table.select(on_select, [owner], [*detail_outputs, run_id_box], api_visibility="private")
@@ -221,4 +238,4 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
     judge_pick.input(on_judge, [view, judge_pick], [graph, pred_df], api_visibility="private")
     score_btn.click(on_score, [owner, view, score_judge], detail_outputs, api_visibility="private")
     resume_btn.click(on_continue, [owner, view], [play.view, play.timer, tabs], api_visibility="private")
-    return {"table": table, "refresh": refresh_btn, "filters": filters, "on_show": lambda t, a, u, st: run_rows(ctx, t, a, u, st)}
+    return {"table": table, "refresh": refresh_btn, "filters": [owner, *filters], "on_show": on_rows}

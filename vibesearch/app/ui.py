@@ -20,7 +20,8 @@ from ..store import Store, open_db  # noqa: E402
 from . import api, label, leaderboard, play, runs  # noqa: E402
 from ._assets import CSS, SHORTCUTS_JS, theme  # noqa: E402
 from .catalog import TaskCatalog  # noqa: E402
-from .context import AppContext, new_owner_token  # noqa: E402
+from ._access import Access  # noqa: E402
+from .context import AppContext  # noqa: E402
 from .live import RunManager  # noqa: E402
 
 OWNER_KEY = "vibesearch-owner"
@@ -29,7 +30,9 @@ OWNER_KEY = "vibesearch-owner"
 def build_app(settings: Settings | None = None, *, store: Store | None = None) -> gr.Blocks:
     settings = settings or get_settings()
     store = store or open_db(settings.db)
-    ctx = AppContext(settings=settings, store=store, catalog=TaskCatalog.load(settings), manager=RunManager(store, settings))
+    ctx = AppContext(
+        settings=settings, store=store, catalog=TaskCatalog.load(settings), manager=RunManager(store, settings), access=Access(settings)
+    )
 
     with gr.Blocks(title="VibeSearch evaluator", analytics_enabled=False) as demo:
         owner = gr.BrowserState("", storage_key=OWNER_KEY)
@@ -54,7 +57,7 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         api.register(ctx)
 
         def ensure_owner(tok: str) -> str:
-            return tok or new_owner_token()
+            return ctx.access.fresh(tok)  # a token this server did not issue is replaced
 
         demo.load(ensure_owner, owner, owner, api_visibility="private").then(
             play_h.reattach, [owner, play_h.view], play_h.outputs, api_visibility="private"
@@ -104,6 +107,7 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
             css=CSS,
             js=SHORTCUTS_JS,
             footer_links=["api"],
+            max_file_size=int(settings.load_max_file_mb * 1_000_000),
             **kwargs,
         )
     finally:

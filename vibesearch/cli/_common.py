@@ -17,10 +17,23 @@ DbOption = typer.Option(None, "--db", help="SQLite database file (default: VIBES
 JsonOption = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables")
 
 
-def open_store(db: Optional[Path]):
-    from ..store import open_db
+def open_store(db: Optional[Path], *, writes: bool = True):
+    """The database for a command. A damaged or foreign file is refused; a read-only file is
+    opened for a command that only reads (``writes=False``) and refused for one that writes."""
+    from ..store import SchemaError, StoreOpenError, open_db
 
-    return open_db(db)
+    try:
+        return open_db(db, writes=writes)
+    except (StoreOpenError, SchemaError) as exc:
+        fail(str(exc))
+
+
+def one_line(error: BaseException | str) -> str:
+    """An error message on one line: the first line, and how many more there were (for a task
+    file with several problems ``vibesearch tasks validate`` lists them all)."""
+    lines = [line for line in str(error).splitlines() if line.strip()] or [type(error).__name__]
+    more = len(lines) - 1
+    return lines[0] + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
 
 
 def print_json(obj: Any) -> None:

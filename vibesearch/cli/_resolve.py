@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
+from .._files import short
 from ..config import BUNDLED_TABLE_TASKS, Settings
 from ..tasks import TaskLoadError, load_tasks_with_problems
 from ..tasks.models import Task
@@ -12,6 +13,13 @@ from ..tasks.models import Task
 
 class TaskArgError(ValueError):
     pass
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name the system refuses (too long ...) is no file
+        return False
 
 
 def _tables():
@@ -24,7 +32,7 @@ def _tables():
     return tables
 
 
-def _load_path(path: Path) -> list[Task]:
+def _load_path(path: Path, warn: Callable[[Any], None] | None = None) -> list[Task]:
     tables = _tables()
     if tables is not None and hasattr(tables, "is_table_task_path") and tables.is_table_task_path(path):
         tasks, problems = load_tasks_with_problems([path]) if path.is_dir() else ([], [])
@@ -34,28 +42,32 @@ def _load_path(path: Path) -> list[Task]:
     errors = [p for p in problems if not p.warning]
     if errors:
         raise TaskLoadError(errors)
+    for problem in problems:
+        if warn is not None:
+            warn(problem)
     if not tasks:
         raise TaskArgError(f"{path}: no task found there")
     return tasks
 
 
-def resolve_tasks(values: Iterable[str], settings: Settings) -> list[Task]:
-    """Tasks named by paths or ids, in the order given, without duplicates."""
+def resolve_tasks(values: Iterable[str], settings: Settings, *, warn: Callable[[Any], None] | None = None) -> list[Task]:
+    """Tasks named by paths or ids, in the order given, without duplicates (``warn`` is called
+    with each warning of a task file named)."""
     out: list[Task] = []
     known: dict[str, Task] | None = None
     for value in values:
         for part in [v for v in value.split(",") if v.strip()]:
             part = part.strip()
             path = Path(part)
-            if path.exists():
-                out.extend(_load_path(path))
+            if _exists(path):
+                out.extend(_load_path(path, warn))
                 continue
             if known is None:
                 known = _known_tasks(settings)
             task = known.get(part)
             if task is None:
                 sample = ", ".join(sorted(known)[:12]) or "none"
-                raise TaskArgError(f"--tasks {part!r}: no such file, folder or task id (known ids: {sample})")
+                raise TaskArgError(f"--tasks {short(part)}: no such file, folder or task id (known ids: {sample})")
             out.append(task)
     seen: set[str] = set()
     unique = []

@@ -2,12 +2,56 @@
 
 from __future__ import annotations
 
+import os
+
+import click
 import typer
+from typer.core import TyperGroup
 
 from . import agent, run, score, serve, table, tasks
 
+# exceptions that already carry a message for the user (one line, naming the file, field or row)
+USER_ERRORS = {
+    "InputFileError", "StoreOpenError", "SchemaError", "TaskLoadError", "TaskNotFound", "TaskArgError",
+    "ImportFileError", "LabelFileError", "CaseFileError", "RunNotFound",
+}
+_PASS_THROUGH = (typer.Exit, typer.Abort, click.exceptions.Exit, click.exceptions.Abort, click.ClickException, EOFError)
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for an exception no command turned into a message."""
+    from ._common import one_line
+
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if names & USER_ERRORS:
+        return one_line(exc)
+    if "ValidationError" in names and "Settings" in str(exc)[:200]:
+        return "invalid setting: " + " ".join(str(exc).split())[:300]
+    text = " ".join(str(exc).split())
+    text = text if len(text) <= 300 else text[:300] + "…"
+    return f"unexpected error ({type(exc).__name__}: {text}); set VIBESEARCH_DEBUG=1 to see the traceback"
+
+
+class EdgeGroup(TyperGroup):
+    """The top of every command: an exception nothing deeper handled ends as one line ``error: …``
+    and exit code 1 (``VIBESEARCH_DEBUG=1`` lets it through with its traceback)."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except _PASS_THROUGH:
+            raise
+        except Exception as exc:  # noqa: BLE001 - this is the edge
+            if os.environ.get("VIBESEARCH_DEBUG", "").strip().lower() in ("1", "true", "yes"):
+                raise
+            from ._common import fail
+
+            fail(describe_error(exc))
+
+
 app = typer.Typer(
     name="vibesearch",
+    cls=EdgeGroup,
     help="Interactive evaluator for VibeSearchBench search agents (runs offline by default).",
     no_args_is_help=True,
     add_completion=False,

@@ -15,7 +15,7 @@ from typing import Any, List, Optional
 
 import typer
 
-from ._common import DbOption, JsonOption, console, err_console, fail, print_json
+from ._common import DbOption, JsonOption, console, err_console, fail, one_line, print_json
 
 AGENT_HELP = "baseline (offline, no model) | react (an LLM with tools; needs --model) | endpoint (an OpenAI-compatible agent)"
 USER_HELP = "rules (offline) | simulator (LLM, needs --simulator-model) | paper (the official prompt) | direct | staged"
@@ -60,9 +60,13 @@ def _summary(rows: list[dict[str, Any]]) -> None:
 
 
 def _report_failures(rows: list[dict[str, Any]]) -> int:
-    bad = [r for r in rows if r["status"] == "failed"]
+    """Name every failed or skipped run (a run another process drives is skipped); 1 if any."""
+    from rich.markup import escape
+
+    bad = [r for r in rows if r["status"] in ("failed", "skipped")]
     for r in bad:
-        err_console.print(f"[red]failed[/red] {r['task_id']} #{r.get('run_index', 0)} (run {r['run_id']}): {r.get('error') or 'unknown error'}", highlight=False, soft_wrap=True)
+        why = escape(str(r.get("error") or "unknown error"))
+        err_console.print(f"[red]{r['status']}[/red] {escape(str(r['task_id']))} #{r.get('run_index', 0)} (run {r['run_id']}): {why}", highlight=False, soft_wrap=True)
     return 1 if bad else 0
 
 
@@ -82,7 +86,7 @@ def run_cmd(
     search: Optional[str] = typer.Option(None, "--search", help="offline | ddgs | serper | tavily | searxng"),
     endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help="the endpoint agent's OpenAI-compatible base URL"),
     endpoint_model: Optional[str] = typer.Option(None, "--endpoint-model"),
-    resume: bool = typer.Option(False, "--resume", help="finish the latest (or --batch) batch: resume interrupted runs, start missing ones"),
+    resume: bool = typer.Option(False, "--resume", help="finish the latest (or --batch) batch: resume interrupted runs, start missing ones (runs another process drives are skipped)"),
     batch: Optional[str] = typer.Option(None, "--batch", help="the batch id for --resume"),
     events: bool = typer.Option(False, "--events", help="print every stored event as a JSON line"),
     json_out: bool = JsonOption,
@@ -101,7 +105,15 @@ def run_cmd(
         stop_on_final_answer=stop_on_answer, search_backend=search, endpoint_url=endpoint_url, endpoint_model=endpoint_model,
         simulator_model=simulator_model,
     )
-    store = open_db(settings.db)
+    if not resume:  # a model without its key stops here, before the database file is created
+        from ..llm.credentials import MissingCredentials, check_run_credentials
+
+        try:
+            check_run_credentials(settings, agent=agent or settings.agent, agent_model=model, user=user or settings.user, simulator_model=simulator_model)
+        except MissingCredentials as exc:
+            fail(str(exc))
+    # a new batch opens (and maybe creates) the database only once its input is known to be good
+    store = open_db(settings.db) if resume else None
     spec_values: dict[str, Any] = {}
     if resume:
         plan = batch_plan(store, batch)
@@ -120,9 +132,9 @@ def run_cmd(
     if not values:
         fail("--tasks: give task files, folders or ids (see `vibesearch tasks list`)")
     try:
-        task_list = resolve_tasks(values, settings)
+        task_list = resolve_tasks(values, settings, warn=lambda p: err_console.print(f"warning: {p}", highlight=False, soft_wrap=True, markup=False))
     except (TaskArgError, TaskLoadError, OSError) as exc:  # task errors name their file and field
-        fail(str(exc))
+        fail(one_line(exc))
     spec = BatchSpec(
         tasks=task_list, runs=spec_values.get("runs", runs) if resume and runs == 1 else runs, agent=agent, model=model,
         user=user, simulator_model=sim_model, concurrency=concurrency,
@@ -133,9 +145,19 @@ def run_cmd(
     try:  # configuration errors (no model, no corpus ...) stop before anything runs
         for t in task_list:
             build(t)
+        if resume:  # the resumed batch's own models
+            from ..llm.credentials import check_run_credentials
+
+            check_run_credentials(settings, agent=agent, agent_model=model, user=user, simulator_model=sim_model)
     except ValueError as exc:
         fail(str(exc))
-    rows = asyncio.run(_run_with_display(store, settings, spec, build, resume=resume, events=events, quiet=json_out))
+    from ..store import LeaseHeld
+
+    store = store or open_db(settings.db)
+    try:
+        rows = asyncio.run(_run_with_display(store, settings, spec, build, resume=resume, events=events, quiet=json_out))
+    except LeaseHeld as exc:  # another process is running this batch: leave it be
+        fail(str(exc))
     if json_out:
         print_json([{k: r[k] for k in SUMMARY_KEYS} for r in rows])
     else:
@@ -201,7 +223,7 @@ def resume_cmd(
     """Continue one interrupted run from its stored events."""
     _start_fakes()
     from ..session import ResumeError, RunAlreadyEnded, resume_run
-    from ..store import RunNotFound, open_db
+    from ..store import LeaseHeld, LeaseLost, RunNotFound, open_db
 
     settings = _settings(db)
     store = open_db(settings.db)
@@ -209,7 +231,7 @@ def resume_cmd(
     listeners = [lambda ev: _event_line(ev, stream)] if events else []
     try:
         result = asyncio.run(resume_run(store, run_id, settings, listeners=listeners))
-    except (RunNotFound, ResumeError, RunAlreadyEnded, ValueError) as exc:
+    except (RunNotFound, ResumeError, RunAlreadyEnded, LeaseHeld, LeaseLost, ValueError) as exc:
         fail(str(exc))
     row = {**result.to_dict(), "task_id": store.get_run(run_id).task_id}
     if json_out:
@@ -244,7 +266,7 @@ def play_cmd(
         the_agent = make_agent(agent or settings.agent, the_task, settings, model=model)
         the_user = make_user("human", the_task, settings, shadow_model=shadow_model)
     except (TaskArgError, TaskLoadError, ValueError) as exc:
-        fail(str(exc))
+        fail(one_line(exc))
     store = open_db(settings.db)
     result = asyncio.run(play(the_task, the_agent, the_user, store, settings))
     raise typer.Exit(1 if result.status == "failed" else 0)

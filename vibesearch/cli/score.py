@@ -147,7 +147,7 @@ def report_command(
 
     if fmt not in ("md", "csv", "json", "html"):
         fail(f"--format must be md, csv, json or html, not {fmt!r}")
-    report = build_report(open_store(db), judge=judge)
+    report = build_report(open_store(db, writes=False), judge=judge)
     text = render(report, fmt)  # type: ignore[arg-type]
     if out is None:
         typer.echo(text)
@@ -165,21 +165,23 @@ def import_command(
     db: Optional[Path] = DbOption,
 ) -> None:
     """Load official VibeSearchBench trajectories as runs and check our counts against theirs."""
-    from ..interop.official_trajectories import ImportFileError, import_trajectory, load_task_file, read_extraction, read_trajectory
+    from .._files import short
+    from ..interop.official_trajectories import ImportFileError, load_task_file, prepare_import, read_extraction, read_trajectory, store_imports
 
-    store = open_store(db)
+    # every file is read and checked before the database is opened: bad input writes nothing
     try:
         trajs = [read_trajectory(p) for p in paths]
         ext = read_extraction(extraction) if extraction else None
         if ext is not None and not any(t.qid == str(ext["qid"]) for t in trajs):
-            fail(f"{extraction}: its qid {ext['qid']!r} matches none of the trajectories ({', '.join(t.qid for t in trajs)})")
-        results = []
+            fail(f"{extraction}: its qid {short(str(ext['qid']))} matches none of the trajectories ({short(', '.join(t.qid for t in trajs), 200)})")
+        prepared = []
         for path, traj in zip(paths, trajs):
-            task_obj = load_task_file(task, traj.qid) if task else None
+            task_obj = load_task_file(task, traj.qid, warn=lambda p: err_console.print(f"warning: {p}", highlight=False, soft_wrap=True, markup=False)) if task else None
             mine = ext if ext is not None and str(ext["qid"]) == traj.qid else None
-            results.append(import_trajectory(store, path, task=task_obj, extraction=mine))
+            prepared.append(prepare_import(path, task=task_obj, extraction=mine, traj=traj))
     except ImportFileError as exc:
         fail(str(exc))
+    results = store_imports(open_store(db), prepared)  # one transaction: all runs or none
     if as_json:
         print_json([
             {"run_id": r.run_id, "file": r.file, "counted": r.counted, "file_stats": r.file_stats,
@@ -218,17 +220,18 @@ def labels_export(
 
     if fmt not in ("csv", "jsonl"):
         fail(f"--format must be csv or jsonl, not {fmt!r}")
-    n = export_labels(open_store(db), out, fmt, run_id=run)  # type: ignore[arg-type]
+    n = export_labels(open_store(db, writes=False), out, fmt, run_id=run)  # type: ignore[arg-type]
     console.print(f"wrote {n} labels to {out}", highlight=False)
 
 
 @labels_app.command("import")
 def labels_import(file: Path = typer.Argument(..., help="CSV or JSONL label file"), db: Optional[Path] = DbOption) -> None:
     """Read human labels from a CSV or JSONL file (same columns as export)."""
-    from ..scoring.labels_io import LabelFileError, import_labels
+    from ..scoring.labels_io import LabelFileError, read_label_file, store_labels
 
     try:
-        n = import_labels(open_store(db), file)
+        records = read_label_file(file)  # the whole file is checked before the database is opened
+        n = store_labels(open_store(db), records, file)
     except LabelFileError as exc:
         fail(str(exc))
     console.print(f"imported {n} labels from {file}", highlight=False)
@@ -240,7 +243,7 @@ def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only
     from ..scoring.agreement import agreement_report
     from ..scoring.verdicts import judge_label
 
-    report = agreement_report(open_store(db), run_id=run)
+    report = agreement_report(open_store(db, writes=False), run_id=run)
     if as_json:
         print_json(report)
         return

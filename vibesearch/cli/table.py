@@ -156,17 +156,15 @@ def score_answer(
     """Score one answer against one table task: SR, Row-F1, Item-F1 and every cell."""
     from ..tables import score_table
 
+    from .._files import InputFileError, read_text
+
     if str(answer_file) == "-":
         answer = sys.stdin.read()
     else:
-        if not answer_file.exists():
-            fail(f"no such answer file: {answer_file}")
-        if answer_file.is_dir():
-            fail(f"the answer file is a folder: {answer_file}")
         try:
-            answer = answer_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            fail(f"cannot read the answer file {answer_file}: {exc}")
+            answer = read_text(answer_file)
+        except InputFileError as exc:
+            fail(f"no such answer file: {answer_file}" if exc.message == "no such file" else f"the answer file {exc}")
     tt = _find(tasks_path, instance_id)
     score = score_table(tt, answer, judge=judge)
     if as_json:

@@ -24,16 +24,22 @@ result says so (``complete=False``).
 
 from __future__ import annotations
 
-import ast
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..store import EndEvent, GraphEvent, MessageEvent, NoteEvent, Store, ToolCallEvent, ToolResultEvent
+from ..store import EndEvent, EventData, GraphEvent, MessageEvent, NoteEvent, Run, Store, ToolCallEvent, ToolResultEvent, build_run
 from ..tasks.models import Task
 from ._answer import is_cut, parse_triples
+from ._read import ImportFileError, Trajectory, read_extraction, read_trajectory
+
+__all__ = [
+    "ImportFileError", "ImportResult", "PreparedImport", "Trajectory", "import_trajectory", "load_task_file",
+    "prepare_import", "read_extraction", "read_trajectory", "store_imports",
+]
 
 TERMINATIONS = {
     "answer": "answer",
@@ -44,23 +50,6 @@ TERMINATIONS = {
     "empty_response": "error",
 }
 HEADER_KEYS = ("qid", "subset", "sample_idx", "question", "short_title", "termination", "metrics", "stats", "response_preview")
-
-
-class ImportFileError(ValueError):
-    pass
-
-
-class Trajectory(BaseModel):
-    path: str
-    header: dict[str, Any]
-    turns: list[dict[str, Any]]
-    complete: bool = True  # False: an excerpt, turns are missing
-    notes: list[str] = Field(default_factory=list)
-    excerpt_info: dict[str, Any] = Field(default_factory=dict)  # an excerpt's own note and source
-
-    @property
-    def qid(self) -> str:
-        return str(self.header.get("qid"))
 
 
 class ImportResult(BaseModel):
@@ -75,103 +64,6 @@ class ImportResult(BaseModel):
     n_triples: int
     graph_from: str
     notes: list[str] = Field(default_factory=list)
-
-
-def _turns_from(value: Any, path: Path, field: str) -> list[dict[str, Any]]:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            try:
-                value = ast.literal_eval(value)  # a Python repr of the list
-            except (ValueError, SyntaxError) as exc:
-                raise ImportFileError(f"{path}: {field}: neither JSON nor a Python literal ({exc})") from None
-    if not isinstance(value, list):
-        raise ImportFileError(f"{path}: {field}: expected a list of turns, got {type(value).__name__}")
-    return value
-
-
-def _check_turns(turns: list[Any], path: Path, field: str) -> None:
-    for i, turn in enumerate(turns):
-        where = f"{path}: {field}[{i}]"
-        if not isinstance(turn, dict):
-            raise ImportFileError(f"{where}: expected an object")
-        if turn.get("type") not in ("user", "assistant"):
-            raise ImportFileError(f"{where}.type: expected 'user' or 'assistant', got {turn.get('type')!r}")
-        calls = turn.get("tool_calls") or []
-        if not isinstance(calls, list):
-            raise ImportFileError(f"{where}.tool_calls: expected a list")
-        for k, call in enumerate(calls):
-            if not isinstance(call, dict) or not call.get("name"):
-                raise ImportFileError(f"{where}.tool_calls[{k}]: expected an object with a 'name'")
-
-
-def read_trajectory(path: str | Path) -> Trajectory:
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ImportFileError(f"{path}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise ImportFileError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
-    if not isinstance(data, dict):
-        raise ImportFileError(f"{path}: expected a JSON object (an official trajectory)")
-    notes: list[str] = []
-    complete = True
-    excerpt_info: dict[str, Any] = {}
-    if isinstance(data.get("turns"), list):
-        header = {k: v for k, v in data.items() if k != "turns"}
-        turns = data["turns"]
-        field = "turns"
-    elif isinstance(data.get("header"), dict):
-        header = dict(data["header"])
-        field = "first_turns_condensed"
-        turns = _turns_from(data.get("first_turns_condensed", []), path, field)
-        tail = data.get("last_turn_tail")
-        if isinstance(tail, dict):
-            turns = turns + [
-                {
-                    "type": tail.get("type", "assistant"),
-                    "content": tail.get("content_tail_verbatim", tail.get("content", "")),
-                    "tool_calls": tail.get("tool_calls") or [],
-                    "_tail_of_last_turn": True,
-                }
-            ]
-        complete = False
-        excerpt_info = {k: data[k] for k in ("_helper_note", "source") if k in data}
-        notes.append(
-            f"excerpt: only {len(turns)} turns are in this file (the first turns"
-            + (" and the tail of the last one" if isinstance(tail, dict) else "")
-            + "); the turns in between were cut, so our counts cannot reproduce the file's stats"
-        )
-    elif isinstance(data, dict) and "triplets" in data and "qid" in data:
-        raise ImportFileError(
-            f"{path}: this is a final-extraction file, not a trajectory: pass it with --extraction "
-            "beside the trajectory of the same qid (nothing was imported)"
-        )
-    else:
-        raise ImportFileError(
-            f"{path}: not an official trajectory (expected a 'turns' list, or an excerpt's 'header'); nothing was imported"
-        )
-    if not header.get("qid"):
-        raise ImportFileError(f"{path}: qid: missing")
-    _check_turns(turns, path, field)
-    if any(is_cut(str(t.get("content", ""))) or any(is_cut(str(c.get("result", ""))) for c in t.get("tool_calls") or []) for t in turns):
-        notes.append("long texts in this file were cut (marked); every turn and tool call is kept as it is")
-    return Trajectory(path=str(path), header=header, turns=turns, complete=complete, notes=notes, excerpt_info=excerpt_info)
-
-
-def read_extraction(path: str | Path) -> dict[str, Any]:
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ImportFileError(f"{path}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise ImportFileError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("triplets"), list) or not data.get("qid"):
-        raise ImportFileError(f"{path}: expected a final-extraction file {{qid, total, triplets: [...]}}")
-    return data
 
 
 def _language(text: str) -> str:
@@ -231,10 +123,26 @@ def _answer_triples(traj: Trajectory, last_user: int | None) -> tuple[list[dict[
     return triples, answer, repaired, dropped, "the cut final answer (response_preview + last assistant message)"
 
 
-def import_trajectory(
-    store: Store, path: str | Path, *, task: Task | None = None, extraction: dict[str, Any] | None = None
-) -> ImportResult:
-    traj = read_trajectory(path)
+@dataclass
+class PreparedImport:
+    """One trajectory turned into a run row and its events, not yet stored."""
+
+    path: str
+    traj: Trajectory
+    run: Run
+    events: list[EventData]
+    notes: list[str]
+    n_triples: int
+    graph_from: str
+    repaired: list[str] = field(default_factory=list)
+
+
+def prepare_import(
+    path: str | Path, *, task: Task | None = None, extraction: dict[str, Any] | None = None, traj: Trajectory | None = None
+) -> PreparedImport:
+    """Read and check a trajectory (or take the one already read from ``path``) and build
+    everything to store, touching no database (raises ``ImportFileError`` naming the file and field)."""
+    traj = traj if traj is not None else read_trajectory(path)
     h = traj.header
     users = [i for i, t in enumerate(traj.turns) if t["type"] == "user"]
     # the official harness ends with its triple-request prompt; an excerpt may not contain it
@@ -256,29 +164,29 @@ def import_trajectory(
         meta["task_file"] = task.source_file
     if traj.excerpt_info:
         meta["excerpt"] = traj.excerpt_info
-    run = store.create_run(
-        task_id=task.id if task is not None else traj.qid,
+    run = build_run(
+        task.id if task is not None else traj.qid,
         task_json=snapshot,
         config={"imported_from": str(path)},
         meta=meta,
         kind="persona",
-        status="running",
+        status="finished",
+        termination=termination,
         agent="imported",
         user="simulator",
         source="imported",
-        run_index=int(h.get("sample_idx") or 0) if str(h.get("sample_idx", "0")).isdigit() else 0,
+        run_index=h.get("sample_idx") or 0,  # checked by read_trajectory: a small whole number
     )
-    store.append(run.id, NoteEvent(text=f"imported from {Path(path).name}", data={"qid": traj.qid, "complete": traj.complete}))
+    events: list[EventData] = [NoteEvent(text=f"imported from {Path(path).name}", data={"qid": traj.qid, "complete": traj.complete})]
     phase = "dialogue"
     for i, turn in enumerate(traj.turns):
         if i == extraction_prompt or turn.get("_tail_of_last_turn"):
             phase = "extraction"
         if turn["type"] == "user":
-            store.append(run.id, MessageEvent(role="user", content=str(turn.get("content") or ""), phase=phase))  # type: ignore[arg-type]
+            events.append(MessageEvent(role="user", content=str(turn.get("content") or ""), phase=phase))  # type: ignore[arg-type]
             continue
         calls = turn.get("tool_calls") or []
-        store.append(
-            run.id,
+        events.append(
             MessageEvent(
                 role="assistant",
                 content=str(turn.get("content") or ""),
@@ -286,25 +194,21 @@ def import_trajectory(
                 phase=phase,  # type: ignore[arg-type]
                 n_tool_calls=len(calls),
                 final=not calls,
-            ),
+            )
         )
         for k, call in enumerate(calls):
             call_id = str(call.get("id") or f"imported_{i}_{k}")
             args = call.get("args", {})
-            store.append(
-                run.id,
+            events.append(
                 ToolCallEvent(
                     call_id=call_id,
                     tool=str(call["name"]),
                     arguments=args if isinstance(args, dict) else {},
                     raw_arguments=None if isinstance(args, dict) else json.dumps(args, ensure_ascii=False),
-                ),
+                )
             )
             result = call.get("result")
-            store.append(
-                run.id,
-                ToolResultEvent(call_id=call_id, tool=str(call["name"]), content="" if result is None else str(result), error=result is None),
-            )
+            events.append(ToolResultEvent(call_id=call_id, tool=str(call["name"]), content="" if result is None else str(result), error=result is None))
     if extraction is not None:
         triples = [t for t in (_triple(x) for x in extraction["triplets"]) if t is not None]
         raw, repaired, dropped = json.dumps(extraction["triplets"], ensure_ascii=False), [], []
@@ -314,30 +218,45 @@ def import_trajectory(
             notes.append(f"the extraction file says total={total} but holds {len(extraction['triplets'])} triplets")
     else:
         triples, raw, repaired, dropped, graph_from = _answer_triples(traj, extraction_prompt)
-    store.append(run.id, GraphEvent(triples=triples, raw_text=raw, repaired=repaired, dropped=dropped, source="import"))
-    store.append(run.id, EndEvent(termination=termination, detail=f"official termination: {original}"))  # type: ignore[arg-type]
-    store.update_run(run.id, status="finished", termination=termination)
+    events.append(GraphEvent(triples=triples, raw_text=raw, repaired=repaired, dropped=dropped, source="import"))
+    events.append(EndEvent(termination=termination, detail=f"official termination: {original}"))  # type: ignore[arg-type]
+    return PreparedImport(str(path), traj, run, events, notes, len(triples), graph_from, repaired)
 
+
+def store_imports(store: Store, prepared: list[PreparedImport]) -> list[ImportResult]:
+    """Store prepared imports in one transaction (all runs or none) and compare the counts."""
     from ..scoring.stats import run_stats
 
-    counted = run_stats(store, run.id).official.model_dump()
-    file_stats = h.get("stats") if isinstance(h.get("stats"), dict) else {}
-    matches = None
-    if traj.complete and file_stats:
-        matches = all(counted.get(k) == file_stats.get(k) for k in ("user_turns", "assistant_turns", "tool_calls"))
-    return ImportResult(
-        run_id=run.id,
-        file=str(path),
-        qid=traj.qid,
-        counted=counted,
-        file_stats=file_stats,
-        file_metrics=h.get("metrics") if isinstance(h.get("metrics"), dict) else {},
-        complete=traj.complete,
-        matches=matches,
-        n_triples=len(triples),
-        graph_from=graph_from,
-        notes=notes + [r for r in repaired if "cut" in r],
-    )
+    store.import_runs([(p.run, p.events) for p in prepared])
+    results = []
+    for p in prepared:
+        h = p.traj.header
+        counted = run_stats(store, p.run.id).official.model_dump()
+        file_stats = h.get("stats") if isinstance(h.get("stats"), dict) else {}
+        matches = None
+        if p.traj.complete and file_stats:
+            matches = all(counted.get(k) == file_stats.get(k) for k in ("user_turns", "assistant_turns", "tool_calls"))
+        results.append(ImportResult(
+            run_id=p.run.id,
+            file=p.path,
+            qid=p.traj.qid,
+            counted=counted,
+            file_stats=file_stats,
+            file_metrics=h.get("metrics") if isinstance(h.get("metrics"), dict) else {},
+            complete=p.traj.complete,
+            matches=matches,
+            n_triples=p.n_triples,
+            graph_from=p.graph_from,
+            notes=p.notes + [r for r in p.repaired if "cut" in r],
+        ))
+    return results
+
+
+def import_trajectory(
+    store: Store, path: str | Path, *, task: Task | None = None, extraction: dict[str, Any] | None = None
+) -> ImportResult:
+    """Import one trajectory file as one run: all of it, or (on any problem) nothing."""
+    return store_imports(store, [prepare_import(path, task=task, extraction=extraction)])[0]
 
 
 def _triple(x: Any) -> dict[str, str] | None:
@@ -346,8 +265,10 @@ def _triple(x: Any) -> dict[str, str] | None:
     return _as_triple(x)
 
 
-def load_task_file(path: str | Path, qid: str | None = None) -> Task:
-    """The task to attach: our format or the official one; with several, the one named ``qid``."""
+def load_task_file(path: str | Path, qid: str | None = None, *, warn: Any = None) -> Task:
+    """The task to attach: our format or the official one; with several, the one named ``qid``.
+    ``warn`` (optional) is called with each warning the file gives."""
+    from .._files import short
     from ..tasks import parse_task_file
 
     path = Path(path)
@@ -356,7 +277,11 @@ def load_task_file(path: str | Path, qid: str | None = None) -> Task:
     tasks, problems = parse_task_file(path)
     errors = [p for p in problems if not p.warning]
     if errors:
-        raise ImportFileError("--task: " + "; ".join(str(p) for p in errors))
+        more = f" (and {len(errors) - 1} more problems; see `vibesearch tasks validate {path}`)" if len(errors) > 1 else ""
+        raise ImportFileError(f"--task: {errors[0]}{more}")
+    for p in problems:
+        if warn is not None:
+            warn(p)
     if not tasks:
         raise ImportFileError(f"{path}: no task in the file (--task)")
     if qid is not None:
@@ -365,4 +290,4 @@ def load_task_file(path: str | Path, qid: str | None = None) -> Task:
                 return t
     if len(tasks) == 1:
         return tasks[0]
-    raise ImportFileError(f"{path}: holds {len(tasks)} tasks and none has the id {qid!r} (--task)")
+    raise ImportFileError(f"{path}: holds {len(tasks)} tasks and none has the id {short(qid)} (--task)")

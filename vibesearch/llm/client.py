@@ -4,7 +4,8 @@ Every LLM call the product makes (agent, simulator, judge, summariser) goes thro
 that retries, usage accounting and secret hygiene are the same everywhere:
 
 * retries with exponential backoff on rate limits, 5xx, timeouts and connection errors; each
-  failed attempt is recorded as a non-fatal ``error`` event;
+  failed attempt is recorded as a non-fatal ``error`` event; an error retrying cannot fix (a bad
+  or missing key, a bad request, an unknown model, no permission) fails at once;
 * one ``usage`` event per call: tokens, cost from litellm's local cost map (``None`` when the
   model has no price, never a made-up 0), latency, retries;
 * error texts are scrubbed of anything that looks like a key before they are recorded.
@@ -85,8 +86,23 @@ def _litellm():
     return litellm
 
 
+# errors a second attempt cannot fix (litellm's classes; any 4xx but 408/409/429 likewise)
+_NEVER_RETRY = (
+    "AuthenticationError", "PermissionDeniedError", "BadRequestError", "NotFoundError", "UnprocessableEntityError",
+    "ContentPolicyViolationError", "ContextWindowExceededError", "UnsupportedParamsError", "InvalidRequestError",
+)
+# litellm reports a key missing from the environment as a 500 raised before any request is sent
+_NO_CREDENTIALS = re.compile(r"(?i)missing credentials|api_key client option must be set|no api key provided")
+
+
 def _retryable(exc: BaseException) -> bool:
     litellm = _litellm()
+    never = tuple(t for t in (getattr(litellm, n, None) for n in _NEVER_RETRY) if isinstance(t, type))
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, never) or _NO_CREDENTIALS.search(str(exc)):
+        return False
+    if isinstance(status, int) and 400 <= status < 500 and status not in (408, 409, 429):
+        return False
     retry_types = tuple(
         t
         for t in (
@@ -101,7 +117,6 @@ def _retryable(exc: BaseException) -> bool:
     )
     if isinstance(exc, retry_types) or isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
         return True
-    status = getattr(exc, "status_code", None)
     return isinstance(status, int) and (status == 429 or status >= 500)
 
 
@@ -201,6 +216,7 @@ async def complete(
         params["api_key"] = "no-key"
     if settings.temperature is not None:
         params["temperature"] = settings.temperature
+    params["max_retries"] = 0  # the provider SDK's own retries would multiply those of the loop below
     params.update(kwargs)
 
     attempt = 0
@@ -220,12 +236,14 @@ async def complete(
             if emit is not None:
                 emit(ErrorEvent(source=f"llm:{purpose}", message=message, fatal=False, attempt=attempt + 1))
             if not retry:
-                raise LLMError(f"{purpose} model {model!r} failed: {message}") from None
+                raise LLMError(f"{purpose} model {model!r} failed: {message}{_key_hint(model, exc, params)}") from None
             delay = min(settings.llm_backoff_max_s, settings.llm_backoff_s * (2**attempt))
             await asyncio.sleep(delay * (0.5 + random.random() / 2))
             attempt += 1
 
     latency = time.perf_counter() - start
+    if not getattr(response, "choices", None):  # litellm can hand back nothing (e.g. after a 422)
+        raise LLMError(f"{purpose} model {model!r} failed: the provider returned no answer")
     choice = response.choices[0]
     message = choice.message
     usage = getattr(response, "usage", None)
@@ -254,6 +272,17 @@ async def complete(
             )
         )
     return result
+
+
+def _key_hint(model: str, exc: BaseException, params: dict[str, Any]) -> str:
+    """For an authentication failure: which variable to set (names only, never a value)."""
+    auth = getattr(_litellm(), "AuthenticationError", None)
+    if not (_NO_CREDENTIALS.search(str(exc)) or (isinstance(auth, type) and isinstance(exc, auth))):
+        return ""
+    from .credentials import missing_variables, variables_text
+
+    missing = missing_variables(model, api_base=params.get("api_base"), api_key=params.get("api_key"))
+    return f" (set {variables_text(missing)})" if missing else ""
 
 
 _PURPOSES = {"agent", "simulator", "judge", "summariser", "extraction", "compaction", "other"}

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from .._files import InputFileError, parse_jsonl, read_text, short
 from ..config import Settings, get_settings
 from ..tasks.models import Triple
 from .agreement import cohen_kappa, confusion
@@ -43,21 +44,22 @@ class CaseFileError(ValueError):
 
 
 def load_cases(path: str | Path) -> list[Case]:
+    """The cases of a JSONL file; ``CaseFileError`` names the file, line and field of a bad one."""
     path = Path(path)
-    if not path.exists():
-        raise CaseFileError(f"{path}: no such file")
+    try:
+        lines = parse_jsonl(read_text(path), path)
+    except InputFileError as exc:
+        raise CaseFileError(str(exc)) from None
     cases, seen = [], set()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for n, record in lines:
         try:
-            case = Case.model_validate_json(line)
+            case = Case.model_validate(record)
         except ValidationError as exc:
-            err = exc.errors()[0]
+            err = exc.errors(include_url=False, include_context=False, include_input=False)[0]
             where = ".".join(str(p) for p in err["loc"])
-            raise CaseFileError(f"{path}:{n}: {where}: {err['msg']}") from None
+            raise CaseFileError(f"{path}:{n}: {where + ': ' if where else ''}{err['msg']}") from None
         if case.id in seen:
-            raise CaseFileError(f"{path}:{n}: duplicate case id {case.id!r}")
+            raise CaseFileError(f"{path}:{n}: duplicate case id {short(case.id)}")
         seen.add(case.id)
         cases.append(case)
     if not cases:

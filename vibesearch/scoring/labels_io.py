@@ -9,14 +9,17 @@ same (run, triple, annotator); a bad row stops the import with an error naming t
 from __future__ import annotations
 
 import csv
+import io
 import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from .._files import InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
 from ..store import RunNotFound, Store
 
 FIELDS = ["run_id", "gt_index", "annotator", "covered", "evidence", "note", "created_at"]
+MAX_INDEX = 1_000_000  # ground-truth and predicted triple indices
 
 
 class LabelFileError(ValueError):
@@ -57,12 +60,20 @@ def export_labels(store: Store, path: str | Path, fmt: Literal["csv", "jsonl"], 
 def _bool(value: Any, where: str) -> bool:
     if isinstance(value, bool):
         return value
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes", "y", "covered"):
-        return True
-    if text in ("false", "0", "no", "n", "not covered", "uncovered"):
-        return False
-    raise LabelFileError(f"{where}: covered must be true or false, got {value!r}")
+    if isinstance(value, (str, int)) and not (isinstance(value, str) and len(value) > 20):
+        text = str(value).strip().lower()
+        if text in ("true", "1", "yes", "y", "covered"):
+            return True
+        if text in ("false", "0", "no", "n", "not covered", "uncovered"):
+            return False
+    raise LabelFileError(f"{where}: covered: expected true or false, got {short(value)}")
+
+
+def _index(value: Any, where: str, field: str) -> int:
+    try:
+        return whole_number(value, "", field, high=MAX_INDEX)
+    except InputFileError as exc:
+        raise LabelFileError(f"{where}: {field}: {exc.message}") from None
 
 
 def _evidence(value: Any, where: str) -> list[int]:
@@ -70,73 +81,90 @@ def _evidence(value: Any, where: str) -> list[int]:
         return []
     if isinstance(value, list):
         items = value
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                items = parse_json(text, "", field="evidence")
+            except InputFileError as exc:
+                raise LabelFileError(f"{where}: evidence: {exc.message}") from None
+            if not isinstance(items, list):
+                raise LabelFileError(f"{where}: evidence: expected a list of predicted-triple indices")
+        else:
+            items = text.replace(",", " ").split()
     else:
-        text = str(value).strip()
-        items = json.loads(text) if text.startswith("[") else text.replace(",", " ").split()
-    try:
-        return [int(x) for x in items]
-    except (TypeError, ValueError):
-        raise LabelFileError(f"{where}: evidence must be predicted-triple indices, got {value!r}") from None
+        raise LabelFileError(f"{where}: evidence: expected predicted-triple indices, got {short(value)}")
+    if len(items) > MAX_INDEX:
+        raise LabelFileError(f"{where}: evidence: too many indices ({len(items)})")
+    return [_index(x, where, "evidence") for x in items]
+
+
+def _text(value: Any, where: str, field: str, limit: int) -> str:
+    if isinstance(value, (dict, list, bool)) or value is None:
+        raise LabelFileError(f"{where}: {field}: expected text, got {short(value)}")
+    text = str(value)
+    if len(text) > limit:
+        raise LabelFileError(f"{where}: {field}: longer than {limit} characters")
+    return text
 
 
 def _parse_record(rec: dict[str, Any], where: str) -> dict[str, Any]:
     missing = [k for k in ("run_id", "gt_index", "annotator", "covered") if rec.get(k) in (None, "")]
     if missing:
         raise LabelFileError(f"{where}: missing {', '.join(missing)}")
-    try:
-        gt_index = int(rec["gt_index"])
-    except (TypeError, ValueError):
-        raise LabelFileError(f"{where}: gt_index must be an integer, got {rec['gt_index']!r}") from None
     created = None
     if rec.get("created_at"):
         try:
-            created = datetime.fromisoformat(str(rec["created_at"]))
+            created = datetime.fromisoformat(_text(rec["created_at"], where, "created_at", 64))
         except ValueError:
-            raise LabelFileError(f"{where}: created_at is not an ISO date-time: {rec['created_at']!r}") from None
+            raise LabelFileError(f"{where}: created_at: not an ISO date-time: {short(rec['created_at'])}") from None
+    note = rec.get("note")
     return {
-        "run_id": str(rec["run_id"]),
-        "gt_index": gt_index,
-        "annotator": str(rec["annotator"]),
+        "run_id": _text(rec["run_id"], where, "run_id", 200),
+        "gt_index": _index(rec["gt_index"], where, "gt_index"),
+        "annotator": _text(rec["annotator"], where, "annotator", 200),
         "covered": _bool(rec["covered"], where),
         "evidence": _evidence(rec.get("evidence"), where),
-        "note": str(rec.get("note") or ""),
+        "note": "" if note in (None, "") else _text(note, where, "note", 100_000),
         "created_at": created,
     }
 
 
 def read_label_file(path: str | Path) -> list[dict[str, Any]]:
+    """Every label of a CSV or JSONL file, checked (``LabelFileError`` names the file and line)."""
     path = Path(path)
-    if not path.exists():
-        raise LabelFileError(f"{path}: no such file")
+    try:
+        text = read_text(path)
+        if path.suffix.lower() == ".csv":
+            rows = list(enumerate(csv.DictReader(io.StringIO(text, newline=""), strict=True), start=2))
+        else:
+            rows = parse_jsonl(text, path)
+    except InputFileError as exc:
+        raise LabelFileError(str(exc)) from None
+    except csv.Error as exc:
+        raise LabelFileError(f"{path}: not a readable CSV: {str(exc)[:120]}") from None
     out = []
-    if path.suffix.lower() == ".csv":
-        with path.open(encoding="utf-8", newline="") as fh:
-            for n, rec in enumerate(csv.DictReader(fh), start=2):
-                out.append(_parse_record(rec, f"{path}:{n}"))
-        return out
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise LabelFileError(f"{path}:{n}: invalid JSON ({exc.msg})") from None
+    for n, rec in rows:
         if not isinstance(rec, dict):
             raise LabelFileError(f"{path}:{n}: expected a JSON object")
         out.append(_parse_record(rec, f"{path}:{n}"))
+    if not out:
+        raise LabelFileError(f"{path}: no labels in the file")
     return out
 
 
 def import_labels(store: Store, path: str | Path) -> int:
-    """Read every row first (nothing is written if any row is bad), then store them."""
-    records = read_label_file(path)
+    """Read and check every row first, then store them all in one transaction: a bad row, an
+    unknown run or a failing write stores nothing."""
+    return store_labels(store, read_label_file(path), path)
+
+
+def store_labels(store: Store, records: list[dict[str, Any]], path: str | Path) -> int:
+    """Store labels read by ``read_label_file`` (from ``path``) in one transaction, once every
+    run they name is known to be in the database."""
     for rec in records:
         try:
             store.get_run(rec["run_id"])
         except RunNotFound:
-            raise LabelFileError(f"{path}: run {rec['run_id']!r} is not in this database") from None
-    for rec in records:
-        store.put_label(
-            rec["run_id"], rec["gt_index"], rec["annotator"], rec["covered"], rec["evidence"], rec["note"], rec["created_at"]
-        )
-    return len(records)
+            raise LabelFileError(f"{path}: run {short(rec['run_id'])} is not in this database") from None
+    return store.put_labels(records)

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable
 
 from ..config import Settings
 from ..store import Conversation, Store
-from ..store.events import EventData, MessageEvent, StoredEvent, ToolCallEvent, UsageEvent
+from ..store.events import EventData, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, UsageEvent
 from ..tasks.models import Task
 
 log = logging.getLogger(__name__)
@@ -102,19 +102,31 @@ def create_run(store: Store, task: Task, agent: Any, user: Any, settings: Settin
 
 
 class Recorder:
-    """The one emitter of a run: store first, then the live conversation, then the listeners."""
+    """The one emitter of a run: the live conversation, then the store, then the listeners.
 
-    def __init__(self, store: Store, run_id: str, listeners: Iterable[Listener], settings: Settings):
+    Events that only make sense with the ones after them are written together with those, in
+    one transaction, so an interrupted process never leaves half of such a group behind and a
+    resumed run never has to redo part of it (see ``_waits``): a model call's ``usage`` with what
+    the call produced, a user's stage decision(s) with the user's message, an assistant step with
+    all its tool calls, and the extraction answer with the graph. The conversation sees every
+    event at once; listeners see it once it is stored.
+
+    With a lease (``_lease.Driving``) every write checks that this process still drives the run.
+    """
+
+    def __init__(self, store: Store, run_id: str, listeners: Iterable[Listener], settings: Settings, lease: Any = None):
         self.store = store
         self.run_id = run_id
         self.listeners = list(listeners)
         self.settings = settings
+        self.lease = lease
         self.convo = Conversation()
         self.assistant_steps = 0
         self.tool_calls = 0
         self.tokens = 0
         self.cost = 0.0
         self.on_budget: Callable[[], None] | None = None
+        self._pending: list[EventData] = []
 
     def replay(self, events: list[StoredEvent]) -> None:
         """Take in events already stored (a resumed run); listeners are not called."""
@@ -122,15 +134,31 @@ class Recorder:
             self.convo.add(ev.data)
             self._count(ev.data)
 
-    def emit(self, data: EventData) -> StoredEvent:
-        stored = self.store.append(self.run_id, data)
+    def emit(self, data: EventData) -> StoredEvent | None:
+        """Record one event; returns it as stored, or None while it waits for the rest of its group."""
+        if self.lease is not None:
+            self.lease.check()
         self.convo.add(data)
         self._count(data)
-        for listener in self.listeners:
-            try:
-                listener(stored)
-            except Exception:  # a broken viewer never breaks the run
-                log.exception("event listener failed")
+        self._pending.append(data)
+        if _waits(self._pending):
+            return None
+        stored = self.flush()
+        return stored[-1] if stored else None
+
+    def flush(self) -> list[StoredEvent]:
+        """Write what waits (one transaction) and tell the listeners."""
+        if not self._pending:
+            return []
+        items, self._pending = self._pending, []
+        owner = self.lease.owner if self.lease is not None else None
+        stored = self.store.append_many(self.run_id, items, lease=owner)
+        for ev in stored:
+            for listener in self.listeners:
+                try:
+                    listener(ev)
+                except Exception:  # a broken viewer never breaks the run
+                    log.exception("event listener failed")
         return stored
 
     def _count(self, data: EventData) -> None:
@@ -155,3 +183,20 @@ class Recorder:
 
     def replied(self) -> bool:
         return self.convo.last_reply() is not None
+
+
+def _waits(pending: list[EventData]) -> bool:
+    """Does the last pending event need the events after it to be written with it?"""
+    last = pending[-1]
+    if isinstance(last, (UsageEvent, StageEvent)):
+        return True  # a call's usage waits for its result; a decision for the user's message
+    if isinstance(last, MessageEvent) and last.role == "assistant" and last.phase == "extraction":
+        return True  # the extraction answer waits for the graph
+    calls = 0
+    for data in reversed(pending):
+        if isinstance(data, ToolCallEvent):
+            calls += 1
+            continue
+        # an assistant step waits for all its tool calls
+        return isinstance(data, MessageEvent) and data.role == "assistant" and calls < data.n_tool_calls
+    return False

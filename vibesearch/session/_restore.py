@@ -5,10 +5,18 @@ what was happening when the process stopped:
 
 * nothing stored yet → start with the opening;
 * a user stage decision without the user message after it → that message is still owed;
-* the last user message not yet answered by a final assistant step → the agent's turn is open
-  (tool calls without a result are owed a result);
-* answered → the user's turn is next;
-* extraction begun, or a termination recorded on the run → only extraction and the end remain.
+* the last user message not yet answered by a final assistant step → the agent's turn is open;
+  the agent continues it from its stored steps (tool calls with a stored result are not made
+  again; those without one are owed a result);
+* answered → the session decides on the reply as the live run did, then the user's turn;
+* extraction begun, or a termination recorded on the run → only extraction and the end remain
+  (an extraction whose instruction is stored continues from there; a stored graph is not made again).
+
+Since the recorder writes each group of events that belong together in one transaction (a
+model call's usage with its result, a stage decision with the user's message, a step with all its
+tool calls, the extraction answer with the graph), a killed process leaves one of these positions
+and the resumed run's events equal those of a run never interrupted. Runs written before that
+may also stop inside a group; they resume too, as best they can.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..store.conversation import Conversation
-from ..store.events import EndEvent, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, ToolResultEvent
+from ..store.events import EndEvent, GraphEvent, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, ToolResultEvent
 
 Phase = Literal["open", "open_message", "user_message", "agent", "user", "finish"]
 
@@ -36,6 +44,8 @@ class Position:
     pointer_before: int = 0
     # tool calls of the open agent turn that never got a result
     unanswered: list[ToolCallEvent] = field(default_factory=list)
+    # the graph is stored already: only the end remains
+    graph_stored: bool = False
 
 
 def locate(events: list[StoredEvent], termination: str | None = None) -> Position:
@@ -45,7 +55,7 @@ def locate(events: list[StoredEvent], termination: str | None = None) -> Positio
     if not data:
         return Position("open")
     if termination or any(isinstance(d, MessageEvent) and d.phase == "extraction" for d in data):
-        return Position("finish", termination=termination)
+        return Position("finish", termination=termination, graph_stored=any(isinstance(d, GraphEvent) for d in data))
 
     last_user = max((i for i, d in enumerate(data) if isinstance(d, MessageEvent) and d.role == "user"), default=-1)
     primary = [(i, d) for i, d in enumerate(data) if isinstance(d, StageEvent) and not d.shadow]

@@ -4,6 +4,10 @@ Each run is an ordinary ``run_session`` (or ``resume_run``) with ``batch_id`` an
 on its row and the batch's plan in its meta, so ``--resume`` can finish what an interrupted batch
 left: runs still ``running``/``interrupted`` are resumed, pairs that never started are started,
 and runs that ended are reported as they are.
+
+A batch is run by one process at a time: ``run_batch`` holds the batch's lease while it runs
+(``LeaseHeld`` when another live process runs it), and a run another process drives (e.g. a
+``vibesearch resume``) is reported as ``skipped``, never taken over.
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ from typing import Any, Callable
 
 from ..config import Settings
 from ..store import Store, new_run_id
+from ..store.leases import LeaseHeld, LeaseLost, batch_key
 from ..store.events import StoredEvent
 from ..tasks.models import Task
+from ._lease import Driving
 from ._record import RunResult, STATUS_OF
 from .loop import run_session
 from .resume import RESUMABLE, resume_run
@@ -131,7 +137,25 @@ async def run_batch(
     on_start: JobHook | None = None,
     on_result: ResultHook | None = None,
 ) -> list[tuple[Job, RunResult]]:
-    """Run the batch; ``build(task)`` gives a fresh ``(agent, user)`` for a new run."""
+    """Run the batch; ``build(task)`` gives a fresh ``(agent, user)`` for a new run.
+
+    Raises ``LeaseHeld`` when another process is running this batch.
+    """
+    async with Driving(store, batch_key(spec.batch_id), f"batch {spec.batch_id}", settings, cancel_on_loss=False, doing="run") as lease:
+        return await _run_jobs(store, settings, spec, resume, build, on_event, on_start, on_result, lease)
+
+
+async def _run_jobs(
+    store: Store,
+    settings: Settings,
+    spec: BatchSpec,
+    resume: bool,
+    build: Callable[[Task], tuple[Any, Any]],
+    on_event: EventHook | None,
+    on_start: JobHook | None,
+    on_result: ResultHook | None,
+    lease: Driving,
+) -> list[tuple[Job, RunResult]]:
     jobs = plan_jobs(store, spec, resume=resume)
     sem = asyncio.Semaphore(max(1, spec.concurrency))
     plan = spec.plan()
@@ -146,6 +170,8 @@ async def run_batch(
                 on_start(job)
             listeners = [(lambda ev, j=job: on_event(j, ev))] if on_event else []
             try:
+                if not await lease.still_held():  # the batch was taken over: start nothing more
+                    raise LeaseLost(f"batch {spec.batch_id}")
                 if job.run_id is not None:
                     result = await resume_run(store, job.run_id, settings, listeners=listeners)
                 else:
@@ -154,6 +180,8 @@ async def run_batch(
                     result = await run_session(job.task, agent, user, store, settings, run_fields=fields, listeners=listeners)
             except asyncio.CancelledError:
                 raise
+            except (LeaseHeld, LeaseLost) as exc:  # another process drives it: not ours to report on
+                result = skipped(job, str(exc))
             except Exception as exc:  # noqa: BLE001 - a run that could not even start is a failed run
                 from ..llm import scrub
 
@@ -174,6 +202,21 @@ async def run_batch(
 
     results = await asyncio.gather(*(one(j) for j in jobs))
     return list(zip(jobs, results))
+
+
+def skipped(job: Job, why: str) -> RunResult:
+    """The result of a run left to the process that drives it."""
+    return RunResult(
+        run_id=job.run_id or "-",
+        status="skipped",
+        termination=None,
+        stages_reached=0,
+        stages_total=job.task.stage_count(),
+        user_turns=0,
+        assistant_steps=0,
+        tool_calls=0,
+        error=why,
+    )
 
 
 def failed(results: list[tuple[Job, RunResult]]) -> list[tuple[Job, RunResult]]:

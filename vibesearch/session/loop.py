@@ -8,22 +8,29 @@ a fatal error (recorded, status ``failed``) or cancellation (the ``cancel`` even
 being cancelled; written before the cancellation propagates). Then the agent extracts its graph
 (skipped for table tasks and when the agent never replied) and the ``end`` event closes the run.
 
-Given the id of a run that exists, ``run_session`` continues it from its stored events.
+Given the id of a run that exists, ``run_session`` continues it from its stored events, inside
+the turn that was open: what is stored is never done again (``_restore.locate``; the agents
+continue a partly stored turn themselves). A run is driven by one process at a time: the session
+holds the run's lease (``_lease.Driving``) from before it reads or creates the run to the end.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any, AsyncIterator, Iterable
 
 from ..config import Settings
 from ..llm import scrub
-from ..store import Store
-from ..store.events import EndEvent, ErrorEvent, GraphEvent, MessageEvent, StageEvent, StoredEvent, ToolResultEvent
+from ..store import Store, new_run_id
+from ..store.leases import LeaseLost, run_key
+from ..store.events import EndEvent, ErrorEvent, GraphEvent, MessageEvent, StageEvent, StoredEvent
 from ..tasks.models import Task
 from ..users.base import UserState, UserTurn
+from ._lease import Driving
 from ._record import STATUS_OF, Listener, Recorder, RunResult, create_run, is_table_task
 from ._restore import Position, locate
+from ._unfinished import answer_unanswered, owed_message
 
 
 class _Stop(Exception):
@@ -44,11 +51,12 @@ class Session:
         run_id: str,
         listeners: Iterable[Listener] = (),
         cancel: asyncio.Event | None = None,
+        lease: Driving | None = None,
     ):
         self.task, self.agent, self.user, self.store, self.settings = task, agent, user, store, settings
         self.run_id = run_id
         self.cancel = cancel
-        self.rec = Recorder(store, run_id, listeners, settings)
+        self.rec = Recorder(store, run_id, listeners, settings, lease)
         self.budget_hit = asyncio.Event()
         self.rec.on_budget = self.budget_hit.set
         self.error: str | None = None
@@ -76,6 +84,14 @@ class Session:
             tool_calls=self.rec.tool_calls,
             error=self.error,
         )
+
+    def restore(self, events: list[StoredEvent], detail: str = "") -> None:
+        """What a resumed run must know besides the conversation: its fatal error and end detail."""
+        for ev in events:
+            d = ev.data
+            if isinstance(d, ErrorEvent) and d.fatal:
+                self.error = f"{d.source}: {d.message}"
+        self.detail = detail
 
     # ------------------------------------------------------------------ guards
     def _check_stop(self) -> None:
@@ -122,6 +138,8 @@ class Session:
                 termination = await self._converse(position)
         except _Stop as stop:
             termination, self.detail = stop.reason, stop.detail
+        except LeaseLost:
+            raise  # another process drives the run now: write nothing more
         except asyncio.CancelledError:
             self._close("cancelled", "the session task was cancelled")
             raise
@@ -131,7 +149,10 @@ class Session:
         if termination == "cancelled":
             return self._close("cancelled", self.detail or "cancelled by request")
         try:
-            await self._extract(termination or "error")
+            if not position.graph_stored:
+                await self._extract(termination or "error")
+        except LeaseLost:
+            raise
         except asyncio.CancelledError:
             self._close("cancelled", "the session task was cancelled during extraction")
             raise
@@ -164,6 +185,7 @@ class Session:
 
     async def _converse(self, position: Position) -> str:
         phase = position.phase
+        final = False
         if phase == "open":
             turn = await self._call("user", self.user.opening(self.user_state()))
             stage = self.task.persona.stages[0]
@@ -178,17 +200,24 @@ class Session:
             if position.dangling is not None and position.dangling.reply_kind == "done":
                 self.rec.emit(MessageEvent(role="user", content="[DONE]"))
                 return "done"
-            await self._owed_message(position)
+            await owed_message(self, position)
             phase = "agent"
-        elif phase == "agent" and position.unanswered:
-            await self._answer_unanswered(position)
+        elif phase == "agent" and position.unanswered and not getattr(self.agent, "resumes_open_turn", False):
+            await answer_unanswered(self, position)  # an agent that cannot continue a turn itself
+        elif phase == "user":  # resumed after the agent's reply: decide on it as the live run did
+            judge = getattr(self.agent, "reply_is_final", None)
+            final = bool(judge(self.convo.last_reply() or "")) if callable(judge) else False
+            phase = "replied"
 
         while True:
             if phase == "agent":
                 self._check_stop()
                 reply = await self._call("agent", self.agent.respond(self.convo, self.rec.emit))
+                final = bool(getattr(reply, "final", False))
+                phase = "replied"
+            if phase == "replied":
                 self._check_stop()
-                if self.settings.stop_on_final_answer and getattr(reply, "final", False):
+                if self.settings.stop_on_final_answer and final:
                     return "answer"
                 phase = "user"
             if self.convo.user_turns() >= self.settings.max_user_turns:
@@ -251,60 +280,26 @@ class Session:
             )
         self.rec.emit(MessageEvent(role="user", content=turn.message))
 
-    async def _owed_message(self, position: Position) -> None:
-        """A stage decision was stored but not its message: ask the user again for the words."""
-        stored = position.dangling
-        assert stored is not None
-        state = self.user_state()
-        state.stage_index = position.pointer_before
-        turn = await self._call("user", self.user.next_turn(self.convo, state))
-        message = turn.message
-        if stored.advanced and not turn.stage_advanced:
-            message = self.task.persona.stages[stored.stage_index].line
-        elif turn.stage_advanced and not stored.advanced:  # the stored decision holds: no disclosure
-            from ..users._stages import push_message
-
-            nxt = position.pointer_before + 1
-            fallback = self.task.persona.stages[nxt].fallback if nxt < self.task.stage_count() else None
-            message = push_message(self.task, fallback, state.user_turns)
-        self.rec.emit(MessageEvent(role="user", content=message))
-
-    async def _answer_unanswered(self, position: Position) -> None:
-        """Tool calls cut off by the interruption: run them again if the agent's toolbox is at hand."""
-        toolbox = getattr(self.agent, "toolbox", None)
-        for call in position.unanswered:
-            if toolbox is not None and hasattr(toolbox, "call"):
-                loop = asyncio.get_running_loop()
-                t0 = loop.time()
-                try:
-                    out = await toolbox.call(call.tool, call.arguments)
-                except Exception as exc:  # noqa: BLE001 - toolboxes should not raise, but never trust it
-                    from ..tools.base import ToolOutput
-
-                    out = ToolOutput(content=scrub(f"Error: {type(exc).__name__}: {exc}")[:2000], error=True)
-                self.rec.emit(
-                    ToolResultEvent(
-                        call_id=call.call_id,
-                        tool=call.tool,
-                        content=out.content,
-                        error=out.error,
-                        truncated_chars=out.truncated_chars,
-                        elapsed_s=round(loop.time() - t0, 4),
-                    )
-                )
-            else:
-                self.rec.emit(
-                    ToolResultEvent(call_id=call.call_id, tool=call.tool, content="Error: the tool call was interrupted and did not return.", error=True)
-                )
-
     # ------------------------------------------------------------------ the end
     async def _extract(self, termination: str) -> None:
-        self.store.update_run(self.run_id, termination=termination)
+        fields: dict[str, Any] = {"termination": termination}
+        if self.detail:  # kept with the run, so a run resumed from here ends with the same words
+            meta = json.loads(self.store.get_run(self.run_id).meta_json or "{}")
+            fields["meta"] = {**meta, "termination_detail": self.detail}
+        self.store.update_run(self.run_id, **fields)
         if is_table_task(self.task) or not self.rec.replied():
             return
+        last = self.convo.turns[-1]
         try:
-            graph = await self._guard(self.agent.extract_graph(self.convo, self.rec.emit), budget=False)
-        except (_Stop, asyncio.CancelledError):
+            if last.phase == "extraction" and last.reply is not None:
+                # the answer was stored but not its graph (a run written before answer and graph
+                # were stored together): read the graph off the answer, do not ask again
+                from ..agents.extraction import parse_triples
+
+                graph = parse_triples(last.reply)
+            else:
+                graph = await self._guard(self.agent.extract_graph(self.convo, self.rec.emit), budget=False)
+        except (_Stop, asyncio.CancelledError, LeaseLost):
             raise
         except Exception as exc:  # noqa: BLE001
             self._fatal("extraction", exc)
@@ -330,24 +325,51 @@ async def run_session(
     run_fields: dict | None = None,
     listeners: Iterable[Listener] = (),
     cancel: asyncio.Event | None = None,
+    lease: Driving | None = None,
 ) -> RunResult:
-    """Run (or, given an existing ``run_id``, continue) one conversation and return its result."""
-    existing = None
-    if run_id is not None:
-        try:
-            existing = store.get_run(run_id)
-        except KeyError:
-            existing = None
+    """Run (or, given an existing ``run_id``, continue) one conversation and return its result.
+
+    Raises ``LeaseHeld`` when another process drives the run, ``LeaseLost`` when it took the run
+    over while this one was driving (this one then stopped without writing).
+    ``lease``: one the caller already holds on this run (``resume_run``).
+    """
+    run_id = run_id or new_run_id()
+    if lease is None:
+        async with Driving(store, run_key(run_id), f"run {run_id}", settings) as held:
+            return await _drive(task, agent, user, store, settings, run_id, run_fields, listeners, cancel, held)
+    return await _drive(task, agent, user, store, settings, run_id, run_fields, listeners, cancel, lease)
+
+
+async def _drive(
+    task: Task,
+    agent: Any,
+    user: Any,
+    store: Store,
+    settings: Settings,
+    run_id: str,
+    run_fields: dict | None,
+    listeners: Iterable[Listener],
+    cancel: asyncio.Event | None,
+    lease: Driving,
+) -> RunResult:
+    """The run itself, read (or created) under the lease."""
+    try:
+        existing = store.get_run(run_id)
+    except KeyError:
+        existing = None
+    detail = ""
     if existing is None:
-        run_id = create_run(store, task, agent, user, settings, run_id, run_fields)
+        create_run(store, task, agent, user, settings, run_id, run_fields)
         events: list[StoredEvent] = []
         position = Position("open")
     else:
-        events = store.events(run_id)  # type: ignore[arg-type]
+        events = store.events(run_id)
         position = locate(events, existing.termination)
-        store.update_run(run_id, status="running")  # type: ignore[arg-type]
-    session = Session(task, agent, user, store, settings, run_id, listeners, cancel)  # type: ignore[arg-type]
+        detail = json.loads(existing.meta_json or "{}").get("termination_detail", "") if position.phase == "finish" else ""
+        store.update_run(run_id, status="running")
+    session = Session(task, agent, user, store, settings, run_id, listeners, cancel, lease)
     session.rec.replay(events)
+    session.restore(events, detail)
     return await session.run(position)
 
 

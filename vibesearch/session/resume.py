@@ -4,7 +4,8 @@
 as they were (agent kind and model, user kind and simulator model), restores the conversation,
 the stage pointer and the counters from the events, and lets ``run_session`` carry on from where
 the events stop (see ``_restore.locate``). Only runs whose status is ``running`` or
-``interrupted`` are resumed; runs that ended say so.
+``interrupted`` are resumed; runs that ended say so. The run's lease is claimed before anything
+is read (``LeaseHeld`` when another process drives it), so of several resumers only one drives.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any, Iterable
 
 from ..config import Settings
 from ..store import Store
+from ..store.leases import run_key
 from ..tasks.models import Task
+from ._lease import Driving
 from ._record import Listener, RunResult
 from .loop import run_session
 
@@ -70,7 +73,6 @@ def rebuild_agent(kind: str, cfg: dict[str, Any], task: Task, settings: Settings
         kwargs.update(
             endpoint_url=cfg.get("endpoint_url") or settings.endpoint_url,
             endpoint_model=cfg.get("endpoint_model") or settings.endpoint_model,
-            endpoint_key=settings.endpoint_key.get_secret_value() if settings.endpoint_key else None,
         )
     return make_agent(kind, task, settings, **kwargs)
 
@@ -93,10 +95,24 @@ async def resume_run(
     listeners: Iterable[Listener] = (),
     cancel: asyncio.Event | None = None,
 ) -> RunResult:
-    """Continue run ``run_id``; ``agent``/``user`` override the rebuilt ones (e.g. a person)."""
-    run = store.get_run(run_id)
+    """Continue run ``run_id``; ``agent``/``user`` override the rebuilt ones (e.g. a person).
+
+    Raises ``LeaseHeld`` when another process drives the run (see ``run_session``).
+    """
+    _check_resumable(store.get_run(run_id))
+    async with Driving(store, run_key(run_id), f"run {run_id}", settings) as lease:
+        run = store.get_run(run_id)  # again, under the lease: another resumer may have finished it
+        _check_resumable(run)
+        return await _resume(store, run, settings, agent, user, listeners, cancel, lease)
+
+
+def _check_resumable(run: Any) -> None:
     if run.status not in RESUMABLE:
-        raise ResumeError(f"run {run_id} is {run.status} (termination: {run.termination}); only running or interrupted runs can be resumed")
+        raise ResumeError(f"run {run.id} is {run.status} (termination: {run.termination}); only running or interrupted runs can be resumed")
+
+
+async def _resume(store: Store, run: Any, settings: Settings, agent: Any, user: Any, listeners: Iterable[Listener], cancel: Any, lease: Driving) -> RunResult:
+    run_id = run.id
     task = run_task(run)
     settings = run_settings(settings, json.loads(run.config_json or "{}"))
     meta = json.loads(run.meta_json or "{}")
@@ -106,4 +122,4 @@ async def resume_run(
         user = rebuild_user(run.user, meta.get("user_config") or {"model": run.simulator_model}, task, settings)
     meta["resumed"] = int(meta.get("resumed", 0)) + 1
     store.update_run(run_id, meta=meta)
-    return await run_session(task, agent, user, store, settings, run_id=run_id, listeners=listeners, cancel=cancel)
+    return await run_session(task, agent, user, store, settings, run_id=run_id, listeners=listeners, cancel=cancel, lease=lease)

@@ -1,7 +1,9 @@
 """SQLite storage: typed events, runs, graphs, scores, verdicts and human labels."""
 
 from .conversation import Conversation, Step, Turn
-from .db import RunNotFound, SchemaError, Store, new_run_id, open_db
+from ._open import DamagedDatabase, ReadOnlyDatabase, StoreOpenError
+from .db import RunNotFound, SchemaError, Store, build_run, new_run_id, open_db
+from .leases import LeaseHeld, LeaseLost
 from .events import (
     CompactionEvent,
     DecidedBy,

@@ -15,6 +15,7 @@ from .events import (
     CompactionEvent,
     EventData,
     MessageEvent,
+    NoteEvent,
     StageEvent,
     StoredEvent,
     ToolCallEvent,
@@ -41,6 +42,8 @@ class Turn:
     user: str
     steps: list[Step] = field(default_factory=list)
     phase: str = "dialogue"
+    # notes recorded during the turn (e.g. the agent's step limit), so a resumed turn knows them
+    notes: list[NoteEvent] = field(default_factory=list)
 
     @property
     def reply(self) -> str | None:
@@ -91,6 +94,9 @@ class Conversation:
                 self.stage_index = data.stage_index
         elif isinstance(data, UsageEvent):
             self.usage.append(data)
+        elif isinstance(data, NoteEvent):
+            if self.turns:
+                self.turns[-1].notes.append(data)
 
     @classmethod
     def from_events(cls, events: Iterable[StoredEvent | EventData]) -> "Conversation":

@@ -5,6 +5,8 @@
 * Every event is committed when it is appended, with a sequence number per run that is unique
   and gap-free (a process lock plus the ``(run_id, seq)`` unique constraint, retried on conflict
   so two processes cannot collide either).
+* A run is driven by one process at a time: the append checks the run's lease in the same
+  statement (``store.leases``), so a second driver cannot write.
 * The schema version is recorded; a file written by a newer schema is refused with a clear message.
 """
 
@@ -52,8 +54,16 @@ def new_run_id() -> str:
 class Store:
     """One SQLite file. Thread-safe; share one Store per process and path."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, *, read_only: bool = False):
         self.path = Path(path)
+        self.read_only = read_only
+        if read_only:  # a file we may not write: read it, never touch it (``open_db`` decides)
+            from ._open import read_only_connect
+
+            self.engine = create_engine("sqlite://", creator=lambda: read_only_connect(self.path))
+            self._lock = threading.RLock()
+            self._check_schema()
+            return
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.engine = create_engine(
@@ -67,17 +77,37 @@ class Store:
     # ------------------------------------------------------------------ schema
     def _init_schema(self) -> None:
         with self._lock:
-            SQLModel.metadata.create_all(self.engine)
+            for attempt in range(5):  # another process may be creating the same new file right now
+                try:
+                    SQLModel.metadata.create_all(self.engine)
+                    break
+                except OperationalError as exc:
+                    if "already exists" not in str(exc) or attempt == 4:
+                        raise
             with Session(self.engine) as s:
                 row = s.get(Meta, "schema_version")
                 if row is None:
                     s.add(Meta(key="schema_version", value=str(SCHEMA_VERSION)))
-                    s.commit()
+                    try:
+                        s.commit()
+                    except IntegrityError:  # that other process wrote it first
+                        s.rollback()
                 elif int(row.value) > SCHEMA_VERSION:
                     raise SchemaError(
                         f"{self.path}: database schema version {row.value} is newer than this "
                         f"vibesearch understands ({SCHEMA_VERSION}); upgrade vibesearch or use another --db"
                     )
+
+    def _check_schema(self) -> None:
+        from ._open import StoreOpenError
+
+        with Session(self.engine) as s:
+            try:
+                row = s.get(Meta, "schema_version")
+            except OperationalError:
+                raise StoreOpenError(f"{self.path} is read-only and holds no vibesearch tables yet") from None
+        if row is not None and int(row.value) > SCHEMA_VERSION:
+            raise SchemaError(f"{self.path}: database schema version {row.value} is newer than this vibesearch understands ({SCHEMA_VERSION})")
 
     def schema_version(self) -> int:
         with Session(self.engine) as s:
@@ -95,14 +125,7 @@ class Store:
         run_id: str | None = None,
         **fields: Any,
     ) -> Run:
-        run = Run(
-            id=run_id or new_run_id(),
-            task_id=task_id,
-            task_json=json.dumps(task_json or {}, ensure_ascii=False),
-            config_json=json.dumps(config or {}, ensure_ascii=False),
-            meta_json=json.dumps(meta or {}, ensure_ascii=False),
-            **fields,
-        )
+        run = build_run(task_id, task_json=task_json, config=config, meta=meta, run_id=run_id, **fields)
         with self._lock, Session(self.engine) as s:
             s.add(run)
             s.commit()
@@ -141,24 +164,45 @@ class Store:
             return list(s.exec(q.order_by(Run.created_at.desc())))
 
     # ------------------------------------------------------------------ events
-    def append(self, run_id: str, data: EventData) -> StoredEvent:
-        """Write one event and commit it. Returns it with its sequence number.
+    def append(self, run_id: str, data: EventData, *, lease: str | None = None) -> StoredEvent:
+        """Write one event and commit it. Returns it with its sequence number (see ``append_many``)."""
+        return self.append_many(run_id, [data], lease=lease)[0]
 
-        One ``INSERT … SELECT MAX(seq)+1 … RETURNING`` statement: SQLite runs it atomically, so
-        the sequence stays unique and gap-free across threads and processes without a separate
-        read; the ``(run_id, seq)`` constraint is the backstop.
+    def append_many(self, run_id: str, items: list[EventData], *, lease: str | None = None) -> list[StoredEvent]:
+        """Write events in one transaction (all or none) and return them with their numbers.
+
+        Each is one ``INSERT … SELECT MAX(seq)+1 … RETURNING`` statement: SQLite runs it
+        atomically, so the sequence stays unique and gap-free across threads and processes
+        without a separate read; the ``(run_id, seq)`` constraint is the backstop.
+
+        The same statement checks the run's lease (``store.leases``): with ``lease`` (an owner
+        id) the caller must hold it, else ``LeaseLost``; without, nobody else may hold a live
+        one, else ``LeaseHeld``. So two drivers can never both write to a run.
         """
-        payload = data.model_dump_json()
-        ts = utcnow()
-        is_graph = isinstance(data, GraphEvent)
+        from .leases import FREE_SQL, OWNS_SQL, LeaseHeld, LeaseLost, holder, run_key
+
+        key = run_key(run_id)
+        sql = _APPEND_SQL.format(guard=OWNS_SQL if lease is not None else FREE_SQL)
+        rows = [(d.model_dump_json(), d) for d in items]
         for attempt in range(50):
+            ts = utcnow()
+            stamp = ts.strftime("%Y-%m-%d %H:%M:%S.%f")
             try:
+                out: list[StoredEvent] = []
                 with self._lock, self.engine.begin() as conn:
-                    seq = conn.exec_driver_sql(_APPEND_SQL, (run_id, ts.strftime("%Y-%m-%d %H:%M:%S.%f"), data.kind, payload, run_id)).scalar_one()
-                    if is_graph:
-                        row = _graph_row(run_id, data)  # type: ignore[arg-type]
-                        conn.execute(GraphRow.__table__.insert().values(**row.model_dump(exclude={"id"})))
-                return StoredEvent(run_id=run_id, seq=seq, ts=ts, data=data)
+                    for payload, data in rows:
+                        guard = (key, lease) if lease is not None else (key, time.time())
+                        seq = conn.exec_driver_sql(sql, (run_id, run_id, stamp, data.kind, payload, *guard)).scalar_one_or_none()
+                        if seq is None:
+                            if not conn.exec_driver_sql("SELECT 1 FROM runs WHERE id = ?", (run_id,)).first():
+                                raise RunNotFound(run_id)
+                            what = f"run {run_id}"
+                            raise LeaseLost(what, holder(self, key)) if lease is not None else LeaseHeld(what, holder(self, key))
+                        if isinstance(data, GraphEvent):
+                            row = _graph_row(run_id, data)
+                            conn.execute(GraphRow.__table__.insert().values(**row.model_dump(exclude={"id"})))
+                        out.append(StoredEvent(run_id=run_id, seq=seq, ts=ts, data=data))
+                return out
             except IntegrityError as exc:
                 if "FOREIGN KEY" in str(exc):
                     raise RunNotFound(run_id) from None
@@ -250,6 +294,42 @@ class Store:
             s.refresh(row)
             return row
 
+    def put_labels(self, labels: list[dict[str, Any]]) -> int:
+        """``put_label`` for many labels in one transaction: all of them are stored or none.
+        Each dict has put_label's arguments (``run_id, gt_index, annotator, covered`` and optionally
+        ``evidence, note, created_at``); a later one replaces an earlier one with the same key."""
+        with self._lock, Session(self.engine) as s:
+            for item in labels:
+                q = select(LabelRow).where(
+                    LabelRow.run_id == item["run_id"], LabelRow.gt_index == item["gt_index"], LabelRow.annotator == item["annotator"]
+                )
+                row = s.exec(q).first() or LabelRow(run_id=item["run_id"], gt_index=item["gt_index"], annotator=item["annotator"], covered=item["covered"])
+                row.covered = item["covered"]
+                row.evidence_json = json.dumps(item.get("evidence") or [])
+                row.note = item.get("note") or ""
+                row.created_at = item.get("created_at") or utcnow()
+                s.add(row)
+                s.flush()  # the next item with the same key finds this row
+            s.commit()
+        return len(labels)
+
+    # ------------------------------------------------------------------ imports
+    def import_runs(self, runs: list[tuple[Run, list[EventData]]]) -> list[Run]:
+        """Write whole runs, each with its events numbered from 1 (and their graphs), in one
+        transaction: every run is stored complete, or on any error nothing is stored."""
+        with self._lock, Session(self.engine) as s:
+            for run, events in runs:
+                s.add(run)
+                s.flush()
+                for seq, data in enumerate(events, start=1):
+                    s.add(EventRow(run_id=run.id, seq=seq, ts=utcnow(), kind=data.kind, data_json=data.model_dump_json()))
+                    if isinstance(data, GraphEvent):
+                        s.add(_graph_row(run.id, data))
+            s.commit()
+            for run, _ in runs:
+                s.refresh(run)
+        return [run for run, _ in runs]
+
     def labels(self, run_id: str | None = None, annotator: str | None = None) -> list[LabelRow]:
         with Session(self.engine) as s:
             q = select(LabelRow)
@@ -264,10 +344,32 @@ class Store:
         return Session(self.engine)
 
 
+# the next number of the run, only when ``guard`` (the lease check) holds; no row otherwise
 _APPEND_SQL = (
     "INSERT INTO events (run_id, seq, ts, kind, data_json) "
-    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM events WHERE run_id = ? RETURNING seq"
+    "SELECT ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE run_id = ?), ?, ?, ? "
+    "WHERE {guard} RETURNING seq"
 )
+
+
+def build_run(
+    task_id: str,
+    *,
+    task_json: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
+    run_id: str | None = None,
+    **fields: Any,
+) -> Run:
+    """A run row (not yet stored): ``create_run`` and ``import_runs`` store it."""
+    return Run(
+        id=run_id or new_run_id(),
+        task_id=task_id,
+        task_json=json.dumps(task_json or {}, ensure_ascii=False),
+        config_json=json.dumps(config or {}, ensure_ascii=False),
+        meta_json=json.dumps(meta or {}, ensure_ascii=False),
+        **fields,
+    )
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -298,8 +400,15 @@ _STORES: dict[str, Store] = {}
 _STORES_LOCK = threading.Lock()
 
 
-def open_db(path: str | Path | None = None) -> Store:
-    """The process' Store for a path (default: settings' ``db``). Same path, same object."""
+def open_db(path: str | Path | None = None, *, writes: bool = True) -> Store:
+    """The process' Store for a path (default: settings' ``db``). Same path, same object.
+
+    The first time, the file is checked without writing to it (``store._open``): a file that is
+    not a whole vibesearch database raises ``DamagedDatabase``. A file we may not write is opened
+    read-only for a caller that only reads (``writes=False``) and raises ``ReadOnlyDatabase``
+    for one that writes."""
+    from ._open import ReadOnlyDatabase, check_db_file
+
     if path is None:
         from ..config import get_settings
 
@@ -307,7 +416,10 @@ def open_db(path: str | Path | None = None) -> Store:
     key = str(Path(path).resolve())
     with _STORES_LOCK:
         store = _STORES.get(key)
-        if store is None:
-            store = Store(path)
+        if store is None or (writes and store.read_only):
+            can_write = check_db_file(path) if str(path) != ":memory:" else True
+            if not can_write and writes:
+                raise ReadOnlyDatabase(f"{path} is read-only: this command writes to the database")
+            store = Store(path, read_only=not can_write)
             _STORES[key] = store
         return store

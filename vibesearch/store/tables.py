@@ -112,4 +112,20 @@ class LabelRow(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class LeaseRow(SQLModel, table=True):
+    """Who drives a run (or a batch) right now: one row per key, claimed and renewed atomically.
+
+    A new table, so ``create_all`` adds it to a database written before leases existed; the
+    schema version does not change. Times are seconds since the epoch (``time.time()``).
+    """
+
+    __tablename__ = "leases"
+    key: str = Field(primary_key=True)  # "run:<run id>" or "batch:<batch id>"
+    owner: str  # host:pid:random, unique per claim
+    pid: int
+    host: str
+    acquired_at: float
+    expires_at: float
+
+
 Index("ix_events_run_seq", EventRow.run_id, EventRow.seq)

@@ -24,19 +24,22 @@ in the gold CSV is a warning (the first row is kept), as WideSearch drops such r
 from __future__ import annotations
 
 import csv
-import json
+import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from .._files import InputFileError, is_regular_file, parse_json, read_text, short
 from ..tasks import TaskProblem
+from ..tasks.models import MAX_ID_CHARS
 from ._normalise import norm_header
 from .loader import read_gold_csv, validation_problems
 from .models import TableColumn, TableTask
 
 PREPROCESSORS = {"norm_str", "extract_number", "norm_date"}
 METRICS = {"exact_match", "number_near", "date_near", "url_match", "in_match", "llm_judge"}
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 DEFAULT_LLM_RULE = "Right when the answer states the same thing as the reference value (wording may differ)."
 
 
@@ -104,12 +107,15 @@ def widesearch_record_to_task(record: dict[str, Any], file: str, base_dir: Path)
     iid = record.get("instance_id")
     if not isinstance(iid, str) or not iid.strip():
         return None, [TaskProblem(file, "instance_id", "expected a non-empty string")]
+    if len(iid) > MAX_ID_CHARS or not _ID.match(iid):
+        # the id names the gold file: letters, digits, '_', '.', '-' only
+        return None, [TaskProblem(file, "instance_id", f"expected an id of letters, digits, '_', '.' and '-' of at most {MAX_ID_CHARS} characters, got {short(iid)}")]
     ev = record.get("evaluation")
     if isinstance(ev, str):
         try:
-            ev = json.loads(ev)
-        except json.JSONDecodeError as exc:
-            return None, [TaskProblem(file, "evaluation", f"not valid JSON inside the string: {exc.msg}", iid)]
+            ev = parse_json(ev, file, field="evaluation")
+        except InputFileError as exc:
+            return None, [TaskProblem(file, "evaluation", f"not valid JSON inside the string: {exc.message}", iid)]
     if not isinstance(ev, dict):
         return None, [TaskProblem(file, "evaluation", "expected a JSON-encoded object", iid)]
     unique = _str_list(ev.get("unique_columns"), "evaluation.unique_columns", file, iid, problems)
@@ -128,18 +134,17 @@ def widesearch_record_to_task(record: dict[str, Any], file: str, base_dir: Path)
         problems.append(TaskProblem(file, "evaluation.eval_pipeline", f"entries for columns not required: {strays}; ignored", iid, warning=True))
 
     gold_path = base_dir / "widesearch_gold" / f"{iid}.csv"
-    if not gold_path.is_file():
+    if not is_regular_file(gold_path):
         return None, problems + [TaskProblem(file, "gold", f"no gold table: {gold_path} does not exist", iid)]
     try:
-        with open(gold_path, encoding="utf-8-sig") as fh:
-            header = fh.readline()
-    except OSError as exc:
-        return None, problems + [TaskProblem(str(gold_path), "", f"cannot read: {exc.strerror or exc}", iid)]
+        header = next(iter(read_text(gold_path).splitlines()), "")
+    except InputFileError as exc:
+        return None, problems + [TaskProblem(str(gold_path), exc.field, exc.message, iid)]
     display = {norm_header(h): h.strip() for h in next(csv.reader([header]), [])}
     columns: list[dict[str, Any]] = []
     for name in required:
         if name not in display:
-            problems.append(TaskProblem(str(gold_path), "header", f"no column normalising to {name!r} (headers: {list(display.values())})", iid))
+            problems.append(TaskProblem(str(gold_path), "header", f"no column normalising to {short(name)} (the header has {len(display)} columns)", iid))
             continue
         spec: dict[str, Any] = {"name": display[name], "metric": "exact"}
         if name in pipeline:

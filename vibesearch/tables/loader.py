@@ -14,12 +14,13 @@ what is wrong; ``load_table_tasks`` raises ``TaskLoadError`` when any is an erro
 from __future__ import annotations
 
 import csv
-import json
+import io
 from pathlib import Path
 from typing import Any, Iterable
 
-import yaml
 from pydantic import ValidationError
+
+from .._files import InputFileError, is_regular_file, parse_json, parse_jsonl, parse_yaml, read_text, short
 
 from ..tasks import CorpusDoc, TaskLoadError, TaskNotFound, TaskProblem
 from ._normalise import norm_header, norm_text
@@ -38,7 +39,7 @@ def _loc(loc: Iterable[Any]) -> str:
 
 def validation_problems(file: str, exc: ValidationError, task_id: str | None, prefix: str = "") -> list[TaskProblem]:
     out = []
-    for err in exc.errors():
+    for err in exc.errors(include_url=False, include_context=False, include_input=False):
         msg = err["msg"].removeprefix("Value error, ")
         out.append(TaskProblem(file=file, field=prefix + _loc(err["loc"]), message=msg, task_id=task_id))
     return out
@@ -46,26 +47,16 @@ def validation_problems(file: str, exc: ValidationError, task_id: str | None, pr
 
 # ---------------------------------------------------------------------- files
 def read_records(path: Path) -> list[Any]:
-    """The records of one file (JSON object or list, JSONL, YAML); raises TaskLoadError."""
+    """The records of one file (JSON object or list, JSONL, YAML); raises TaskLoadError.
+
+    The file is read with the product's one rule for input files (``vibesearch._files``)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TaskLoadError([TaskProblem(str(path), "", f"cannot read: {exc.strerror or exc}")]) from None
-    if path.suffix == ".jsonl":
-        records = []
-        for i, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise TaskLoadError([TaskProblem(f"{path}:{i}", "", f"invalid JSON: {exc.msg}")]) from None
-        return records
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
-        raise TaskLoadError([TaskProblem(str(path), f"line {exc.lineno}", f"invalid JSON: {exc.msg}")]) from None
-    except yaml.YAMLError as exc:
-        raise TaskLoadError([TaskProblem(str(path), "", f"invalid YAML: {getattr(exc, 'problem', exc)}")]) from None
+        text = read_text(path)
+        if path.suffix == ".jsonl":
+            return [record for _, record in parse_jsonl(text, path)]
+        data = parse_json(text, path) if path.suffix == ".json" else parse_yaml(text, path)
+    except InputFileError as exc:
+        raise TaskLoadError([TaskProblem(str(path), exc.field, exc.message)]) from None
     if data is None:
         raise TaskLoadError([TaskProblem(str(path), "", "the file is empty")])
     return data if isinstance(data, list) else [data]
@@ -77,12 +68,11 @@ def read_gold_csv(
     """Gold rows keyed by column name. Headers match columns after normalisation."""
     problems: list[TaskProblem] = []
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            table = list(csv.reader(fh))
-    except OSError as exc:
-        return None, [TaskProblem(str(path), field, f"cannot read the gold CSV: {exc.strerror or exc}", task_id)]
-    except (csv.Error, UnicodeDecodeError) as exc:
-        return None, [TaskProblem(str(path), field, f"not a readable CSV: {exc}", task_id)]
+        table = list(csv.reader(io.StringIO(read_text(path), newline="")))
+    except InputFileError as exc:
+        return None, [TaskProblem(str(path), field, f"cannot read the gold CSV: {exc.message}", task_id)]
+    except csv.Error as exc:
+        return None, [TaskProblem(str(path), field, f"not a readable CSV: {str(exc)[:120]}", task_id)]
     if not table:
         return None, [TaskProblem(str(path), field, "the gold CSV is empty", task_id)]
     header = [norm_header(h) for h in table[0]]
@@ -91,7 +81,7 @@ def read_gold_csv(
         if col.key in header:
             where[col.name] = header.index(col.key)
         else:
-            problems.append(TaskProblem(str(path), f"{field} header", f"no column {col.name!r} (headers: {table[0]})", task_id))
+            problems.append(TaskProblem(str(path), f"{field} header", f"no column {short(col.name)} (the header has {len(table[0])} columns)", task_id))
     if problems:
         return None, problems
     rows: list[dict[str, str]] = []
@@ -108,7 +98,7 @@ def read_gold_csv(
             problems.append(
                 TaskProblem(
                     f"{path}:{line_no}", field,
-                    f"primary key {' | '.join(row[k] for k in primary_key)!r} repeats line {seen[key]}"
+                    f"primary key {short(' | '.join(row[k] for k in primary_key))} repeats line {seen[key]}"
                     + ("" if duplicates_are_errors else "; the first row is kept"),
                     task_id, warning=not duplicates_are_errors,
                 )
@@ -134,6 +124,9 @@ def _our_record(record: dict[str, Any], path: Path, prefix: str) -> tuple[TableT
     problems: list[TaskProblem] = []
     if tt.rows is None and tt.gold:
         csv_path = path.parent / tt.gold
+        folder = path.parent.resolve()
+        if not csv_path.resolve().is_relative_to(folder):  # absolute, '..' or a link out: never read
+            return None, [TaskProblem(file, prefix + "gold", "the gold CSV must be a file in the task file's folder (or below it)", tid)]
         rows, problems = read_gold_csv(
             csv_path, tt.columns, tt.primary_key, task_id=tt.id, field=prefix + "gold", duplicates_are_errors=True
         )
@@ -143,7 +136,7 @@ def _our_record(record: dict[str, Any], path: Path, prefix: str) -> tuple[TableT
             tt = TableTask.model_validate({**record, "rows": rows})
         except ValidationError as exc:
             return None, problems + validation_problems(str(csv_path), exc, tt.id, prefix + "gold ")
-    if tt.corpus and not (path.parent / tt.corpus).is_file():
+    if tt.corpus and not is_regular_file(path.parent / tt.corpus):
         return None, problems + [TaskProblem(file, prefix + "corpus", f"no such file: {path.parent / tt.corpus}", tt.id)]
     tt._file = file
     return tt, problems
@@ -210,7 +203,7 @@ def load_table_tasks_with_problems(paths: Iterable[str | Path]) -> tuple[list[Ta
         problems.extend(probs)
         for tt in got:
             if tt.id in seen:
-                problems.append(TaskProblem(str(file), "id", f"duplicate task id {tt.id!r} (also in {seen[tt.id]})", tt.id))
+                problems.append(TaskProblem(str(file), "id", f"duplicate task id {short(tt.id)} (also in {seen[tt.id]})", tt.id))
                 continue
             seen[tt.id] = str(file)
             tasks.append(tt)
@@ -261,11 +254,14 @@ def load_table_corpus(tt: TableTask) -> list[CorpusDoc]:
     base = Path(tt.source_file).parent if tt.source_file else Path(".")
     path = Path(tt.corpus) if Path(tt.corpus).is_absolute() else base / tt.corpus
     docs: list[CorpusDoc] = []
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh, start=1):
-            if line.strip():
-                try:
-                    docs.append(CorpusDoc.model_validate_json(line))
-                except ValidationError as exc:
-                    raise TaskLoadError(validation_problems(f"{path}:{i}", exc, tt.id)) from None
+    try:
+        lines = read_text(path).splitlines()
+    except InputFileError as exc:
+        raise TaskLoadError([TaskProblem(str(path), exc.field, f"cannot read the corpus: {exc.message}", tt.id)]) from None
+    for i, line in enumerate(lines, start=1):
+        if line.strip():
+            try:
+                docs.append(CorpusDoc.model_validate_json(line))
+            except ValidationError as exc:
+                raise TaskLoadError(validation_problems(f"{path}:{i}", exc, tt.id)) from None
     return docs

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from ..tasks.models import MAX_ID_CHARS
 from ._normalise import norm_header, norm_text
 
 Metric = Literal["exact", "number", "date", "url", "contains", "llm"]
@@ -85,7 +86,7 @@ class TableColumn(_Strict):
 
 
 class TableTask(_Strict):
-    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    id: str = Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
     language: Literal["en", "zh"]
     title: str = ""
     query: str = Field(min_length=1)

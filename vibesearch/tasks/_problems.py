@@ -10,6 +10,8 @@ from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel, ValidationError
 
+from .._files import short
+
 
 @dataclass
 class TaskProblem:
@@ -23,13 +25,13 @@ class TaskProblem:
     warning: bool = False
 
     def __str__(self) -> str:
-        where = self.field or "-"
         extra = []
         if self.task_id:
-            extra.append(f"task {self.task_id}")
+            extra.append(f"task {self.task_id if len(self.task_id) <= 80 else self.task_id[:80] + '…'}")
         if self.stage is not None:
             extra.append(f"stage {self.stage}")
         suffix = f" ({', '.join(extra)})" if extra else ""
+        where = self.field or "-"
         return f"{self.file}: {where}: {self.message}{suffix}"
 
 
@@ -127,7 +129,7 @@ def problems_from_validation(
     whose field names differ from the model's.
     """
     problems = []
-    for err in exc.errors():
+    for err in exc.errors(include_url=False, include_context=False):
         loc = tuple(err["loc"])
         message = err["msg"]
         if err["type"] == "extra_forbidden":
@@ -140,7 +142,7 @@ def problems_from_validation(
             else:
                 message = message.removeprefix("Value error, ")
         elif err["type"] == "literal_error":
-            message = f"{message} (got {err.get('input')!r})"
+            message = f"{message} (got {short(err.get('input'))})"
         stage = None
         if rename is not None:
             path, stage = rename(loc)

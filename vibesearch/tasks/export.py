@@ -48,7 +48,7 @@ def _record(task: Task, persona_md: str, nodes: list, triples: list) -> dict[str
         "sub_queries": list(task.sub_queries),
         "user_queries": list(task.user_queries),
         "user_persona": persona_md,
-        "language": task.language,
+        "language": task.extra.get("language_original") or task.language,
         "nodes": nodes,
         "triples": triples,
     }

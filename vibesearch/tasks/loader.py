@@ -10,12 +10,12 @@ appear only once across everything loaded.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterable
 
-import yaml
 from pydantic import ValidationError
+
+from .._files import InputFileError, is_regular_file, parse_json, parse_jsonl, parse_yaml, read_text, short, short_path
 
 from ._problems import TaskLoadError, TaskNotFound, TaskProblem, problems_from_validation
 from .models import CorpusDoc, Task
@@ -38,37 +38,20 @@ def _fail(path: Path, field: str, message: str) -> TaskLoadError:
 def read_records(path: Path) -> tuple[list[Any], bool]:
     """The raw records of one file and whether the file holds a list (JSON list or JSONL).
 
-    Raises ``TaskLoadError`` when the file is empty or does not parse.
+    Raises ``TaskLoadError`` when the file cannot be read (not a regular file, too large, not
+    UTF-8), is empty, does not parse, or nests too deeply (see ``vibesearch._files``).
     """
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise _fail(path, "", "not a UTF-8 text file") from None
-    if not text.strip():
-        raise _fail(path, "", "the file is empty")
-    if path.suffix == ".jsonl":
-        records = []
-        for i, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise _fail(path, f"line {i}", f"invalid JSON: {exc.msg} (column {exc.colno})") from None
-        return records, True
-    if path.suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise _fail(path, f"line {exc.lineno}", f"invalid JSON: {exc.msg} (column {exc.colno})") from None
-    else:
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"line {mark.line + 1}" if mark is not None else ""
-            raise _fail(path, where, f"invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
-        if data is None:
+        text = read_text(path)
+        if not text.strip():
             raise _fail(path, "", "the file is empty")
+        if path.suffix == ".jsonl":
+            return [record for _, record in parse_jsonl(text, path)], True
+        data = parse_json(text, path) if path.suffix == ".json" else parse_yaml(text, path)
+    except InputFileError as exc:
+        raise _fail(path, exc.field, exc.message) from None
+    if data is None:
+        raise _fail(path, "", "the file is empty")
     if isinstance(data, list):
         if not data:
             raise _fail(path, "", "the file holds an empty list, no task")
@@ -97,9 +80,9 @@ def _our_task(record: dict[str, Any], file: str, prefix: str) -> tuple[Task | No
         return None, problems_from_validation(file, exc, task_id, root=Task, prefix=prefix)
     task._file = file
     corpus = corpus_path(task)
-    if corpus is not None and not corpus.is_file():
+    if corpus is not None and not is_regular_file(corpus):
         field = f"{prefix}.corpus" if prefix else "corpus"
-        return None, [TaskProblem(file, field, f"corpus file not found: {corpus}", task_id=task.id)]
+        return None, [TaskProblem(file, field, f"corpus file not found: {short_path(corpus, 200)}", task_id=task.id)]
     return task, []
 
 
@@ -130,7 +113,7 @@ def parse_task_file(path: str | Path) -> tuple[list[Task], list[TaskProblem]]:
     seen: set[str] = set()
     for i, task in enumerate(tasks):
         if task.id in seen:
-            problems.append(TaskProblem(str(path), f"[{i}].id" if is_list else "id", f"duplicate task id {task.id!r} in this file", task.id))
+            problems.append(TaskProblem(str(path), f"[{i}].id" if is_list else "id", f"duplicate task id {short(task.id)} in this file", task.id))
         seen.add(task.id)
     if any(not p.warning for p in problems):
         return [], problems
@@ -177,7 +160,7 @@ def load_tasks_with_problems(paths: Iterable[str | Path]) -> tuple[list[Task], l
         problems.extend(found)
         clashes = [t for t in got if t.id in seen]
         for task in clashes:
-            problems.append(TaskProblem(str(file), "id", f"duplicate task id {task.id!r} (already loaded from {seen[task.id]})", task.id))
+            problems.append(TaskProblem(str(file), "id", f"duplicate task id {short(task.id)} (already loaded from {seen[task.id]})", task.id))
         if clashes:
             continue
         for task in got:
@@ -235,9 +218,9 @@ def load_corpus(task: Task) -> list[CorpusDoc]:
     if path is None:
         return []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise TaskLoadError([TaskProblem(str(path), "", f"cannot read the corpus: {exc.strerror or exc}", task.id)]) from None
+        lines = read_text(path).splitlines()
+    except InputFileError as exc:
+        raise TaskLoadError([TaskProblem(str(path), exc.field, f"cannot read the corpus: {exc.message}", task.id)]) from None
     docs: list[CorpusDoc] = []
     for i, line in enumerate(lines, start=1):
         if not line.strip():

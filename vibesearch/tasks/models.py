@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 TriggerKind = Literal["start", "mentions", "asks", "completes"]
 Subset = Literal["pro", "daily"]
 Language = Literal["en", "zh"]
+MAX_ID_CHARS = 200  # task ids name runs, files and URLs: keep them short
 
 
 class _Strict(BaseModel):
@@ -83,7 +84,7 @@ class CorpusDoc(_Strict):
 
 
 class Task(_Strict):
-    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    id: str = Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
     subset: Subset
     language: Language
     domain: str = ""

@@ -17,16 +17,17 @@ from typing import Any, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError, field_validator
 
+from .._files import short
 from ._persona_md import clean_fallback, clean_line, is_not_applicable, parse_persona_markdown
 from ._problems import TaskProblem, loc_to_path, problems_from_validation
-from .models import Task, TriggerKind
+from .models import MAX_ID_CHARS, Task, TriggerKind
 
 OFFICIAL_KEYS = (
     "task_id", "final_query", "initial_query", "sub_queries", "user_queries",
     "user_persona", "language", "nodes", "triples",
 )
 # written by the loader into Task.extra, never exported as record fields
-LOADER_KEYS = ("subset_inferred", "official_nodes", "official_triples")
+LOADER_KEYS = ("subset_inferred", "official_nodes", "official_triples", "language_original")
 # the block our exporter adds so that a task of ours survives a trip through the official format
 OURS_KEY = "vibesearch"
 
@@ -41,7 +42,7 @@ def _number_to_text(value: Any) -> Any:
 
 def _check_node_id(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise ValueError(f"a node id must be an integer or a string, got {value!r}")
+        raise ValueError(f"a node id must be an integer or a string, got {short(value)}")
     return value
 
 
@@ -80,7 +81,7 @@ class OfficialTriple(BaseModel):
 
 class OfficialRecord(BaseModel):
     model_config = ConfigDict(extra="allow")
-    task_id: str = Field(min_length=1)
+    task_id: str = Field(min_length=1, max_length=MAX_ID_CHARS)
     final_query: str = Field(min_length=1)
     initial_query: str | None = None
     sub_queries: list[str] = Field(default_factory=list)
@@ -199,7 +200,7 @@ def official_to_task(record: dict[str, Any], file: str, *, prefix: str = "") -> 
     names: dict[Any, str] = {}
     for i, node in enumerate(rec.nodes):
         if node.node_id in names:
-            problem(f"nodes[{i}].node_id", f"duplicate node id {node.node_id!r}")
+            problem(f"nodes[{i}].node_id", f"duplicate node id {short(node.node_id)}")
         names[node.node_id] = node.node_name
     graph = []
     for i, triple in enumerate(rec.triples):
@@ -207,7 +208,7 @@ def official_to_task(record: dict[str, Any], file: str, *, prefix: str = "") -> 
         for side in ("head_id", "tail_id"):
             node_id = getattr(triple, side)
             if node_id not in names:
-                problem(f"triples[{i}].{side}", f"unknown node id {node_id!r}; the id is kept as the name", warning=True)
+                problem(f"triples[{i}].{side}", f"unknown node id {short(node_id)}; the id is kept as the name", warning=True)
             ends.append(names.get(node_id, str(node_id)))
         graph.append({"head": ends[0], "relation": triple.relation, "tail": ends[1]})
 
@@ -230,7 +231,7 @@ def official_to_task(record: dict[str, Any], file: str, *, prefix: str = "") -> 
         if st.number != i + 1:
             problem(f"{here}.number", f"heading says stage {st.number} but it is stage {i + 1} in order", stage=i + 1, warning=True)
         for label in st.unknown_labels:
-            problem(here, f"unrecognised label {label!r} ignored", stage=st.number, warning=True)
+            problem(here, f"unrecognised label {short(label)} ignored", stage=st.number, warning=True)
         if not st.trigger:
             problem(f"{here}.trigger.condition", "no trigger condition ('Trigger condition' / '触发条件' bullet)", stage=st.number)
         line = clean_line(st.line or "")
@@ -254,11 +255,15 @@ def official_to_task(record: dict[str, Any], file: str, *, prefix: str = "") -> 
         subset = "daily"
         extra["subset_inferred"] = True
     ours = extra.get(OURS_KEY) if isinstance(extra.get(OURS_KEY), dict) else {}
-    language = rec.language.strip().lower()
+    language = _language(rec.language)
+    if language is None:
+        problem("language", f"unknown language {short(rec.language)}: read as English ('en'); the value is kept in extra.language_original", warning=True)
+        extra["language_original"] = rec.language
+        language = "en"
     data = {
         "id": rec.task_id,
         "subset": subset,
-        "language": "zh" if language.startswith("zh") else "en",
+        "language": language,
         "domain": _text(extra.get("domain")) or _text(ours.get("domain")),
         "title": _text(extra.get("title")) or _text(ours.get("title")),
         "persona": {
@@ -287,6 +292,19 @@ def official_to_task(record: dict[str, Any], file: str, *, prefix: str = "") -> 
         return None, problems
     task._file = file
     return task, problems
+
+
+_ZH_NAMES = ("zh", "cn", "chinese", "中文", "汉语", "漢語", "普通话")
+
+
+def _language(value: str) -> str | None:
+    """``en`` or ``zh`` for the ways a file names them, None for any other language."""
+    text = value.strip().lower()
+    if not text or text.startswith("en"):
+        return "en"
+    if text.startswith(_ZH_NAMES):
+        return "zh"
+    return None
 
 
 def _text(value: Any) -> str:

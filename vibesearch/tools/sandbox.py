@@ -9,7 +9,8 @@ Isolation is chosen at runtime, the strongest that works on the machine (``isola
 * ``bwrap`` — bubblewrap: new network, PID, IPC and UTS namespaces, and a minimal filesystem
   view (read-only /usr and the Python installation, a private /tmp and working directory; the
   rest of the host filesystem, the database included, does not exist inside). When started as
-  root, the code runs as uid 65534 (nobody) so that the process-count limit applies.
+  root, the code runs as an unprivileged uid leased for this run alone (``_sandbox_uids``), so
+  that the process-count limit applies, and applies to this sandbox only.
 * ``unshare`` — util-linux unshare: new network and PID namespaces; the filesystem is the host's.
 * ``none`` — limits, clean environment and scratch directory only.
 
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..config import Settings
+from ._sandbox_uids import UidLease, uid_pool
 from .base import ToolOutput
 
 Isolation = Literal["bwrap", "unshare", "none"]
@@ -184,18 +186,19 @@ def detect_isolation() -> Isolation:
     return "none"
 
 
-def _command(mode: Isolation, workdir: Path, code: str, limits: dict) -> tuple[list[str], str, dict[str, str]]:
-    """The command line, working directory and environment of one run."""
+def _command(mode: Isolation, workdir: Path, code: str, limits: dict, uid: int = NOBODY_UID) -> tuple[list[str], str, dict[str, str]]:
+    """The command line, working directory and environment of one run (``uid``: the one to
+    switch to when started as root)."""
     (workdir / "main.py").write_text(code, encoding="utf-8")
     drop = None
     if mode == "bwrap":
         home = _INSIDE_DIR
-        drop = NOBODY_UID if _is_root() else None
+        drop = uid if _is_root() else None
     else:
         home = str(workdir)
         if _is_root() and all(_world_traversable(r) for r in [sys.base_prefix, os.path.realpath(sys.executable)]):
-            drop = NOBODY_UID
-            os.chown(workdir, NOBODY_UID, NOBODY_UID)
+            drop = uid
+            os.chown(workdir, uid, uid)
     env = _sandbox_env(home)
     cfg = dict(limits, drop_uid=drop, run=uuid.uuid4().hex)
     python = [os.path.realpath(sys.executable), "-I", "-u", "-B", "-X", "utf8", "-c", _RUNNER, json.dumps(cfg)]
@@ -248,11 +251,21 @@ class PythonSandbox:
         mode = self._isolation
         if self.requested != "auto" and not await asyncio.to_thread(_probe, mode):
             raise RuntimeError(f"the sandbox isolation {mode!r} does not work on this machine")
+        lease = await self._lease_uid()
+        if lease is False:
+            return SandboxResult(stdout="", stderr="[sandbox] every sandbox user id is in use; try again later\n", returncode=70)
+        try:
+            return await self._execute(mode, code, lease.uid if isinstance(lease, UidLease) else NOBODY_UID)
+        finally:
+            if isinstance(lease, UidLease):
+                lease.release()
+
+    async def _execute(self, mode: Isolation, code: str, uid: int) -> SandboxResult:
         workdir = Path(tempfile.mkdtemp(prefix="vibesearch-py-"))
         loop = asyncio.get_running_loop()
         start = loop.time()
         try:
-            cmd, cwd, env = _command(mode, workdir, code, self.limits())
+            cmd, cwd, env = _command(mode, workdir, code, self.limits(), uid)
             proc = await asyncio.create_subprocess_exec(
                 *cmd,
                 cwd=cwd,
@@ -272,6 +285,23 @@ class PythonSandbox:
             return result
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
+
+    async def _lease_uid(self) -> UidLease | None | bool:
+        """As root: a uid of its own for this run (None: not root, or the range is off — then
+        every sandbox shares uid 65534); False when the whole range stayed busy."""
+        s = self.settings
+        if not _is_root() or s.python_uid_count <= 0:
+            return None
+        pool = uid_pool(s.python_uid_base, s.python_uid_count, s.python_uid_lock_dir)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(5.0, float(s.python_timeout_s))
+        while True:
+            lease = pool.acquire()  # a few milliseconds; no await between holding it and the caller's try
+            if lease is not None:
+                return lease
+            if loop.time() >= deadline:
+                return False
+            await asyncio.sleep(0.2)
 
     async def _collect(self, proc: asyncio.subprocess.Process) -> SandboxResult:
         cap_chars = max(100, int(self.settings.python_output_chars))

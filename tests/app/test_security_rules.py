@@ -1,0 +1,162 @@
+"""The rules behind the app's security checks, one by one, without a server: where the endpoint
+key may go, what a run request may hold, owner tokens, and the load guard."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from vibesearch.agents import make_agent
+from vibesearch.app._access import Access
+from vibesearch.app._loading import (
+    LoadRefused,
+    load_typed,
+    resolve_typed,
+    store_uploads,
+    survey,
+)
+from vibesearch.app._policy import check_model, check_request, check_turns
+from vibesearch.app.live import RunManager, RunRequest
+from vibesearch.config import BUNDLED_TASKS
+
+KEY = "sk-configured-endpoint-key-0001"
+
+
+@pytest.fixture
+def configured(settings):
+    return settings.model_copy(update={"endpoint_url": "http://127.0.0.1:9/v1", "endpoint_key": SecretStr(KEY)})
+
+
+def test_the_configured_endpoint_key_goes_only_to_the_configured_url(configured, bundled_tasks):
+    task = bundled_tasks[0]
+    assert make_agent("endpoint", task, configured)._key == KEY
+    assert make_agent("endpoint", task, configured, endpoint_url="http://127.0.0.1:9/v1/chat/completions/")._key == KEY
+    for other in ("http://127.0.0.1:10/v1", "http://evil.example/v1", "http://x@127.0.0.1:9/v1"):
+        assert make_agent("endpoint", task, configured, endpoint_url=other)._key is None
+        assert make_agent("endpoint", task, configured, endpoint_url=other, endpoint_key="typed")._key == "typed"
+
+
+def test_resuming_a_run_sends_no_key_to_the_url_it_recorded(configured, bundled_tasks):
+    from vibesearch.session.resume import rebuild_agent
+
+    agent = rebuild_agent("endpoint", {"endpoint_url": "http://elsewhere.example/v1"}, bundled_tasks[0], configured)
+    assert agent._key is None
+    assert rebuild_agent("endpoint", {"endpoint_url": "http://127.0.0.1:9/v1"}, bundled_tasks[0], configured)._key == KEY
+
+
+def test_a_run_settings_copy_never_pairs_the_key_with_a_typed_url(configured, store):
+    manager = RunManager(store, configured.model_copy(update={"allowed_endpoint_urls": "http://ok.example/v1"}))
+    typed = manager.run_settings(RunRequest(task_id="t", agent="endpoint", endpoint_url="http://ok.example/v1"))
+    assert typed.endpoint_key is None and typed.endpoint_key_for("http://ok.example/v1") is None
+    same = manager.run_settings(RunRequest(task_id="t", agent="endpoint", endpoint_url="http://127.0.0.1:9/v1"))
+    assert same.endpoint_key_for("http://127.0.0.1:9/v1") == KEY
+    manager.shutdown()
+
+
+def test_run_requests_are_checked(settings, configured):
+    ok = RunRequest(task_id="t")
+    check_request(ok, settings)
+    bad = [
+        (dict(max_user_turns=-5), "max_user_turns"),
+        (dict(max_user_turns=2.5), "max_user_turns"),
+        (dict(max_user_turns=True), "max_user_turns"),
+        (dict(agent="shell"), "unknown agent kind"),
+        (dict(user="root"), "unknown user kind"),
+        (dict(search_backend="gopher"), "unknown search backend"),
+        (dict(agent_model="huggingface/https://evil.example/x"), "not a litellm model string"),
+        (dict(simulator_model="openai/x y"), "not a litellm model string"),
+        (dict(judge="a" * 500), "too long"),
+        (dict(endpoint_url="http://evil.example/v1"), "not allowed"),
+        (dict(endpoint_url="file:///etc/passwd"), "http"),
+        (dict(endpoint_key="k\nHost: evil"), "control characters"),
+        (dict(pace_s=float("nan")), "pace"),
+        (dict(task_id="x" * 10_000), "too long"),
+    ]
+    for fields, message in bad:
+        with pytest.raises(ValueError, match=message):
+            check_request(RunRequest(**{"task_id": "t", **fields}), configured)
+    check_request(RunRequest(task_id="t", agent="endpoint", endpoint_url="http://127.0.0.1:9/v1/"), configured)
+    assert check_turns("7") == 7 and check_turns(3.0) == 3 and check_turns(0) is None and check_turns(None) is None
+
+
+def test_with_an_api_base_only_its_routes_can_be_picked(settings):
+    based = settings.model_copy(update={"api_base": "http://127.0.0.1:8000/v1", "judge_model": "gemini/gemini-1.5-pro"})
+    assert check_model("openai/qwen2.5", "m", based) == "openai/qwen2.5"
+    assert check_model("gemini/gemini-1.5-flash", "m", based)  # the provider of a configured model
+    with pytest.raises(ValueError, match="VIBESEARCH_API_BASE"):
+        check_model("anthropic/claude-3-haiku-20240307", "m", based)
+    assert check_model("anthropic/claude-3-haiku-20240307", "m", settings)  # no API base: the provider's own URL
+
+
+def test_owner_tokens_are_issued_by_the_server_only(settings):
+    access = Access(settings)
+    tok = access.issue()
+    assert access.valid(tok) and access.fresh(tok) == tok
+    for forged in ("", "api", "tok-1", tok[:-1] + ("0" if tok[-1] != "0" else "1"), "c-abc.def", None, 5):
+        assert not access.valid(forged)
+    assert Access(settings).valid(tok) is False  # another server (or a restart) does not know it
+    assert access.who(None, tok).owner == access.token_owner(tok) != tok
+    assert access.who(None, "tok-1").owner is None
+    logged = Access(settings.model_copy(update={"auth": SecretStr("ann:pw,bob:pw"), "admins": "bob", "read_runs": "own"}))
+
+    class Req:
+        def __init__(self, username):
+            self.username = username
+
+    ann, bob = logged.who(Req("ann"), tok), logged.who(Req("bob"), None)
+    assert ann.owner == "user:ann" and not ann.admin and bob.admin
+    assert logged.may_write(ann, "user:ann") and not logged.may_write(ann, "user:bob") and logged.may_write(bob, "user:ann")
+    assert not logged.may_read(ann, "user:bob") and logged.may_read(bob, "user:ann")
+    assert logged.who(None, tok).owner is None  # with a login on, a token alone is nobody
+
+
+def test_the_load_guard(settings, tmp_path: Path):
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    outside = tmp_path / "outside.json"
+    outside.write_text("{}")
+    s = settings.model_copy(update={"load_roots": str(root), "load_max_file_mb": 0.001, "load_max_files": 3})
+    for typed in (str(outside), str(tmp_path / "missing.json"), str(root / ".." / "outside.json"), "/dev/zero", "\x00"):
+        with pytest.raises(LoadRefused, match="not inside a folder"):
+            resolve_typed(typed, s)
+    assert resolve_typed(str(BUNDLED_TASKS), s) == BUNDLED_TASKS.resolve()
+    os.mkfifo(root / "sub" / "p.yaml")
+    t0 = time.monotonic()
+    with pytest.raises(LoadRefused, match="not a regular file"):
+        survey(root, s)
+    assert time.monotonic() - t0 < 5
+    (root / "sub" / "p.yaml").unlink()
+    (root / "big.json").write_text("[" + "1," * 1000 + "1]")
+    with pytest.raises(LoadRefused, match="too large"):
+        survey(root, s)
+    (root / "big.json").unlink()
+    for i in range(5):
+        (root / f"t{i}.json").write_text("{}")
+    with pytest.raises(LoadRefused, match="more than 3 task files"):
+        survey(root, s)
+    with pytest.raises(LoadRefused, match="No such file or folder"):
+        load_typed(str(root / "nothing-here"), s)
+
+
+def test_uploads_land_in_the_upload_area_with_plain_names(settings, tmp_path: Path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "my task.json").write_text("{}")
+    (src / "evil.sh").write_text("echo")
+    s = settings.model_copy(update={"upload_dir": tmp_path / "uploads"})
+    folder = store_uploads([str(src / "my task.json")], s, "user:ann")
+    assert folder.is_relative_to(tmp_path / "uploads" / "ann") and (folder / "my_task.json").is_file()
+    with pytest.raises(LoadRefused, match="can be uploaded"):
+        store_uploads([str(src / "evil.sh")], s, "user:ann")
+    assert folder.resolve().is_relative_to(s.upload_area().resolve()) and s.upload_area().resolve() in s.load_root_paths()
+    # one person's uploads are out of another's reach
+    assert resolve_typed(str(folder), s, "user:ann") == folder.resolve()
+    for other in ("user:bob", None):
+        with pytest.raises(LoadRefused, match="not inside a folder"):
+            resolve_typed(str(folder), s, other)
+    with pytest.raises(LoadRefused, match="not inside a folder"):
+        resolve_typed(str(s.upload_area()), s, "user:ann")

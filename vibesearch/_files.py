@@ -1,0 +1,273 @@
+"""Reading the files a user hands us — one rule for every file input of the product.
+
+Task files (ours and the official format), trajectories, extraction files, labels, calibration
+cases, table tasks, gold tables and answers are all read through here:
+
+* only regular files are read (a folder, a FIFO or a device is refused before it is opened, and
+  the file is opened non-blocking and checked again, so a swap in between cannot make us block);
+* at most ``max_input_bytes`` (setting) are read;
+* the text must be UTF-8; a byte-order mark is dropped (JSON, YAML, CSV alike);
+* JSON and YAML may nest at most ``max_input_depth`` (setting) levels, and YAML aliases may not
+  expand the document beyond ``YAML_MAX_NODES`` nodes (a "billion laughs" file is refused while it
+  is being read, before anything walks it); a lone surrogate (``"\\ud800"``) is refused too;
+* errors are ``InputFileError``: one line naming the file (and the field or line), never a copy of
+  a large value — ``short()`` is how messages quote a value.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any, Iterator
+
+YAML_MAX_NODES = 1_000_000  # nodes a YAML document may have once its aliases are expanded
+BOM = "\ufeff"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class InputFileError(ValueError):
+    """A file we cannot take, with where and why, printable on one line."""
+
+    def __init__(self, path: str | Path, message: str, field: str = ""):
+        self.path = str(path)
+        self.field = field
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = short_path(self.path)
+        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+
+
+# ---------------------------------------------------------------------- quoting values
+def short(value: Any, limit: int = 60) -> str:
+    """A short, one-line quote of a value for an error message. Containers are described, never
+    walked (a shared-reference YAML tree would take forever to print)."""
+    if isinstance(value, str):
+        text = value if len(value) <= limit else value[:limit] + "…"
+        suffix = f" ({len(value)} characters)" if len(value) > limit else ""
+        return repr(text) + suffix
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return repr(value)
+    if isinstance(value, int):
+        if value.bit_length() > 64:
+            return f"a {len(str(abs(value)))}-digit number" if value.bit_length() < 14000 else "a number of over 4000 digits"
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value)} items"
+    if isinstance(value, dict):
+        return f"an object with {len(value)} keys"
+    return f"a {type(value).__name__}"
+
+
+def short_path(path: str | Path, limit: int = 300) -> str:
+    text = str(path)
+    return text if len(text) <= limit else text[: limit // 2] + "…" + text[-limit // 2 :]
+
+
+def _limits() -> tuple[int, int]:
+    from .config import get_settings
+
+    settings = get_settings()
+    return settings.max_input_bytes, settings.max_input_depth
+
+
+def _size(n: int) -> str:
+    return f"{n / 1_000_000:.1f} MB" if n >= 1_000_000 else f"{n} bytes"
+
+
+# ---------------------------------------------------------------------- reading
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_bytes(path: str | Path, *, max_bytes: int | None = None) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` (default: the setting)."""
+    limit = max_bytes if max_bytes is not None else _limits()[0]
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputFileError(path, "no such file") from None
+    except OSError as exc:
+        raise InputFileError(path, f"cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputFileError(path, "is a folder; a file is expected here")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputFileError(path, f"is {_kind(info.st_mode)}; only regular files are read")
+    if info.st_size > limit:
+        raise InputFileError(path, f"is too large ({_size(info.st_size)}; the limit is {_size(limit)}, setting VIBESEARCH_MAX_INPUT_BYTES)")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise InputFileError(path, f"cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the two looks
+            raise InputFileError(path, "is not a regular file; only regular files are read")
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise InputFileError(path, f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise InputFileError(path, f"is too large (more than {_size(limit)}, setting VIBESEARCH_MAX_INPUT_BYTES)")
+    return data
+
+
+def decode(data: bytes, path: str | Path) -> str:
+    """UTF-8 text without its byte-order mark; anything else is an error naming the file."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputFileError(path, "is UTF-16 text; save it as UTF-8")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputFileError(path, f"not UTF-8 text (byte 0x{data[exc.start]:02x} can't be decoded)", f"line {line}") from None
+    return text[1:] if text.startswith(BOM) else text
+
+
+def read_text(path: str | Path, *, max_bytes: int | None = None) -> str:
+    """A regular UTF-8 text file (size-capped, BOM dropped)."""
+    return decode(read_bytes(path, max_bytes=max_bytes), path)
+
+
+def is_regular_file(path: str | Path) -> bool:
+    """Whether a path names a regular file (False, never an error, for a name the system refuses:
+    too long, a NUL byte ...)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+# ---------------------------------------------------------------------- checking parsed data
+def _join(prefix: str, key: Any) -> str:
+    if isinstance(key, int):
+        return f"{prefix}[{key}]"
+    text = str(key)
+    if len(text) > 40 or not text.isidentifier():
+        text = short(text, 40)
+        return f"{prefix}[{text}]"
+    return f"{prefix}.{text}" if prefix else text
+
+
+def _shorten_field(field: str, limit: int = 80) -> str:
+    return field if len(field) <= limit else field[:limit] + "…"
+
+
+def check_tree(value: Any, path: str | Path, *, field: str = "", max_depth: int | None = None) -> None:
+    """Refuse data nested deeper than ``max_depth`` or holding a lone surrogate (which no database
+    or UTF-8 file can store). Walks iteratively; the error names the field."""
+    limit = max_depth if max_depth is not None else _limits()[1]
+    stack: list[tuple[Any, str, int]] = [(value, field, 1)]
+    while stack:
+        item, where, depth = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise InputFileError(path, "holds a lone surrogate (an invalid \\ud800-\\udfff escape)", _shorten_field(where))
+            continue
+        if isinstance(item, (list, tuple)):
+            children: Iterator[tuple[Any, Any]] = enumerate(item)
+        elif isinstance(item, dict):
+            children = iter(item.items())
+        else:
+            continue
+        if depth > limit:
+            raise InputFileError(path, f"nested more than {limit} levels deep (setting VIBESEARCH_MAX_INPUT_DEPTH)", _shorten_field(where))
+        for key, child in children:
+            if isinstance(key, str) and _SURROGATE.search(key):
+                raise InputFileError(path, "a key holds a lone surrogate (an invalid \\ud800-\\udfff escape)", _shorten_field(where))
+            stack.append((child, _join(where, key), depth + 1))
+
+
+# ---------------------------------------------------------------------- parsing
+def parse_json(text: str, path: str | Path, *, field: str = "", max_depth: int | None = None) -> Any:
+    """One JSON document (a file, a JSONL line or a JSON string inside a field), checked."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        at = f"column {exc.colno}" if exc.lineno == 1 or not field else f"its line {exc.lineno}, column {exc.colno}"
+        raise InputFileError(path, f"invalid JSON: {exc.msg} ({at})", field or f"line {exc.lineno}") from None
+    except RecursionError:
+        limit = max_depth if max_depth is not None else _limits()[1]
+        raise InputFileError(path, f"nested more than {limit} levels deep (setting VIBESEARCH_MAX_INPUT_DEPTH)", field) from None
+    except ValueError as exc:  # a number of more than 4300 digits
+        what = "a number has too many digits" if "digits" in str(exc) else str(exc).splitlines()[0][:120]
+        raise InputFileError(path, f"invalid JSON: {what}", field) from None
+    check_tree(data, path, field=field, max_depth=max_depth)
+    return data
+
+
+def parse_jsonl(text: str, path: str | Path, *, max_depth: int | None = None) -> list[tuple[int, Any]]:
+    """(line number, record) for every non-blank line."""
+    out = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            out.append((n, parse_json(line, path, field=f"line {n}", max_depth=max_depth)))
+    return out
+
+
+def parse_yaml(text: str, path: str | Path, *, max_depth: int | None = None) -> Any:
+    """One YAML document with the safe loader, nesting and alias expansion bounded."""
+    import yaml
+
+    from ._yaml import BoundedLoader, YamlLimit
+
+    limit = max_depth if max_depth is not None else _limits()[1]
+    loader = BoundedLoader(text, max_depth=limit, max_nodes=YAML_MAX_NODES)
+    try:
+        data = loader.get_single_data()
+    except YamlLimit as exc:
+        raise InputFileError(path, str(exc), f"line {exc.line}" if exc.line else "") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputFileError(path, f"invalid YAML: {problem}", where) from None
+    except RecursionError:
+        raise InputFileError(path, f"nested more than {limit} levels deep (setting VIBESEARCH_MAX_INPUT_DEPTH)") from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a tag whose constructor failed (a bad date ...)
+        raise InputFileError(path, f"invalid YAML value: {str(exc).splitlines()[0][:120]}") from None
+    finally:
+        loader.dispose()
+    check_tree(data, path, max_depth=limit)
+    return data
+
+
+def read_json(path: str | Path) -> Any:
+    return parse_json(read_text(path), path)
+
+
+def read_structured(path: str | Path) -> Any:
+    """A ``.json`` / ``.yaml`` / ``.yml`` file (by its suffix; anything else is read as JSON)."""
+    text = read_text(path)
+    if Path(path).suffix.lower() in (".yaml", ".yml"):
+        return parse_yaml(text, path)
+    return parse_json(text, path)
+
+
+# ---------------------------------------------------------------------- small values
+def whole_number(value: Any, path: str | Path, field: str, *, high: int = 1_000_000_000) -> int:
+    """A non-negative whole number no larger than ``high`` (an int, an integral float or a string of
+    ASCII digits); anything else is an error naming the field."""
+    number: int | None = None
+    if isinstance(value, bool):
+        number = None
+    elif isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.isascii() and text.isdigit() and len(text) <= len(str(high)):
+            number = int(text)
+    if number is None or not 0 <= number <= high:
+        raise InputFileError(path, f"expected a whole number from 0 to {high}, got {short(value)}", field)
+    return number

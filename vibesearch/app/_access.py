@@ -1,0 +1,81 @@
+"""Who is asking, and what they may do with a run.
+
+Every run has one owner. With a login on (``VIBESEARCH_AUTH``) the owner is the login
+(``user:<name>``); without one it is a per-client token that this server issued (the browser keeps
+it in local storage; an API caller gets one from ``/new_owner_token``). Tokens carry an HMAC under
+a secret made when the app starts, so a caller cannot make one up or pick another person's: a
+string the server did not issue is refused. The database stores a digest of the token
+(``client:<digest>``), never the token itself.
+
+Writing — stopping a run, playing its user, continuing it — is for its owner and the logins in
+``VIBESEARCH_ADMINS``. Reading other people's runs is open unless a login is on and
+``VIBESEARCH_READ_RUNS=own``; admins read everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import Settings
+
+TOKEN_PREFIX = "c-"
+
+
+@dataclass(frozen=True)
+class Who:
+    owner: str | None  # the owner string of runs this caller starts (None: unknown caller)
+    login: str | None = None
+    admin: bool = False
+
+
+class Access:
+    def __init__(self, settings: Settings):
+        raw = settings.auth.get_secret_value().strip() if settings.auth is not None else ""
+        self.login_on = bool(raw)
+        self.admins = settings.admin_logins()
+        self.read_own = self.login_on and settings.read_runs == "own"
+        self._secret = secrets.token_bytes(32)
+
+    # ------------------------------------------------------------------ tokens
+    def _mac(self, nonce: str) -> str:
+        return hmac.new(self._secret, nonce.encode(), hashlib.sha256).hexdigest()[:32]
+
+    def issue(self) -> str:
+        nonce = secrets.token_hex(16)
+        return f"{TOKEN_PREFIX}{nonce}.{self._mac(nonce)}"
+
+    def valid(self, token: Any) -> bool:
+        if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX) or len(token) > 100:
+            return False
+        nonce, _, mac = token[len(TOKEN_PREFIX):].partition(".")
+        return bool(nonce) and hmac.compare_digest(mac, self._mac(nonce))
+
+    def fresh(self, token: Any) -> str:
+        """The token if this server issued it, else a new one."""
+        return token if self.valid(token) else self.issue()
+
+    @staticmethod
+    def token_owner(token: str) -> str:
+        return "client:" + hashlib.sha256(token.encode()).hexdigest()[:24]
+
+    # ------------------------------------------------------------------ callers
+    def who(self, request: Any, token: Any = None) -> Who:
+        """The caller of a request: its login when there is one, else its token (if valid)."""
+        login = getattr(request, "username", None) if request is not None else None
+        if login:
+            return Who(owner=f"user:{login}", login=login, admin=login in self.admins)
+        if self.login_on:
+            return Who(owner=None)  # cannot happen behind gradio's login; refuse everything
+        if self.valid(token):
+            return Who(owner=self.token_owner(token))
+        return Who(owner=None)
+
+    def may_write(self, who: Who, owner: str | None) -> bool:
+        return who.admin or (who.owner is not None and owner == who.owner)
+
+    def may_read(self, who: Who, owner: str | None) -> bool:
+        return not self.read_own or self.may_write(who, owner)

@@ -1,0 +1,146 @@
+"""What a person may ask the app for: the checks every run request passes on the server.
+
+The Play tab and the API both end in ``RunManager.start``, which calls ``check_request`` first, so
+a raw HTTP call gets exactly the checks the page does. The rules that keep the server's keys at
+home live here:
+
+* an endpoint URL typed in the app must be the configured one (``VIBESEARCH_ENDPOINT_URL``) or one
+  listed in ``VIBESEARCH_ALLOWED_ENDPOINT_URLS``; the configured key goes only to the configured
+  URL (``Settings.endpoint_key_for``), any other URL gets only the key typed with it;
+* a model name is a plain litellm model string: no URL inside (some providers take one there and
+  would send their key to it), no spaces, bounded length;
+* with ``VIBESEARCH_API_BASE`` set every model call goes to that base, so a model typed in the app
+  must be on an OpenAI-compatible route or the provider of a model the server configured — a
+  model of another provider would hand that provider's key to the base.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Any, get_args
+
+from ..config import SearchBackend, Settings
+
+if TYPE_CHECKING:
+    from .live import RunRequest
+
+MAX_ID = 200
+MAX_NAME = 200
+MAX_KEY = 1000
+MAX_URL = 2000
+MAX_MESSAGE = 20_000
+MAX_TURNS = 500
+MAX_PACE_S = 30.0
+APP_AGENTS = ("baseline", "react", "endpoint")
+APP_USERS = ("rules", "simulator", "paper", "human", "direct", "staged")
+OPENAI_ROUTES = {"openai", "hosted_vllm", "fake"}
+
+_MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+@\-]*(?:/[A-Za-z0-9_.:+@\-]+)*$")
+_PLAIN = re.compile(r"^[^\x00-\x1f\x7f]*$")
+
+
+def _text(value: Any, what: str, limit: int) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be text")
+    if len(value) > limit:
+        raise ValueError(f"{what} is too long ({len(value)} characters; at most {limit})")
+    if not _PLAIN.match(value):
+        raise ValueError(f"{what} holds control characters")
+    return value.strip()
+
+
+def _provider(model: str) -> str | None:
+    if model.startswith("fake/"):
+        return "fake"
+    try:
+        from ..llm.client import _litellm
+
+        return _litellm().get_llm_provider(model)[1]
+    except Exception:  # noqa: BLE001 - litellm cannot place it
+        return None
+
+
+def check_model(value: Any, what: str, settings: Settings) -> str | None:
+    """A model string typed in the app (or None when empty); raises ValueError."""
+    model = _text(value, what, MAX_NAME)
+    if not model:
+        return None
+    if "://" in model or not _MODEL.match(model):
+        raise ValueError(f"{what} {model[:80]!r} is not a litellm model string such as 'openai/gpt-4o-mini' (no URL, no spaces)")
+    if settings.api_base:
+        configured = [settings.agent_model, settings.simulator_model, settings.judge_model, settings.summariser_model]
+        allowed = OPENAI_ROUTES | {p for p in (_provider(m) for m in configured if m) if p}
+        provider = _provider(model)
+        if provider not in allowed:
+            raise ValueError(
+                f"{what} {model!r}: this server sends every model call to its VIBESEARCH_API_BASE, so only models "
+                f"on {', '.join(sorted(allowed - {'fake'}))} routes can be used here"
+            )
+    return model
+
+
+def check_endpoint_url(value: Any, settings: Settings) -> str | None:
+    url = _text(value, "the endpoint URL", MAX_URL)
+    if not url:
+        return None
+    if not re.match(r"^https?://", url, re.IGNORECASE):
+        raise ValueError("the endpoint URL must start with http:// or https://")
+    if not settings.endpoint_allowed(url):
+        raise ValueError(
+            "this endpoint URL is not allowed on this server: use the configured endpoint, or ask the "
+            "administrator to list it in VIBESEARCH_ALLOWED_ENDPOINT_URLS"
+        )
+    return url
+
+
+def check_turns(value: Any) -> int | None:
+    """``max_user_turns`` from a form or an API call: empty/0 → the default, else 1..MAX_TURNS."""
+    if value is None or value == "" or value == 0:
+        return None
+    if isinstance(value, bool):
+        raise ValueError("max_user_turns must be a whole number")
+    if isinstance(value, str):
+        value = value.strip()
+        if not re.fullmatch(r"-?\d{1,6}", value):
+            raise ValueError(f"max_user_turns must be a whole number from 1 to {MAX_TURNS}")
+        value = int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise ValueError(f"max_user_turns must be a whole number from 1 to {MAX_TURNS}")
+        value = int(value)
+    if not isinstance(value, int) or not 1 <= value <= MAX_TURNS:
+        raise ValueError(f"max_user_turns must be a whole number from 1 to {MAX_TURNS}, got {str(value)[:20]}")
+    return value
+
+
+def check_request(req: "RunRequest", settings: Settings) -> None:
+    """Refuse a run request that the app does not offer or that would send a key elsewhere."""
+    _text(req.task_id, "the task id", MAX_ID)
+    if req.agent not in APP_AGENTS:
+        raise ValueError(f"unknown agent kind {str(req.agent)[:40]!r}: expected one of {', '.join(APP_AGENTS)}")
+    if req.user not in APP_USERS:
+        raise ValueError(f"unknown user kind {str(req.user)[:40]!r}: expected one of {', '.join(APP_USERS)}")
+    backends = get_args(SearchBackend)
+    if (req.search_backend or "offline") not in backends:
+        raise ValueError(f"unknown search backend {str(req.search_backend)[:40]!r}: expected one of {', '.join(backends)}")
+    check_model(req.agent_model, "the agent model", settings)
+    check_model(req.simulator_model, "the simulator model", settings)
+    judge = _text(req.judge, "the judge model", MAX_NAME)
+    if judge and judge != "offline":
+        check_model(judge, "the judge model", settings)
+    check_endpoint_url(req.endpoint_url, settings)
+    name = _text(req.endpoint_model, "the endpoint model name", MAX_NAME)
+    if name and not _MODEL.match(name):
+        raise ValueError("the endpoint model name may hold letters, digits and . _ - : + @ / only")
+    _text(req.endpoint_key, "the endpoint key", MAX_KEY)
+    req.max_user_turns = check_turns(req.max_user_turns)
+    pace = req.pace_s
+    if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not math.isfinite(pace) or not 0 <= pace <= MAX_PACE_S:
+        raise ValueError(f"the watch pace must be between 0 and {MAX_PACE_S:.0f} seconds")
+
+
+def check_message(message: Any) -> str:
+    return _text(message, "the message", MAX_MESSAGE)

@@ -1,0 +1,127 @@
+"""Credentials preflight: before a run starts, check that every model it will call has the
+environment variables its provider needs, and say which one to set.
+
+litellm knows which variables a provider reads (``litellm.validate_environment``); without this
+check a missing key shows up only at the first call, after retries, with the run half started.
+Only variable *names* ever appear in a message, never a value.
+
+Models that need nothing are skipped: the project's ``fake/`` provider, a model sent to an
+``api_base`` (a local OpenAI-compatible server needs no key, see ``client.complete``), a model
+given its key explicitly, local servers (ollama, LM Studio, vLLM ...) and providers that can take
+their credentials from elsewhere than the environment (AWS, Google Cloud and Azure logins).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..config import Settings
+
+# providers whose requests go to a local server by default (nothing to set)
+_LOCAL = {"fake", "ollama", "ollama_chat", "lm_studio", "hosted_vllm", "vllm", "llamafile", "openai_like", "custom_openai"}
+# providers with other ways to log in (instance roles, ~/.aws, gcloud, Azure AD): the variables
+# litellm lists are not the only way, so a missing one is no proof of a problem
+_AMBIENT = {"bedrock", "bedrock_converse", "sagemaker", "sagemaker_chat", "vertex_ai", "vertex_ai_beta", "azure", "azure_ai", "watsonx"}
+# variables litellm lists together although any one of them is enough
+_EITHER = [{"GOOGLE_API_KEY", "GEMINI_API_KEY"}]
+
+
+class MissingCredentials(ValueError):
+    """A model of the run needs an environment variable that is not set."""
+
+
+def _provider(model: str) -> str:
+    from .client import _litellm
+
+    try:
+        return str(_litellm().get_llm_provider(model)[1] or "")
+    except Exception:  # noqa: BLE001 - unknown to litellm: let the call itself report it
+        return model.split("/", 1)[0] if "/" in model else ""
+
+
+def missing_variables(model: str, *, api_base: str | None = None, api_key: str | None = None) -> list[str]:
+    """The environment variables ``model`` needs and does not have ([] when it needs none)."""
+    model = (model or "").strip()
+    if not model or model == "rules" or model.startswith("fake/") or api_key:
+        return []
+    if api_base:
+        return []
+    provider = _provider(model)
+    if provider in _LOCAL or provider in _AMBIENT or not provider:
+        return []
+    from .client import _litellm
+
+    try:
+        report = _litellm().validate_environment(model=model)
+    except Exception:  # noqa: BLE001 - no verdict: the call will say what is wrong
+        return []
+    return [str(k) for k in (report or {}).get("missing_keys") or []]
+
+
+def variables_text(names: list[str]) -> str:
+    """``A``, ``A or B`` (either is enough) or ``A and B``."""
+    return (" or " if set(names) in _EITHER else " and ").join(names)
+
+
+def run_models(
+    settings: Settings,
+    *,
+    agent: str,
+    agent_model: str | None = None,
+    user: str,
+    simulator_model: str | None = None,
+    shadow_model: str | None = None,
+    judge_model: str | None = None,
+) -> list[tuple[str, str]]:
+    """(role, model) of every litellm model a run will call, with the settings' defaults."""
+    models: list[tuple[str, str]] = []
+    if agent == "react" and (agent_model or settings.agent_model):
+        models.append(("agent", agent_model or settings.agent_model))  # type: ignore[arg-type]
+    if agent in ("react", "baseline") and settings.summariser_model:  # the visit tool's summariser
+        models.append(("summariser", settings.summariser_model))
+    if user in ("simulator", "paper") and (simulator_model or settings.simulator_model):
+        models.append(("simulator", simulator_model or settings.simulator_model))  # type: ignore[arg-type]
+    if shadow_model and shadow_model != "rules":
+        models.append(("shadow simulator", shadow_model))
+    if judge_model and judge_model != "offline":
+        models.append(("judge", judge_model))
+    return models
+
+
+def check_credentials(models: Iterable[tuple[str, str]], settings: Settings) -> None:
+    """Raise ``MissingCredentials`` naming every model whose provider variables are unset.
+
+    The message is one line: ``agent model 'openai/gpt-4o-mini' needs OPENAI_API_KEY (not set)``.
+    """
+    problems: list[str] = []
+    seen: set[str] = set()
+    for role, model in models:
+        if not model or model in seen:
+            continue
+        seen.add(model)
+        missing = missing_variables(model, api_base=settings.api_base)
+        if not missing:
+            continue
+        problems.append(f"{role} model {model!r} needs {variables_text(missing)} (not set)")
+    if problems:
+        raise MissingCredentials("; ".join(problems))
+
+
+def check_run_credentials(
+    settings: Settings,
+    *,
+    agent: str,
+    agent_model: str | None = None,
+    user: str,
+    simulator_model: str | None = None,
+    shadow_model: str | None = None,
+    judge_model: str | None = None,
+) -> None:
+    """``check_credentials`` over ``run_models``: the one call a run's builder makes."""
+    check_credentials(
+        run_models(
+            settings, agent=agent, agent_model=agent_model, user=user, simulator_model=simulator_model,
+            shadow_model=shadow_model, judge_model=judge_model,
+        ),
+        settings,
+    )

@@ -1,0 +1,90 @@
+"""Holding a lease while driving a run or a batch (the table and its SQL: ``store.leases``).
+
+``async with Driving(store, key, what, settings) as lease`` claims the lease (``LeaseHeld`` when
+another live process holds it), renews it from a background task every third of
+``settings.lease_ttl_s`` and releases it on the way out. When a renewal finds the lease taken
+over (this process stalled past the expiry and another one claimed it), the task that entered
+the block is cancelled and the block raises ``LeaseLost``: the driver stops without writing, and
+the event writer refuses its writes anyway (it checks the lease in the same statement).
+With ``cancel_on_loss=False`` (a batch) the holder only learns it through ``lost``/``still_held``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from ..store import Store
+from ..store.leases import LeaseHeld, LeaseLost, claim, holder, new_owner, release, renew
+
+log = logging.getLogger(__name__)
+
+
+class Driving:
+    def __init__(self, store: Store, key: str, what: str, settings: Any, *, cancel_on_loss: bool = True, doing: str = "driven"):
+        self.store, self.key, self.what, self.doing = store, key, what, doing
+        self.cancel_on_loss = cancel_on_loss
+        self.ttl = float(getattr(settings, "lease_ttl_s", 30.0) or 30.0)
+        self.owner = new_owner()
+        self.lost = False
+        self._beat: asyncio.Task | None = None
+        self._driver: asyncio.Task | None = None
+        self._cancelled = False
+
+    def check(self) -> None:
+        """Raise ``LeaseLost`` once the lease is known to be lost."""
+        if self.lost:
+            raise LeaseLost(self.what, holder(self.store, self.key))
+
+    async def still_held(self) -> bool:
+        """Renew now; False (and ``lost``) when another process took the lease."""
+        if not self.lost and not await asyncio.to_thread(renew, self.store, self.key, self.owner, self.ttl):
+            self.lost = True
+        return not self.lost
+
+    async def __aenter__(self) -> "Driving":
+        taken = await asyncio.to_thread(claim, self.store, self.key, self.owner, self.ttl)
+        if taken is not None:
+            raise LeaseHeld(self.what, taken, self.doing)
+        self._driver = asyncio.current_task()
+        self._beat = asyncio.ensure_future(self._heartbeat())
+        return self
+
+    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        if self._beat is not None:
+            self._beat.cancel()
+            try:
+                await self._beat
+            except BaseException:  # noqa: BLE001 - the heartbeat's end is of no interest
+                pass
+        if not self.lost:
+            try:
+                await asyncio.to_thread(release, self.store, self.key, self.owner)
+            except Exception:  # noqa: BLE001 - an unreleased lease simply expires
+                log.exception("could not release the lease %s", self.key)
+        if self.lost:
+            if self._cancelled and self._driver is not None:
+                self._driver.uncancel()  # the cancellation was ours: it becomes LeaseLost
+            if not self.cancel_on_loss:
+                return False
+            if exc_type is None or issubclass(exc_type, (asyncio.CancelledError, LeaseLost)):
+                raise LeaseLost(self.what, holder(self.store, self.key)) from None
+        return False
+
+    async def _heartbeat(self) -> None:
+        interval = max(0.05, self.ttl / 3)
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                ok = await asyncio.to_thread(renew, self.store, self.key, self.owner, self.ttl)
+            except Exception:  # noqa: BLE001 - try again next beat; the writer's check stays safe
+                log.exception("could not renew the lease %s", self.key)
+                continue
+            if not ok:
+                self.lost = True
+                log.warning("%s: lease lost; stopping", self.what)
+                if self.cancel_on_loss and self._driver is not None and not self._driver.done():
+                    self._cancelled = True
+                    self._driver.cancel()
+                return
