@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from vibesearch.agents import make_agent  # noqa: E402
 from vibesearch.config import BUNDLED_TASKS, Settings  # noqa: E402
 from vibesearch.llm import fake  # noqa: E402
+from vibesearch.run import RunConfig  # noqa: E402
 from vibesearch.session import run_session  # noqa: E402
 from vibesearch.store import Store  # noqa: E402
 from vibesearch.tasks import load_tasks  # noqa: E402
@@ -113,11 +114,12 @@ async def main() -> None:
         settings = Settings(db=db, max_user_turns=args.turns, max_steps_per_turn=args.tools_per_turn + 5, tasks="")
         store = Store(db)
         instrument(store)
-        agent = make_agent("react", task, settings, model="fake/bench-agent")
-        if args.simulator == "fake":
-            user = make_user("simulator", task, settings, model="fake/bench-sim")
-        else:
-            user = make_user("rules", task, settings)
+        user_kind = "simulator" if args.simulator == "fake" else "rules"
+        config = RunConfig.from_settings(
+            settings, task_id=task.id, agent="react", agent_model="fake/bench-agent", user=user_kind, simulator_model="fake/bench-sim"
+        )
+        agent = make_agent(config, task, settings)
+        user = make_user(config, task, settings)
         # warm-up: imports and litellm's first-call setup are not the harness' steady state
         from vibesearch.llm import complete
 
@@ -134,7 +136,7 @@ async def main() -> None:
             profiler = cProfile.Profile()
             profiler.enable()
         t0 = time.perf_counter()
-        result = await run_session(task, agent, user, store, settings)
+        result = await run_session(config, task, agent, user, store, settings)
         wall = time.perf_counter() - t0
         if profiler is not None:
             profiler.disable()
@@ -166,7 +168,7 @@ async def main() -> None:
             for part in own:
                 if f"vibesearch{os.sep}{part}{os.sep}" in file:
                     own[part] += stat[2]  # time in the function itself, callees excluded
-        print(f"  own code (cProfile, callees excluded; the profiler slows everything down):")
+        print("  own code (cProfile, callees excluded; the profiler slows everything down):")
         for part, secs in own.items():
             print(f"    vibesearch/{part + '/':<19}{secs:8.3f} s")
 

@@ -1,12 +1,19 @@
-"""Judge throughput: batched concurrent LLM judging vs one call per triple, prompt size with and
-without candidate retrieval, and the offline judge's time — on a synthetic 300 × 300 graph pair.
+"""Judge throughput: batched concurrent LLM judging vs one call per triple, the judge's prompt tokens
+under our profile against the official layout, and the offline judge's time — on a synthetic
+300 × 300 graph pair.
 
     python benchmarks/judge_throughput.py [--latency 0.2] [--sequential-sample 5]
 
+Layouts compared in (b):
+* ours (``vibesearch`` profile): 10 ground-truth triples per call, and above 40 predictions each
+  call shows only the candidate predictions retrieved for its batch;
+* the official layout (``official`` profile): at most 5 batches of ground-truth triples, every
+  batch showing all predicted triples (our own judge prompt, written to the official structure).
+
 The judge model is a fake litellm provider that sleeps ``--latency`` seconds per call and answers
-"covered" when a shown predicted triple has the same head and tail (what it answers does not
-matter here; the layouts are compared on the same answers). Token counts are the fake provider's
-estimate (prompt characters / 4), the same for both layouts.
+"covered" when a shown predicted triple has the same head and tail, in whichever output format the
+prompt asks for (what it answers does not matter here; the layouts are compared on the same
+answers). Token counts are the fake provider's estimate (prompt characters / 4) for every layout.
 """
 
 from __future__ import annotations
@@ -23,15 +30,19 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vibesearch.config import Settings  # noqa: E402
-from vibesearch.llm import complete  # noqa: E402
-from vibesearch.llm import fake  # noqa: E402
-from vibesearch.scoring.llm_judge import build_messages, judge_llm  # noqa: E402
-from vibesearch.scoring.offline_judge import OfflineJudge  # noqa: E402
+from vibesearch.config import Settings
+from vibesearch.llm import complete, fake
+from vibesearch.protocol import own_prompts
+from vibesearch.scoring.llm_judge import build_messages, judge_llm
+from vibesearch.scoring.official_judge import judge_official
+from vibesearch.scoring.official_metrics import GTTriple, OfficialGroundTruth
+from vibesearch.scoring.offline_judge import OfflineJudge
+from vibesearch.scoring.verdicts import JudgeResult
 
 RELATIONS = ["founded in", "headquartered in", "chief executive", "number of employees", "parent company", "listed on"]
 PRED_RELATIONS = ["founding year", "headquarters", "CEO", "employees", "owned by", "stock exchange"]
-LINE = re.compile(r"^\[(R|P)(\d+)\] (.*) \| (.*) \| (.*)$", re.M)
+LINE = re.compile(r"^\[(R|P)(\d+)\] (.*) \| (.*) \| (.*)$", re.MULTILINE)
+OFFICIAL_LINE = re.compile(r'^(GT|P)-(\d+): "(.*)" --\[(.*)\]--> "(.*)"$', re.MULTILINE)
 
 
 def synthetic(n: int = 300) -> tuple[list[dict], list[dict]]:
@@ -52,14 +63,19 @@ def synthetic(n: int = 300) -> tuple[list[dict], list[dict]]:
 
 def make_handler(latency: float):
     def handler(req: fake.Request) -> fake.Reply:
+        official = len(req.messages) == 1  # the official layout sends one user message
         gts, preds = {}, {}
-        for kind, idx, h, _r, t in LINE.findall(req.messages[1]["content"]):
-            (gts if kind == "R" else preds)[int(idx)] = (h.lower(), t.lower())
+        for kind, idx, h, _r, t in (OFFICIAL_LINE if official else LINE).findall(req.messages[-1]["content"]):
+            (preds if kind == "P" else gts)[int(idx)] = (h.lower(), t.lower())
         verdicts = []
         for i, key in gts.items():
             ev = [j for j, p in preds.items() if p == key]
-            verdicts.append({"index": i, "covered": bool(ev), "rule": 1 if ev else None, "evidence": ev, "rationale": "same head and tail"})
-        return fake.Reply(content=json.dumps({"verdicts": verdicts}), delay_s=latency)
+            if official:
+                verdicts.append({"index": i, "covered": bool(ev), "supporting_pred_indices": ev})
+            else:
+                verdicts.append({"index": i, "covered": bool(ev), "rule": 1 if ev else None, "evidence": ev, "rationale": "same head and tail"})
+        key = "results" if official else "verdicts"
+        return fake.Reply(content=json.dumps({key: verdicts}), delay_s=latency)
 
     return handler
 
@@ -73,6 +89,32 @@ async def sequential_sample(model: str, gt: list[dict], pred: list[dict], settin
         messages = build_messages([(i, (g["head"], g["relation"], g["tail"]))], numbered, filtered=False)
         await complete(messages, model=model, purpose="judge", settings=settings)
     return (time.perf_counter() - start) / k
+
+
+def official_truth(gt: list[dict]) -> OfficialGroundTruth:
+    return OfficialGroundTruth(
+        node_names=frozenset(n for t in gt for n in (t["head"], t["tail"])), triples=tuple(GTTriple(**t) for t in gt)
+    )
+
+
+def resized(pred: list[dict], n: int) -> list[dict]:
+    """The first n predictions, padded with unrelated ones."""
+    out = list(pred[:n])
+    while len(out) < n:
+        m = len(out)
+        out.append({"head": f"Agency {m:04d}", "relation": "located in", "tail": f"Town {m % 37:02d}"})
+    return out
+
+
+async def token_scaling(gt: list[dict], pred: list[dict], model: str, settings: Settings) -> list[tuple[int, int, int, int, int]]:
+    """(predictions, ours in, ours out, official in, official out) for growing predicted graphs."""
+    rows = []
+    for n in (100, 300, 1000):
+        p = resized(pred, n)
+        ours = await judge_llm(gt, p, model=model, settings=settings)
+        official = await judge_official(p, official_truth(gt), own_prompts().judge, model=model, settings=settings)
+        rows.append((n, ours.details["input_tokens"], ours.details["output_tokens"], official.input_tokens, official.output_tokens))
+    return rows
 
 
 async def main() -> None:
@@ -91,8 +133,9 @@ async def main() -> None:
     ours = await judge_llm(gt, pred, model=model, settings=settings)
     batched_s = time.perf_counter() - start
     start = time.perf_counter()
-    whole = await judge_llm(gt, pred, model=model, settings=settings, candidates=False)
-    whole_s = time.perf_counter() - start
+    official = await judge_official(pred, official_truth(gt), own_prompts().judge, model=model, settings=settings)
+    official_s = time.perf_counter() - start
+    scaling = await token_scaling(gt, pred, fake.register("bench-judge-fast", make_handler(0.0)), settings)
     per_call = await sequential_sample(model, gt, pred, settings, args.sequential_sample)
     sequential_est = per_call * len(gt)
 
@@ -100,8 +143,10 @@ async def main() -> None:
     offline = OfflineJudge().judge(gt, pred)
     offline_s = time.perf_counter() - start
 
-    covered = lambda r: sum(1 for v in r.verdicts if v.covered)  # noqa: E731
-    d, w = ours.details, whole.details
+    def covered(r: JudgeResult) -> int:
+        return sum(1 for v in r.verdicts if v.covered)
+
+    d = ours.details
     print(f"graphs: {len(gt)} ground-truth x {len(pred)} predicted triples (synthetic); fake judge latency {args.latency * 1000:.0f} ms")
     print(f"settings: batch size {settings.judge_batch_size}, concurrency {settings.judge_concurrency}, "
           f"candidates above {settings.judge_candidates_above} triples, top-k {settings.judge_candidates_topk}")
@@ -112,11 +157,16 @@ async def main() -> None:
           f"[ESTIMATED: {len(gt)} calls x {per_call * 1000:.0f} ms measured over {args.sequential_sample} real sequential calls]")
     print(f"  speed-up: {sequential_est / batched_s:.1f}x   (target >= 10x)")
     print()
-    print("(b) prompt tokens (fake provider's estimate: characters / 4)")
-    print(f"  candidate retrieval:        {d['input_tokens']:>8,} tokens (mean {d['mean_candidates']:.0f} predicted triples per batch)")
-    print(f"  whole graph in every batch: {w['input_tokens']:>8,} tokens ({len(pred)} predicted triples per batch; wall {whole_s:.2f} s)")
-    print(f"  ratio: {d['input_tokens'] / w['input_tokens']:.2f}x   (target <= 0.5x)")
-    print(f"  same verdicts either way: {covered(ours)} vs {covered(whole)} covered")
+    print("(b) judge prompt tokens, our profile vs the official layout (fake provider's estimate: characters / 4)")
+    print(f"  ours ({d['n_batches']} calls of {settings.judge_batch_size}, candidate retrieval): {d['input_tokens']:>8,} tokens "
+          f"(mean {d['mean_candidates']:.0f} predicted triples per call)")
+    print(f"  official ({len(official.batches)} batches x all {len(pred)} predictions):   {official.input_tokens:>8,} tokens "
+          f"({official.calls} calls; wall {official_s:.2f} s)")
+    print(f"  ratio ours / official: {d['input_tokens'] / official.input_tokens:.2f}x")
+    print(f"  covered: {covered(ours)} (ours) vs {official.coverage.covered_count} (official layout)")
+    print(f"  as the predicted graph grows ({len(gt)} ground-truth triples; tokens in / out):")
+    for n, o_in, o_out, f_in, f_out in scaling:
+        print(f"    {n:>5} predictions: ours {o_in:>8,} / {o_out:>6,}   official {f_in:>8,} / {f_out:>6,}   ratio in {o_in / f_in:.2f}x")
     print()
     print("(c) offline judge")
     print(f"  {offline_s:.3f} s for the same graphs, {covered(offline)} covered   (target < 0.5 s)")

@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     judge_concurrency: int = 8
     judge_candidates_above: int = 40
     judge_candidates_topk: int = 15
+    # the official profile reads its prompts from this checkout of the official harness (parsed,
+    # never executed); unset: our own prompts written to the same structure
+    official_harness: Path | None = None
 
     # app
     host: str = "127.0.0.1"
@@ -160,9 +163,16 @@ class Settings(BaseSettings):
         return data
 
 
-def _same_url(a: str, b: str) -> bool:
-    from .agents.endpoint import normalise_base_url
+def normalise_base_url(url: str) -> str:
+    """An OpenAI-compatible base URL: ``http://host/v1`` as given, or a full ``.../chat/completions`` URL cut back to it."""
+    url = url.strip().rstrip("/")
+    for suffix in ("/chat/completions", "/completions"):
+        if url.endswith(suffix):
+            url = url[: -len(suffix)]
+    return url
 
+
+def _same_url(a: str, b: str) -> bool:
     return normalise_base_url(a) == normalise_base_url(b)
 
 

@@ -6,7 +6,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vibesearch.store import Conversation, MessageEvent, Store
+from vibesearch.agents import make_agent
+from vibesearch.run import Agent, Conversation, MessageEvent, RunConfig
+from vibesearch.store import Store
+
+
+def agent_of(kind, task, settings, *, model=None, endpoint_url=None, endpoint_model=None, toolbox=None, endpoint_key=None) -> Agent:
+    """``make_agent`` of the run config these describe, built the way the CLI and the app build one."""
+    config = RunConfig.from_settings(
+        settings, task_id=task.id, agent=kind, agent_model=model, endpoint_url=endpoint_url, endpoint_model=endpoint_model
+    )
+    return make_agent(config, task, settings, toolbox=toolbox, endpoint_key=endpoint_key)
 
 
 class Recorder:

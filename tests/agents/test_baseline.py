@@ -8,8 +8,8 @@ import re
 import socket
 
 import pytest
+from agents_testkit import agent_of
 
-from vibesearch.agents import make_agent
 from vibesearch.agents.baseline import (
     BASELINE_NAME,
     follow_up_entities,
@@ -18,7 +18,7 @@ from vibesearch.agents.baseline import (
     mentioned,
     visited_urls,
 )
-from vibesearch.store import MessageEvent, ToolCallEvent, ToolResultEvent
+from vibesearch.run import MessageEvent, ToolCallEvent, ToolResultEvent
 from vibesearch.tasks.models import CorpusDoc
 from vibesearch.tools.offline import corpus_for_task
 
@@ -78,7 +78,7 @@ def _check_question(task, reply, docs, discussed):
 
 
 async def _run_turn_and_extract(task, settings, recorder_for, message):
-    agent = make_agent("baseline", task, settings)
+    agent = agent_of("baseline", task, settings)
     assert agent.name == BASELINE_NAME == "baseline (retrieval + oracle reader)"
     assert "oracle reader" in agent.description
     rec = recorder_for(task)
@@ -125,7 +125,7 @@ async def test_baseline_on_a_small_task(small_task, no_network, settings, record
 
 
 async def test_extraction_uses_only_visited_pages(small_task, no_network, settings, recorder_for):
-    agent = make_agent("baseline", small_task, settings)
+    agent = agent_of("baseline", small_task, settings)
     rec = recorder_for(small_task)
     rec.user("Where was Leonhard Euler born?")
     await agent.respond(rec.convo, rec.emit)
@@ -143,7 +143,7 @@ async def test_extraction_uses_only_visited_pages(small_task, no_network, settin
 
 
 async def test_baseline_second_turn_and_nothing_found(small_task, no_network, settings, recorder_for):
-    agent = make_agent("baseline", small_task, settings)
+    agent = agent_of("baseline", small_task, settings)
     rec = recorder_for(small_task)
     rec.user("zzqx unknown wording")
     reply = await agent.respond(rec.convo, rec.emit)
@@ -198,6 +198,6 @@ def test_baseline_always_searches_the_corpus(small_task, settings):
     from vibesearch.tools import make_toolbox
 
     web = make_toolbox(small_task, settings.model_copy(update={"search_backend": "ddgs"}))
-    agent = make_agent("baseline", small_task, settings, toolbox=web)
+    agent = agent_of("baseline", small_task, settings, toolbox=web)
     assert agent.toolbox is not web and agent.toolbox.backend_name == "offline"
     assert agent.corpus is agent.toolbox.backend.corpus

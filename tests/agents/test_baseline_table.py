@@ -3,9 +3,8 @@ assembled from the visited pages' annotated facts, which the table scorer can re
 
 from __future__ import annotations
 
-from agents_testkit import Recorder
+from agents_testkit import Recorder, agent_of
 
-from vibesearch.agents import make_agent
 from vibesearch.agents.baseline import table_answer
 from vibesearch.config import BUNDLED_TABLE_TASKS
 from vibesearch.tables import load_table_tasks, score_table, table_task_to_task
@@ -34,7 +33,7 @@ async def test_baseline_answers_every_bundled_table_task_with_a_scorable_table(s
     assert len(table_tasks) >= 3
     for tt in table_tasks:
         task = table_task_to_task(tt)
-        agent = make_agent("baseline", task, settings)
+        agent = agent_of("baseline", task, settings)
         rec = Recorder(store, task)
         rec.user(task.persona.initial_query)
         reply = await agent.respond(rec.convo, rec.emit)

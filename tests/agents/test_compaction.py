@@ -6,7 +6,7 @@ from vibesearch.agents.compaction import threshold_for, window_for
 from vibesearch.agents.prompts import COMPACTION_PROMPT
 from vibesearch.agents.react import ReactAgent
 from vibesearch.llm import count_tokens
-from vibesearch.store import CompactionEvent, MessageEvent, UsageEvent
+from vibesearch.run import CompactionEvent, MessageEvent, UsageEvent
 
 SUMMARY = "Summary: the user asks who taught Euler and where he was born. Found: Euler was born in Basel (https://example.org/euler)."
 BIG_CODE = "print('Basel ' * 1500)"  # about 9,000 characters of output, well over 1,000 tokens

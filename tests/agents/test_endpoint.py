@@ -7,13 +7,12 @@ import json
 
 import pytest
 
-from vibesearch.agents import make_agent
 from vibesearch.agents.endpoint import display_url, normalise_base_url
 from vibesearch.agents.react import ReactAgent
 from vibesearch.llm import LLMError
-from vibesearch.store import MessageEvent, ToolCallEvent, ToolResultEvent, UsageEvent
+from vibesearch.run import MessageEvent, ToolCallEvent, ToolResultEvent, UsageEvent
 
-from agents_testkit import chat_completion
+from agents_testkit import agent_of, chat_completion
 
 REACT_KEY = "sk-react-local-0123456789abcdef"
 ENDPOINT_KEY = "hunter2-endpoint-secret-42"
@@ -81,7 +80,7 @@ async def test_local_server_as_endpoint_agent(chat_server, settings, store, smal
         return 200, chat_completion(f"Reply {len(body['messages'])}: Euler was born in Basel. Want more on Bernoulli?", model=body["model"], prompt_tokens=30, completion_tokens=12)
 
     srv = chat_server(respond)
-    agent = make_agent(
+    agent = agent_of(
         "endpoint", small_task, settings, endpoint_url=srv.base_url + "/chat/completions", endpoint_model="gpt-4o", endpoint_key=ENDPOINT_KEY
     )
     assert ENDPOINT_KEY not in agent.name + agent.description
@@ -130,7 +129,7 @@ async def test_endpoint_errors_never_show_the_key(chat_server, settings, store, 
 
     srv = chat_server(respond)
     settings = settings.model_copy(update={"llm_retries": 0})
-    agent = make_agent("endpoint", small_task, settings, endpoint_url=srv.base_url, endpoint_model="agent", endpoint_key=ENDPOINT_KEY)
+    agent = agent_of("endpoint", small_task, settings, endpoint_url=srv.base_url, endpoint_model="agent", endpoint_key=ENDPOINT_KEY)
     rec = recorder_for(small_task)
     rec.user("hello")
     with pytest.raises(LLMError) as info:
@@ -152,7 +151,7 @@ def test_endpoint_key_comes_from_settings(settings, small_task):
     from pydantic import SecretStr
 
     configured = settings.model_copy(update={"endpoint_url": "http://127.0.0.1:9/v1", "endpoint_key": SecretStr(ENDPOINT_KEY)})
-    agent = make_agent("endpoint", small_task, configured)
+    agent = agent_of("endpoint", small_task, configured)
     assert agent._key == ENDPOINT_KEY
     assert ENDPOINT_KEY not in json.dumps({"name": agent.name, "description": agent.description})
 
@@ -165,7 +164,7 @@ async def test_endpoint_without_usage_records_unknown_tokens(chat_server, monkey
         return 200, payload
 
     srv = chat_server(respond)
-    agent = make_agent("endpoint", small_task, settings, endpoint_url=srv.base_url)
+    agent = agent_of("endpoint", small_task, settings, endpoint_url=srv.base_url)
     rec = recorder_for(small_task)
     rec.user("Where was Euler born?")
     reply = await agent.respond(rec.convo, rec.emit)

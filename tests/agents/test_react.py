@@ -5,18 +5,11 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from agents_testkit import agent_of
 
-from vibesearch.agents import make_agent
 from vibesearch.agents.react import ReactAgent
 from vibesearch.llm import LLMError
-from vibesearch.store import (
-    ErrorEvent,
-    MessageEvent,
-    NoteEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-    UsageEvent,
-)
+from vibesearch.run import ErrorEvent, MessageEvent, NoteEvent, ToolCallEvent, ToolResultEvent, UsageEvent
 
 QUESTION = "Who taught Leonhard Euler, and where was he born?"
 
@@ -55,7 +48,7 @@ async def test_react_uses_every_tool_then_replies(fake, settings, small_task, re
         return script[_tool_steps(req)]
 
     model = fake.register("react-all-tools", handler)
-    agent = make_agent("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
+    agent = agent_of("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
     rec = recorder_for(small_task)
     rec.user(QUESTION)
     reply = await agent.respond(rec.convo, rec.emit)
@@ -117,7 +110,7 @@ async def test_unknown_tool_and_broken_arguments_become_error_results(fake, sett
         return fake.Reply(content="Sorry, my tools failed; could you rephrase?")
 
     model = fake.register("react-broken", handler)
-    agent = make_agent("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
+    agent = agent_of("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
     rec = recorder_for(small_task)
     rec.user(QUESTION)
     reply = await agent.respond(rec.convo, rec.emit)
@@ -143,7 +136,7 @@ async def test_step_limit_forces_a_reply_without_tools(fake, settings, small_tas
         return fake.Reply(content="Here is what I have so far: Euler was born in Basel.")
 
     model = fake.register("react-limit", handler)
-    agent = make_agent("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
+    agent = agent_of("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
     rec = recorder_for(small_task)
     rec.user(QUESTION)
     reply = await agent.respond(rec.convo, rec.emit)
@@ -171,7 +164,7 @@ async def test_second_turn_sees_the_first_turn_work(fake, settings, small_task, 
         return fake.Reply(content=f"Answer {len(seen)}")
 
     model = fake.register("react-two-turns", handler)
-    agent = make_agent("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
+    agent = agent_of("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
     rec = recorder_for(small_task)
     rec.user(QUESTION)
     await agent.respond(rec.convo, rec.emit)
@@ -186,7 +179,7 @@ async def test_second_turn_sees_the_first_turn_work(fake, settings, small_task, 
 async def test_llm_error_propagates_after_retries(fake, settings, small_task, recorder_for, toolbox_for):
     settings = settings.model_copy(update={"llm_retries": 1})
     model = fake.register("react-down", lambda req: fake.Reply(error="500"))
-    agent = make_agent("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
+    agent = agent_of("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
     rec = recorder_for(small_task)
     rec.user(QUESTION)
     with pytest.raises(LLMError):
@@ -208,7 +201,7 @@ async def test_react_extraction(fake, settings, small_task, recorder_for, toolbo
         return fake.Reply(content="Euler was born in Basel.")
 
     model = fake.register("react-extract", handler)
-    agent = make_agent("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
+    agent = agent_of("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
     rec = recorder_for(small_task)
     rec.user(QUESTION)
     await agent.respond(rec.convo, rec.emit)
@@ -246,14 +239,14 @@ async def test_chinese_task_gets_chinese_extraction_instruction(fake, settings, 
 
 def test_make_agent_errors_are_clear(settings, small_task):
     with pytest.raises(ValueError, match="react agent needs a model"):
-        make_agent("react", small_task, settings)
+        agent_of("react", small_task, settings)
     with pytest.raises(ValueError, match="endpoint-url"):
-        make_agent("endpoint", small_task, settings)
-    with pytest.raises(ValueError, match="unknown agent kind 'gpt'"):
-        make_agent("gpt", small_task, settings)
+        agent_of("endpoint", small_task, settings)
+    with pytest.raises(ValueError, match="'baseline', 'react' or 'endpoint'"):
+        agent_of("gpt", small_task, settings)
     no_corpus = small_task.model_copy(update={"corpus": None})
     with pytest.raises(ValueError, match="has none"):
-        make_agent("baseline", no_corpus, settings)
+        agent_of("baseline", no_corpus, settings)
 
 
 async def test_visit_summariser_usage_is_recorded_in_the_run(fake, settings, small_task, recorder_for, toolbox_for):
@@ -267,7 +260,7 @@ async def test_visit_summariser_usage_is_recorded_in_the_run(fake, settings, sma
 
     model = fake.register("react-with-summariser", handler)
     # the toolbox is built without an emit; the agent hands it the run's emit
-    agent = make_agent("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
+    agent = agent_of("react", small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
     rec = recorder_for(small_task)
     rec.user("Where was Euler born?")
     await agent.respond(rec.convo, rec.emit)

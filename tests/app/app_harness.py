@@ -4,12 +4,14 @@ a clean environment (no keys) and, optionally, the scripted models of ``app_fake
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import httpx
 
@@ -40,9 +42,19 @@ class AppServer:
     db: Path
     proc: subprocess.Popen
     log: Path
+    log_file: BinaryIO
 
-    def logs(self) -> str:
-        return self.log.read_text(errors="replace")[-4000:]
+    ready_at: int = 0  # the log's size when the app first answered: its start-up part
+
+    def logs(self, since: int = 0, until: int | None = None) -> str:
+        """The log, or the part of it between two sizes (``log_size()``, ``ready_at``)."""
+        with open(self.log, "rb") as fh:
+            fh.seek(since)
+            return fh.read(-1 if until is None else max(0, until - since)).decode(errors="replace")
+
+    def log_size(self) -> int:
+        """Where the log ends now: pass it to ``logs`` to read only what comes after."""
+        return self.log.stat().st_size
 
 
 def start_app(tmp: Path, *, fakes: bool = True, extra_env: dict | None = None, timeout: float = 90.0) -> AppServer:
@@ -64,26 +76,43 @@ def start_app(tmp: Path, *, fakes: bool = True, extra_env: dict | None = None, t
     env.update(extra_env or {})
     log = tmp / "app.log"
     fh = open(log, "wb")
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=fh, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+    # its own process group, so stopping it also ends whatever it started (sandboxes, workers)
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=fh, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    server = AppServer(url=f"http://127.0.0.1:{port}/", db=db, proc=proc, log=log, log_file=fh)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:  # polls the page until it answers: the app is up
         if proc.poll() is not None:
+            stop_app(server)
             raise RuntimeError(f"the app exited with {proc.returncode}:\n{log.read_text(errors='replace')[-3000:]}")
         try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return AppServer(url=url, db=db, proc=proc, log=log)
+            with httpx.Client(timeout=2, trust_env=False) as http:
+                if http.get(server.url).status_code == 200:
+                    server.ready_at = server.log_size()
+                    return server
         except httpx.HTTPError:
             pass
         time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError(f"the app did not answer on {url} within {timeout:.0f}s:\n{log.read_text(errors='replace')[-3000:]}")
+    stop_app(server)
+    raise RuntimeError(f"the app did not answer on {server.url} within {timeout:.0f}s:\n{log.read_text(errors='replace')[-3000:]}")
 
 
 def stop_app(server: AppServer) -> None:
-    server.proc.terminate()
-    try:
-        server.proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        server.proc.kill()
-        server.proc.wait(timeout=5)
+    """End the app and its process group by id: SIGTERM, then SIGKILL if it lingers."""
+    pgid = server.proc.pid  # start_new_session: the group id is the app's pid
+    for sig, grace in ((signal.SIGTERM, 15), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            server.proc.wait(timeout=grace)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    try:  # anything the app left behind in its group
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    server.proc.wait(timeout=5)
+    server.log_file.close()

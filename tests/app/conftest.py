@@ -1,5 +1,6 @@
-"""Fixtures for the app tests: the app as a subprocess (see ``app_harness``) and Debian's Chromium
-driven by Playwright.
+"""Fixtures for the app tests: the app as a subprocess (see ``app_harness``), one per test module
+on a free port and ended by its process group at teardown, and Debian's Chromium driven by
+Playwright (each test's browser contexts are closed after it, pass or fail).
 
 Browser tests need ``/usr/bin/chromium``. Without it they are skipped with the reason — unless
 the ``CI`` variable is set, where a missing browser is a failure (CI installs it).
@@ -44,6 +45,46 @@ def browser():
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call":
+        item.stash[CALL_FAILED] = report.failed
+    return report
+
+
+CALL_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.fixture
+def pages(request, browser, app_server):
+    """``pages()`` opens the app in a new browser context (a separate person) and returns its page,
+    ready; every context a test opens is closed after it. When the test failed, each page's
+    screenshot and HTML are kept under artifacts/screenshots/failed/."""
+    from browser_kit import open_app
+
+    opened = []
+
+    def open_page():
+        ctx, page = open_app(browser, app_server.url)
+        opened.append((ctx, page))
+        return page
+
+    yield open_page
+    failed = request.node.stash.get(CALL_FAILED, False)
+    for i, (ctx, page) in enumerate(opened):
+        if failed:
+            keep = SCREENSHOTS / "failed"
+            keep.mkdir(parents=True, exist_ok=True)
+            stem = f"{request.node.name}-{i}"
+            try:
+                page.screenshot(path=str(keep / f"{stem}.png"), full_page=True)
+                (keep / f"{stem}.html").write_text(page.content())
+            except Exception as exc:  # noqa: BLE001 - a page that died still gets its context closed
+                print(f"could not keep {stem}: {exc}")
+        ctx.close()
 
 
 @pytest.fixture(scope="module")

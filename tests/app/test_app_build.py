@@ -41,12 +41,12 @@ def test_auth_pairs(settings):
 def test_catalog_offers_bundled_persona_and_table_tasks(settings):
     cat = TaskCatalog.load(settings)
     assert cat.problems == []
-    kinds = {t.extra.get("kind", "persona") for t in cat.tasks.values()}
+    kinds = {t.kind for t in cat.tasks.values()}
     assert "persona" in kinds
     if BUNDLED_TABLE_TASKS.exists():
         assert "table" in kinds
     default = cat.get(cat.default_id())
-    assert default.corpus and default.extra.get("kind") != "table"
+    assert default.corpus and default.kind != "table"
     with pytest.raises(KeyError, match="no task with id 'nope'"):
         cat.get("nope")
 
@@ -75,7 +75,7 @@ def test_table_task_folder_loads_as_table_tasks(settings, tmp_path: Path):
     shutil.copytree(BUNDLED_TABLE_TASKS, tmp_path / "tables")
     cat = TaskCatalog()
     assert cat.add_folder(str(tmp_path / "tables"), settings.model_copy(update={"load_roots": str(tmp_path)})).startswith("Loaded 3 task(s)")
-    assert all(t.extra.get("kind") == "table" for t in cat.tasks.values())
+    assert all(t.kind == "table" and t.table is not None for t in cat.tasks.values())
 
 
 def test_score_card_names_the_judge_and_the_baseline(store):

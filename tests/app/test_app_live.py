@@ -7,8 +7,8 @@ import time
 import pytest
 
 from vibesearch.app.catalog import TaskCatalog
-from vibesearch.app.live import NotYourRun, RunManager, RunRequest
-from vibesearch.store import StageEvent
+from vibesearch.app.live import NotYourRun, RunManager, form_request
+from vibesearch.run import StageEvent
 
 
 def _wait(pred, timeout=30.0, what="condition"):
@@ -34,7 +34,7 @@ def task(settings):
 
 
 def test_offline_run_finishes_and_is_scored_by_the_offline_judge(manager, store, task):
-    live = manager.start(RunRequest(task_id=task.id), task, "owner-a")
+    live = manager.start(form_request(manager.settings, task_id=task.id), task, "owner-a")
     manager.wait(live.run_id, timeout=60)
     run = store.get_run(live.run_id)
     assert run.status == "finished" and run.owner == "owner-a"
@@ -47,7 +47,7 @@ def test_offline_run_finishes_and_is_scored_by_the_offline_judge(manager, store,
 
 
 def test_stop_cancels_the_run_on_the_server(manager, store, task):
-    live = manager.start(RunRequest(task_id=task.id, user="human"), task, "owner-a")
+    live = manager.start(form_request(manager.settings, task_id=task.id, user="human"), task, "owner-a")
     _wait(lambda: live.pending() is not None, what="the person's turn")
     with pytest.raises(NotYourRun):
         manager.stop(live.run_id, "owner-b")
@@ -64,7 +64,7 @@ def test_a_person_plays_the_persona_with_a_shadow(manager, store, task, fake):
         return fake.Reply(content='{"trigger_met": false, "reply_kind": "push", "reply": "Go on.", "rationale": "not yet"}')
 
     fake.register("live-shadow", shadow_model)
-    req = RunRequest(task_id=task.id, user="human", shadow=True, simulator_model="fake/live-shadow")
+    req = form_request(manager.settings, task_id=task.id, user="human", shadow=True, simulator_model="fake/live-shadow")
     live = manager.start(req, task, "owner-a")
     _wait(lambda: live.pending() is not None, what="the person's turn")
     assert live.pending()["next_line"] == task.stages[1].line
@@ -90,19 +90,17 @@ def test_a_person_plays_the_persona_with_a_shadow(manager, store, task, fake):
 
 def test_bad_requests_fail_before_anything_runs(manager, store, task):
     with pytest.raises(ValueError, match="needs a model"):
-        manager.start(RunRequest(task_id=task.id, agent="react"), task, "owner-a")
+        manager.start(form_request(manager.settings, task_id=task.id, agent="react"), task, "owner-a")
     with pytest.raises(ValueError, match="owner"):
-        manager.start(RunRequest(task_id=task.id), task, "")
+        manager.start(form_request(manager.settings, task_id=task.id), task, "")
     assert store.list_runs() == []
 
 
 def test_pace_slows_simulated_turns_and_is_recorded(manager, store, task):
-    live = manager.start(RunRequest(task_id=task.id, pace_s=0.3, max_user_turns=3), task, "owner-a")
+    live = manager.start(form_request(manager.settings, task_id=task.id, pace_s=0.3, max_user_turns=3), task, "owner-a")
     manager.wait(live.run_id, timeout=60)
     events = store.events(live.run_id)
     turns = [e for e in events if isinstance(e.data, StageEvent) and e.data.reply_kind != "open"]
     assert len(turns) == 2  # max 3 user turns: the opening and two answers
     assert (events[-1].ts - events[0].ts).total_seconds() >= 0.55
-    import json
-
-    assert json.loads(store.get_run(live.run_id).meta_json)["pace_s"] == 0.3
+    assert store.get_run(live.run_id).run_config().pace_s == 0.3  # recorded with the run's config

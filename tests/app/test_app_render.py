@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from vibesearch.app.render import chat_messages, disclosure_turns, stage_pointer, stage_timeline_html, stepper_html
-from vibesearch.store.events import (
+from vibesearch.run.events import (
     EndEvent,
     GraphEvent,
     MessageEvent,

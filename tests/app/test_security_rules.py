@@ -19,9 +19,9 @@ from vibesearch.app._loading import (
     store_uploads,
     survey,
 )
-from vibesearch.app._policy import check_model, check_request, check_turns
-from vibesearch.app.live import RunManager, RunRequest
+from vibesearch.app._policy import RunRequest, check_model, check_request, check_turns, form_request
 from vibesearch.config import BUNDLED_TASKS
+from vibesearch.run import RunConfig
 
 KEY = "sk-configured-endpoint-key-0001"
 
@@ -31,34 +31,48 @@ def configured(settings):
     return settings.model_copy(update={"endpoint_url": "http://127.0.0.1:9/v1", "endpoint_key": SecretStr(KEY)})
 
 
+def _endpoint(settings, url=None) -> RunConfig:
+    return RunConfig.from_settings(settings, agent="endpoint", endpoint_url=url)
+
+
 def test_the_configured_endpoint_key_goes_only_to_the_configured_url(configured, bundled_tasks):
     task = bundled_tasks[0]
-    assert make_agent("endpoint", task, configured)._key == KEY
-    assert make_agent("endpoint", task, configured, endpoint_url="http://127.0.0.1:9/v1/chat/completions/")._key == KEY
+    assert make_agent(_endpoint(configured), task, configured)._key == KEY
+    assert make_agent(_endpoint(configured, "http://127.0.0.1:9/v1/chat/completions/"), task, configured)._key == KEY
     for other in ("http://127.0.0.1:10/v1", "http://evil.example/v1", "http://x@127.0.0.1:9/v1"):
-        assert make_agent("endpoint", task, configured, endpoint_url=other)._key is None
-        assert make_agent("endpoint", task, configured, endpoint_url=other, endpoint_key="typed")._key == "typed"
+        assert make_agent(_endpoint(configured, other), task, configured)._key is None
+        assert make_agent(_endpoint(configured, other), task, configured, endpoint_key="typed")._key == "typed"
 
 
-def test_resuming_a_run_sends_no_key_to_the_url_it_recorded(configured, bundled_tasks):
-    from vibesearch.session.resume import rebuild_agent
+def test_resuming_a_run_sends_no_key_to_the_url_it_recorded(configured, bundled_tasks, store):
+    """The URL stored with a run (its config, or the settings snapshot of an older run) never takes
+    the configured key along, whatever the resuming process has configured."""
+    from vibesearch.session import config_of_run
 
-    agent = rebuild_agent("endpoint", {"endpoint_url": "http://elsewhere.example/v1"}, bundled_tasks[0], configured)
-    assert agent._key is None
-    assert rebuild_agent("endpoint", {"endpoint_url": "http://127.0.0.1:9/v1"}, bundled_tasks[0], configured)._key == KEY
+    task = bundled_tasks[0]
+    for recorded, key in (("http://elsewhere.example/v1", None), ("http://127.0.0.1:9/v1", KEY)):
+        new = store.create_run(task.id, run_config=_endpoint(configured, recorded), agent="endpoint", user="rules")
+        old = store.create_run(task.id, config={"endpoint_url": recorded}, meta={"agent_config": {"kind": "endpoint"}}, agent="endpoint", user="rules")
+        for run in (new, old):
+            config = config_of_run(store.get_run(run.id), configured)
+            assert config.agent.endpoint_url == recorded
+            assert make_agent(config, task, configured)._key == key
+            assert config.settings_for(configured).endpoint_key_for(recorded) == key
 
 
-def test_a_run_settings_copy_never_pairs_the_key_with_a_typed_url(configured, store):
-    manager = RunManager(store, configured.model_copy(update={"allowed_endpoint_urls": "http://ok.example/v1"}))
-    typed = manager.run_settings(RunRequest(task_id="t", agent="endpoint", endpoint_url="http://ok.example/v1"))
-    assert typed.endpoint_key is None and typed.endpoint_key_for("http://ok.example/v1") is None
-    same = manager.run_settings(RunRequest(task_id="t", agent="endpoint", endpoint_url="http://127.0.0.1:9/v1"))
-    assert same.endpoint_key_for("http://127.0.0.1:9/v1") == KEY
-    manager.shutdown()
+def test_a_typed_endpoint_url_never_gets_the_configured_key(configured, bundled_tasks):
+    allowing = configured.model_copy(update={"allowed_endpoint_urls": "http://ok.example/v1"})
+    task = bundled_tasks[0]
+    typed = form_request(allowing, task_id="t", agent="endpoint", endpoint_url="http://ok.example/v1")
+    assert typed.config.agent.endpoint_url == "http://ok.example/v1" and typed.endpoint_key is None
+    assert make_agent(typed.config, task, allowing, endpoint_key=typed.endpoint_key)._key is None
+    same = form_request(allowing, task_id="t", agent="endpoint", endpoint_url="http://127.0.0.1:9/v1")
+    assert make_agent(same.config, task, allowing, endpoint_key=same.endpoint_key)._key == KEY
+    assert "endpoint_key" not in same.config.model_dump_json() and KEY not in same.config.model_dump_json()
 
 
 def test_run_requests_are_checked(settings, configured):
-    ok = RunRequest(task_id="t")
+    ok = form_request(settings, task_id="t")
     check_request(ok, settings)
     bad = [
         (dict(max_user_turns=-5), "max_user_turns"),
@@ -78,9 +92,16 @@ def test_run_requests_are_checked(settings, configured):
     ]
     for fields, message in bad:
         with pytest.raises(ValueError, match=message):
-            check_request(RunRequest(**{"task_id": "t", **fields}), configured)
-    check_request(RunRequest(task_id="t", agent="endpoint", endpoint_url="http://127.0.0.1:9/v1/"), configured)
+            form_request(configured, **{"task_id": "t", **fields})
+    form_request(configured, task_id="t", agent="endpoint", endpoint_url="http://127.0.0.1:9/v1/")
     assert check_turns("7") == 7 and check_turns(3.0) == 3 and check_turns(0) is None and check_turns(None) is None
+    # a request made some other way is checked again when it starts: the config itself
+    sneaky = RunRequest(RunConfig.from_settings(configured, agent="endpoint", endpoint_url="http://evil.example/v1"))
+    with pytest.raises(ValueError, match="not allowed"):
+        check_request(sneaky, configured)
+    too_long = RunRequest(RunConfig.from_settings(configured, max_user_turns=10_000))
+    with pytest.raises(ValueError, match="max_user_turns"):
+        check_request(too_long, configured)
 
 
 def test_with_an_api_base_only_its_routes_can_be_picked(settings):

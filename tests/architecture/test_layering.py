@@ -11,15 +11,20 @@ PKG = Path(__file__).resolve().parents[2] / "vibesearch"
 
 # package -> packages it must never import
 FORBIDDEN = {
-    "store": {"session", "app", "cli", "scoring", "agents", "users"},
-    "tasks": {"session", "app", "cli", "store", "scoring", "agents", "users"},
+    "store": {"session", "app", "cli", "scoring", "agents", "users", "llm", "tools"},
+    "tasks": {"session", "app", "cli", "store", "scoring", "agents", "users", "run"},
     "scoring": {"session", "app", "cli", "agents", "users"},
     "tables": {"session", "app", "cli", "agents", "users"},
-    "llm": {"session", "app", "cli", "agents", "users", "scoring"},
-    "tools": {"session", "app", "cli", "agents", "users", "scoring"},
-    "agents": {"users", "session", "app", "cli"},
-    "users": {"agents", "session", "app", "cli"},
+    "llm": {"session", "app", "cli", "agents", "users", "scoring", "store"},
+    "tools": {"session", "app", "cli", "agents", "users", "scoring", "store"},
+    # agents and users know the run's model (``vibesearch.run``), never the database
+    "agents": {"users", "session", "app", "cli", "store"},
+    "users": {"agents", "session", "app", "cli", "store"},
     "session": {"app", "cli"},
+}
+# package -> the only packages it may import (besides itself and the top-level ``_x`` helpers)
+ALLOWED = {
+    "run": {"tasks", "config"},
 }
 
 
@@ -59,6 +64,25 @@ def test_package_respects_the_layering(package):
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_package_imports_only_what_it_may(package):
+    bad = []
+    for path in _modules(package):
+        for target in _imports(path) - ALLOWED[package] - {package}:
+            if not target.startswith("_"):
+                bad.append(f"{path.relative_to(PKG)} imports vibesearch.{target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_store_defines_no_domain_types():
+    """``store`` is persistence only: the events and the conversation live in ``run``."""
+    for name in ("events.py", "conversation.py"):
+        assert not (PKG / "store" / name).exists(), f"store/{name} belongs in vibesearch/run/"
+    from vibesearch import store
+
+    assert not {"MessageEvent", "Conversation", "EventData", "StageEvent"} & set(store.__all__)
+
+
 def test_only_the_app_imports_gradio():
     bad = []
     for path in PKG.rglob("*.py"):
@@ -79,3 +103,4 @@ def test_the_checker_sees_relative_imports():
     # a guard against a checker that silently finds nothing
     assert "store" in _imports(PKG / "session" / "loop.py")
     assert "llm" in _imports(PKG / "agents" / "react.py")
+    assert "run" in _imports(PKG / "agents" / "react.py")

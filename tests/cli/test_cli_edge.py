@@ -67,3 +67,12 @@ def test_the_real_command_as_a_process(tmp_path):
     out = run_cli("labels", "import", tmp_path, "--db", tmp_path / "x.db", cwd=tmp_path)
     assert out.code == 1 and out.stderr.strip() == f"error: {tmp_path}: is a folder; a file is expected here"
     assert not (tmp_path / "x.db").exists()
+
+
+def test_usage_errors_stay_typers_own(monkeypatch):
+    """A missing argument or an unknown option is typer's usage message and exit 2, not an unexpected error."""
+    monkeypatch.delenv("VIBESEARCH_DEBUG", raising=False)
+    for args in (("tasks", "show"), ("tasks", "list", "--no-such-option")):
+        out = invoke(*args)
+        assert out.code == 2, (args, out.stderr)
+        assert "Usage:" in out.stderr and "unexpected error" not in out.stderr, (args, out.stderr)

@@ -79,7 +79,10 @@ KINDS = ["truncated", "bad header", "random pages", "short file", "text file", "
 def test_a_damaged_or_foreign_file_is_refused_and_left_untouched(kind, tmp_path):
     db = damaged(kind, tmp_path)
     before = _digest(db)
-    commands = {**WRITERS, **{k: (lambda f: (lambda d: f(d, tmp_path / "out.csv")))(f) for k, f in READERS.items()}}
+    def to_file(reader):
+        return lambda d: reader(d, tmp_path / "out.csv")
+
+    commands = {**WRITERS, **{k: to_file(f) for k, f in READERS.items()}}
     for name, args in commands.items():
         out = invoke(*args(db))
         assert out.code == 1, (name, out.text)

@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from vibesearch.interop.official_trajectories import ImportFileError, import_trajectory, prepare_import
 from vibesearch.scoring.labels_io import LabelFileError, import_labels
-from vibesearch.store import MessageEvent, NoteEvent, build_run
+from vibesearch.store import build_run
+from vibesearch.run import MessageEvent, NoteEvent
 
 FUZZ = Path(__file__).resolve().parents[1] / "data" / "fuzz"
 TRAJ = FUZZ / "trajectories"

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from vibesearch.interop.official_trajectories import ImportFileError, import_trajectory, read_extraction, read_trajectory
 from vibesearch.scoring import run_stats, score_run
-from vibesearch.store import EndEvent, GraphEvent, MessageEvent
+from vibesearch.run import EndEvent, GraphEvent, MessageEvent
 
 CONDENSED = ["task_022_airline.condensed.json", "task_007_allergy.condensed.json"]
 

@@ -81,11 +81,11 @@ def test_an_api_base_means_a_keyless_local_server(no_keys, tmp_path):
 
 
 def test_the_app_refuses_to_start_a_run_without_the_key(no_keys, bundled_tasks, store, settings):
-    from vibesearch.app.live import RunManager, RunRequest
+    from vibesearch.app.live import RunManager, form_request
 
     task = next(t for t in bundled_tasks if t.corpus)
     manager = RunManager(store, settings)
-    req = RunRequest(task_id=task.id, agent="react", agent_model="openai/gpt-4o-mini", user="rules")
+    req = form_request(settings, task_id=task.id, agent="react", agent_model="openai/gpt-4o-mini", user="rules")
     with pytest.raises(MissingCredentials, match=r"^agent model 'openai/gpt-4o-mini' needs OPENAI_API_KEY \(not set\)$"):
         manager.start(req, task, "owner-token-1")
     assert store.list_runs() == []

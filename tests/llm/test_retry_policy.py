@@ -14,7 +14,7 @@ import pytest
 
 from vibesearch.config import Settings
 from vibesearch.llm import LLMError, complete
-from vibesearch.store import ErrorEvent
+from vibesearch.run import ErrorEvent
 
 PRESENTED_KEY = "sk-presented-key-0123456789abcdef"
 MESSAGES = [{"role": "user", "content": "hello"}]

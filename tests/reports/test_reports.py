@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from vibesearch.scoring import score_run
-from vibesearch.store import CompactionEvent, EndEvent, GraphEvent, MessageEvent, Store
+from vibesearch.store import Store
+from vibesearch.run import CompactionEvent, EndEvent, GraphEvent, MessageEvent
 
 
 def T(h, r, t):

@@ -10,7 +10,8 @@ import pytest
 
 from scoring_helpers import T, task_snapshot  # noqa: F401
 
-from vibesearch.store import EndEvent, GraphEvent, MessageEvent, Store
+from vibesearch.store import Store
+from vibesearch.run import EndEvent, GraphEvent, MessageEvent
 
 CASES = Path(__file__).resolve().parent.parent / "data" / "judge_cases.jsonl"
 

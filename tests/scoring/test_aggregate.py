@@ -6,7 +6,7 @@ from scoring_helpers import T, task_snapshot
 from vibesearch.scoring import collect_runs, interaction_table, score_table
 from vibesearch.scoring.aggregate import choose_judge
 from vibesearch.scoring.errors import error_analysis
-from vibesearch.store import CompactionEvent, EndEvent, GraphEvent, MessageEvent, ToolCallEvent, UsageEvent
+from vibesearch.run import CompactionEvent, EndEvent, GraphEvent, MessageEvent, ToolCallEvent, UsageEvent
 from vibesearch.store.tables import ScoreRow, VerdictRow
 
 GT = [T("A", "founded in", "1990"), T("B", "founded in", "1991"), T("A", "located in", "Paris")]
@@ -19,7 +19,7 @@ def add_run(store, task_id, subset, language, cfg, p, r, f1, *, users=2, assts=4
     run = store.create_run(task_id, task_json=task_snapshot(GT, task_id=task_id, subset=subset, language=language), status="finished", **cfg)
     for i in range(users):
         store.append(run.id, MessageEvent(role="user", content=f"u{i}"))
-        for j in range(assts // users):
+        for _ in range(assts // users):
             store.append(run.id, MessageEvent(role="assistant", content="a"))
     for k in range(tools):
         store.append(run.id, ToolCallEvent(call_id=str(k), tool="search"))

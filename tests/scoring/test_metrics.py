@@ -4,7 +4,7 @@ import pytest
 from scoring_helpers import T
 
 from vibesearch.scoring import NoGroundTruth, Verdict, compute_metrics, score_graph, score_run, stored_verdicts
-from vibesearch.store import EndEvent, MessageEvent
+from vibesearch.run import EndEvent, MessageEvent
 
 
 def V(i, covered, evidence=()):

@@ -4,7 +4,7 @@ import pytest
 from scoring_helpers import task_snapshot
 
 from vibesearch.scoring import run_stats, stats_from_events
-from vibesearch.store import (
+from vibesearch.run import (
     CompactionEvent,
     EndEvent,
     GraphEvent,

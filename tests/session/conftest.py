@@ -32,7 +32,7 @@ def fakes(fake, monkeypatch):
 @pytest.fixture
 def persona_tasks(bundled_tasks):
     """The bundled persona tasks (a task of our own when none are bundled)."""
-    tasks = [t for t in bundled_tasks if t.extra.get("kind") != "table"]
+    tasks = [t for t in bundled_tasks if t.kind != "table"]
     if tasks:
         return tasks
     from vibesearch.tasks.models import Task

@@ -6,17 +6,13 @@ import json
 
 from typer.testing import CliRunner
 
-from vibesearch.agents import make_agent
-from vibesearch.session.batch import BatchSpec, plan_jobs, run_batch
+from vibesearch.run import RunConfig
+from vibesearch.session.batch import BatchSpec, plan_config, plan_jobs, run_batch
 from vibesearch.store import Store
-from vibesearch.users import make_user
 
 
-def builder(settings, agent_model="fake/agent", sim_model="fake/sim"):
-    def build(task):
-        return make_agent("react", task, settings, model=agent_model), make_user("simulator", task, settings, model=sim_model)
-
-    return build
+def react_and_simulator(settings) -> RunConfig:
+    return RunConfig.from_settings(settings, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim")
 
 
 async def test_a_fifth_of_model_calls_failing_every_run_still_finishes(fakes, persona_tasks, store, settings, monkeypatch):
@@ -25,8 +21,8 @@ async def test_a_fifth_of_model_calls_failing_every_run_still_finishes(fakes, pe
     before = dict(fakes._calls)
     s = settings.model_copy(update={"max_user_turns": 4})
     tasks = persona_tasks[:2]
-    spec = BatchSpec(tasks=tasks, runs=2, agent="react", model="fake/agent", user="simulator", simulator_model="fake/sim", concurrency=3)
-    results = await run_batch(store, s, spec, build=builder(s))
+    spec = BatchSpec(tasks=tasks, config=react_and_simulator(s), runs=2, concurrency=3)
+    results = await run_batch(store, s, spec)
     assert len(results) == len(tasks) * 2
     calls = fakes._calls["n"] - before["n"]
     failed = fakes._calls["failed"] - before["failed"]
@@ -48,10 +44,10 @@ async def test_a_fifth_of_model_calls_failing_every_run_still_finishes(fakes, pe
 async def test_resume_of_a_batch_finishes_interrupted_and_missing_runs(fakes, persona_tasks, store, settings):
     s = settings.model_copy(update={"max_user_turns": 2})
     task = persona_tasks[0]
-    spec = BatchSpec(tasks=[task], runs=3, agent="react", model="fake/agent", user="simulator", simulator_model="fake/sim")
+    spec = BatchSpec(tasks=[task], config=react_and_simulator(s), runs=3)
     # one run finished, one interrupted half-way, one never started
-    first = await run_batch(store, s, BatchSpec(**{**spec.__dict__, "runs": 1}), build=builder(s))
-    half = await run_batch(store, s, BatchSpec(**{**spec.__dict__, "runs": 2}), build=builder(s), resume=True)
+    first = await run_batch(store, s, BatchSpec(**{**spec.__dict__, "runs": 1}))
+    half = await run_batch(store, s, BatchSpec(**{**spec.__dict__, "runs": 2}), resume=True)
     assert [r.run_id for _, r in half][0] == first[0][1].run_id  # the ended run is reported, not rerun
     second = half[1][1].run_id
     events = store.events(second)
@@ -67,7 +63,7 @@ async def test_resume_of_a_batch_finishes_interrupted_and_missing_runs(fakes, pe
     store.update_run(second, termination=None)
     jobs = plan_jobs(store, spec, resume=True)
     assert [(j.index, bool(j.done), j.run_id) for j in jobs] == [(0, True, None), (1, False, second), (2, False, None)]
-    final = await run_batch(store, s, spec, build=builder(s), resume=True)
+    final = await run_batch(store, s, spec, resume=True)
     assert [r.status for _, r in final] == ["finished"] * 3
     assert final[1][1].run_id == second and store.events(second)[-1].kind == "end"
     assert len(store.list_runs(batch_id=spec.batch_id)) == 3
@@ -124,8 +120,16 @@ def test_cli_resume_finishes_the_latest_batch(persona_tasks, tmp_path):
     rows = json.loads(again.stdout)
     assert [r["run_id"] for r in rows][0] == run.id and len(rows) == 2
     assert all(r["status"] == "finished" for r in rows)
+    assert all(r["user_turns"] == 2 for r in rows)  # the missing run was started with the batch's own config
     assert {r.batch_id for r in store.list_runs()} == {run.batch_id}
     done = runner.invoke(app, ["resume", run.id, "--db", str(db)])
     assert done.exit_code != 0 and "finished" in done.stderr
     nothing = runner.invoke(app, ["run", "--resume", "--batch", "nope", "--db", str(db)])
     assert nothing.exit_code != 0 and "nope" in nothing.stderr
+
+
+def test_a_batch_plan_stored_before_run_configs_still_reads(settings):
+    old = {"batch_id": "b", "tasks": ["t"], "runs": 2, "agent": "react", "model": "fake/agent", "user": "simulator", "simulator_model": "fake/sim"}
+    config = plan_config(old, settings)
+    assert (config.agent.kind, config.agent.model, config.user.kind, config.user.model) == ("react", "fake/agent", "simulator", "fake/sim")
+    assert plan_config(BatchSpec(tasks=[], config=config).plan(), settings) == config

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from vibesearch.agents import make_agent
+from _parts import parts
+
 from vibesearch.session import run_session
-from vibesearch.users import UserTurn, make_user, shadow_agreement
+from vibesearch.users import UserTurn, shadow_agreement
 
 
 async def scripted_person(user, plan):
@@ -26,12 +27,11 @@ async def scripted_person(user, plan):
 
 async def test_human_and_shadow_decisions_are_stored_side_by_side(fakes, persona_tasks, store, settings):
     task = persona_tasks[0]
-    user = make_user("human", task, settings, shadow_model="fake/sim")
-    agent = make_agent("react", task, settings, model="fake/agent")
+    config, _, agent, user = parts(task, settings, agent="react", agent_model="fake/agent", user="human", shadow="fake/sim")
     # the fake agent meets every trigger, so the shadow simulator discloses on every turn;
     # the person pushes on turn 2 and answers perfunctorily on turn 4
     plan = ["disclose", "push", "disclose", "perfunctory", "disclose", "done"]
-    run = asyncio.create_task(run_session(task, agent, user, store, settings))
+    run = asyncio.create_task(run_session(config, task, agent, user, store, settings))
     await scripted_person(user, plan)
     result = await asyncio.wait_for(run, 60)
     assert result.termination == "done" and result.status == "finished"

@@ -6,10 +6,11 @@ import socket
 
 import pytest
 
-from vibesearch.agents import make_agent
+from _parts import parts
+
+from vibesearch.run import RunConfig
+from vibesearch.run.events import EndEvent, GraphEvent, MessageEvent, StageEvent
 from vibesearch.session import run_session, stream_session
-from vibesearch.store.events import EndEvent, GraphEvent, MessageEvent, StageEvent
-from vibesearch.users import make_user
 
 
 def kinds(events):
@@ -35,10 +36,11 @@ def check_order(events):
 
 async def test_react_agent_and_llm_simulator_reach_done_on_every_task(fakes, persona_tasks, store, settings):
     for task in persona_tasks:
-        agent = make_agent("react", task, settings, model="fake/agent")
-        user = make_user("simulator", task, settings, model="fake/sim")
         seen = []
-        result = await run_session(task, agent, user, store, settings, listeners=[seen.append])
+        result = await run_session(
+            *parts(task, settings, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim"),
+            store, settings, listeners=[seen.append],
+        )
         assert result.status == "finished" and result.termination == "done", (task.id, result)
         assert result.stages_reached == result.stages_total == task.stage_count()
         events = store.events(result.run_id)
@@ -58,9 +60,8 @@ async def test_react_agent_and_llm_simulator_reach_done_on_every_task(fakes, per
 
 async def test_a_greedy_simulator_still_advances_one_stage_per_turn(fakes, persona_tasks, store, settings):
     task = persona_tasks[0]
-    agent = make_agent("react", task, settings, model="fake/agent")
-    user = make_user("simulator", task, settings, model="fake/sim-greedy")
-    result = await run_session(task, agent, user, store, settings)
+    built = parts(task, settings, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim-greedy")
+    result = await run_session(*built, store, settings)
     assert result.termination == "done"
     stages = primary_stages(store, result.run_id)
     steps = [b.stage_index - a.stage_index for a, b in zip(stages, stages[1:])]
@@ -82,9 +83,7 @@ async def test_offline_defaults_run_every_bundled_task_without_network(persona_t
         if not task.corpus:
             continue
         ran += 1
-        agent = make_agent(settings.agent, task, settings)  # baseline
-        user = make_user(settings.user, task, settings)  # rules
-        result = await run_session(task, agent, user, store, settings)
+        result = await run_session(*parts(task, settings), store, settings)  # baseline and rules
         assert result.status == "finished", (task.id, result.error)
         stages = primary_stages(store, result.run_id)
         assert max(s.stage_index for s in stages) >= 2, task.id  # progress past stage 1
@@ -96,8 +95,7 @@ async def test_offline_defaults_run_every_bundled_task_without_network(persona_t
 async def test_max_user_turns(fakes, persona_tasks, store, settings):
     task = persona_tasks[0]
     s = settings.model_copy(update={"max_user_turns": 3})
-    agent = make_agent("react", task, s, model="fake/agent-quiet")
-    result = await run_session(task, agent, make_user("rules", task, s), store, s)
+    result = await run_session(*parts(task, s, agent="react", agent_model="fake/agent-quiet", user="rules"), store, s)
     assert result.termination == "max_user_turns" and result.status == "finished"
     assert result.user_turns == 3 and result.stages_reached == 1
     assert store.latest_graph(result.run_id) is not None  # the graph is still extracted
@@ -106,16 +104,15 @@ async def test_max_user_turns(fakes, persona_tasks, store, settings):
 async def test_stop_on_final_answer(fakes, persona_tasks, store, settings):
     task = persona_tasks[0]
     s = settings.model_copy(update={"stop_on_final_answer": True})
-    agent = make_agent("react", task, s, model="fake/agent-quiet")
-    result = await run_session(task, agent, make_user("rules", task, s), store, s)
+    result = await run_session(*parts(task, s, agent="react", agent_model="fake/agent-quiet", user="rules"), store, s)
     assert result.termination == "answer" and result.user_turns == 1
 
 
 async def test_token_budget(fakes, persona_tasks, store, settings):
     task = persona_tasks[0]
     s = settings.model_copy(update={"budget_tokens": 3000})
-    agent = make_agent("react", task, s, model="fake/agent")
-    result = await run_session(task, agent, make_user("simulator", task, s, model="fake/sim"), store, s)
+    built = parts(task, s, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim")
+    result = await run_session(*built, store, s)
     assert result.termination == "budget" and result.status == "finished"
     end = store.events(result.run_id, kinds=["end"])[-1].data
     assert "budget 3000" in end.detail
@@ -129,8 +126,7 @@ async def test_cost_budget(fake, fakes, persona_tasks, store, settings):
     fake.register("pricey", fakes.agent_handler)
     task = persona_tasks[0]
     s = settings.model_copy(update={"budget_usd": 0.5})
-    agent = make_agent("react", task, s, model="fake/pricey")
-    result = await run_session(task, agent, make_user("rules", task, s), store, s)
+    result = await run_session(*parts(task, s, agent="react", agent_model="fake/pricey", user="rules"), store, s)
     assert result.termination == "budget"
     cost = sum(e.data.cost_usd or 0 for e in store.events(result.run_id, kinds=["usage"]) if e.data.purpose == "agent")
     assert cost >= 0.5
@@ -139,8 +135,7 @@ async def test_cost_budget(fake, fakes, persona_tasks, store, settings):
 async def test_fatal_agent_error_is_recorded_and_fails_the_run(fake, persona_tasks, store, settings):
     fake.register("broken", lambda r: fake.Reply(error="400"))
     task = persona_tasks[0]
-    agent = make_agent("react", task, settings, model="fake/broken")
-    result = await run_session(task, agent, make_user("rules", task, settings), store, settings)
+    result = await run_session(*parts(task, settings, agent="react", agent_model="fake/broken", user="rules"), store, settings)
     assert result.status == "failed" and result.termination == "error" and "agent" in result.error
     errors = [e.data for e in store.events(result.run_id, kinds=["error"])]
     assert errors and errors[-1].fatal and errors[-1].source == "agent"
@@ -168,8 +163,8 @@ async def test_fatal_user_error_is_scrubbed_and_the_graph_still_extracted(fakes,
     secret = "sk-test-abcdefghijklmnop1234"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     task = persona_tasks[0]
-    agent = make_agent("react", task, settings, model="fake/agent")
-    result = await run_session(task, agent, ExplodingUser(task, secret), store, settings)
+    config, _, agent, _ = parts(task, settings, agent="react", agent_model="fake/agent", user="rules")
+    result = await run_session(config, task, agent, ExplodingUser(task, secret), store, settings)
     assert result.status == "failed" and result.termination == "error"
     err = [e.data for e in store.events(result.run_id, kinds=["error"]) if e.data.fatal][-1]
     assert err.source == "user" and secret not in err.message and "[redacted]" in err.message
@@ -183,9 +178,8 @@ async def test_cancel_event_while_a_person_is_thinking(fakes, persona_tasks, sto
 
     task = persona_tasks[0]
     cancel = asyncio.Event()
-    user = make_user("human", task, settings)
-    agent = make_agent("react", task, settings, model="fake/agent")
-    run = asyncio.create_task(run_session(task, agent, user, store, settings, cancel=cancel))
+    config, _, agent, user = parts(task, settings, agent="react", agent_model="fake/agent", user="human")
+    run = asyncio.create_task(run_session(config, task, agent, user, store, settings, cancel=cancel))
     await asyncio.wait_for(user.wait_pending(), 10)
     cancel.set()
     result = await asyncio.wait_for(run, 10)
@@ -198,11 +192,10 @@ async def test_task_cancellation_is_written_before_it_propagates(fakes, persona_
     import asyncio
 
     task = persona_tasks[0]
-    user = make_user("human", task, settings)
+    built = parts(task, settings, agent="react", agent_model="fake/agent", user="human")
+    user = built[3]
     seen = []
-    run = asyncio.create_task(
-        run_session(task, make_agent("react", task, settings, model="fake/agent"), user, store, settings, listeners=[seen.append])
-    )
+    run = asyncio.create_task(run_session(*built, store, settings, listeners=[seen.append]))
     await asyncio.wait_for(user.wait_pending(), 10)
     run.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -215,7 +208,7 @@ async def test_task_cancellation_is_written_before_it_propagates(fakes, persona_
 async def test_stream_session_yields_stored_events(fakes, persona_tasks, store, settings):
     task = persona_tasks[0]
     s = settings.model_copy(update={"max_user_turns": 2})
-    stream = stream_session(task, make_agent("react", task, s, model="fake/agent-quiet"), make_user("rules", task, s), store, s)
+    stream = stream_session(*parts(task, s, agent="react", agent_model="fake/agent-quiet", user="rules"), store, s)
     got = [ev async for ev in stream]
     assert stream.result is not None and stream.result.termination == "max_user_turns"
     assert [e.seq for e in got] == [e.seq for e in store.events(stream.run_id)]
@@ -223,9 +216,11 @@ async def test_stream_session_yields_stored_events(fakes, persona_tasks, store, 
 
 
 async def test_table_tasks_skip_graph_extraction(fakes, persona_tasks, store, settings):
-    task = persona_tasks[0].model_copy(deep=True, update={"extra": {"kind": "table"}})
+    from vibesearch.tables import get_table_task
+
+    task = persona_tasks[0].model_copy(deep=True, update={"kind": "table", "table": get_table_task("galilean-moons")})
     s = settings.model_copy(update={"max_user_turns": 2})
-    result = await run_session(task, make_agent("react", task, s, model="fake/agent-quiet"), make_user("rules", task, s), store, s)
+    result = await run_session(*parts(task, s, agent="react", agent_model="fake/agent-quiet", user="rules"), store, s)
     assert result.status == "finished"
     assert not store.events(result.run_id, kinds=["graph"])
     assert store.get_run(result.run_id).kind == "table"
@@ -236,13 +231,41 @@ async def test_run_fields_and_snapshots(fakes, persona_tasks, store, settings):
 
     task = persona_tasks[0]
     s = settings.model_copy(update={"max_user_turns": 1})
-    result = await run_session(
-        task, make_agent("react", task, s, model="fake/agent"), make_user("rules", task, s), store, s,
-        run_fields={"batch_id": "b1", "run_index": 2, "owner": "alice", "note": "x"},
-    )
+    built = parts(task, s, agent="react", agent_model="fake/agent", user="rules")
+    result = await run_session(*built, store, s, run_fields={"batch_id": "b1", "run_index": 2, "owner": "alice", "meta": {"note": "x"}})
     run = store.get_run(result.run_id)
     assert (run.batch_id, run.run_index, run.owner) == ("b1", 2, "alice")
     assert json.loads(run.task_json) == task.model_dump(mode="json")
-    config = json.loads(run.config_json)
-    assert config["max_user_turns"] == 1 and "endpoint_key" not in config
+    snapshot = json.loads(run.config_json)
+    assert snapshot["max_user_turns"] == 1 and "endpoint_key" not in snapshot
     assert json.loads(run.meta_json)["note"] == "x"
+    # the run's config is stored as one JSON column and reads back equal
+    assert run.run_config() == built[0] and RunConfig.model_validate_json(run.run_config_json) == built[0]
+    assert "agent_config" not in json.loads(run.meta_json)
+
+
+async def test_a_model_call_limit_ends_the_run(fakes, persona_tasks, store, settings):
+    task = persona_tasks[0]
+    built = parts(task, settings, agent="react", agent_model="fake/agent", user="rules", max_llm_calls=2)
+    result = await run_session(*built, store, settings)
+    assert result.termination == "budget" and result.status == "finished"
+    agent_calls = [e for e in store.events(result.run_id, kinds=["usage"]) if e.data.purpose == "agent"]
+    assert len(agent_calls) == 2
+    assert "2 agent model calls (limit 2)" in store.events(result.run_id, kinds=["end"])[-1].data.detail
+
+
+async def test_the_configs_sampling_reaches_the_agents_model(fake, persona_tasks, store, settings):
+    seen = []
+
+    def model(req):
+        seen.append(req.sampling)
+        return fake.Reply(content="Here is what I found.")
+
+    fake.register("sampled", model)
+    task = persona_tasks[0]
+    sampling = {"temperature": 0.1, "top_p": 0.5, "max_tokens": 64}
+    built = parts(task, settings, agent="react", agent_model="fake/sampled", user="rules", max_user_turns=1, agent_sampling=sampling)
+    result = await run_session(*built, store, settings)
+    assert result.status == "finished"
+    assert len(seen) >= 2 and all(s == sampling for s in seen)  # the reply and the extraction
+    assert store.get_run(result.run_id).run_config().agent.sampling.model_dump() == sampling

@@ -14,13 +14,12 @@ import time
 import pytest
 
 from _procs import LEASE_LINE, cli, env, read_events_until, wait_for
+from _parts import parts
 from conftest import normalised
 from test_resume import copy_prefix
-from vibesearch.agents import make_agent
 from vibesearch.session import resume_run, run_session
 from vibesearch.store import LeaseLost, Store
 from vibesearch.store.leases import claim, holder, new_owner, release, run_key
-from vibesearch.users import make_user
 
 REACT = ["--agent", "react", "--model", "fake/agent", "--user", "simulator", "--simulator-model", "fake/sim"]
 
@@ -40,7 +39,7 @@ async def test_three_resumers_at_once_one_drives_the_others_are_refused(fakes, p
     db = tmp_path / "three.db"
     store = Store(db)
     s = settings.model_copy(update={"db": db, "max_user_turns": 3, "simulator_model": "fake/sim"})
-    full = await run_session(task, make_agent("react", task, s, model="fake/agent"), make_user("simulator", task, s, model="fake/sim"), store, s)
+    full = await run_session(*parts(task, s, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim"), store, s)
     rid = copy_prefix(store, full.run_id, 5)  # interrupted in the first agent turn
 
     # slow models: the one that drives is still at it when the others try
@@ -198,7 +197,7 @@ async def test_a_driver_that_lost_its_lease_stops_without_writing(fakes, persona
 
     with pytest.raises(LeaseLost, match="was taken over by another process"):
         await run_session(
-            task, make_agent("react", task, s, model="fake/agent"), make_user("simulator", task, s, model="fake/sim"), store, s,
+            *parts(task, s, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim"), store, s,
             listeners=[stalling_viewer],
         )
     run = store.list_runs()[0]
@@ -227,7 +226,7 @@ async def test_a_heartbeat_keeps_a_long_run_its_own(fakes, persona_tasks, store,
             tries.append((time.monotonic() - started, claim(store, run_key(ev.run_id), new_owner(), 30) is not None))
 
     result = await run_session(
-        task, make_agent("react", task, s, model="fake/agent"), make_user("simulator", task, s, model="fake/sim"), store, s,
+        *parts(task, s, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim"), store, s,
         listeners=[other_process],
     )
     assert result.status == "finished"

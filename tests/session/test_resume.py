@@ -15,13 +15,12 @@ import subprocess
 import pytest
 
 from _procs import LEASE_LINE, cli, env, read_events_until, wait_for
+from _parts import parts
 from conftest import normalised
-from vibesearch.agents import make_agent
 from vibesearch.scoring.stats import stats_from_events
 from vibesearch.session import ResumeError, RunAlreadyEnded, resume_run, run_session
 from vibesearch.store import Store
-from vibesearch.store.events import MessageEvent, StageEvent, ToolCallEvent, UsageEvent
-from vibesearch.users import make_user
+from vibesearch.run.events import MessageEvent, StageEvent, ToolCallEvent, UsageEvent
 
 
 def copy_prefix(store: Store, run_id: str, k: int) -> str:
@@ -32,6 +31,7 @@ def copy_prefix(store: Store, run_id: str, k: int) -> str:
         task_json=json.loads(run.task_json),
         config=json.loads(run.config_json),
         meta=json.loads(run.meta_json),
+        run_config=run.run_config(),
         agent=run.agent,
         agent_model=run.agent_model,
         user=run.user,
@@ -71,7 +71,7 @@ async def test_resume_from_every_cut_point_equals_the_uninterrupted_run(fakes, p
     task = persona_tasks[0]
     s = settings.model_copy(update={"max_user_turns": 2})
     full = await run_session(
-        task, make_agent("react", task, s, model="fake/agent"), make_user("simulator", task, s, model="fake/sim"), store, s
+        *parts(task, s, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim"), store, s
     )
     assert full.termination == "max_user_turns"
     events = store.events(full.run_id)
@@ -102,7 +102,7 @@ async def test_baseline_resumes_at_every_cut_point_without_redoing_anything(pers
     """The offline baseline and the rules user are deterministic: every cut resumes to the same run."""
     task = persona_tasks[0]
     s = settings.model_copy(update={"max_user_turns": 3})
-    full = await run_session(task, make_agent("baseline", task, s), make_user("rules", task, s), store, s)
+    full = await run_session(*parts(task, s, agent="baseline", user="rules"), store, s)
     events = store.events(full.run_id)
     assert [e.kind for e in events].count("tool_call") == 6
     want, want_stats = normalised(events), stats(events)
@@ -132,7 +132,7 @@ async def test_events_that_belong_together_are_stored_together(fakes, persona_ta
         stored_when_seen[ev.seq] = store.last_seq(ev.run_id)
 
     full = await run_session(
-        task, make_agent("react", task, s, model="fake/agent"), make_user("simulator", task, s, model="fake/sim"), store, s, listeners=[viewer]
+        *parts(task, s, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim"), store, s, listeners=[viewer]
     )
     events = store.events(full.run_id)
     assert sorted(stored_when_seen) == [e.seq for e in events]
@@ -145,7 +145,7 @@ async def test_events_that_belong_together_are_stored_together(fakes, persona_ta
 async def test_resume_runs_a_cut_off_tool_call_again(fakes, persona_tasks, store, settings):
     task = persona_tasks[0]
     s = settings.model_copy(update={"max_user_turns": 2})
-    full = await run_session(task, make_agent("react", task, s, model="fake/agent"), make_user("rules", task, s), store, s)
+    full = await run_session(*parts(task, s, agent="react", agent_model="fake/agent", user="rules"), store, s)
     events = store.events(full.run_id)
     k = next(i for i, e in enumerate(events) if e.kind == "tool_call") + 1
     rid = copy_prefix(store, full.run_id, k)
@@ -159,7 +159,7 @@ async def test_resume_runs_a_cut_off_tool_call_again(fakes, persona_tasks, store
 async def test_only_interrupted_runs_resume(fakes, persona_tasks, store, settings):
     task = persona_tasks[0]
     s = settings.model_copy(update={"max_user_turns": 1})
-    done = await run_session(task, make_agent("react", task, s, model="fake/agent"), make_user("rules", task, s), store, s)
+    done = await run_session(*parts(task, s, agent="react", agent_model="fake/agent", user="rules"), store, s)
     with pytest.raises(ResumeError, match="finished"):
         await resume_run(store, done.run_id, settings)
     store.update_run(done.run_id, status="interrupted")
@@ -175,7 +175,7 @@ async def test_sigkill_at_several_points_then_resume_equals_the_uninterrupted_ru
     s = settings.model_copy(update={"max_user_turns": 4, "simulator_model": "fake/sim"})
     fresh_store = Store(tmp_path / "fresh.db")
     fresh = await run_session(
-        task, make_agent("react", task, s, model="fake/agent"), make_user("simulator", task, s, model="fake/sim"), fresh_store, s
+        *parts(task, s, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim"), fresh_store, s
     )
     reference = fresh_store.events(fresh.run_id)
     assert len(reference) > 40

@@ -2,16 +2,8 @@ import threading
 
 import pytest
 
-from vibesearch.store import (
-    Conversation,
-    GraphEvent,
-    MessageEvent,
-    SchemaError,
-    StageEvent,
-    Store,
-    ToolCallEvent,
-    ToolResultEvent,
-)
+from vibesearch.store import SchemaError, Store
+from vibesearch.run import Conversation, GraphEvent, MessageEvent, StageEvent, ToolCallEvent, ToolResultEvent
 from vibesearch.store.tables import Meta
 
 
@@ -85,7 +77,7 @@ def test_labels_upsert_per_annotator(store: Store):
     store.put_label(run.id, 0, "ann", False)
     store.put_label(run.id, 0, "bob", True)
     labels = store.labels(run.id)
-    assert [(l.annotator, l.covered) for l in labels] == [("ann", False), ("bob", True)]
+    assert [(lab.annotator, lab.covered) for lab in labels] == [("ann", False), ("bob", True)]
 
 
 def test_conversation_rebuilds_agent_context_from_events(store: Store):

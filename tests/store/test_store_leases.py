@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from vibesearch.store import LeaseHeld, LeaseLost, MessageEvent, Store
+from vibesearch.store import LeaseHeld, LeaseLost, Store
+from vibesearch.run import MessageEvent
 from vibesearch.store.leases import claim, holder, new_owner, release, renew, run_key
 
 

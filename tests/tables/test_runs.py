@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from vibesearch.store import MessageEvent, StageEvent
+from vibesearch.run import MessageEvent, StageEvent
 from vibesearch.tables import (
     TableScore,
     aggregate_table_scores,
@@ -104,3 +104,28 @@ def test_render_table_html_colours_cells_and_escapes():
     assert "Row-F1 50.0" in html and "Item-F1 70.0" in html
     zero = render_table_html(score_table(tt, "no table"))
     assert "no Markdown table" in zero and zero.count('data-status="missing"') == 4
+
+
+def _old_style_snapshot(tt) -> dict:
+    """A table task's snapshot as runs stored it before ``Task.kind``: the table in ``extra``."""
+    data = table_task_to_task(tt).model_dump(mode="json")
+    table = data.pop("table")
+    data.pop("kind")
+    data["extra"] = {"kind": "table", "table_task": table}
+    return data
+
+
+def test_a_run_stored_before_task_kind_still_reads_and_scores(store):
+    from vibesearch.scoring import score_run
+    from vibesearch.tasks import Task
+
+    tt = get_table_task("galilean-moons")
+    task = table_task_to_task(tt)
+    run = store.create_run(task.id, task_json=_old_style_snapshot(tt), kind="table", user="direct")
+    store.append(run.id, MessageEvent(role="user", content=task.persona.stages[0].line))
+    store.append(run.id, MessageEvent(role="assistant", content=gold_markdown(tt), final=True))
+    back = Task.model_validate(json.loads(store.get_run(run.id).task_json))
+    assert back.kind == "table" and back.table is not None and back.table.rows == tt.rows
+    # the scorer routes it to the table scorer (not the graph judge) and it scores one
+    row = score_run(store, run.id)
+    assert row.f1 == 1.0 and table_score_of(row).success

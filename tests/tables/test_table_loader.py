@@ -61,7 +61,8 @@ def test_our_format_with_gold_csv(tmp_path):
 def test_unknown_field_is_named(tmp_path):
     path = _write(tmp_path, _task_json(colums=[]))
     (err,) = _errors([path])
-    assert str(path) in err and "colums" in err and "Extra inputs are not permitted" in err
+    # the task loader's rule: an unknown field is named, with the field meant
+    assert str(path) in err and "colums: unknown field (did you mean 'columns'?)" in err
     with pytest.raises(TaskLoadError):
         load_table_tasks([path])
 
@@ -229,7 +230,7 @@ def test_bundled_corpora_state_every_gold_cell_and_hold_distractors():
 def test_table_task_to_task_round_trip():
     for tt in load_table_tasks():
         task = table_task_to_task(tt)
-        assert task.extra["kind"] == "table" and task.subset == "daily"
+        assert task.kind == "table" and task.table is tt and task.extra == {} and task.subset == "daily"
         line = task.persona.stages[0].line
         assert task.persona.stages[0].trigger.kind == "start" and task.final_query == line
         assert all(name in line for name in tt.column_names) and "Markdown" in line
@@ -241,3 +242,30 @@ def test_table_task_to_task_round_trip():
         assert back.rows == tt.rows and back.columns == tt.columns
     with pytest.raises(ValueError, match="not a table task"):
         table_task_from_task({"extra": {}})
+
+
+def test_table_tasks_loaded_from_the_bundled_folder_are_of_kind_table(settings):
+    from vibesearch.cli._resolve import resolve_tasks
+
+    tasks = [table_task_to_task(tt) for tt in load_table_tasks([BUNDLED_TABLE_TASKS])]
+    assert tasks and all(t.kind == "table" and t.table is not None for t in tasks)
+    # the same through the CLI's --tasks resolution, by folder and by id
+    by_folder = resolve_tasks([str(BUNDLED_TABLE_TASKS)], settings)
+    assert {t.id for t in by_folder} == {t.id for t in tasks} and all(t.kind == "table" for t in by_folder)
+    (by_id,) = resolve_tasks(["galilean-moons"], settings)
+    assert by_id.kind == "table" and by_id.table is not None and by_id.table.id == "galilean-moons"
+
+
+def test_a_repeated_instance_id_in_one_widesearch_file_is_an_error(tmp_path):
+    record = {"instance_id": "ws_en_999", "language": "en", "query": "q", "evaluation": README_EVALUATION}
+    write_widesearch(tmp_path, [record, dict(record, query="again")], {"ws_en_999": IVY_GOLD})
+    tasks, problems = load_table_tasks_with_problems([tmp_path])
+    assert tasks == []
+    assert any(not p.warning and "duplicate task id 'ws_en_999' (twice in this file)" in p.message for p in problems)
+
+
+def test_folder_scans_skip_hidden_files_like_the_task_loader(tmp_path):
+    _write(tmp_path, _task_json())
+    _write(tmp_path / ".trash", _task_json(id="t2"))
+    tasks, problems = load_table_tasks_with_problems([tmp_path])
+    assert [t.id for t in tasks] == ["t1"] and not [p for p in problems if not p.warning]

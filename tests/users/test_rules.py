@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from vibesearch.store.conversation import Conversation
-from vibesearch.store.events import MessageEvent
+from vibesearch.run.conversation import Conversation
+from vibesearch.run.events import MessageEvent
+from vibesearch.config import Settings
+from vibesearch.run import RunConfig
 from vibesearch.users import RuleUser, UserState, make_user
 from vibesearch.users._stages import derive_cues, push_message, questions, trigger_fires
 
@@ -16,7 +18,7 @@ def convo_with(reply: str) -> Conversation:
 
 
 async def test_mentions_stage_fires_on_cue_case_insensitive(tea_task):
-    user = make_user("rules", tea_task, None)
+    user = make_user(RunConfig.from_settings(Settings(), user="rules"), tea_task, Settings())
     turn = await user.next_turn(convo_with("Try MATCHA and sencha."), UserState(tea_task, 0, 1))
     assert turn.reply_kind == "disclose" and turn.stage_advanced and turn.trigger_met
     assert turn.message == tea_task.stages[1].line

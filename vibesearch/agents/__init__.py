@@ -1,18 +1,14 @@
 """The agents under test: ``react`` (an LLM with tools), ``endpoint`` (an external agent behind an
 OpenAI-compatible chat endpoint) and ``baseline`` (offline retrieval with an oracle reader, the
-default). ``make_agent`` builds one from a kind and the settings."""
+default). ``make_agent`` builds the one a ``RunConfig`` names."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+from ..config import Settings
+from ..protocol.profile import profile_config, profile_limits, prompts_for
+from ..run import Agent, AgentReply, GraphResult, RunConfig, Toolbox
+from ..tasks.models import Task
 from ._triples import parse_triples
-from .base import Agent, AgentReply, GraphResult
-
-if TYPE_CHECKING:
-    from ..config import Settings
-    from ..tasks.models import Task
-    from ..tools.base import Toolbox
 
 AGENT_KINDS = ("baseline", "react", "endpoint")
 
@@ -20,28 +16,29 @@ __all__ = ["AGENT_KINDS", "Agent", "AgentReply", "GraphResult", "make_agent", "p
 
 
 def make_agent(
-    kind: str,
-    task: "Task",
-    settings: "Settings",
+    config: RunConfig,
+    task: Task,
+    settings: Settings,
     *,
-    model: str | None = None,
-    toolbox: "Toolbox | None" = None,
-    endpoint_url: str | None = None,
-    endpoint_model: str | None = None,
+    toolbox: Toolbox | None = None,
     endpoint_key: str | None = None,
-) -> Any:
-    """Build the agent under test.
+) -> Agent:
+    """Build the agent under test that ``config.agent`` describes, with the run's behaviour
+    settings (``config.settings_for``).
 
-    * ``react``: ``model`` (or ``settings.agent_model``) is a litellm model string; the toolbox
-      defaults to ``make_toolbox(task, settings)``.
-    * ``endpoint``: ``endpoint_url`` (or ``settings.endpoint_url``), ``endpoint_model`` (or
-      ``settings.endpoint_model``), optional ``endpoint_key`` (or ``settings.endpoint_key``, which is
-      only ever sent to ``settings.endpoint_url``).
+    * ``react``: ``config.agent.model`` is a litellm model string; the toolbox defaults to
+      ``make_toolbox(task, settings)``. Under the official profile it runs the official loop
+      with the official prompts (``protocol.profile.prompts_for``: the configured checkout, or ours).
+    * ``endpoint``: ``config.agent.endpoint_url`` and ``endpoint_model``; ``endpoint_key`` is a key
+      given with the URL (never stored). Without one, the configured key (``settings.endpoint_key``)
+      is sent only when the URL is the configured one (``Settings.endpoint_key_for``).
     * ``baseline``: no model; it needs the task's offline corpus.
     """
-    if kind == "react":
-        model = model or settings.agent_model
-        if not model:
+    config = profile_config(config)  # the official profile's sampling where the run set none
+    spec = config.agent
+    settings = config.settings_for(settings)
+    if spec.kind == "react":
+        if not spec.model:
             raise ValueError(
                 "the react agent needs a model: pass --model (a litellm model string such as "
                 "'openai/gpt-4o-mini' or 'ollama_chat/qwen2.5') or set VIBESEARCH_AGENT_MODEL"
@@ -52,9 +49,17 @@ def make_agent(
             from ..tools import make_toolbox
 
             toolbox = make_toolbox(task, settings)
-        return ReactAgent(task, settings, model=model, toolbox=toolbox)
-    if kind == "endpoint":
-        url = endpoint_url or settings.endpoint_url
+        return ReactAgent(
+            task,
+            settings,
+            model=spec.model,
+            toolbox=toolbox,
+            sampling=spec.sampling,
+            profile=profile_limits(config) if config.protocol == "official" else None,
+            prompts=prompts_for(config, settings),
+        )
+    if spec.kind == "endpoint":
+        url = spec.endpoint_url
         if not url:
             raise ValueError(
                 "the endpoint agent needs the URL of an OpenAI-compatible chat endpoint: pass "
@@ -65,8 +70,8 @@ def make_agent(
         key = endpoint_key if endpoint_key is not None else settings.endpoint_key_for(url)
         from .endpoint import EndpointAgent
 
-        return EndpointAgent(task, settings, url=url, model=endpoint_model or settings.endpoint_model, key=key)
-    if kind == "baseline":
+        return EndpointAgent(task, settings, url=url, model=spec.endpoint_model or settings.endpoint_model, key=key, sampling=spec.sampling)
+    if spec.kind == "baseline":
         if not task.corpus:
             raise ValueError(
                 f"the baseline agent searches the task's offline corpus, and task {task.id!r} has none "
@@ -75,4 +80,4 @@ def make_agent(
         from .baseline import BaselineAgent
 
         return BaselineAgent(task, settings, toolbox=toolbox)
-    raise ValueError(f"unknown agent kind {kind!r}: expected one of {', '.join(AGENT_KINDS)}")
+    raise ValueError(f"unknown agent kind {spec.kind!r}: expected one of {', '.join(AGENT_KINDS)}")

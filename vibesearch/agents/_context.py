@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..store.conversation import Conversation, Step
-from ..store.events import Emit, EventData, ToolCallEvent
+from ..run.conversation import Conversation, Step
+from ..run.events import Emit, EventData, ToolCallEvent
 
 
 def _fingerprint(convo: Conversation) -> tuple:

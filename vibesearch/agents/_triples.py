@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from .base import GraphResult
+from ..run.protocols import GraphResult
 
 MAX_INPUT_CHARS = 500_000
 MAX_FIELD_CHARS = 2_000
@@ -266,17 +266,22 @@ def _triples_of(index: int, item: Any, log: _Log) -> list[dict[str, str]]:
     if extra:
         log.repair("ignored extra keys")
 
-    values: dict[str, str | list[str]] = {}
+    texts: dict[str, str] = {}
+    tails: list[str] = []
     for field, key in keys.items():
         value, problem = _text_value(item[key], allow_list=field == "tail", log=log)
         if problem:
             log.drop(index, item, f"{field} {problem}")
             return []
-        values[field] = value  # type: ignore[assignment]
-    tails = values["tail"] if isinstance(values["tail"], list) else [values["tail"]]
+        if isinstance(value, list):  # only the tail may be a list
+            tails = value
+        elif field == "tail":
+            tails = [value]
+        else:
+            texts[field] = value
     if len(tails) > 1:
         log.repair("split a list tail into one triple per value")
-    return [{"head": values["head"], "relation": values["relation"], "tail": t} for t in tails]  # type: ignore[dict-item]
+    return [{"head": texts["head"], "relation": texts["relation"], "tail": t} for t in tails]
 
 
 def _text_value(value: Any, *, allow_list: bool, log: _Log) -> tuple[str | list[str], str | None]:
@@ -296,9 +301,9 @@ def _text_value(value: Any, *, allow_list: bool, log: _Log) -> tuple[str | list[
         parts: list[str] = []
         for v in value:
             t, problem = _text_value(v, allow_list=False, log=log)
-            if problem or not t:
+            if problem or not isinstance(t, str) or not t:
                 return "", "is a list holding something other than text"
-            parts.append(t)  # type: ignore[arg-type]
+            parts.append(t)
         if not parts:
             return "", "is an empty list"
         return (parts if len(parts) > 1 else parts[0]), None

@@ -16,17 +16,15 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import uuid
 from typing import Any
 
 from ..config import Settings
-from ..store.conversation import Conversation, Step
-from ..store.events import Emit, MessageEvent, ToolCallEvent, ToolResultEvent
+from ..run import AgentReply, Conversation, Emit, GraphResult, MessageEvent, Step, Toolbox, ToolCallEvent, ToolOutput
+from ..run.tools import execute_tool_call
 from ..tasks.models import CorpusDoc, Task
-from ..tools.base import Toolbox, ToolOutput
+from ..tools.offline import OfflineCorpus
 from ._context import open_turn_steps, tracking_emit
-from .base import AgentReply, GraphResult
 from .extraction import ask_for_graph, record_graph_answer
 
 BASELINE_NAME = "baseline (retrieval + oracle reader)"
@@ -38,6 +36,8 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 class BaselineAgent:
     """Retrieval baseline with an oracle reader (reads the corpus' annotated facts)."""
 
+    kind = "baseline"
+    model: str | None = None
     name = BASELINE_NAME
     description = (
         "offline retrieval baseline with an oracle reader: BM25 search over the task's corpus, "
@@ -45,20 +45,21 @@ class BaselineAgent:
         "annotated facts of the visited pages (not read by a model). No LLM."
     )
 
-    def __init__(self, task: Task, settings: Settings, *, toolbox: Toolbox | None = None, corpus: Any = None):
-        from ..tools import make_toolbox
-        from ..tools.offline import OfflineCorpus, corpus_for_task
+    def __init__(self, task: Task, settings: Settings, *, toolbox: Toolbox | None = None, corpus: OfflineCorpus | None = None):
+        from ..tools import AgentToolbox, OfflineBackend, make_toolbox
+        from ..tools.offline import corpus_for_task
 
         self.task = task
         self.settings = settings
-        if toolbox is None or getattr(toolbox, "backend_name", "offline") != "offline":
-            # the baseline reads the corpus' annotations, so it always searches the corpus
+        if isinstance(toolbox, AgentToolbox) and toolbox.backend_name != "offline":
+            toolbox = None  # the baseline reads the corpus' annotations, so it always searches the corpus
+        if toolbox is None:
             toolbox = make_toolbox(task, settings.model_copy(update={"search_backend": "offline"}))
-        self.toolbox = toolbox
+        self.toolbox: Toolbox = toolbox
         if corpus is None:
             # the toolbox's own corpus when it has one (same index, same ranking), else the task's
-            found = getattr(toolbox, "corpus", None) or getattr(getattr(toolbox, "backend", None), "corpus", None)
-            corpus = found if isinstance(found, OfflineCorpus) else corpus_for_task(task)
+            backend = toolbox.backend if isinstance(toolbox, AgentToolbox) else None
+            corpus = backend.corpus if isinstance(backend, OfflineBackend) else corpus_for_task(task)
         self.corpus = corpus
 
     # it continues a turn a resumed run left open (see ``_step``)
@@ -124,25 +125,12 @@ class BaselineAgent:
 
     async def _tool(self, emit: Emit, tool: str, arguments: dict[str, Any], *, call_id: str | None = None) -> ToolOutput:
         """Run one tool call and record it (its call too, unless ``call_id`` names a stored one)."""
+        call = ToolCallEvent(call_id=call_id or f"baseline_{uuid.uuid4().hex[:10]}", tool=tool, arguments=arguments)
         if call_id is None:
-            call_id = f"baseline_{uuid.uuid4().hex[:10]}"
-            emit(ToolCallEvent(call_id=call_id, tool=tool, arguments=arguments))
-        start = time.perf_counter()
-        try:
-            out = await self.toolbox.call(tool, arguments)
-        except Exception as exc:  # noqa: BLE001 - a toolbox must not raise; never crash the run
-            out = ToolOutput(content=f"Error: {tool} failed: {type(exc).__name__}: {exc}", error=True)
-        emit(
-            ToolResultEvent(
-                call_id=call_id,
-                tool=tool,
-                content=out.content,
-                error=out.error,
-                truncated_chars=out.truncated_chars,
-                elapsed_s=round(time.perf_counter() - start, 4),
-            )
-        )
-        return out
+            emit(call)
+        result = await execute_tool_call(self.toolbox, call, emit)
+        emit(result)
+        return ToolOutput(content=result.content, error=result.error, truncated_chars=result.truncated_chars)
 
     def _ranked_docs(self, message: str, shown: ToolOutput, topn: int) -> list[CorpusDoc]:
         """The corpus pages the search showed, in its order (the corpus ranking if none parse)."""
@@ -178,10 +166,7 @@ class BaselineAgent:
 # ---------------------------------------------------------------------------- pure helpers
 def _table_columns(task: Task) -> list[str]:
     """Column names when ``task`` is a table task (WideSearch style), else []."""
-    if task.extra.get("kind") != "table":
-        return []
-    cols = (task.extra.get("table_task") or {}).get("columns") or []
-    return [c["name"] if isinstance(c, dict) else str(c) for c in cols]
+    return task.table.column_names if task.kind == "table" and task.table is not None else []
 
 
 def table_answer(docs: list[CorpusDoc], columns: list[str], *, zh: bool) -> str:

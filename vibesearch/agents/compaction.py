@@ -13,12 +13,12 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ..config import Settings
 from ..llm import complete, context_window, count_tokens
-from ..store.conversation import Conversation
-from ..store.events import CompactionEvent, Emit
+from ..run.conversation import Conversation
+from ..run.events import CompactionEvent, Emit
 from ._context import transcript
 from .prompts import COMPACTION_PROMPT, COMPACTION_TRANSCRIPT_HEADER
 
@@ -42,6 +42,7 @@ class Compactor:
     model: str
     settings: Settings
     system_prompt: str
+    sampling: Mapping[str, float | int] | None = None  # the summary call's (None: the settings')
 
     @property
     def window(self) -> int:
@@ -69,6 +70,20 @@ class Compactor:
         before = self.count(messages, tools)
         if before <= threshold:
             return None
+        return await self.compact(convo, emit, build, tools, before=before, threshold=threshold)
+
+    async def compact(
+        self,
+        convo: Conversation,
+        emit: Emit,
+        build: Callable[[Conversation], list[dict[str, Any]]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        before: int,
+        threshold: int,
+    ) -> CompactionEvent:
+        """Summarise now and record the ``compaction`` event (``before``: the tokens that made it
+        necessary, as measured by the caller)."""
         summary = await self.summarise(convo, emit)
         event = CompactionEvent(tokens_before=before, tokens_after=0, threshold=threshold, summary=summary)
         preview = copy.deepcopy(convo)
@@ -92,7 +107,9 @@ class Compactor:
             {"role": "system", "content": COMPACTION_PROMPT},
             {"role": "user", "content": f"{COMPACTION_TRANSCRIPT_HEADER}\n\n{text}"},
         ]
-        result = await complete(messages, model=self.model, purpose="compaction", emit=emit, settings=self.settings)
+        result = await complete(
+            messages, model=self.model, purpose="compaction", emit=emit, settings=self.settings, sampling=self.sampling
+        )
         summary = result.content.strip()
         if not summary:
             # the model returned nothing: keep at least what the user asked for

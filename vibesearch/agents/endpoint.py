@@ -12,27 +12,22 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
-from ..config import Settings
+from ..config import Settings, normalise_base_url
 from ..llm import LLMError, complete
-from ..store.conversation import Conversation
-from ..store.events import Emit, ErrorEvent, EventData, MessageEvent, UsageEvent
+from ..run.config import Sampling
+from ..run.conversation import Conversation
+from ..run.events import Emit, ErrorEvent, EventData, MessageEvent, UsageEvent
+from ..run.protocols import AgentReply, GraphResult
+from ..run.tools import Toolbox
 from ..tasks.models import Task
 from ._context import ends_with_question
-from .base import AgentReply, GraphResult
 from .extraction import ask_for_graph, record_graph_answer
+
+__all__ = ["EndpointAgent", "display_url", "normalise_base_url"]
 
 # sent when no key is configured, so that litellm never falls back to OPENAI_API_KEY from the
 # environment and hands a real OpenAI key to an arbitrary endpoint
 _NO_KEY = "no-key"
-
-
-def normalise_base_url(url: str) -> str:
-    """Accept ``http://host/v1`` as well as a full ``.../chat/completions`` URL."""
-    url = url.strip().rstrip("/")
-    for suffix in ("/chat/completions", "/completions"):
-        if url.endswith(suffix):
-            url = url[: -len(suffix)]
-    return url
 
 
 def display_url(url: str) -> str:
@@ -47,7 +42,15 @@ def display_url(url: str) -> str:
 class EndpointAgent:
     """The agent under test is whatever answers at an OpenAI-compatible chat endpoint."""
 
-    def __init__(self, task: Task, settings: Settings, *, url: str, model: str = "agent", key: str | None = None):
+    kind = "endpoint"
+    # its tools are inside the endpoint, out of the session's reach; a turn is one call, so a
+    # resumed run never finds one half done
+    toolbox: Toolbox | None = None
+    resumes_open_turn = False
+
+    def __init__(
+        self, task: Task, settings: Settings, *, url: str, model: str = "agent", key: str | None = None, sampling: Sampling | None = None
+    ):
         if not url or not url.strip():
             raise ValueError("the endpoint agent needs --endpoint-url (or VIBESEARCH_ENDPOINT_URL)")
         self.task = task
@@ -55,6 +58,7 @@ class EndpointAgent:
         self.base_url = normalise_base_url(url)
         self.model = model
         self._key = key or None
+        self.sampling = sampling or Sampling()
         shown = display_url(self.base_url)
         self.name = f"endpoint:{model}"
         self.description = f"external agent at the OpenAI-compatible endpoint {shown} (model {model!r})"
@@ -85,7 +89,7 @@ class EndpointAgent:
 
         def wrapped(data: EventData) -> None:
             if isinstance(data, UsageEvent):
-                update: dict = {"cost_usd": None, "model": f"endpoint:{self.model}"}
+                update: dict[str, object] = {"cost_usd": None, "model": f"endpoint:{self.model}"}
                 if not data.input_tokens and not data.output_tokens:
                     # the endpoint reported no usage (litellm fills in zeros): unknown, not zero
                     update.update(input_tokens=None, output_tokens=None)
@@ -96,7 +100,7 @@ class EndpointAgent:
 
         return wrapped
 
-    async def _ask(self, messages: list[dict], emit: Emit, *, purpose: str) -> tuple[str, str | None]:
+    async def _ask(self, messages: list[dict[str, str]], emit: Emit, *, purpose: str) -> tuple[str, str | None]:
         try:
             result = await complete(
                 messages,
@@ -106,6 +110,7 @@ class EndpointAgent:
                 settings=self.settings,
                 api_base=self.base_url,
                 api_key=self._key or _NO_KEY,
+                sampling=self.sampling.params(),
             )
         except LLMError as exc:
             raise LLMError(self._hide(str(exc)).replace(f"openai/{self.model}", f"endpoint:{self.model}")) from None

@@ -9,10 +9,10 @@ the answer into a ``GraphResult`` (the session records it as the run's graph).
 
 from __future__ import annotations
 
-from ..store.conversation import Conversation
-from ..store.events import Emit, MessageEvent
+from ..run.conversation import Conversation
+from ..run.events import Emit, MessageEvent
+from ..run.protocols import GraphResult
 from ._triples import parse_triples
-from .base import GraphResult
 from .prompts import extraction_instruction
 
 __all__ = ["extraction_instruction", "parse_triples", "ask_for_graph", "pending_instruction", "record_graph_answer"]

@@ -20,18 +20,17 @@ extraction whose instruction is stored goes on from it.
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import date
 from typing import Any
 
 from ..config import Settings
-from ..llm import ToolCall, complete
-from ..store.conversation import Conversation
-from ..store.events import Emit, MessageEvent, NoteEvent, ToolCallEvent, ToolResultEvent
+from ..llm import LLMResult, ToolCall, complete
+from ..run import AgentReply, Conversation, Emit, GraphResult, MessageEvent, NoteEvent, Sampling, Toolbox, ToolCallEvent
+from ..protocol import ProfileLimits, PromptSet, own_prompts
+from ..run.tools import execute_tool_call, tool_names
 from ..tasks.models import Task
-from ..tools.base import Toolbox, ToolOutput
 from ._context import ends_with_question, missing_results, open_turn_steps, plain_messages, tracking_emit
-from .base import AgentReply, GraphResult
+from ._official import OfficialTurns
 from .compaction import Compactor
 from .extraction import extraction_instruction, parse_triples, pending_instruction, record_graph_answer
 from .prompts import FORCED_REPLY_NOTE, system_prompt
@@ -50,51 +49,54 @@ class ReactAgent:
         today: date | None = None,
         api_base: str | None = None,
         api_key: str | None = None,
+        sampling: Sampling | None = None,
+        profile: ProfileLimits | None = None,
+        prompts: PromptSet | None = None,
     ):
         self.task = task
         self.settings = settings
         self.model = model
-        self.toolbox = toolbox
+        self.toolbox: Toolbox = toolbox
+        self.sampling = sampling or Sampling()
         self.api_base = api_base
         self._api_key = api_key
-        self.system = system_prompt(today)
-        self.compactor = Compactor(model=model, settings=settings, system_prompt=self.system)
+        # the official profile (``profile.protocol == "official"``) runs the official agent loop
+        # (``_official.OfficialTurns``) with ``prompts``; None: our profile, from the settings
+        self.official = OfficialTurns(self, profile, prompts or own_prompts()) if profile is not None and profile.protocol == "official" else None
+        self.system = self.official.system_prompt() if self.official is not None else system_prompt(today)
+        self.compactor = Compactor(
+            model=model,
+            settings=settings,
+            system_prompt=self.system,
+            sampling=self.sampling.params() if self.official is not None else None,
+        )
         self.name = f"react:{model}"
         self.description = (
             f"ReAct agent on {model}: native function calling over the tools search, visit, "
             "scholar_search and python, with context compaction"
         )
 
+    kind = "react"
     resumes_open_turn = True
 
     # ------------------------------------------------------------------ dialogue
     async def respond(self, convo: Conversation, emit: Emit) -> AgentReply:
+        if self.official is not None:
+            return await self.official.respond(convo, emit)
         stored = open_turn_steps(convo)  # steps of this turn stored before an interruption
         emit = tracking_emit(convo, emit)
-        self._bind_tool_emit(emit)
         schemas = self.toolbox.schemas()
-        known = {s.get("function", {}).get("name") for s in schemas}
+        known = tool_names(self.toolbox)
         owed = missing_results(stored)
         if owed:  # calls cut off before their results: run those, and only those
-            await self._run_calls(emit, [ToolCall(id=c.call_id, name=c.tool, arguments=c.arguments, raw_arguments=c.raw_arguments) for c in owed], known)
+            await self._run_calls(emit, owed, known)
         limit_noted = bool(stored) and any(n.data.get("max_steps_per_turn") for n in convo.turns[-1].notes)
         for _ in range(max(1, self.settings.max_steps_per_turn) - len(stored)):
             messages = await self._context(convo, emit, schemas)
             result = await self._call(messages, emit, tools=schemas, purpose="agent")
             if not result.tool_calls:
                 return self._reply(emit, result.content, result.thinking)
-            calls = _unique_ids(result.tool_calls)
-            emit(
-                MessageEvent(
-                    role="assistant", content=result.content, thinking=result.thinking, n_tool_calls=len(calls)
-                )
-            )
-            for call in calls:
-                emit(
-                    ToolCallEvent(
-                        call_id=call.id, tool=call.name, arguments=call.arguments, raw_arguments=call.raw_arguments
-                    )
-                )
+            calls = self._record_step(emit, result)
             await self._run_calls(emit, calls, known)
 
         # the step budget is spent: one more call, without tools, for the reply
@@ -115,6 +117,8 @@ class ReactAgent:
 
     # ------------------------------------------------------------------ extraction
     async def extract_graph(self, convo: Conversation, emit: Emit) -> GraphResult:
+        if self.official is not None:
+            return await self.official.extract_graph(convo, emit)
         emit = tracking_emit(convo, emit)
         instruction = extraction_instruction(self.task.language)
 
@@ -137,7 +141,7 @@ class ReactAgent:
         await self.compactor.ensure_room(convo, emit, self._messages, tools)
         return self._messages(convo)
 
-    async def _call(self, messages: list[dict[str, Any]], emit: Emit, *, tools: list[dict[str, Any]] | None, purpose: str):
+    async def _call(self, messages: list[dict[str, Any]], emit: Emit, *, tools: list[dict[str, Any]] | None, purpose: str) -> LLMResult:
         return await complete(
             messages,
             model=self.model,
@@ -147,6 +151,7 @@ class ReactAgent:
             settings=self.settings,
             api_base=self.api_base,
             api_key=self._api_key,
+            sampling=self.sampling.params(),
         )
 
     def _reply(self, emit: Emit, content: str, thinking: str | None) -> AgentReply:
@@ -157,8 +162,19 @@ class ReactAgent:
         """A reply is a final answer unless it is empty or ends by asking the user something."""
         return bool(text.strip()) and not ends_with_question(text)
 
-    async def _run_calls(self, emit: Emit, calls: list[ToolCall], known: set[str | None]) -> None:
-        tasks = [asyncio.create_task(self._run_tool(call, known)) for call in calls]
+    def _record_step(self, emit: Emit, result: LLMResult) -> list[ToolCallEvent]:
+        """Record a step that called tools (the message, then each call); return the calls."""
+        calls = [
+            ToolCallEvent(call_id=c.id, tool=c.name, arguments=c.arguments, raw_arguments=c.raw_arguments)
+            for c in _unique_ids(result.tool_calls)
+        ]
+        emit(MessageEvent(role="assistant", content=result.content, thinking=result.thinking, n_tool_calls=len(calls)))
+        for call in calls:
+            emit(call)
+        return calls
+
+    async def _run_calls(self, emit: Emit, calls: list[ToolCallEvent], known: set[str]) -> None:
+        tasks = [asyncio.create_task(execute_tool_call(self.toolbox, call, emit, known=known)) for call in calls]
         try:
             for task in tasks:  # run concurrently, recorded in call order
                 emit(await task)
@@ -166,43 +182,6 @@ class ReactAgent:
             for task in tasks:
                 if not task.done():
                     task.cancel()
-
-    async def _run_tool(self, call: ToolCall, known: set[str | None]) -> ToolResultEvent:
-        start = time.perf_counter()
-        if call.name not in known:
-            names = ", ".join(sorted(n for n in known if n))
-            out = ToolOutput(content=f"Error: there is no tool named {call.name!r}. Available tools: {names}.", error=True)
-        elif call.raw_arguments is not None:
-            out = ToolOutput(
-                content=(
-                    f"Error: the arguments of this {call.name} call are not valid JSON "
-                    f"({call.raw_arguments[:300]!r}). Call it again with a JSON object."
-                ),
-                error=True,
-            )
-        else:
-            try:
-                out = await self.toolbox.call(call.name, call.arguments)
-            except Exception as exc:  # noqa: BLE001 - a toolbox must not raise, but never crash the run
-                out = ToolOutput(content=f"Error: {call.name} failed: {type(exc).__name__}: {exc}", error=True)
-        return ToolResultEvent(
-            call_id=call.id,
-            tool=call.name,
-            content=out.content,
-            error=out.error,
-            truncated_chars=out.truncated_chars,
-            elapsed_s=round(time.perf_counter() - start, 4),
-        )
-
-    def _bind_tool_emit(self, emit: Emit) -> None:
-        """Let a toolbox that records its own events (e.g. visit summaries) use this run's emit."""
-        setter = getattr(self.toolbox, "set_emit", None)
-        if callable(setter):
-            setter(emit)
-            return
-        backend = getattr(self.toolbox, "backend", None)
-        if backend is not None and hasattr(backend, "emit"):
-            backend.emit = emit
 
 
 def _unique_ids(calls: list[ToolCall]) -> list[ToolCall]:

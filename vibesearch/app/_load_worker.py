@@ -52,14 +52,11 @@ def load(path: Path, roots: list[Path], max_bytes: int) -> dict:
     tasks, problems = load_tasks_with_problems([path])
     found = [p for p in problems if not p.warning]
     if not tasks:
-        try:
-            from ..tables import load_table_tasks_with_problems, table_task_to_task
-        except ImportError:
-            table_tasks, table_problems = [], []
-        else:
-            tts, table_problems = load_table_tasks_with_problems([path])
-            table_tasks = [table_task_to_task(tt) for tt in tts]
-            table_problems = [p for p in table_problems if not getattr(p, "warning", False)]
+        from ..tables import load_table_tasks_with_problems, table_task_to_task
+
+        tts, table_problems = load_table_tasks_with_problems([path])
+        table_tasks = [table_task_to_task(tt) for tt in tts]
+        table_problems = [p for p in table_problems if not p.warning]
         if table_tasks:
             tasks, found = table_tasks, table_problems
         else:

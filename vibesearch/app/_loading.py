@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..config import REPO_DIR, Settings
+from ..tables.loader import SKIP_DIRS
+from ..tasks.loader import TASK_SUFFIXES
 from ..tasks.models import Task
 
 log = logging.getLogger(__name__)
 
-TASK_SUFFIXES = {".json", ".yaml", ".yml", ".jsonl"}
 UPLOAD_SUFFIXES = TASK_SUFFIXES | {".csv"}
-SKIP_DIRS = {"corpus", "widesearch_gold"}
 MAX_PROBLEMS = 20
 MAX_PROBLEM_CHARS = 300
 _SECRET_NAMES = ("KEY", "TOKEN", "SECRET", "PASSWORD", "AUTH", "CREDENTIAL")

@@ -1,7 +1,8 @@
 """What a person may ask the app for: the checks every run request passes on the server.
 
-The Play tab and the API both end in ``RunManager.start``, which calls ``check_request`` first, so
-a raw HTTP call gets exactly the checks the page does. The rules that keep the server's keys at
+The Play tab and the API both make their ``RunRequest`` with ``form_request`` and end in
+``RunManager.start``, which calls ``check_request`` first, so a raw HTTP call gets exactly the
+checks the page does. The rules that keep the server's keys at
 home live here:
 
 * an endpoint URL typed in the app must be the configured one (``VIBESEARCH_ENDPOINT_URL``) or one
@@ -18,12 +19,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any, get_args
+from dataclasses import dataclass, field
+from typing import Any, get_args
 
 from ..config import SearchBackend, Settings
-
-if TYPE_CHECKING:
-    from .live import RunRequest
+from ..protocol.rules import PROTOCOLS
+from ..run import RunConfig
 
 MAX_ID = 200
 MAX_NAME = 200
@@ -116,30 +117,117 @@ def check_turns(value: Any) -> int | None:
     return value
 
 
-def check_request(req: "RunRequest", settings: Settings) -> None:
-    """Refuse a run request that the app does not offer or that would send a key elsewhere."""
-    _text(req.task_id, "the task id", MAX_ID)
-    if req.agent not in APP_AGENTS:
-        raise ValueError(f"unknown agent kind {str(req.agent)[:40]!r}: expected one of {', '.join(APP_AGENTS)}")
-    if req.user not in APP_USERS:
-        raise ValueError(f"unknown user kind {str(req.user)[:40]!r}: expected one of {', '.join(APP_USERS)}")
+@dataclass
+class RunRequest:
+    """What a person (or an API caller) asks for when starting a run: the run's config, and apart
+    from it a key typed with the endpoint URL (never stored). Made by ``form_request``."""
+
+    config: RunConfig
+    endpoint_key: str | None = field(default=None, repr=False)
+
+
+def form_request(
+    settings: Settings,
+    *,
+    task_id: Any,
+    agent: Any = "baseline",
+    user: Any = "rules",
+    agent_model: Any = None,
+    simulator_model: Any = None,
+    search_backend: Any = "offline",
+    judge: Any = None,
+    shadow: bool = False,
+    endpoint_url: Any = None,
+    endpoint_model: Any = None,
+    endpoint_key: Any = None,
+    max_user_turns: Any = None,
+    pace_s: Any = 0.0,
+    protocol: Any = "vibesearch",
+) -> RunRequest:
+    """The run request of what was typed in the Play tab or passed to the API, checked.
+
+    Raw values (any type) are checked first (text, lengths, the kinds offered, turns, pace), then
+    made a ``RunConfig`` on the server's settings, which ``check_request`` checks again."""
+    task_id = _text(task_id, "the task id", MAX_ID)
+    if agent not in APP_AGENTS:
+        raise ValueError(f"unknown agent kind {str(agent)[:40]!r}: expected one of {', '.join(APP_AGENTS)}")
+    if user not in APP_USERS:
+        raise ValueError(f"unknown user kind {str(user)[:40]!r}: expected one of {', '.join(APP_USERS)}")
     backends = get_args(SearchBackend)
-    if (req.search_backend or "offline") not in backends:
-        raise ValueError(f"unknown search backend {str(req.search_backend)[:40]!r}: expected one of {', '.join(backends)}")
-    check_model(req.agent_model, "the agent model", settings)
-    check_model(req.simulator_model, "the simulator model", settings)
-    judge = _text(req.judge, "the judge model", MAX_NAME)
+    if (search_backend or "offline") not in backends:
+        raise ValueError(f"unknown search backend {str(search_backend)[:40]!r}: expected one of {', '.join(backends)}")
+    a_model = check_model(agent_model, "the agent model", settings)
+    s_model = check_model(simulator_model, "the simulator model", settings)
+    judge_name = _text(judge, "the judge model", MAX_NAME) or "offline"
+    url = check_endpoint_url(endpoint_url, settings)
+    e_model = _text(endpoint_model, "the endpoint model name", MAX_NAME) or None
+    key = _text(endpoint_key, "the endpoint key", MAX_KEY) or None
+    turns = check_turns(max_user_turns)
+    pace = _pace(pace_s)
+    profile = check_protocol(protocol)
+    config = RunConfig.from_settings(
+        settings,
+        task_id=task_id,
+        agent=agent,
+        agent_model=a_model,
+        endpoint_url=url,
+        endpoint_model=e_model,
+        user=user,
+        simulator_model=s_model,
+        # a person's shadow: the simulator model typed, else the configured one, else the rules
+        shadow=(s_model or settings.simulator_model or "rules") if user == "human" and shadow else None,
+        judge=judge_name,
+        search_backend=search_backend or "offline",
+        max_user_turns=turns,
+        pace_s=pace if user != "human" else 0.0,
+        protocol=profile,
+    )
+    req = RunRequest(config, endpoint_key=key)
+    check_request(req, settings)
+    return req
+
+
+def check_protocol(value: Any) -> str:
+    """The profile chosen: ``vibesearch`` or ``official`` (empty: ours). Only the name is taken
+    from the form: the official prompts come from the server's configured checkout
+    (``VIBESEARCH_OFFICIAL_HARNESS``), never from a path typed in the browser."""
+    if value is None or value == "":
+        return "vibesearch"
+    if value not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {str(value)[:40]!r}: expected one of {', '.join(PROTOCOLS)}")
+    return str(value)
+
+
+def _pace(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value <= MAX_PACE_S:
+        raise ValueError(f"the watch pace must be between 0 and {MAX_PACE_S:.0f} seconds")
+    return float(value)
+
+
+def check_request(req: RunRequest, settings: Settings) -> None:
+    """Refuse a run request that the app does not offer or that would send a key elsewhere
+    (every run the app starts passes here, however it was made)."""
+    config = req.config
+    _text(config.task_id, "the task id", MAX_ID)
+    if config.agent.kind not in APP_AGENTS:
+        raise ValueError(f"unknown agent kind {config.agent.kind!r}: expected one of {', '.join(APP_AGENTS)}")
+    if config.user.kind not in APP_USERS:
+        raise ValueError(f"unknown user kind {config.user.kind!r}: expected one of {', '.join(APP_USERS)}")
+    check_model(config.agent.model, "the agent model", settings)
+    check_model(config.user.model, "the simulator model", settings)
+    if config.user.shadow and config.user.shadow != "rules":
+        check_model(config.user.shadow, "the shadow simulator model", settings)
+    judge = _text(config.judge.name, "the judge model", MAX_NAME)
     if judge and judge != "offline":
         check_model(judge, "the judge model", settings)
-    check_endpoint_url(req.endpoint_url, settings)
-    name = _text(req.endpoint_model, "the endpoint model name", MAX_NAME)
+    check_endpoint_url(config.agent.endpoint_url, settings)
+    name = _text(config.agent.endpoint_model, "the endpoint model name", MAX_NAME)
     if name and not _MODEL.match(name):
         raise ValueError("the endpoint model name may hold letters, digits and . _ - : + @ / only")
     _text(req.endpoint_key, "the endpoint key", MAX_KEY)
-    req.max_user_turns = check_turns(req.max_user_turns)
-    pace = req.pace_s
-    if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not math.isfinite(pace) or not 0 <= pace <= MAX_PACE_S:
-        raise ValueError(f"the watch pace must be between 0 and {MAX_PACE_S:.0f} seconds")
+    if config.limits.max_user_turns > MAX_TURNS:
+        raise ValueError(f"max_user_turns must be a whole number from 1 to {MAX_TURNS}, got {config.limits.max_user_turns}")
+    _pace(config.pace_s)
 
 
 def check_message(message: Any) -> str:

@@ -20,18 +20,18 @@ from typing import Any
 
 import gradio as gr
 
-from ..store import RunNotFound
+from ..store import Run, RunNotFound
 from ._access import Who
-from ._policy import MAX_ID, check_turns
+from ._policy import MAX_ID, form_request
 from .context import AppContext
-from .live import NotYourRun, RunRequest
+from .live import NotYourRun
 from .panels import latest_scores
 
 
 def register(ctx: AppContext) -> None:
     """Define the API-only endpoints (call inside the Blocks context)."""
 
-    def caller(request: Any, owner: str) -> Who:
+    def caller(request: gr.Request | None, owner: str) -> Who:
         owner = owner if isinstance(owner, str) else ""
         if owner and not ctx.access.login_on and not ctx.access.valid(owner):
             raise gr.Error("owner must be a token this server issued: get one from /new_owner_token")
@@ -42,7 +42,7 @@ def register(ctx: AppContext) -> None:
             raise gr.Error("run_id must be a run id")
         return run_id
 
-    def readable_run(request: Any, run_id: str):
+    def readable_run(request: gr.Request | None, run_id: str) -> Run:
         """The run, if it exists and this caller may read it (else the same error as for no run)."""
         checked_id(run_id)
         try:
@@ -67,7 +67,7 @@ def register(ctx: AppContext) -> None:
         search_backend: str = "offline",
         max_user_turns: int = 0,
         owner: str = "",
-        request: gr.Request = None,
+        request: gr.Request | None = None,
     ) -> str:
         """Start a run; returns its id at once (the run goes on in the server)."""
         who = caller(request, owner)
@@ -79,18 +79,18 @@ def register(ctx: AppContext) -> None:
                 owner_id = ctx.access.token_owner(ctx.access.issue())  # a run nobody can drive
             if not isinstance(task_id, str) or len(task_id) > MAX_ID:
                 raise ValueError("task_id must be a task id (see /list_tasks)")
-            turns = check_turns(max_user_turns)
             task = ctx.catalog.get(task_id)
-            req = RunRequest(
-                task_id=task_id, agent=agent, user=user, agent_model=agent_model or None, simulator_model=simulator_model or None,
-                judge=judge or None, search_backend=search_backend or "offline", max_user_turns=turns,
+            req = form_request(
+                ctx.settings, task_id=task_id, agent=agent, user=user, agent_model=agent_model or None,
+                simulator_model=simulator_model or None, judge=judge or None, search_backend=search_backend or "offline",
+                max_user_turns=max_user_turns,
             )
             live = ctx.manager.start(req, task, owner_id)
         except (KeyError, ValueError, TypeError) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
         return live.run_id
 
-    def run_events(run_id: str, after: int = 0, request: gr.Request = None) -> list[dict[str, Any]]:
+    def run_events(run_id: str, after: int = 0, request: gr.Request | None = None) -> list[dict[str, Any]]:
         """The run's stored events after sequence number ``after``, as JSON objects."""
         readable_run(request, run_id)
         try:
@@ -102,7 +102,7 @@ def register(ctx: AppContext) -> None:
             for ev in ctx.store.events(run_id, after=after)
         ]
 
-    def run_status(run_id: str, request: gr.Request = None) -> dict[str, Any]:
+    def run_status(run_id: str, request: gr.Request | None = None) -> dict[str, Any]:
         """Status, termination, whether scoring is still going, the scores, and a person's pending turn."""
         run = readable_run(request, run_id)
         live = ctx.manager.get(run_id)
@@ -123,7 +123,7 @@ def register(ctx: AppContext) -> None:
             ],
         }
 
-    def stop_run(run_id: str, owner: str = "", request: gr.Request = None) -> str:
+    def stop_run(run_id: str, owner: str = "", request: gr.Request | None = None) -> str:
         """Cancel a live run (it ends with termination 'cancelled'); only its owner or an admin may."""
         who = caller(request, owner)
         try:
@@ -132,7 +132,7 @@ def register(ctx: AppContext) -> None:
             raise gr.Error(str(exc).strip("'\"")) from None
         return "stopping"
 
-    def submit_turn(run_id: str, message: str, decision: str = "push", owner: str = "", request: gr.Request = None) -> str:
+    def submit_turn(run_id: str, message: str, decision: str = "push", owner: str = "", request: gr.Request | None = None) -> str:
         """Hand in a person's turn for a run played by a person (decision: disclose, push, perfunctory, redirect, done)."""
         who = caller(request, owner)
         try:
@@ -145,7 +145,7 @@ def register(ctx: AppContext) -> None:
         """The tasks this app offers."""
         return [
             {"id": t.id, "title": t.title, "subset": t.subset, "language": t.language, "stages": t.stage_count(),
-             "kind": t.extra.get("kind", "persona"), "has_corpus": bool(t.corpus)}
+             "kind": t.kind, "has_corpus": bool(t.corpus)}
             for t in ctx.catalog.tasks.values()
         ]
 

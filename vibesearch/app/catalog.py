@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..config import BUNDLED_TABLE_TASKS, Settings
+from ..tables import load_table_tasks_with_problems, table_task_to_task
 from ..tasks import Task, load_tasks_with_problems
 
 
@@ -38,12 +39,8 @@ class TaskCatalog:
         return self._add(tasks)
 
     def add_table_paths(self, paths: Iterable[str | Path]) -> int:
-        try:
-            from ..tables import load_table_tasks_with_problems, table_task_to_task
-        except ImportError:  # the table package is optional for the app
-            return 0
         tts, problems = load_table_tasks_with_problems([Path(p) for p in paths])
-        self.problems += [str(p) for p in problems if not getattr(p, "warning", False)]
+        self.problems += [str(p) for p in problems if not p.warning]
         return self._add([table_task_to_task(tt) for tt in tts])
 
     def add_folder(self, folder: str, settings: Settings, owner: str | None = None) -> str:
@@ -95,7 +92,7 @@ class TaskCatalog:
 
 
 def is_table(task: Task) -> bool:
-    return task.extra.get("kind") == "table"
+    return task.kind == "table"
 
 
 def label(task: Task) -> str:

@@ -7,7 +7,6 @@ handlers capture it. It holds no person's data: per-person state lives in ``gr.S
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +35,7 @@ class AppContext:
     def task_of_run(self, run: Run) -> Task | None:
         """The task snapshot stored with a run (falls back to the catalog)."""
         try:
-            data = json.loads(run.task_json or "{}")
+            data = run.task_snapshot()
             if data:
                 return Task.model_validate(data)
         except Exception:  # noqa: BLE001 - an old or imported snapshot: try the catalog

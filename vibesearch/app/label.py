@@ -72,7 +72,7 @@ def load_view(ctx: AppContext, run_id: str, annotator: str) -> LabelView:
     for judge, s in by_judge.items():
         v.verdicts[judge] = {
             vr.gt_index: (vr.covered, [int(i) for i in json.loads(vr.evidence_json or "[]")], vr.rule, vr.rationale)
-            for vr in ctx.store.verdicts(s.id)  # type: ignore[arg-type]
+            for vr in ctx.store.verdicts(s.id)
         }
     v.idx = next((i for i in range(len(v.gt)) if i not in v.mine), 0)
     return v

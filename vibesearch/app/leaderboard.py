@@ -16,11 +16,13 @@ from typing import Any
 import gradio as gr
 import plotly.graph_objects as go
 
+from ..tables import aggregate_table_scores, table_score_of
 from .context import AppContext
 from .panels import judge_text
 
-SCORE_HEADERS = ["configuration", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Best P", "Best R", "Best F1"]
-INTERACTION_HEADERS = ["configuration", "runs", "#Asst", "#User", "#Asst/#User", "tool calls", "tools / user turn",
+SCORE_HEADERS = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Best P", "Best R", "Best F1",
+                 "Avg node F1", "Best node F1", "left out"]
+INTERACTION_HEADERS = ["configuration", "profile", "runs", "#Asst", "#User", "#Asst/#User", "tool calls", "tools / user turn",
                        "compactions", "input tokens", "output tokens", "cost (USD)"]
 ERROR_HEADERS = ["compactions", "runs", "mean F1", "mean recall"]
 TABLE_HEADERS = ["configuration", "tasks", "runs", "SR Avg@N", "SR Pass@N", "Row-F1 Avg@N", "Row-F1 Max@N", "Item-F1 Avg@N", "Item-F1 Max@N"]
@@ -43,37 +45,40 @@ def judges(ctx: AppContext) -> list[str]:
 
 def tables(ctx: AppContext, judge: str | None):
     from ..scoring import collect_runs, interaction_table, score_table
+    from ..scoring.aggregate import left_out_runs
     from ..scoring.errors import f1_by_compactions, termination_types
 
     records, used = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge)
+    samples = [r for r in records if not r.left_out]
     scores = score_table(records)
     score_rows = [
-        [r["config"], r["group"], r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
-         _pct(r["avg_precision"]), _pct(r["avg_recall"]), _pct(r["avg_f1"]), _pct(r["best_precision"]), _pct(r["best_recall"]), _pct(r["best_f1"])]
+        [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
+         _pct(r["avg_precision"]), _pct(r["avg_recall"]), _pct(r["avg_f1"]), _pct(r["best_precision"]), _pct(r["best_recall"]), _pct(r["best_f1"]),
+         _pct(r["avg_node_f1"]), _pct(r["best_node_f1"]), r["left_out"]]
         for r in scores
     ]
     inter_rows = [
-        [r["config"], r["n_runs"], _n(r["asst"]), _n(r["user"]), _n(r["asst_per_user"], 2), _n(r["tool_calls"]),
+        [r["config"], r["profile"], r["n_runs"], _n(r["asst"]), _n(r["user"]), _n(r["asst_per_user"], 2), _n(r["tool_calls"]),
          _n(r["tool_calls_per_user_turn"], 2), _n(r["compactions"], 2), _n(r["input_tokens"], 0), _n(r["output_tokens"], 0),
          "unknown" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}"]
         for r in interaction_table(records)
     ]
-    err_rows = [[r["bin"], r["n_runs"], _pct(r["mean_f1"]), _pct(r["mean_recall"])] for r in f1_by_compactions(records)]
-    terms = termination_types(records)
+    err_rows = [[r["bin"], r["n_runs"], _pct(r["mean_f1"]), _pct(r["mean_recall"])] for r in f1_by_compactions(samples)]
+    terms = termination_types(samples)
     n_scored = sum(1 for r in records if r.scored)
+    left_out = left_out_runs(records)
+    profiles = sorted({r.profile for r in records if r.scored})
     summary = (
-        f"{len(records)} finished or scored persona runs · {n_scored} scored by the **{judge_text(used)}** · "
+        f"{len({r.run_id for r in records})} finished or scored persona runs · {n_scored} scores by the **{judge_text(used)}** · "
+        + (f"profiles: {', '.join(profiles)} · " if profiles else "")
+        + (f"left out (cancelled by a person, not samples): {len(left_out)} · " if left_out else "")
         + ("terminations: " + ", ".join(f"{k} {v}" for k, v in terms.items()) if terms else "no runs yet")
     )
     return summary, score_rows, inter_rows, err_rows, f1_figure(scores), pr_figure(records)
 
 
-def table_rows(ctx: AppContext) -> list[list[str]]:
+def table_rows(ctx: AppContext) -> list[list[str | int]]:
     """WideSearch-style figures of the table-task runs, per configuration (latest score per run)."""
-    try:
-        from ..tables import aggregate_table_scores, table_score_of
-    except ImportError:
-        return []
     from ..scoring.aggregate import config_key
 
     latest = {}
@@ -83,7 +88,7 @@ def table_rows(ctx: AppContext) -> list[list[str]]:
     for run in ctx.store.list_runs(kind="table"):
         if run.id in latest:
             by_config.setdefault(config_key(run), []).append((run.task_id, table_score_of(latest[run.id])))
-    rows = []
+    rows: list[list[str | int]] = []
     for config, pairs in sorted(by_config.items()):
         agg = aggregate_table_scores(pairs)
         rows.append([config, agg.n_tasks, agg.n_runs, _pct(agg.sr_avg), _pct(agg.sr_pass), _pct(agg.row_f1_avg),
@@ -94,9 +99,9 @@ def table_rows(ctx: AppContext) -> list[list[str]]:
 def f1_figure(scores: list[dict]) -> go.Figure:
     fig = go.Figure()
     groups = [("all", "all tasks"), ("subset pro", "Pro"), ("subset daily", "Daily")]
-    configs = sorted({r["config"] for r in scores})
+    configs = sorted({_series(r) for r in scores})
     for key, name in groups:
-        by = {r["config"]: r for r in scores if r["group"] == key}
+        by = {_series(r): r for r in scores if r["group"] == key}
         if not by:
             continue
         fig.add_trace(go.Bar(
@@ -114,13 +119,18 @@ def f1_figure(scores: list[dict]) -> go.Figure:
     return fig
 
 
+def _series(row: dict) -> str:
+    """A bar's or a trace's name: the configuration and the profile of its numbers."""
+    return f"{row['config']} · {row['profile']}"
+
+
 def pr_figure(records: list) -> go.Figure:
     fig = go.Figure()
-    scored = [r for r in records if r.scored]
-    for config in sorted({r.config for r in scored}):
-        mine = [r for r in scored if r.config == config]
+    scored = [r for r in records if r.scored and not r.left_out]
+    for name in sorted({f"{r.config} · {r.profile}" for r in scored}):
+        mine = [r for r in scored if f"{r.config} · {r.profile}" == name]
         fig.add_trace(go.Scatter(
-            name=config, mode="markers", x=[100 * r.recall for r in mine], y=[100 * r.precision for r in mine],
+            name=name, mode="markers", x=[100 * r.recall for r in mine], y=[100 * r.precision for r in mine],
             hovertext=[f"{r.run_id} · {r.task_id}<br>P {100 * r.precision:.1f} · R {100 * r.recall:.1f} · F1 {100 * r.f1:.1f}" for r in mine],
             hoverinfo="text", marker={"size": 10, "opacity": 0.8},
         ))

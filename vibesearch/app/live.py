@@ -26,42 +26,46 @@ from typing import Any
 
 from ..config import Settings
 from ..llm import scrub
-from ..store import EndEvent, LeaseHeld, LeaseLost, Store, new_run_id
+from ..run import DECISIONS, Agent, EndEvent, RunConfig, RunResult, User, UserTurn
+from ..store import LeaseHeld, LeaseLost, Store, new_run_id
 from ..tasks.models import Task
-from ..users.base import UserTurn
-from ._policy import check_message, check_request
+from ..users import HumanUser, ShadowUser
+from ._policy import RunRequest, check_message, check_request, form_request
 
 log = logging.getLogger(__name__)
 
 STOP_GRACE_S = 5.0
 KEEP_FINISHED_S = 3600.0  # a finished run's live handle is dropped after this (its data is in the DB)
-DECISIONS = ("disclose", "push", "perfunctory", "redirect", "done")
+__all__ = ["DECISIONS", "LiveRun", "NotYourRun", "RunManager", "RunRequest", "form_request"]
 
 
 class NotYourRun(PermissionError):
     pass
 
 
-@dataclass
-class RunRequest:
-    """What a person (or an API caller) asks for when starting a run."""
+def _serve(loop: asyncio.AbstractEventLoop) -> None:
+    """The runner thread: the loop until ``_end`` stops it, then closed."""
+    try:
+        loop.run_forever()
+    finally:
+        loop.close()
 
-    task_id: str
-    agent: str = "baseline"
-    user: str = "rules"
-    agent_model: str | None = None
-    simulator_model: str | None = None
-    search_backend: str = "offline"
-    judge: str | None = None  # None/"" → the offline judge
-    shadow: bool = False
-    endpoint_url: str | None = None
-    endpoint_model: str | None = None
-    endpoint_key: str | None = field(default=None, repr=False)  # never stored
-    max_user_turns: int | None = None
-    pace_s: float = 0.0  # wait before each simulated user turn, so a person can watch
 
-    def judge_name(self) -> str:
-        return (self.judge or "").strip() or "offline"
+def _end(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what is still scheduled on the runner loop (litellm's logging worker among it), then
+    stop it: a task left pending on a stopped loop raises "Event loop is closed" when collected."""
+
+    async def cancel_the_rest() -> None:
+        rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for t in rest:
+            t.cancel()
+        await asyncio.gather(*rest, return_exceptions=True)
+
+    try:
+        asyncio.run_coroutine_threadsafe(cancel_the_rest(), loop).result(timeout=STOP_GRACE_S)
+    except Exception:  # noqa: BLE001 - shutting down: stop the loop whatever happened
+        log.warning("tasks on the run loop did not end within %.0fs", STOP_GRACE_S)
+    loop.call_soon_threadsafe(loop.stop)
 
 
 @dataclass
@@ -70,58 +74,35 @@ class LiveRun:
     owner: str
     task: Task
     request: RunRequest
-    user: Any
+    user: User
     cancel: asyncio.Event
     started: float = field(default_factory=time.time)
     ended: float | None = None
-    future: Future | None = None
-    aio_task: asyncio.Task | None = None
-    result: Any = None
+    future: Future[None] | None = None
+    aio_task: asyncio.Task[None] | None = None
+    result: RunResult | None = None
     error: str | None = None
     score_error: str | None = None
     scoring: bool = False
     finished: bool = False  # the session and the scoring are over
 
     @property
-    def human(self) -> Any | None:
-        """The object a person's turns go to (None unless the user is a person)."""
-        if getattr(self.user, "kind", None) != "human":
-            return None
-        return getattr(self.user, "human", self.user)
+    def config(self) -> RunConfig:
+        return self.request.config
 
-    def pending(self) -> dict | None:
+    @property
+    def human(self) -> HumanUser | None:
+        """The object a person's turns go to (None unless the user is a person)."""
+        if isinstance(self.user, ShadowUser):
+            return self.user.human
+        return self.user if isinstance(self.user, HumanUser) else None
+
+    def pending(self) -> dict[str, Any] | None:
         h = self.human
         return h.pending_state() if h is not None else None
 
     def elapsed(self) -> float:
         return (self.ended or time.time()) - self.started
-
-
-class PacedUser:
-    """A simulated user that waits ``pace_s`` before each turn, so a person can watch the run.
-
-    The wait falls between the agent's reply and the user's answer; it counts in the run's wall
-    time, and the pace is recorded in the run's meta. Everything else is the wrapped user's.
-    """
-
-    def __init__(self, user: Any, pace_s: float):
-        self._user = user
-        self.pace_s = pace_s
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._user, name)
-
-    async def opening(self, state: Any) -> Any:
-        return await self._user.opening(state)
-
-    async def next_turn(self, convo: Any, state: Any) -> Any:
-        await asyncio.sleep(self.pace_s)
-        return await self._user.next_turn(convo, state)
-
-
-def _clean(value: str | None) -> str | None:
-    value = (value or "").strip()
-    return value or None
 
 
 class RunManager:
@@ -137,57 +118,26 @@ class RunManager:
         with self._lock:
             if self._loop is None or self._loop.is_closed():
                 loop = asyncio.new_event_loop()
-                t = threading.Thread(target=loop.run_forever, name="vibesearch-runs", daemon=True)
+                t = threading.Thread(target=_serve, args=(loop,), name="vibesearch-runs", daemon=True)
                 t.start()
                 self._loop = loop
             return self._loop
 
     # ------------------------------------------------------------------ starting
-    def run_settings(self, req: RunRequest) -> Settings:
-        update: dict[str, Any] = {"search_backend": req.search_backend or self.settings.search_backend}
-        for key in ("agent_model", "simulator_model", "endpoint_url", "endpoint_model"):
-            value = _clean(getattr(req, key))
-            if value is not None:
-                update[key] = value
-        url = _clean(req.endpoint_url)
-        if url is not None and self.settings.endpoint_key_for(url) is None:
-            update["endpoint_key"] = None  # the configured key stays with the configured URL
-        if req.max_user_turns:
-            update["max_user_turns"] = int(req.max_user_turns)
-        judge = _clean(req.judge)
-        if judge and judge != "offline":
-            update["judge_model"] = judge
-        return self.settings.model_copy(update=update)
-
     def start(self, req: RunRequest, task: Task, owner: str) -> LiveRun:
         """Build the agent and the user (errors surface here, before anything runs) and start."""
         from ..agents import make_agent
-        from ..llm.credentials import check_run_credentials
+        from ..llm.credentials import check_config_credentials
         from ..users import make_user
 
         if not owner:
             raise ValueError("a run needs an owner token (reload the page)")
         check_request(req, self.settings)
-        settings = self.run_settings(req)
-        agent = make_agent(
-            req.agent,
-            task,
-            settings,
-            model=_clean(req.agent_model),
-            endpoint_url=_clean(req.endpoint_url),
-            endpoint_model=_clean(req.endpoint_model),
-            endpoint_key=_clean(req.endpoint_key),
-        )
-        shadow = None
-        if req.user == "human" and req.shadow:
-            shadow = _clean(req.simulator_model) or settings.simulator_model or "rules"
-        user = make_user(req.user, task, settings, model=_clean(req.simulator_model), shadow_model=shadow)
-        check_run_credentials(  # a model without its key: a clear error now, not a failed run later
-            settings, agent=req.agent, agent_model=_clean(req.agent_model), user=req.user,
-            simulator_model=_clean(req.simulator_model), shadow_model=shadow, judge_model=req.judge_name(),
-        )
-        if req.pace_s and req.pace_s > 0 and req.user != "human":
-            user = PacedUser(user, float(req.pace_s))
+        config = req.config
+        agent = make_agent(config, task, self.settings, endpoint_key=req.endpoint_key)
+        user = make_user(config, task, self.settings)
+        # a model without its key: a clear error now, not a failed run later
+        check_config_credentials(config, self.settings, judge=True)
         live = LiveRun(run_id=new_run_id(), owner=owner, task=task, request=req, user=user, cancel=asyncio.Event())
         with self._lock:
             cutoff = time.time() - KEEP_FINISHED_S
@@ -195,28 +145,20 @@ class RunManager:
                 del self._runs[rid]
             self._runs[live.run_id] = live
         loop = self._ensure_loop()
-        live.future = asyncio.run_coroutine_threadsafe(self._drive(live, agent, settings), loop)
+        live.future = asyncio.run_coroutine_threadsafe(self._drive(live, agent), loop)
         return live
 
-    async def _drive(self, live: LiveRun, agent: Any, settings: Settings) -> None:
-        from ..session import run_session
+    async def _drive(self, live: LiveRun, agent: Agent) -> None:
+        from ..session import RunFields, run_session
 
         live.aio_task = asyncio.current_task()
-        fields = {
-            "owner": live.owner,
-            "source": "live",
-            "meta": {
-                "started_from": "app",
-                "judge": live.request.judge_name(),
-                "shadow": live.request.shadow,
-                "pace_s": live.request.pace_s if live.request.user != "human" else 0.0,
-            },
-        }
+        fields: RunFields = {"owner": live.owner, "source": "live", "meta": {"started_from": "app"}}
         try:
             live.result = await run_session(
-                live.task, agent, live.user, self.store, settings, run_id=live.run_id, run_fields=fields, cancel=live.cancel
+                live.config, live.task, agent, live.user, self.store, self.settings,
+                run_id=live.run_id, run_fields=fields, cancel=live.cancel,
             )
-            live.error = getattr(live.result, "error", None)
+            live.error = live.result.error
         except asyncio.CancelledError:
             self._ensure_closed(live, "cancelled", "the run was stopped from the app")
         except (LeaseHeld, LeaseLost) as exc:  # another process drives the run: leave it to that one
@@ -230,8 +172,8 @@ class RunManager:
         try:
             if not live.cancel.is_set() and self._scorable(live.run_id):
                 live.scoring = True
-                await asyncio.to_thread(self.score, live.run_id, live.request.judge_name(), settings)
-        except Exception as exc:  # noqa: BLE001
+                await asyncio.to_thread(self.score, live.run_id, live.config.judge.name, live.config.settings_for(self.settings))
+        except Exception as exc:  # noqa: BLE001 - a failed score is shown beside the finished run, which stays
             live.score_error = scrub(f"{type(exc).__name__}: {exc}")[:2000]
             log.exception("scoring run %s failed", live.run_id)
         finally:
@@ -256,7 +198,7 @@ class RunManager:
         except KeyError:
             return
         if run.status == "running":
-            self.store.append(live.run_id, EndEvent(termination=termination, detail=detail))  # type: ignore[arg-type]
+            self.store.append(live.run_id, EndEvent.model_validate({"termination": termination, "detail": detail}))
             status = "cancelled" if termination == "cancelled" else "failed"
             self.store.update_run(live.run_id, status=status, termination=termination)
 
@@ -306,7 +248,8 @@ class RunManager:
             raise ValueError(f"decision must be one of {', '.join(DECISIONS)}, got {decision!r}")
         if not human.waiting:
             raise ValueError("the agent has not replied yet; wait for your turn")
-        human.submit_nowait(UserTurn(message=message.strip(), reply_kind=decision, decided_by="human"))  # type: ignore[arg-type]
+        reply_kind = next(d for d in DECISIONS if d == decision)  # the same word, as its type
+        human.submit_nowait(UserTurn(message=message.strip(), reply_kind=reply_kind, decided_by="human"))
 
     def wait(self, run_id: str, timeout: float | None = None) -> None:
         """Block until a live run (and its scoring) is over (tests and the API use this)."""
@@ -332,6 +275,6 @@ class RunManager:
             if live.future is not None and not live.finished:
                 try:
                     live.future.result(timeout=max(0.1, deadline - time.time()))
-                except Exception:  # noqa: BLE001
+                except Exception:  # noqa: BLE001 - shutting down: the run has recorded its own ending
                     pass
-        loop.call_soon_threadsafe(loop.stop)
+        _end(loop)

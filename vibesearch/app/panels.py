@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from ..store import Run, ScoreRow, Store
+from ..tables import render_table_html, table_score_of
 
 BASELINE_LABEL = "retrieval baseline with oracle reader"
 
@@ -137,10 +138,6 @@ PRED_HEADERS = ["#", "head", "relation", "tail", "judge"]
 def table_answer_html(store: Store, run: Run) -> str:
     """A table task's answer with right/wrong cells coloured (needs a score)."""
     if run.kind != "table":
-        return ""
-    try:
-        from ..tables import render_table_html, table_score_of
-    except ImportError:
         return ""
     scores = latest_scores(store, run.id)
     if not scores:

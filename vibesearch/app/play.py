@@ -13,13 +13,15 @@ from typing import Any
 
 import gradio as gr
 
+from ..run import DECISIONS, Decision
 from ..store import RunNotFound
 from ._access import Who
 from ._policy import MAX_TURNS
 from ._loading import UPLOAD_SUFFIXES, LoadRefused, load_uploads
 from .catalog import TaskCatalog
 from .context import AppContext, RunView
-from .live import NotYourRun, RunRequest
+from ._policy import form_request
+from .live import NotYourRun
 from .panels import (
     PRED_HEADERS,
     compute_stats,
@@ -46,13 +48,18 @@ AGENT_CHOICES = [
     ("Endpoint (OpenAI-compatible agent)", "endpoint"),
 ]
 BACKENDS = ["offline", "ddgs", "serper", "tavily", "searxng"]
-DECISION_CHOICES = [
-    ("disclose the next stage", "disclose"),
-    ("push (trigger not met)", "push"),
-    ("perfunctory answer", "perfunctory"),
-    ("redirect", "redirect"),
-    ("done", "done"),
+PROTOCOL_CHOICES = [
+    ("vibesearch (ours)", "vibesearch"),
+    ("official (the paper's harness)", "official"),
 ]
+_DECISION_LABELS: dict[Decision, str] = {
+    "disclose": "disclose the next stage",
+    "push": "push (trigger not met)",
+    "perfunctory": "perfunctory answer",
+    "redirect": "redirect",
+    "done": "done",
+}
+DECISION_CHOICES = [(_DECISION_LABELS[d], d) for d in DECISIONS]
 TICK_S = 0.6
 DEFAULT_PACE_S = 1.0  # the offline run takes well under a second; slow it down enough to watch
 
@@ -99,6 +106,10 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                 endpoint_key = gr.Textbox(value="", type="password", label="Endpoint key (kept in memory only)")
                 max_turns = gr.Number(value=s.max_user_turns, precision=0, minimum=1, maximum=MAX_TURNS, label="Max user turns")
                 pace = gr.Number(value=DEFAULT_PACE_S, minimum=0, maximum=30, label="Watch pace: seconds before each simulated user turn (0 = full speed)")
+                protocol = gr.Dropdown(
+                    PROTOCOL_CHOICES, value="vibesearch", label="Protocol profile", elem_id="opt-protocol",
+                    info="official: the paper's harness rule by rule, with the server's configured prompts (docs/protocol.md)",
+                )
             with gr.Row():
                 start = gr.Button("Start", variant="primary", elem_id="vs-start")
                 stop = gr.Button("Stop", variant="stop", elem_id="vs-stop")
@@ -144,7 +155,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             msg = str(exc)
         return cat, gr.Dropdown(choices=cat.choices()), msg, None
 
-    def on_start(tok, v: RunView, mine, task_id, user_kind, agent_kind, a_model, s_model, be, j_model, shad, e_url, e_model, e_key, turns, pace_s, request: gr.Request):
+    def on_start(tok, v: RunView, mine, task_id, user_kind, agent_kind, a_model, s_model, be, j_model, shad, e_url, e_model, e_key, turns, pace_s, proto, request: gr.Request):
         tok = ctx.access.fresh(tok)
         who = ctx.who(request, tok)
         if v.run_id and ctx.manager.is_live(v.run_id):
@@ -153,10 +164,10 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             raise gr.Error("Choose a task first.")
         try:
             task_obj = _catalog(ctx, mine).get(task_id)
-            req = RunRequest(
-                task_id=task_id, agent=agent_kind, user=user_kind, agent_model=a_model, simulator_model=s_model,
+            req = form_request(
+                ctx.settings, task_id=task_id, agent=agent_kind, user=user_kind, agent_model=a_model, simulator_model=s_model,
                 search_backend=be, judge=j_model, shadow=bool(shad), endpoint_url=e_url, endpoint_model=e_model,
-                endpoint_key=e_key, max_user_turns=turns, pace_s=float(pace_s or 0),
+                endpoint_key=e_key, max_user_turns=turns, pace_s=float(pace_s or 0), protocol=proto,
             )
             live = ctx.manager.start(req, task_obj, who.owner or "")
         except (ValueError, KeyError, TypeError) as exc:
@@ -182,16 +193,21 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
         return refresh(ctx, ctx.who(request, tok), v, comps)
 
     def on_stop(tok, v: RunView, request: gr.Request):
+        # The status line is the timer's alone: a reply written here could land after the tick
+        # that showed "cancelled" and hide it for good, so Stop answers with a notice.
         if not v.run_id:
-            return "No run to stop."
+            gr.Info("No run to stop.")
+            return gr.skip()
         who = ctx.who(request, tok)
         try:
             ctx.manager.stop(v.run_id, who.owner, admin=who.admin)
         except NotYourRun as exc:
             raise gr.Error(str(exc)) from None
         except KeyError:
-            return f"Run `{v.run_id}` is not running."
-        return f"Stopping run `{v.run_id}`…"
+            gr.Info(f"Run {v.run_id} is not running.")
+            return gr.skip()
+        gr.Info(f"Stopping run {v.run_id}…")
+        return gr.skip()
 
     def on_decision(choice: str, v: RunView, text: str):
         if choice != "disclose" or not v.run_id:
@@ -218,10 +234,10 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
         """After a page load: follow this browser's (or this login's) newest live run, if any, and show it at once."""
         who = ctx.who(request, tok)
         if v.run_id or not who.owner:
-            return {view: v}
+            return {view: gr.skip()}  # not ``v``: a Start pressed meanwhile has put its own view there
         active = ctx.manager.active_for(who.owner)
         if not active:
-            return {view: v}
+            return {view: gr.skip()}
         live = active[0]
         nv = RunView(run_id=live.run_id)
         out = refresh(ctx, who, nv, comps)
@@ -230,8 +246,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             timer: gr.Timer(active=True),
             status: f"Reattached to your run `{live.run_id}` ({live.task.id}).",
             task: gr.Dropdown(value=live.task.id) if live.task.id in ctx.catalog.tasks else gr.skip(),
-            user: live.request.user,
-            agent: live.request.agent,
+            user: live.config.user.kind,
+            agent: live.config.agent.kind,
         })
         return out
 
@@ -246,7 +262,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                      concurrency_limit=2, concurrency_id="vs-load")
     start.click(
         on_start,
-        [owner, view, my_catalog, task, user, agent, agent_model, sim_model, backend, judge, shadow, endpoint_url, endpoint_model, endpoint_key, max_turns, pace],
+        [owner, view, my_catalog, task, user, agent, agent_model, sim_model, backend, judge, shadow, endpoint_url, endpoint_model, endpoint_key, max_turns, pace, protocol],
         [owner, *live_outputs],
         api_visibility="private",
     )
@@ -293,9 +309,11 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any]) -> dict:
     # the person's controls
     mine = live is not None and ctx.access.may_write(who, live.owner)
     human = live.human if (live is not None and mine) else None
-    pending = live.pending() if human is not None else None
+    pending = live.pending() if (live is not None and human is not None) else None
     pointer = stage_pointer(v.events)
-    if v.changed("human", (human is not None and running, bool(pending), pointer, len(v.events) if pending else 0)):
+    # while the person's turn is awaited the controls are sent on every tick: Send's own reply
+    # ("Sent…", button off) can land after the tick that showed the next turn, and must not stay
+    if v.changed("human", (human is not None and running, bool(pending), pointer, len(v.events) if pending else 0)) or pending:
         out[c["human_box"]] = gr.Group(visible=human is not None and running)
         if human is not None and task is not None:
             out[c["human_card"]] = human_card_html(task, pointer, waiting=bool(pending), user_turns=(pending or {}).get("user_turns", 0))

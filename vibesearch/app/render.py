@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Literal, Sequence
 
 import gradio as gr
 
-from ..store.events import (
+from ..run.events import (
     CompactionEvent,
     EndEvent,
     ErrorEvent,
@@ -89,7 +89,7 @@ def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> li
                 out.append(gr.ChatMessage(role="assistant", content=body, metadata={"title": f"⚙ {d.tool}", "status": "done"}))
                 continue
             msg = out[idx]
-            meta = dict(msg.metadata)
+            meta = msg.metadata.copy()
             meta["status"] = "done"
             if d.elapsed_s is not None:
                 meta["duration"] = round(float(d.elapsed_s), 2)
@@ -130,7 +130,7 @@ def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> li
 def _add_message(out: list[gr.ChatMessage], d: MessageEvent) -> None:
     if d.phase == "extraction":
         title = "☰ Extraction instruction" if d.role == "user" else "◆ The agent's graph output"
-        role = "user" if d.role == "user" else "assistant"
+        role: Literal["user", "assistant"] = "user" if d.role == "user" else "assistant"
         out.append(gr.ChatMessage(role=role, content=_clip(d.content, 6000), metadata={"title": title, "status": "done"}))
         return
     if d.role == "system":
@@ -226,7 +226,7 @@ def persona_html(task: Task) -> str:
     """The persona card: title and opening query always shown, the rest folded."""
     p = task.persona
     meta = " · ".join(x for x in (task.subset, task.language, task.domain) if x)
-    kind = " · table task" if task.extra.get("kind") == "table" and task.domain != "table" else ""
+    kind = " · table task" if task.kind == "table" and task.domain != "table" else ""
     return (
         "<div class='vs-card vs-persona'>"
         f"<div class='vs-card-title'>{_esc(task.title or task.id)}</div>"

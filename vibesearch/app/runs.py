@@ -12,7 +12,7 @@ from typing import Any
 
 import gradio as gr
 
-from ..store import RunNotFound
+from ..store import RunNotFound, ScoreRow
 from ._access import Who
 from ._policy import check_model
 from .context import AppContext, RunView
@@ -33,7 +33,7 @@ from .render import chat_messages, stage_timeline_html, stepper_html
 ANY = "(any)"
 RUN_HEADERS = ["run", "started (UTC)", "task", "agent", "agent model", "user", "status", "termination", "F1", "judge", "source"]
 STATUSES = [ANY, "running", "finished", "failed", "cancelled", "interrupted"]
-SCORE_HEADERS = ["judge", "P", "R", "F1", "covered / GT", "valid / predicted", "unscored", "when"]
+SCORE_HEADERS = ["judge", "profile", "P", "R", "F1", "covered / GT", "valid / predicted", "unscored", "when"]
 
 
 def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str, who: Who | None = None) -> list[list[Any]]:
@@ -42,9 +42,9 @@ def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str, who
     runs = ctx.store.list_runs(**filters)
     if who is not None:
         runs = [r for r in runs if ctx.readable(who, r)]
-    best: dict[str, Any] = {}
-    for s in ctx.store.scores():
-        best[s.run_id] = s  # the latest score of each run
+    best: dict[str, ScoreRow] = {}
+    for score in ctx.store.scores():
+        best[score.run_id] = score  # the latest score of each run
     rows = []
     for r in runs:
         s = best.get(r.id)
@@ -65,8 +65,10 @@ def filter_choices(ctx: AppContext) -> dict[str, list[str]]:
 
 
 def score_rows(ctx: AppContext, run_id: str) -> list[list[Any]]:
+    from ..scoring.profile import profile_label
+
     return [
-        [s.judge, f"{100 * s.precision:.1f}", f"{100 * s.recall:.1f}", f"{100 * s.f1:.1f}", f"{s.n_covered} / {s.n_gt}",
+        [s.judge, profile_label(s.protocol, s.prompt_source), f"{100 * s.precision:.1f}", f"{100 * s.recall:.1f}", f"{100 * s.f1:.1f}", f"{s.n_covered} / {s.n_gt}",
          f"{s.n_valid} / {s.n_pred}", s.n_unscored, s.created_at.strftime("%Y-%m-%d %H:%M")]
         for s in ctx.store.scores(run_id)
     ]
@@ -144,7 +146,7 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
             out[timeline] = stage_timeline_html(task, v.events)
             try:
                 st = compute_stats(ctx.store, run.id)
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 - the counters are a view; the page shows the run without them
                 st = None
             out[stats] = stats_html(st)
         sig = (run.status, tuple(s.id for s in ctx.store.scores(run.id)))

@@ -13,16 +13,16 @@ from pathlib import Path
 # no usage statistics, no version check: the app must start without a network
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-import gradio as gr  # noqa: E402
+import gradio as gr
 
-from ..config import Settings, get_settings  # noqa: E402
-from ..store import Store, open_db  # noqa: E402
-from . import api, label, leaderboard, play, runs  # noqa: E402
-from ._assets import CSS, SHORTCUTS_JS, theme  # noqa: E402
-from .catalog import TaskCatalog  # noqa: E402
-from ._access import Access  # noqa: E402
-from .context import AppContext  # noqa: E402
-from .live import RunManager  # noqa: E402
+from ..config import Settings, get_settings
+from ..store import Store, open_db
+from . import api, label, leaderboard, play, runs
+from ._assets import CSS, SHORTCUTS_JS, theme
+from .catalog import TaskCatalog
+from ._access import Access
+from .context import AppContext
+from .live import RunManager
 
 OWNER_KEY = "vibesearch-owner"
 
@@ -66,8 +66,16 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         lb_tab.select(lb_h["on_refresh"], [lb_h["judge"]], lb_h["outputs"], api_visibility="private", show_progress="hidden")
 
     demo.queue(default_concurrency_limit=settings.app_concurrency, max_size=settings.app_max_queue)
-    demo.vibesearch = ctx  # type: ignore[attr-defined]  # tests and launch() reach the context here
+    demo.vibesearch = ctx  # tests and launch() reach the context here, through app_context()
     return demo
+
+
+def app_context(demo: gr.Blocks) -> AppContext:
+    """The context ``build_app`` attached to its Blocks."""
+    ctx = getattr(demo, "vibesearch", None)
+    if not isinstance(ctx, AppContext):
+        raise TypeError("these Blocks were not made by build_app()")
+    return ctx
 
 
 def auth_pairs(settings: Settings) -> list[tuple[str, str]] | None:
@@ -111,4 +119,4 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
             **kwargs,
         )
     finally:
-        demo.vibesearch.manager.shutdown()  # type: ignore[attr-defined]
+        app_context(demo).manager.shutdown()

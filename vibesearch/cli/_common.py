@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional, TypeVar
 
 import typer
 from rich.console import Console
@@ -40,9 +40,21 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
-def fail(message: str, code: int = 1) -> "typer.Exit":
+def fail(message: str, code: int = 1) -> NoReturn:
     from rich.markup import escape
 
     # one line whatever the terminal width; brackets in paths/field names are not markup
     err_console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+Choice = TypeVar("Choice", bound=str)
+
+
+def one_of(option: str, value: str, choices: tuple[Choice, ...]) -> Choice:
+    """``value`` as one of ``choices`` (typed as their literal type), or the one-line error naming them."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    names = ", ".join(choices[:-1]) + " or " + choices[-1] if len(choices) > 1 else choices[0]
+    fail(f"{option} must be {names}, not {value!r}")

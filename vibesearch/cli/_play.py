@@ -15,11 +15,16 @@ from typing import Any
 from rich.console import Console
 from rich.panel import Panel
 
+from ..config import Settings
+from ..run import Agent, Decision, RunConfig, RunResult, StoredEvent
 from ..session import run_session
-from ..users import UserTurn, shadow_agreement
+from ..store import Store
+from ..tasks.models import Task
+from ..users import HumanUser, ShadowUser, UserTurn, shadow_agreement
 
-DECISIONS = {"d": "disclose", "p": "push", "f": "perfunctory", "r": "redirect", "x": "done"}
-PROMPT = "decision [d=disclose p=push f=perfunctory r=redirect x=done] > "
+# the key that stands for each decision (every one of ``run.events.DECISIONS``)
+DECISIONS: dict[str, Decision] = {"d": "disclose", "p": "push", "f": "perfunctory", "r": "redirect", "x": "done"}
+PROMPT = "decision [" + " ".join(f"{k}={v}" for k, v in DECISIONS.items()) + "] > "
 
 
 def _input_prefilled(prompt: str, prefill: str) -> str:
@@ -83,11 +88,20 @@ async def _ask(console: Console, state: dict[str, Any]) -> UserTurn | None:
         return UserTurn(message=text.strip(), reply_kind=kind, stage_advanced=kind == "disclose", decided_by="human")
 
 
-async def play(task: Any, agent: Any, user: Any, store: Any, settings: Any, *, console: Console | None = None) -> Any:
+async def play(
+    config: RunConfig,
+    task: Task,
+    agent: Agent,
+    user: HumanUser | ShadowUser,
+    store: Store,
+    settings: Settings,
+    *,
+    console: Console | None = None,
+) -> RunResult:
     console = console or Console()
     cancel = asyncio.Event()
 
-    def show(ev: Any) -> None:
+    def show(ev: StoredEvent) -> None:
         d = ev.data
         if d.kind == "message" and d.role == "assistant" and d.final and d.phase == "dialogue":
             console.print(Panel(d.content or "(empty reply)", title="agent", border_style="green"))
@@ -101,8 +115,8 @@ async def play(task: Any, agent: Any, user: Any, store: Any, settings: Any, *, c
             console.print(f"[red]{'fatal ' if d.fatal else ''}error ({d.source}):[/red] {d.message}", highlight=False)
 
     console.print(persona_card(task))
-    session = asyncio.ensure_future(run_session(task, agent, user, store, settings, listeners=[show], cancel=cancel))
-    last_request = -1
+    session = asyncio.ensure_future(run_session(config, task, agent, user, store, settings, listeners=[show], cancel=cancel))
+    last_request: object = -1
     while not session.done():
         waiter = asyncio.ensure_future(user.wait_pending())
         await asyncio.wait({session, waiter}, return_when=asyncio.FIRST_COMPLETED)
@@ -128,7 +142,7 @@ async def play(task: Any, agent: Any, user: Any, store: Any, settings: Any, *, c
         f"user turns {result.user_turns} · database {settings.db}",
         highlight=False,
     )
-    if getattr(user, "simulator", None) is not None:
+    if isinstance(user, ShadowUser):
         agreement = shadow_agreement(store.events(result.run_id, kinds=["stage"]))
         console.print(f"shadow agreement: {agreement['agree']}/{agreement['n']} turns", highlight=False)
     return result

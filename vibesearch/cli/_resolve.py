@@ -7,6 +7,7 @@ from typing import Any, Callable, Iterable
 
 from .._files import short
 from ..config import BUNDLED_TABLE_TASKS, Settings
+from ..tables import is_table_task_path, load_table_tasks, table_task_to_task
 from ..tasks import TaskLoadError, load_tasks_with_problems
 from ..tasks.models import Task
 
@@ -22,22 +23,11 @@ def _exists(path: Path) -> bool:
         return False
 
 
-def _tables():
-    try:
-        from .. import tables
-    except ImportError:  # the table package is optional for persona runs
-        return None
-    if not hasattr(tables, "load_table_tasks") or not hasattr(tables, "table_task_to_task"):
-        return None
-    return tables
-
-
 def _load_path(path: Path, warn: Callable[[Any], None] | None = None) -> list[Task]:
-    tables = _tables()
-    if tables is not None and hasattr(tables, "is_table_task_path") and tables.is_table_task_path(path):
+    if is_table_task_path(path):
         tasks, problems = load_tasks_with_problems([path]) if path.is_dir() else ([], [])
-        table_tasks = tables.load_table_tasks([path])
-        return [*tasks, *(tables.table_task_to_task(tt) for tt in table_tasks)]
+        table_tasks = load_table_tasks([path])
+        return [*tasks, *(table_task_to_task(tt) for tt in table_tasks)]
     tasks, problems = load_tasks_with_problems([path])
     errors = [p for p in problems if not p.warning]
     if errors:
@@ -83,11 +73,10 @@ def resolve_tasks(values: Iterable[str], settings: Settings, *, warn: Callable[[
 def _known_tasks(settings: Settings) -> dict[str, Task]:
     tasks, _problems = load_tasks_with_problems([p for p in settings.task_paths() if Path(p).exists()])
     known = {t.id: t for t in tasks}
-    tables = _tables()
-    if tables is not None and Path(BUNDLED_TABLE_TASKS).exists():
+    if Path(BUNDLED_TABLE_TASKS).exists():
         try:
-            for tt in tables.load_table_tasks([BUNDLED_TABLE_TASKS]):
-                known.setdefault(tt.id, tables.table_task_to_task(tt))
-        except Exception:  # noqa: BLE001 - a broken table folder must not hide persona tasks
+            for tt in load_table_tasks([BUNDLED_TABLE_TASKS]):
+                known.setdefault(tt.id, table_task_to_task(tt))
+        except TaskLoadError:  # a broken table folder must not hide persona tasks
             pass
     return known

@@ -10,11 +10,16 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from ._common import console, err_console, fail
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..run import Agent, RunConfig
+    from ..tasks.models import Task
 
 agent_app = typer.Typer(help="Talk to an agent under test directly, without a user simulator.", no_args_is_help=True)
 
@@ -123,11 +128,13 @@ def ask(
     task = _find_task(task_id, tasks, settings)
 
     from ..agents import make_agent
+    from ..run import RunConfig
 
     try:
-        the_agent = make_agent(
-            kind, task, settings, model=model, endpoint_url=endpoint_url, endpoint_model=endpoint_model
+        config = RunConfig.from_settings(
+            settings, task_id=task.id, agent=kind, agent_model=model, endpoint_url=endpoint_url, endpoint_model=endpoint_model, user="direct"
         )
+        the_agent = make_agent(config, task, settings)
     except ValueError as exc:
         fail(str(exc))
     except Exception as exc:  # noqa: BLE001 - e.g. a search backend without its key
@@ -137,14 +144,14 @@ def ask(
 
     err_console.print(f"[dim]agent: {the_agent.name} · task: {task.id} · search: {settings.search_backend}[/dim]")
     try:
-        asyncio.run(_one_turn(the_agent, kind, task, settings, message, graph=graph, db=db))
+        asyncio.run(_one_turn(the_agent, config, task, settings, message, graph=graph, db=db))
     except KeyboardInterrupt:
         fail("interrupted", code=130)
 
 
-async def _one_turn(agent: Any, kind: str, task: Any, settings: Any, message: str, *, graph: bool, db: Optional[Path]) -> None:
+async def _one_turn(agent: Agent, config: RunConfig, task: Task, settings: Settings, message: str, *, graph: bool, db: Optional[Path]) -> None:
     from ..llm import LLMError, scrub
-    from ..store import Conversation, EndEvent, ErrorEvent, GraphEvent, MessageEvent
+    from ..run import Conversation, EndEvent, ErrorEvent, GraphEvent, MessageEvent
 
     convo = Conversation()
     show = make_printer()
@@ -158,10 +165,11 @@ async def _one_turn(agent: Any, kind: str, task: Any, settings: Any, message: st
             task_json=task.model_dump(mode="json"),
             config=settings.snapshot(),
             meta={"source": "vibesearch agent ask", "agent_name": agent.name},
-            agent=kind,
-            agent_model=getattr(agent, "model", None),
+            run_config=config,
+            agent=config.agent.kind,
+            agent_model=config.agent.shown_model,
             user="direct",
-            search_backend=settings.search_backend,
+            search_backend=config.search.backend,
         )
         run_id = run.id
 

@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
-from . import agent, run, score, serve, table, tasks
+from . import agent, results, run, score, serve, table, tasks
+
+if TYPE_CHECKING:
+    # typer (>= 0.26) vendors click; the Context its groups receive has no public alias
+    from typer._click.core import Context
 
 # exceptions that already carry a message for the user (one line, naming the file, field or row)
 USER_ERRORS = {
     "InputFileError", "StoreOpenError", "SchemaError", "TaskLoadError", "TaskNotFound", "TaskArgError",
     "ImportFileError", "LabelFileError", "CaseFileError", "RunNotFound",
 }
-_PASS_THROUGH = (typer.Exit, typer.Abort, click.exceptions.Exit, click.exceptions.Abort, click.ClickException, EOFError)
+
+
+def _passes_through(exc: Exception) -> bool:
+    """typer's own exits, aborts and usage errors, which it reports itself. Its ClickException (the
+    base of every usage error) is matched by name: typer >= 0.26 keeps it in the private, vendored
+    ``typer._click``."""
+    if isinstance(exc, (typer.Exit, typer.Abort, EOFError)):
+        return True
+    return any(cls.__name__ == "ClickException" for cls in type(exc).__mro__)
 
 
 def describe_error(exc: BaseException) -> str:
@@ -36,13 +48,11 @@ class EdgeGroup(TyperGroup):
     """The top of every command: an exception nothing deeper handled ends as one line ``error: …``
     and exit code 1 (``VIBESEARCH_DEBUG=1`` lets it through with its traceback)."""
 
-    def invoke(self, ctx: click.Context):  # type: ignore[override]
+    def invoke(self, ctx: Context) -> Any:
         try:
             return super().invoke(ctx)
-        except _PASS_THROUGH:
-            raise
         except Exception as exc:  # noqa: BLE001 - this is the edge
-            if os.environ.get("VIBESEARCH_DEBUG", "").strip().lower() in ("1", "true", "yes"):
+            if _passes_through(exc) or os.environ.get("VIBESEARCH_DEBUG", "").strip().lower() in ("1", "true", "yes"):
                 raise
             from ._common import fail
 
@@ -58,7 +68,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
-for module in (tasks, agent, run, score, table, serve):
+for module in (tasks, agent, run, score, results, table, serve):
     module.register(app)
 
 

@@ -19,6 +19,8 @@ from ._common import DbOption, JsonOption, console, err_console, fail, one_line,
 
 AGENT_HELP = "baseline (offline, no model) | react (an LLM with tools; needs --model) | endpoint (an OpenAI-compatible agent)"
 USER_HELP = "rules (offline) | simulator (LLM, needs --simulator-model) | paper (the official prompt) | direct | staged"
+PROTOCOL_HELP = "vibesearch (ours, the default) | official (the paper's harness rule by rule: docs/protocol.md)"
+HARNESS_HELP = "the official profile's prompts: your checkout of VibeBench/VibeSearchBench, parsed, never run (default: VIBESEARCH_OFFICIAL_HARNESS; unset: our own prompts)"
 SUMMARY_KEYS = ("run_id", "task_id", "status", "termination", "stages_reached", "stages_total", "user_turns", "assistant_steps", "tool_calls")
 
 
@@ -86,6 +88,8 @@ def run_cmd(
     search: Optional[str] = typer.Option(None, "--search", help="offline | ddgs | serper | tavily | searxng"),
     endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help="the endpoint agent's OpenAI-compatible base URL"),
     endpoint_model: Optional[str] = typer.Option(None, "--endpoint-model"),
+    protocol: Optional[str] = typer.Option(None, "--protocol", help=PROTOCOL_HELP),
+    official_harness: Optional[Path] = typer.Option(None, "--official-harness", help=HARNESS_HELP),
     resume: bool = typer.Option(False, "--resume", help="finish the latest (or --batch) batch: resume interrupted runs, start missing ones (runs another process drives are skipped)"),
     batch: Optional[str] = typer.Option(None, "--batch", help="the batch id for --resume"),
     events: bool = typer.Option(False, "--events", help="print every stored event as a JSON line"),
@@ -94,40 +98,47 @@ def run_cmd(
 ) -> None:
     """Run tasks headless: each task × --runs, --concurrency at a time."""
     _start_fakes()
-    from ..session.batch import BatchSpec, batch_plan
+    from ..run import RunConfig
+    from ..session.batch import BatchSpec, batch_plan, plan_config
     from ..store import open_db
     from ..tasks import TaskLoadError
     from ..users import USER_KINDS
     from ._resolve import TaskArgError, resolve_tasks
 
-    settings = _settings(
-        db, max_user_turns=max_user_turns, budget_usd=budget_usd, budget_tokens=budget_tokens,
-        stop_on_final_answer=stop_on_answer, search_backend=search, endpoint_url=endpoint_url, endpoint_model=endpoint_model,
-        simulator_model=simulator_model,
+    _check_protocol(protocol)
+    settings = _settings(db, official_harness=official_harness)
+    given = dict(
+        agent=agent, agent_model=model, user=user, simulator_model=simulator_model, max_user_turns=max_user_turns,
+        budget_usd=budget_usd, budget_tokens=budget_tokens, stop_on_final_answer=stop_on_answer, search_backend=search,
+        endpoint_url=endpoint_url, endpoint_model=endpoint_model, protocol=protocol,
     )
-    if not resume:  # a model without its key stops here, before the database file is created
-        from ..llm.credentials import MissingCredentials, check_run_credentials
-
-        try:
-            check_run_credentials(settings, agent=agent or settings.agent, agent_model=model, user=user or settings.user, simulator_model=simulator_model)
-        except MissingCredentials as exc:
-            fail(str(exc))
     # a new batch opens (and maybe creates) the database only once its input is known to be good
     store = open_db(settings.db) if resume else None
-    spec_values: dict[str, Any] = {}
+    plan: dict[str, Any] | None = None
     if resume:
+        assert store is not None
         plan = batch_plan(store, batch)
         if plan is None:
             fail(f"--resume: no batch {'with id ' + repr(batch) if batch else 'at all'} in {settings.db}")
-        spec_values = {k: plan[k] for k in ("batch_id", "runs", "agent", "model", "user", "simulator_model") if plan.get(k) is not None}
+        assert plan is not None  # (fail exits)
         if not tasks and not more and plan.get("tasks"):
             tasks = list(plan["tasks"])
-    agent = agent or spec_values.get("agent") or settings.agent
-    user = user or spec_values.get("user") or settings.user
-    model = model or spec_values.get("model")
-    sim_model = simulator_model or spec_values.get("simulator_model") or settings.simulator_model
-    if user not in USER_KINDS or user == "human":
-        fail(f"--user {user!r}: choose one of rules, simulator, paper, direct, staged (a person plays with `vibesearch play`)")
+    try:  # the resumed batch's own config, with what was given now on top
+        if plan is not None:
+            config = plan_config(plan, settings).with_overrides(**given)
+        else:
+            config = RunConfig.from_settings(settings, **given)
+    except ValueError as exc:
+        fail(one_line(exc))
+    _check_prompts(config, settings)
+    if config.user.kind not in USER_KINDS or config.user.kind == "human":
+        fail(f"--user {config.user.kind!r}: choose one of rules, simulator, paper, direct, staged (a person plays with `vibesearch play`)")
+    from ..llm.credentials import MissingCredentials, check_config_credentials
+
+    try:  # a model without its key stops here, before the database file is created
+        check_config_credentials(config, settings)
+    except MissingCredentials as exc:
+        fail(str(exc))
     values = [*(tasks or []), *(more or [])]
     if not values:
         fail("--tasks: give task files, folders or ids (see `vibesearch tasks list`)")
@@ -135,27 +146,22 @@ def run_cmd(
         task_list = resolve_tasks(values, settings, warn=lambda p: err_console.print(f"warning: {p}", highlight=False, soft_wrap=True, markup=False))
     except (TaskArgError, TaskLoadError, OSError) as exc:  # task errors name their file and field
         fail(one_line(exc))
-    spec = BatchSpec(
-        tasks=task_list, runs=spec_values.get("runs", runs) if resume and runs == 1 else runs, agent=agent, model=model,
-        user=user, simulator_model=sim_model, concurrency=concurrency,
-    )
-    if "batch_id" in spec_values:
-        spec.batch_id = spec_values["batch_id"]
-    build = _builder(settings, spec)
+    planned_runs = int(plan.get("runs", runs)) if plan is not None and runs == 1 else runs
+    spec = BatchSpec(tasks=task_list, config=config, runs=planned_runs, concurrency=concurrency)
+    if plan is not None and plan.get("batch_id"):
+        spec.batch_id = str(plan["batch_id"])
+    from ..session.batch import build_parts
+
     try:  # configuration errors (no model, no corpus ...) stop before anything runs
         for t in task_list:
-            build(t)
-        if resume:  # the resumed batch's own models
-            from ..llm.credentials import check_run_credentials
-
-            check_run_credentials(settings, agent=agent, agent_model=model, user=user, simulator_model=sim_model)
+            build_parts(spec.config_for(t), t, settings)
     except ValueError as exc:
         fail(str(exc))
     from ..store import LeaseHeld
 
     store = store or open_db(settings.db)
     try:
-        rows = asyncio.run(_run_with_display(store, settings, spec, build, resume=resume, events=events, quiet=json_out))
+        rows = asyncio.run(_run_with_display(store, settings, spec, resume=resume, events=events, quiet=json_out))
     except LeaseHeld as exc:  # another process is running this batch: leave it be
         fail(str(exc))
     if json_out:
@@ -166,17 +172,7 @@ def run_cmd(
     raise typer.Exit(_report_failures(rows))
 
 
-def _builder(settings: Any, spec: Any):
-    from ..agents import make_agent
-    from ..users import make_user
-
-    def build(task: Any) -> tuple[Any, Any]:
-        return make_agent(spec.agent, task, settings, model=spec.model), make_user(spec.user, task, settings, model=spec.simulator_model)
-
-    return build
-
-
-async def _run_with_display(store: Any, settings: Any, spec: Any, build: Any, *, resume: bool, events: bool, quiet: bool) -> list[dict[str, Any]]:
+async def _run_with_display(store: Any, settings: Any, spec: Any, *, resume: bool, events: bool, quiet: bool) -> list[dict[str, Any]]:
     from rich.progress import BarColumn, Progress, TextColumn
 
     from ..session.batch import run_batch
@@ -210,7 +206,7 @@ async def _run_with_display(store: Any, settings: Any, spec: Any, build: Any, *,
         progress.update(bar(job), completed=result.stages_reached, status=f"{result.status} ({result.termination})")
 
     with progress:
-        results = await run_batch(store, settings, spec, resume=resume, build=build, on_event=on_event, on_start=on_start, on_result=on_result)
+        results = await run_batch(store, settings, spec, resume=resume, on_event=on_event, on_start=on_start, on_result=on_result)
     return [{**r.to_dict(), "task_id": j.task.id, "run_index": j.index} for j, r in results]
 
 
@@ -246,30 +242,63 @@ def play_cmd(
     agent: Optional[str] = typer.Option(None, "--agent", help=AGENT_HELP),
     model: Optional[str] = typer.Option(None, "--model", help="the agent's litellm model string"),
     shadow_model: Optional[str] = typer.Option(None, "--shadow-model", help="a simulator model (or 'rules') to log beside your decisions"),
+    protocol: Optional[str] = typer.Option(None, "--protocol", help=PROTOCOL_HELP),
+    official_harness: Optional[Path] = typer.Option(None, "--official-harness", help=HARNESS_HELP),
     tasks_path: Optional[Path] = typer.Option(None, "--tasks", help="a task file or folder besides the bundled ones"),
     db: Optional[Path] = DbOption,
 ) -> None:
     """Play the persona yourself in the terminal while the agent answers."""
     _start_fakes()
     from ..agents import make_agent
+    from ..run import RunConfig
     from ..store import open_db
     from ..tasks import TaskLoadError
-    from ..users import make_user
+    from ..users import HumanUser, ShadowUser, make_user
     from ._play import play
     from ._resolve import TaskArgError, resolve_tasks
 
-    settings = _settings(db)
+    _check_protocol(protocol)
+    settings = _settings(db, official_harness=official_harness)
     if tasks_path is not None:
         settings = settings.model_copy(update={"tasks": str(tasks_path)})
     try:
         the_task = resolve_tasks([task], settings)[0]
-        the_agent = make_agent(agent or settings.agent, the_task, settings, model=model)
-        the_user = make_user("human", the_task, settings, shadow_model=shadow_model)
+        config = RunConfig.from_settings(
+            settings, task_id=the_task.id, agent=agent, agent_model=model, user="human", shadow=shadow_model, protocol=protocol
+        )
+        _check_prompts(config, settings)
+        the_agent = make_agent(config, the_task, settings)
+        the_user = make_user(config, the_task, settings)
     except (TaskArgError, TaskLoadError, ValueError) as exc:
         fail(one_line(exc))
+    assert isinstance(the_user, (HumanUser, ShadowUser))
     store = open_db(settings.db)
-    result = asyncio.run(play(the_task, the_agent, the_user, store, settings))
+    result = asyncio.run(play(config, the_task, the_agent, the_user, store, settings))
     raise typer.Exit(1 if result.status == "failed" else 0)
+
+
+def _check_protocol(protocol: Optional[str]) -> None:
+    from ..protocol import PROTOCOLS
+
+    if protocol is not None and protocol not in PROTOCOLS:
+        fail(f"--protocol {protocol!r}: choose one of {', '.join(PROTOCOLS)}")
+
+
+def _check_prompts(config: Any, settings: Any) -> None:
+    """Under the official profile: read the prompts now (a bad checkout stops here, naming the file
+    and the name) and say which source the runs will use."""
+    from ..protocol import HarnessError
+    from ..protocol.profile import prompts_for
+
+    try:
+        prompts = prompts_for(config, settings)
+    except HarnessError as exc:
+        fail(one_line(exc))
+    if prompts is not None:
+        label = prompts.source.label() if prompts.source.kind == "official" else "own prompts (no --official-harness given)"
+        err_console.print(f"official protocol, {label}", highlight=False, soft_wrap=True, markup=False)
+        for note in prompts.notes:
+            err_console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
 
 
 def register(app: typer.Typer) -> None:

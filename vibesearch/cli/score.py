@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, List, Literal, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from ._common import DbOption, JsonOption, console, err_console, fail, open_store, print_json
+from ._common import DbOption, JsonOption, console, err_console, fail, one_of, open_store, print_json
 
 labels_app = typer.Typer(help="Human labels of judge decisions: export, import, agreement, calibration.", no_args_is_help=True)
 
@@ -39,20 +39,46 @@ def score_command(
     judge: Optional[List[str]] = typer.Option(None, "--judge", help="'offline' or a litellm model string; repeat for several judges"),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Ground-truth triples per judge call"),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", help="Judge calls in flight at once"),
+    protocol: Optional[str] = typer.Option(
+        None, "--protocol", help="Score under this profile: 'official' (the official grader's rules) or 'vibesearch' (default: each run's own profile)"
+    ),
+    official_harness: Optional[Path] = typer.Option(
+        None, "--official-harness", help="Your checkout of the official harness: its judge prompt is used under the official profile (default: VIBESEARCH_OFFICIAL_HARNESS, else our own prompts)"
+    ),
     as_json: bool = JsonOption,
     db: Optional[Path] = DbOption,
 ) -> None:
-    """Judge runs' graphs against their ground truth and store P/R/F1 with every verdict."""
+    """Judge runs' graphs against their ground truth and store P/R/F1 with every verdict.
+
+    Each run is scored under its own profile unless --protocol says otherwise. Under the official
+    profile the run's extraction answer is parsed strictly and judged by an LLM in the official
+    layout (the offline judge is refused there); --batch-size does not apply to it."""
     from ..llm import LLMError
+    from ..protocol import PromptSet, load_prompts, resolve_harness
     from ..scoring import NoGroundTruth, compute_metrics, majority_verdicts, score_run, stored_verdicts
+    from ..scoring.profile import NotASample, OfficialJudgeRequired, as_profile, run_protocol
     from ..scoring.verdicts import judge_label
     from ..store import RunNotFound
 
+    if protocol is not None and protocol not in ("official", "vibesearch"):
+        fail(f"--protocol must be official or vibesearch, not {protocol!r}")
+    chosen = as_profile(protocol) if protocol is not None else None
     settings = _settings(batch_size, concurrency)
     judges = list(judge or []) or [settings.judge_model or "offline"]
     store = open_store(db)
+    loaded: list[PromptSet] = []
+
+    def prompts() -> PromptSet:  # read once, and only when an official score needs it
+        if not loaded:
+            loaded.append(load_prompts(resolve_harness(official_harness, settings)))
+        return loaded[0]
+
+    if official_harness is not None:
+        prompts()  # a bad checkout is reported before anything is judged
     if all_runs:
-        ids = [r.id for r in reversed(store.list_runs()) if r.status == "finished"]
+        # finished runs; under the official profile failed ones too (each is a 0 sample)
+        ids = [r.id for r in reversed(store.list_runs())
+               if r.status == "finished" or (r.status == "failed" and (chosen or run_protocol(r)) == "official")]
     elif run_ids:
         ids = list(run_ids)
     else:
@@ -71,11 +97,13 @@ def score_command(
                     progress.update(_t, completed=done, total=total)
 
                 try:
-                    row = score_run(store, rid, judge=j, settings=settings, progress=on_batch)
+                    profile = chosen or run_protocol(store.get_run(rid))
+                    row = score_run(store, rid, judge=j, settings=settings, progress=on_batch, protocol=profile,
+                                    prompts=prompts() if profile == "official" else None)
                 except RunNotFound as exc:
                     problems.append(str(exc))
                     break
-                except NoGroundTruth as exc:
+                except (NoGroundTruth, NotASample, OfficialJudgeRequired) as exc:
                     problems.append(f"skipped: {exc}")
                     skipped += 1
                     break
@@ -90,7 +118,7 @@ def score_command(
                     progress.advance(overall)
                 rows.append(row)
                 results.append(_row_json(store, row))
-            if len(rows) > 1 and all(r.n_gt == rows[0].n_gt for r in rows):
+            if len(rows) > 1 and all(r.n_gt == rows[0].n_gt and r.protocol != "official" for r in rows):
                 verdicts = majority_verdicts([stored_verdicts(store, r.id) for r in rows])
                 m = compute_metrics(verdicts, rows[0].n_gt, rows[0].n_pred)
                 results.append({**_row_json(store, rows[0]), "judge": "majority:" + "+".join(r.judge for r in rows),
@@ -110,21 +138,29 @@ def _row_json(store, row) -> dict[str, Any]:
     from ..scoring.verdicts import judge_label
 
     from ..scoring.aggregate import agent_label
+    from ..scoring.official_score import sample_of
+    from ..scoring.profile import profile_label, score_protocol
 
     run = store.get_run(row.run_id)
-    return {
+    out = {
         "run_id": row.run_id, "task_id": run.task_id, "agent": agent_label(run.agent, run.agent_model),
         "score_id": row.id, "judge": row.judge, "judge_label": judge_label(row.judge),
+        "protocol": score_protocol(row), "prompt_source": row.prompt_source, "profile": profile_label(row.protocol, row.prompt_source),
         "precision": row.precision, "recall": row.recall, "f1": row.f1, "n_gt": row.n_gt, "n_pred": row.n_pred,
         "n_covered": row.n_covered, "n_valid": row.n_valid, "n_unscored": row.n_unscored,
     }
+    sample = sample_of(row)
+    if sample is not None:
+        out.update(node_precision=sample.node_precision, node_recall=sample.node_recall, node_f1=sample.node_f1,
+                   parse_note=row.details().get("parse", {}).get("note"))
+    return out
 
 
 def _print_scores(results: list[dict[str, Any]]) -> None:
     if not results:
         return
-    for label in dict.fromkeys(r["judge_label"] for r in results):
-        console.print(f"scored by the {label}", highlight=False)
+    for label, profile in dict.fromkeys((r["judge_label"], r.get("profile", "")) for r in results):
+        console.print(f"scored by the {label}" + (f" under the {profile}" if profile else ""), highlight=False)
     table = Table(title="Scores (P / R / F1 in %)")
     for col in ("run", "task", "agent", "judge", "P", "R", "F1", "GT", "pred", "unscored"):
         table.add_column(col, justify="right" if col in ("P", "R", "F1", "GT", "pred", "unscored") else "left")
@@ -132,6 +168,9 @@ def _print_scores(results: list[dict[str, Any]]) -> None:
         table.add_row(r["run_id"], r["task_id"], r.get("agent", ""), r["judge_label"], _pct(r["precision"]),
                       _pct(r["recall"]), _pct(r["f1"]), str(r["n_gt"]), str(r["n_pred"]), str(r["n_unscored"]))
     console.print(table)
+    for r in results:
+        if r.get("parse_note"):
+            console.print(f"{r['run_id']}: {r['parse_note']}", highlight=False)
     if any(r["n_unscored"] for r in results):
         console.print("Recall is over the scored ground-truth triples; unscored ones are counted in the last column.")
 
@@ -140,15 +179,21 @@ def report_command(
     fmt: str = typer.Option("md", "--format", help="md, csv, json or html"),
     out: Optional[Path] = typer.Option(None, "--out", help="Write to this file instead of standard output"),
     judge: Optional[str] = typer.Option(None, "--judge", help="Whose scores to use (default: the judge with the most scored runs)"),
+    protocol: Optional[str] = typer.Option(None, "--protocol", help="Only scores of this profile: official or vibesearch (default: both, each row named)"),
     db: Optional[Path] = DbOption,
 ) -> None:
-    """Aggregate scores (Avg@N / Best@N), interaction statistics and error analysis."""
-    from ..reports import build_report, render
+    """Aggregate scores (Avg@N / Best@N), interaction statistics and error analysis.
 
-    if fmt not in ("md", "csv", "json", "html"):
-        fail(f"--format must be md, csv, json or html, not {fmt!r}")
-    report = build_report(open_store(db, writes=False), judge=judge)
-    text = render(report, fmt)  # type: ignore[arg-type]
+    Every row names the profile (and prompt source) of its numbers; the JSON format also carries
+    the official ``summary`` and ``per_item`` records of official-profile scores."""
+    from ..reports import Format, build_report, render
+    from ..scoring.profile import as_profile
+
+    report_format: Format = one_of("--format", fmt, ("md", "csv", "json", "html"))
+    if protocol is not None and protocol not in ("official", "vibesearch"):
+        fail(f"--protocol must be official or vibesearch, not {protocol!r}")
+    report = build_report(open_store(db, writes=False), judge=judge, protocol=as_profile(protocol) if protocol else None)
+    text = render(report, report_format)
     if out is None:
         typer.echo(text)
         return
@@ -218,9 +263,8 @@ def labels_export(
     """Write human labels to a CSV or JSONL file."""
     from ..scoring.labels_io import export_labels
 
-    if fmt not in ("csv", "jsonl"):
-        fail(f"--format must be csv or jsonl, not {fmt!r}")
-    n = export_labels(open_store(db, writes=False), out, fmt, run_id=run)  # type: ignore[arg-type]
+    label_format: Literal["csv", "jsonl"] = one_of("--format", fmt, ("csv", "jsonl"))
+    n = export_labels(open_store(db, writes=False), out, label_format, run_id=run)
     console.print(f"wrote {n} labels to {out}", highlight=False)
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from ._common import JsonOption, console, fail, print_json
+
+if TYPE_CHECKING:
+    from ..tables import CellVerdict, TableScore
 
 table_app = typer.Typer(help="WideSearch-style table tasks: list them, show gold tables, score answers.", no_args_is_help=True)
 
@@ -103,7 +106,7 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
-def _print_score(score) -> None:
+def _print_score(score: TableScore) -> None:
     from rich import box
     from rich.markup import escape
     from rich.table import Table
@@ -118,9 +121,9 @@ def _print_score(score) -> None:
     console.print(f"reason: {escape(score.reason)}", soft_wrap=True, highlight=False)
     if not score.rows:
         return
-    by_row: dict[int, dict[str, object]] = {}
-    for c in score.cells:
-        by_row.setdefault(c.row, {})[c.column] = c
+    by_row: dict[int, dict[str, CellVerdict]] = {}
+    for cell in score.cells:
+        by_row.setdefault(cell.row, {})[cell.column] = cell
     table = Table(box=box.SIMPLE_HEAD, show_lines=False, highlight=False)
     for col in score.columns:
         table.add_column(escape(col))

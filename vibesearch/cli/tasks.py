@@ -6,7 +6,7 @@ Only the task package, typer and rich are imported here, so these commands start
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, TypedDict
 
 import typer
 
@@ -15,6 +15,15 @@ from ._common import JsonOption, console, fail, print_json
 tasks_app = typer.Typer(help="List, inspect, validate and export tasks (ours and the official format).", no_args_is_help=True)
 
 TasksOption = typer.Option(None, "--tasks", help="Task file or folder (default: bundled personas/ plus VIBESEARCH_TASKS)")
+
+
+class _TaskRow(TypedDict):
+    id: str
+    subset: str
+    language: str
+    stages: int
+    triples: int
+    corpus_docs: int | None
 
 
 def register(app: typer.Typer) -> None:
@@ -56,7 +65,7 @@ def list_tasks(
     from ..tasks import load_tasks_with_problems
 
     tasks, problems = load_tasks_with_problems(_paths(path))
-    rows = [
+    rows: list[_TaskRow] = [
         {
             "id": t.id,
             "subset": t.subset,
@@ -79,8 +88,10 @@ def list_tasks(
 
         table = Table(title=f"{len(rows)} task(s)", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
         table.add_column("id", no_wrap=True, min_width=min(40, max((len(r["id"]) for r in rows), default=2)))
-        for name, justify in (("subset", "left"), ("language", "left"), ("stages", "right"), ("triples", "right"), ("corpus docs", "right")):
-            table.add_column(name, justify=justify)
+        table.add_column("subset")
+        table.add_column("language")
+        for name in ("stages", "triples", "corpus docs"):
+            table.add_column(name, justify="right")
         for r in rows:
             docs = "-" if r["corpus_docs"] is None else str(r["corpus_docs"])
             table.add_row(r["id"], r["subset"], r["language"], str(r["stages"]), str(r["triples"]), docs)

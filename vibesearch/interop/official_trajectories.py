@@ -31,7 +31,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..store import EndEvent, EventData, GraphEvent, MessageEvent, NoteEvent, Run, Store, ToolCallEvent, ToolResultEvent, build_run
+from ..store import Run, Store, build_run
+from ..run import EndEvent, EventData, GraphEvent, MessageEvent, NoteEvent, Termination, ToolCallEvent, ToolResultEvent
+from ..run.events import Phase
 from ..tasks.models import Task
 from ._answer import is_cut, parse_triples
 from ._read import ImportFileError, Trajectory, read_extraction, read_trajectory
@@ -41,7 +43,7 @@ __all__ = [
     "prepare_import", "read_extraction", "read_trajectory", "store_imports",
 ]
 
-TERMINATIONS = {
+TERMINATIONS: dict[str, Termination] = {
     "answer": "answer",
     "max_rounds": "max_user_turns",
     "context_length": "context_length",
@@ -157,7 +159,7 @@ def prepare_import(
         snapshot = _snapshot(traj, first_user)
         notes.append("no ground truth attached: import again with --task FILE to score this run")
     original = str(h.get("termination") or "")
-    termination = TERMINATIONS.get(original, "imported")
+    termination: Termination = TERMINATIONS.get(original, "imported")
     meta = {k: h[k] for k in HEADER_KEYS if k in h}
     meta.update({"file": str(path), "complete": traj.complete, "termination_original": original})
     if task is not None:
@@ -178,12 +180,12 @@ def prepare_import(
         run_index=h.get("sample_idx") or 0,  # checked by read_trajectory: a small whole number
     )
     events: list[EventData] = [NoteEvent(text=f"imported from {Path(path).name}", data={"qid": traj.qid, "complete": traj.complete})]
-    phase = "dialogue"
+    phase: Phase = "dialogue"
     for i, turn in enumerate(traj.turns):
         if i == extraction_prompt or turn.get("_tail_of_last_turn"):
             phase = "extraction"
         if turn["type"] == "user":
-            events.append(MessageEvent(role="user", content=str(turn.get("content") or ""), phase=phase))  # type: ignore[arg-type]
+            events.append(MessageEvent(role="user", content=str(turn.get("content") or ""), phase=phase))
             continue
         calls = turn.get("tool_calls") or []
         events.append(
@@ -191,7 +193,7 @@ def prepare_import(
                 role="assistant",
                 content=str(turn.get("content") or ""),
                 thinking=str(turn["thinking"]) if turn.get("thinking") else None,
-                phase=phase,  # type: ignore[arg-type]
+                phase=phase,
                 n_tool_calls=len(calls),
                 final=not calls,
             )
@@ -211,7 +213,9 @@ def prepare_import(
             events.append(ToolResultEvent(call_id=call_id, tool=str(call["name"]), content="" if result is None else str(result), error=result is None))
     if extraction is not None:
         triples = [t for t in (_triple(x) for x in extraction["triplets"]) if t is not None]
-        raw, repaired, dropped = json.dumps(extraction["triplets"], ensure_ascii=False), [], []
+        raw = json.dumps(extraction["triplets"], ensure_ascii=False)
+        repaired: list[str] = []
+        dropped: list[dict[str, Any]] = []
         graph_from = "the final-extraction file"
         total = extraction.get("total")
         if isinstance(total, int) and total != len(extraction["triplets"]):
@@ -219,7 +223,7 @@ def prepare_import(
     else:
         triples, raw, repaired, dropped, graph_from = _answer_triples(traj, extraction_prompt)
     events.append(GraphEvent(triples=triples, raw_text=raw, repaired=repaired, dropped=dropped, source="import"))
-    events.append(EndEvent(termination=termination, detail=f"official termination: {original}"))  # type: ignore[arg-type]
+    events.append(EndEvent(termination=termination, detail=f"official termination: {original}"))
     return PreparedImport(str(path), traj, run, events, notes, len(triples), graph_from, repaired)
 
 
@@ -232,7 +236,8 @@ def store_imports(store: Store, prepared: list[PreparedImport]) -> list[ImportRe
     for p in prepared:
         h = p.traj.header
         counted = run_stats(store, p.run.id).official.model_dump()
-        file_stats = h.get("stats") if isinstance(h.get("stats"), dict) else {}
+        stats, metrics = h.get("stats"), h.get("metrics")
+        file_stats: dict[str, Any] = stats if isinstance(stats, dict) else {}
         matches = None
         if p.traj.complete and file_stats:
             matches = all(counted.get(k) == file_stats.get(k) for k in ("user_turns", "assistant_turns", "tool_calls"))
@@ -242,7 +247,7 @@ def store_imports(store: Store, prepared: list[PreparedImport]) -> list[ImportRe
             qid=p.traj.qid,
             counted=counted,
             file_stats=file_stats,
-            file_metrics=h.get("metrics") if isinstance(h.get("metrics"), dict) else {},
+            file_metrics=metrics if isinstance(metrics, dict) else {},
             complete=p.traj.complete,
             matches=matches,
             n_triples=p.n_triples,

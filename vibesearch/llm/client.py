@@ -23,10 +23,12 @@ import re
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Mapping, get_args
 
+from .._secrets import scrub
 from ..config import Settings, get_settings
-from ..store.events import Emit, ErrorEvent, UsageEvent
+from ..run.events import Emit, ErrorEvent, UsageEvent, UsagePurpose
+from ._litellm import _litellm
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -34,7 +36,15 @@ Purpose = str  # "agent" | "simulator" | "judge" | "summariser" | "extraction" |
 
 
 class LLMError(RuntimeError):
-    """A model call failed for good (after retries, or with an error that retrying cannot fix)."""
+    """A model call failed for good (after retries, or with an error that retrying cannot fix).
+
+    ``bad_request``: the provider refused the request with a 400 (a context too long among them);
+    ``timed_out``: the last attempt timed out. The official profile compacts on either."""
+
+    def __init__(self, message: str, *, bad_request: bool = False, timed_out: bool = False):
+        super().__init__(message)
+        self.bad_request = bad_request
+        self.timed_out = timed_out
 
 
 @dataclass
@@ -57,33 +67,6 @@ class LLMResult:
     retries: int = 0
     model: str = ""
     finish_reason: str | None = None
-
-
-_KEY_PATTERNS = [
-    re.compile(r"(sk|pk|rk|gsk|xai|tvly)-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"(?i)(api[_-]?key|authorization|bearer|x-api-key)[\"'=:\s]+[A-Za-z0-9_\-\.]{8,}"),
-    re.compile(r"AIza[0-9A-Za-z_\-]{20,}"),
-]
-
-
-def scrub(text: str) -> str:
-    """Remove anything that looks like a secret, and the values of known key variables."""
-    for name, value in os.environ.items():
-        if value and len(value) >= 8 and any(k in name.upper() for k in ("KEY", "TOKEN", "SECRET", "PASSWORD")):
-            text = text.replace(value, "[redacted]")
-    for pat in _KEY_PATTERNS:
-        text = pat.sub("[redacted]", text)
-    return text
-
-
-def _litellm():
-    import litellm
-
-    litellm.suppress_debug_info = True
-    litellm.drop_params = True
-    # token counting must never fetch a tokenizer from a hub (no network here)
-    litellm.disable_hf_tokenizer_download = True
-    return litellm
 
 
 # errors a second attempt cannot fix (litellm's classes; any 4xx but 408/409/429 likewise)
@@ -120,6 +103,17 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(status, int) and (status == 429 or status >= 500)
 
 
+def _is_bad_request(exc: BaseException) -> bool:
+    """A 400: litellm's ``BadRequestError`` (its ``ContextWindowExceededError`` is one) or the status."""
+    bad = getattr(_litellm(), "BadRequestError", None)
+    return (isinstance(bad, type) and isinstance(exc, bad)) or getattr(exc, "status_code", None) == 400
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    timeout = getattr(_litellm(), "Timeout", None)
+    return (isinstance(timeout, type) and isinstance(exc, timeout)) or isinstance(exc, (asyncio.TimeoutError, TimeoutError))
+
+
 @lru_cache(maxsize=256)
 def _has_price(model: str) -> bool:
     """Does litellm's cost map price this model? (Asked once per model name.)"""
@@ -154,7 +148,7 @@ def _parse_tool_calls(message: Any) -> list[ToolCall]:
     calls = []
     for i, tc in enumerate(getattr(message, "tool_calls", None) or []):
         fn = tc.function if hasattr(tc, "function") else tc["function"]
-        name = getattr(fn, "name", None) or fn.get("name")  # type: ignore[union-attr]
+        name = getattr(fn, "name", None) or fn.get("name")
         raw = getattr(fn, "arguments", None)
         if raw is None and isinstance(fn, dict):
             raw = fn.get("arguments")
@@ -195,9 +189,13 @@ async def complete(
     api_key: str | None = None,
     stream: bool = False,
     on_delta: Callable[[str], Awaitable[None] | None] | None = None,
+    sampling: Mapping[str, float | int] | None = None,
     **kwargs: Any,
 ) -> LLMResult:
-    """Call a model (a litellm model string) and return its message, recording usage."""
+    """Call a model (a litellm model string) and return its message, recording usage.
+
+    ``sampling``: temperature, top_p, max_tokens for this call (``run.config.Sampling.params()``);
+    without, ``settings.temperature`` when set."""
     settings = settings or get_settings()
     litellm = _litellm()
     params: dict[str, Any] = {"model": model, "messages": messages, "timeout": settings.llm_timeout_s}
@@ -216,6 +214,7 @@ async def complete(
         params["api_key"] = "no-key"
     if settings.temperature is not None:
         params["temperature"] = settings.temperature
+    params.update(sampling or {})
     params["max_retries"] = 0  # the provider SDK's own retries would multiply those of the loop below
     params.update(kwargs)
 
@@ -236,7 +235,11 @@ async def complete(
             if emit is not None:
                 emit(ErrorEvent(source=f"llm:{purpose}", message=message, fatal=False, attempt=attempt + 1))
             if not retry:
-                raise LLMError(f"{purpose} model {model!r} failed: {message}{_key_hint(model, exc, params)}") from None
+                raise LLMError(
+                    f"{purpose} model {model!r} failed: {message}{_key_hint(model, exc, params)}",
+                    bad_request=_is_bad_request(exc),
+                    timed_out=_is_timeout(exc),
+                ) from None
             delay = min(settings.llm_backoff_max_s, settings.llm_backoff_s * (2**attempt))
             await asyncio.sleep(delay * (0.5 + random.random() / 2))
             attempt += 1
@@ -262,7 +265,7 @@ async def complete(
     if emit is not None:
         emit(
             UsageEvent(
-                purpose=purpose if purpose in _PURPOSES else "other",  # type: ignore[arg-type]
+                purpose=_PURPOSES.get(purpose, "other"),
                 model=model,
                 input_tokens=result.input_tokens,
                 output_tokens=result.output_tokens,
@@ -285,7 +288,7 @@ def _key_hint(model: str, exc: BaseException, params: dict[str, Any]) -> str:
     return f" (set {variables_text(missing)})" if missing else ""
 
 
-_PURPOSES = {"agent", "simulator", "judge", "summariser", "extraction", "compaction", "other"}
+_PURPOSES: dict[str, UsagePurpose] = {p: p for p in get_args(UsagePurpose)}  # a usage event names one of these
 
 
 async def _streamed(litellm: Any, params: dict[str, Any], on_delta: Callable[[str], Any]) -> Any:

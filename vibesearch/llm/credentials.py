@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..config import Settings
+from ..run.config import RunConfig
 
 # providers whose requests go to a local server by default (nothing to set)
 _LOCAL = {"fake", "ollama", "ollama_chat", "lm_studio", "hosted_vllm", "vllm", "llamafile", "openai_like", "custom_openai"}
@@ -31,7 +32,7 @@ class MissingCredentials(ValueError):
 
 
 def _provider(model: str) -> str:
-    from .client import _litellm
+    from ._litellm import _litellm
 
     try:
         return str(_litellm().get_llm_provider(model)[1] or "")
@@ -49,7 +50,7 @@ def missing_variables(model: str, *, api_base: str | None = None, api_key: str |
     provider = _provider(model)
     if provider in _LOCAL or provider in _AMBIENT or not provider:
         return []
-    from .client import _litellm
+    from ._litellm import _litellm
 
     try:
         report = _litellm().validate_environment(model=model)
@@ -75,12 +76,14 @@ def run_models(
 ) -> list[tuple[str, str]]:
     """(role, model) of every litellm model a run will call, with the settings' defaults."""
     models: list[tuple[str, str]] = []
-    if agent == "react" and (agent_model or settings.agent_model):
-        models.append(("agent", agent_model or settings.agent_model))  # type: ignore[arg-type]
+    agent_llm = agent_model or settings.agent_model
+    simulator_llm = simulator_model or settings.simulator_model
+    if agent == "react" and agent_llm:
+        models.append(("agent", agent_llm))
     if agent in ("react", "baseline") and settings.summariser_model:  # the visit tool's summariser
         models.append(("summariser", settings.summariser_model))
-    if user in ("simulator", "paper") and (simulator_model or settings.simulator_model):
-        models.append(("simulator", simulator_model or settings.simulator_model))  # type: ignore[arg-type]
+    if user in ("simulator", "paper") and simulator_llm:
+        models.append(("simulator", simulator_llm))
     if shadow_model and shadow_model != "rules":
         models.append(("shadow simulator", shadow_model))
     if judge_model and judge_model != "offline":
@@ -124,4 +127,18 @@ def check_run_credentials(
             shadow_model=shadow_model, judge_model=judge_model,
         ),
         settings,
+    )
+
+
+def check_config_credentials(config: RunConfig, settings: Settings, *, judge: bool = False) -> None:
+    """``check_run_credentials`` for the models a ``RunConfig`` names (its judge too with ``judge``:
+    a run that is scored as soon as it ends)."""
+    check_run_credentials(
+        settings,
+        agent=config.agent.kind,
+        agent_model=config.agent.model,
+        user=config.user.kind,
+        simulator_model=config.user.model,
+        shadow_model=config.user.shadow,
+        judge_model=config.judge.name if judge else None,
     )

@@ -37,6 +37,8 @@ class Request:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None
     response_format: Any = None
+    # how the caller asked the model to sample (temperature, top_p, max_tokens; only those given)
+    sampling: dict[str, Any] = field(default_factory=dict)
 
     @property
     def last_user(self) -> str:
@@ -153,6 +155,7 @@ def _handle(model: str, messages: list, optional_params: dict) -> tuple[Request,
         messages=messages,
         tools=optional_params.get("tools"),
         response_format=optional_params.get("response_format"),
+        sampling={k: optional_params[k] for k in ("temperature", "top_p", "max_tokens") if optional_params.get(k) is not None},
     )
     return req, handler(req)
 
@@ -166,7 +169,10 @@ def install() -> None:
     from litellm import CustomLLM
 
     class _FakeProvider(CustomLLM):
-        def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding, api_key, logging_obj, optional_params, *args, **kwargs):  # noqa: E501
+        def completion(  # litellm's CustomLLM signature
+            self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding, api_key,
+            logging_obj, optional_params, *args, **kwargs,
+        ):
             req, reply = _handle(model, messages, optional_params)
             if reply.delay_s:
                 import time
@@ -176,7 +182,10 @@ def install() -> None:
                 _raise(reply.error, model)
             return _build_response(req, reply)
 
-        async def acompletion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding, api_key, logging_obj, optional_params, *args, **kwargs):  # noqa: E501
+        async def acompletion(  # litellm's CustomLLM signature
+            self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding, api_key,
+            logging_obj, optional_params, *args, **kwargs,
+        ):
             req, reply = _handle(model, messages, optional_params)
             if reply.delay_s:
                 await asyncio.sleep(reply.delay_s)

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..config import Settings
-from ..store.events import Emit, ErrorEvent
+from ..run.events import Emit, ErrorEvent
 from .client import LLMResult, complete
 
 M = TypeVar("M", bound=BaseModel)

@@ -5,32 +5,70 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from ..scoring.aggregate import collect_runs, interaction_table, score_table
+from ..run.config import ProtocolProfile
+from ..scoring.aggregate import (
+    RunRecord,
+    collect_runs,
+    interaction_table,
+    left_out_runs,
+    official_samples,
+    official_summary,
+    profile_groups,
+    score_table,
+)
 from ..scoring.errors import error_analysis
 from ..scoring.verdicts import judge_label
 from ..store import Store
 
 
-def build_report(store: Store, *, judge: str | None = None) -> dict[str, Any]:
-    """Score table (Avg@N / Best@N), interaction table and error analysis for every run."""
-    records, judge = collect_runs(store, judge=judge)
+def official_parts(records: list[RunRecord]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``summary`` (one entry per configuration scored under the official profile, with the
+    official keys) and ``per_item`` (every official sample, with the official keys), each entry
+    also naming its configuration, profile and prompt source."""
+    summary, per_item = [], []
+    for (config, protocol, source), recs in profile_groups(records).items():
+        if protocol != "official":
+            continue
+        samples = official_samples(recs)
+        if not samples and not any(r.left_out for r in recs):
+            continue
+        label = recs[0].profile
+        result = official_summary(recs)
+        summary.append({"config": config, "profile": label, "prompt_source": source, **result.official_dict(),
+                        "left_out_cancelled": len(result.left_out)})
+        per_item += [{"config": config, "profile": label, "prompt_source": source, "run_id": r.run_id, **sample.official_dict()}
+                     for r, sample in samples]
+    return summary, per_item
+
+
+def build_report(store: Store, *, judge: str | None = None, protocol: ProtocolProfile | None = None) -> dict[str, Any]:
+    """Score table (Avg@N / Best@N), interaction table and error analysis for every run (each
+    number under the profile it was computed with; ``protocol``: only that profile)."""
+    records, judge = collect_runs(store, judge=judge, protocol=protocol)
     scored = [r for r in records if r.scored]
+    one_per_run = list({r.run_id: r for r in reversed(records)}.values())[::-1]  # error analysis counts a run once
+    summary, per_item = official_parts(records)
     return {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "database": str(store.path),
         "judge": judge,
         "judge_label": judge_label(judge),
-        "n_runs": len(records),
+        "profiles": sorted({r.profile for r in scored}),
+        "n_runs": len({r.run_id for r in records}),
         "n_scored": len(scored),
-        "unscored_runs": [r.run_id for r in records if not r.scored],
+        "unscored_runs": [r.run_id for r in records if not r.scored and not r.left_out],
+        "left_out": left_out_runs(records),
         "scores": score_table(records),
         "interaction": interaction_table(records),
-        "errors": error_analysis(store, records),
+        "errors": error_analysis(store, [r for r in one_per_run if not r.left_out]),
+        "summary": summary,
+        "per_item": per_item,
         "runs": [
             {
                 "run_id": r.run_id,
                 "task_id": r.task_id,
                 "config": r.config,
+                "profile": r.profile,
                 "subset": r.subset,
                 "language": r.language,
                 "source": r.source,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any, Sequence
 
-from .text import interaction_rows, pct, score_rows
+from .text import interaction_rows, pct, profile_note, score_rows
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -21,10 +21,10 @@ def _figures(report: dict[str, Any]) -> list[tuple[str, Any]]:
 
     figs: list[tuple[str, Any]] = []
     groups = ["all", "subset pro", "subset daily"]
-    configs = sorted({r["config"] for r in report["scores"]})
+    configs = sorted({f"{r['config']} · {r['profile']}" for r in report["scores"]})
     fig = go.Figure()
     for group in groups:
-        rows = {r["config"]: r for r in report["scores"] if r["group"] == group}
+        rows = {f"{r['config']} · {r['profile']}": r for r in report["scores"] if r["group"] == group}
         fig.add_bar(name=group, x=configs, y=[100 * rows[c]["avg_f1"] if c in rows else None for c in configs])
     fig.update_layout(barmode="group", yaxis_title="Avg@N F1 (%)", title="F1 by configuration and subset")
     figs.append(("f1-by-config", fig))
@@ -71,6 +71,7 @@ def to_html(report: dict[str, Any]) -> str:
         "<h1>VibeSearch report</h1>",
         f"<p class='note'>Judge: <b>{html.escape(report['judge_label'])}</b> · {report['n_scored']} of {report['n_runs']} runs scored · "
         f"generated {html.escape(report['generated_at'])}. Scores are percentages.</p>",
+        f"<p class='note'>{html.escape(profile_note(report))}</p>",
         "<h2>Scores (Avg@N / Best@N)</h2>", _table(*score_rows(report)),
         "<h2>Interaction</h2>", _table(*interaction_rows(report)),
         "<h2>Charts</h2>", *charts,

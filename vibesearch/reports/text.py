@@ -38,20 +38,32 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def score_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
-    headers = ["configuration", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Best P", "Best R", "Best F1"]
+    headers = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Best P", "Best R", "Best F1",
+               "Avg node F1", "Best node F1", "left out"]
     rows = [
-        [r["config"], r["group"], r["n_tasks"], r["n_runs"], r["n_min"] if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
-         pct(r["avg_precision"]), pct(r["avg_recall"]), pct(r["avg_f1"]), pct(r["best_precision"]), pct(r["best_recall"]), pct(r["best_f1"])]
+        [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], r["n_min"] if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
+         pct(r["avg_precision"]), pct(r["avg_recall"]), pct(r["avg_f1"]), pct(r["best_precision"]), pct(r["best_recall"]), pct(r["best_f1"]),
+         pct(r["avg_node_f1"]), pct(r["best_node_f1"]), r["left_out"]]
         for r in report["scores"]
     ]
     return headers, rows
 
 
+def profile_note(report: dict[str, Any]) -> str:
+    """One sentence naming the profiles of the numbers and the runs left out."""
+    profiles = ", ".join(report["profiles"]) or "none"
+    text = (f"Profiles of these numbers: {profiles}. Official profile: Best@N takes every metric from the run with the best "
+            "triplet F1 and a failed run counts 0; vibesearch profile: each metric's own best run.")
+    if report["left_out"]:
+        text += f" Left out (not samples): {len(report['left_out'])} run(s) cancelled by a person."
+    return text
+
+
 def interaction_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
-    headers = ["configuration", "runs", "#Asst", "#User", "#Asst/#User", "tool calls", "tool calls / user turn",
+    headers = ["configuration", "profile", "runs", "#Asst", "#User", "#Asst/#User", "tool calls", "tool calls / user turn",
                "compactions", "input tokens", "output tokens", "cost / run"]
     rows = [
-        [r["config"], r["n_runs"], num(r["asst"]), num(r["user"]), num(r["asst_per_user"]), num(r["tool_calls"]),
+        [r["config"], r["profile"], r["n_runs"], num(r["asst"]), num(r["user"]), num(r["asst_per_user"]), num(r["tool_calls"]),
          num(r["tool_calls_per_user_turn"]), num(r["compactions"]), num(r["input_tokens"], 0), num(r["output_tokens"], 0),
          money(r["cost_usd"]) if r["cost_usd"] is not None or not r["cost_known_usd"] else f"unknown (known part ${r['cost_known_usd']:.4f})"]
         for r in report["interaction"]
@@ -67,9 +79,12 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"generated {report['generated_at']} from `{report['database']}`\n",
         "Scores are percentages. Avg@N: mean over a task's N runs, then over tasks; "
         "Best@N: each task's best run, then the mean over tasks.\n",
+        profile_note(report) + "\n",
         "## Scores (Avg@N / Best@N)\n",
         _md_table(*score_rows(report)),
         "## Interaction\n",
+        "Under the official profile #Asst and #User are the official harness' counts (the opening query, the triple "
+        "request and the extraction answer included, [DONE] not).\n",
         _md_table(*interaction_rows(report)),
         "## Error analysis\n",
         "### F1 by compaction count\n",
@@ -95,6 +110,10 @@ def to_markdown(report: dict[str, Any]) -> str:
     ]
     if report["unscored_runs"]:
         parts.append(f"\nRuns without a score by this judge: {', '.join(report['unscored_runs'])}\n")
+    if report["left_out"]:
+        parts += ["### Runs left out (not samples)\n",
+                  _md_table(["run", "task", "configuration", "profile", "reason"],
+                            [[r["run_id"], r["task_id"], r["config"], r["profile"], r["reason"]] for r in report["left_out"]])]
     return "\n".join(parts)
 
 
@@ -112,9 +131,11 @@ def to_csv(report: dict[str, Any]) -> str:
         w.writerow([])
 
     e = report["errors"]
-    w.writerow([f"# judge: {report['judge_label']}"])
+    w.writerow([f"# judge: {report['judge_label']}", f"profiles: {'; '.join(report['profiles']) or 'none'}"])
     section("scores", report["scores"])
     section("interaction", report["interaction"])
+    section("official_summary", report["summary"])
+    section("left_out", report["left_out"])
     section("f1_by_compactions", e["f1_by_compactions"])
     section("f1_by_user_turns", e["f1_by_user_turns"])
     section("termination", [{"termination": k, "runs": v} for k, v in e["termination"].items()])

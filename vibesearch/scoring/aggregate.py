@@ -8,22 +8,39 @@ runs under a configuration.
   Each metric takes its own best run (the best precision and the best F1 may come from
   different runs).
 
-Rows are given per configuration for all tasks, each subset (pro, daily) and each language.
+Rows are given per configuration **and profile** (``profile.profile_label``: the vibesearch
+profile, or the official protocol with its prompt source) for all tasks, each subset (pro, daily)
+and each language. A run scored under both profiles appears once under each.
+
+Under the official profile the rules are the official grader's (``official_metrics``): Best@N
+takes every metric from the run with the best triplet F1, a failed run (no parsable triples)
+is a 0 sample averaged in, and the node metrics are reported too. Under both profiles a run a
+person cancelled is not a sample (official: every cancelled run; ours: a cancelled run without a
+graph — one that has a graph keeps today's numbers): it is left out and counted (``left_out``).
+
 The interaction table (#Asst, #User, their ratio, tool calls, compactions, tokens, cost) is
-averaged over runs; its #Asst/#User is total assistant steps over total user turns.
+averaged over runs; its #Asst/#User is total assistant steps over total user turns. Under the
+official profile #Asst and #User are counted as the official harness counts them
+(``RunStats.official``: the opening query, the triple request and the extraction answer
+included, ``[DONE]`` not).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from datetime import datetime
 from statistics import mean
 from typing import Any, Iterable
 
 from pydantic import BaseModel
 
+from ..run.config import ProtocolProfile
 from ..store import Store
 from ..store.tables import Run, ScoreRow
+from .official_metrics import OfficialSummary, SampleResult, aggregate_official
+from .official_score import sample_of
+from .profile import is_cancelled, profile_label, run_protocol, score_protocol
 from .stats import RunStats, run_stats
 
 
@@ -50,10 +67,28 @@ class RunRecord(BaseModel):
     n_covered: int = 0
     n_unscored: int = 0
     stats: RunStats
+    created_at: datetime | None = None
+    # the profile of the score (of the run itself when it has none) and the score's prompt source
+    protocol: ProtocolProfile = "vibesearch"
+    prompt_source: str | None = None
+    cancelled: bool = False  # a person stopped the run
+    has_graph: bool = True  # the scored run had a stored graph
+    official: SampleResult | None = None  # the official per-sample record of an official score
 
     @property
     def scored(self) -> bool:
         return self.f1 is not None
+
+    @property
+    def profile(self) -> str:
+        return profile_label(self.protocol, self.prompt_source)
+
+    @property
+    def left_out(self) -> bool:
+        """Not a sample under its profile: a run a person cancelled (ours: only one without a graph)."""
+        if not self.cancelled:
+            return False
+        return self.protocol == "official" or not self.has_graph
 
 
 # The offline baseline reads the corpus' annotated facts; its scores must never pass for a model's.
@@ -72,12 +107,15 @@ def config_key(run: Run) -> str:
     return f"{agent} · user {user}"
 
 
-def choose_judge(store: Store, runs: Iterable[Run] | None = None) -> str:
-    """The judge with scores on the most runs (the offline judge on a tie)."""
+def choose_judge(store: Store, runs: Iterable[Run] | None = None, protocol: ProtocolProfile | None = None) -> str:
+    """The judge with scores on the most runs (the offline judge on a tie); ``protocol``: count
+    only the scores of that profile."""
     ids = {r.id for r in runs} if runs is not None else None
     counts: Counter[str] = Counter()
     seen: set[tuple[str, str]] = set()
     for s in store.scores():
+        if protocol is not None and score_protocol(s) != protocol:
+            continue
         if (ids is None or s.run_id in ids) and (s.run_id, s.judge) not in seen:
             seen.add((s.run_id, s.judge))
             counts[s.judge] += 1
@@ -96,47 +134,84 @@ def latest_scores(store: Store, judge: str) -> dict[str, ScoreRow]:
     return out
 
 
-def collect_runs(store: Store, *, judge: str | None = None, include_tables: bool = False) -> tuple[list[RunRecord], str]:
-    """Every persona run (finished or with a score) with its latest score by ``judge``."""
+def latest_scores_by_profile(store: Store, judge: str) -> dict[str, dict[ProtocolProfile, ScoreRow]]:
+    """Per run, the latest score by ``judge`` under each profile."""
+    out: dict[str, dict[ProtocolProfile, ScoreRow]] = defaultdict(dict)
+    for s in store.scores():  # ordered by id: later scores replace earlier ones
+        if s.judge == judge:
+            out[s.run_id][score_protocol(s)] = s
+    return out
+
+
+def collect_runs(
+    store: Store, *, judge: str | None = None, include_tables: bool = False, protocol: ProtocolProfile | None = None
+) -> tuple[list[RunRecord], str]:
+    """Every persona run (finished or with a score) with its latest score by ``judge``: one record
+    per profile the run was scored under (``protocol``: only that one), or one unscored record
+    under the run's own profile."""
     runs = [r for r in store.list_runs() if include_tables or r.kind != "table"]
-    judge = judge or choose_judge(store, runs)
-    scores = latest_scores(store, judge)
+    judge = judge or choose_judge(store, runs, protocol)
+    by_run = latest_scores_by_profile(store, judge)
     records = []
     for run in runs:
-        score = scores.get(run.id)
-        if run.status not in ("finished",) and score is None:
+        own = run_protocol(run)
+        scored = {p: s for p, s in by_run.get(run.id, {}).items() if protocol is None or p == protocol}
+        # unscored: finished runs, and cancelled ones (to be counted as left out)
+        if not scored and (not (run.status == "finished" or is_cancelled(run)) or (protocol is not None and own != protocol)):
             continue
-        try:
-            task = json.loads(run.task_json or "{}")
-        except json.JSONDecodeError:
-            task = {}
-        rec = RunRecord(
-            run_id=run.id,
-            task_id=run.task_id,
-            subset=str(task.get("subset") or "?"),
-            language=str(task.get("language") or "?"),
-            config=config_key(run),
-            agent=run.agent,
-            agent_model=run.agent_model,
-            user=run.user,
-            simulator_model=run.simulator_model,
-            source=run.source,
-            status=run.status,
-            stats=run_stats(store, run.id),
-        )
-        if score is not None:
-            rec = rec.model_copy(
-                update=dict(
-                    score_id=score.id, judge=score.judge, precision=score.precision, recall=score.recall, f1=score.f1,
-                    n_gt=score.n_gt, n_pred=score.n_pred, n_valid=score.n_valid, n_covered=score.n_covered,
-                    n_unscored=score.n_unscored,
-                )
-            )
-        records.append(rec)
+        records.extend(_records(store, run, list(scored.values()) or [None], own))
     return records, judge
 
 
+def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: ProtocolProfile) -> list[RunRecord]:
+    """The run's records: one per score (or one without a score)."""
+    try:
+        task = run.task_snapshot()
+    except json.JSONDecodeError:
+        task = {}
+    base = RunRecord(
+        run_id=run.id,
+        task_id=run.task_id,
+        subset=str(task.get("subset") or "?"),
+        language=str(task.get("language") or "?"),
+        config=config_key(run),
+        agent=run.agent,
+        agent_model=run.agent_model,
+        user=run.user,
+        simulator_model=run.simulator_model,
+        source=run.source,
+        status=run.status,
+        stats=run_stats(store, run.id),
+        created_at=run.created_at,
+        protocol=own,
+        cancelled=is_cancelled(run),
+        has_graph=not is_cancelled(run) or store.latest_graph(run.id) is not None,
+    )
+    out = []
+    for score in scores:
+        if score is None:
+            out.append(base)
+            continue
+        out.append(
+            base.model_copy(
+                update=dict(
+                    score_id=score.id, judge=score.judge, precision=score.precision, recall=score.recall, f1=score.f1,
+                    n_gt=score.n_gt, n_pred=score.n_pred, n_valid=score.n_valid, n_covered=score.n_covered,
+                    n_unscored=score.n_unscored, protocol=score_protocol(score), prompt_source=score.prompt_source,
+                    has_graph=score.graph_id is not None, official=sample_of(score),
+                )
+            )
+        )
+    return out
+
+
 METRICS = ("precision", "recall", "f1")
+
+
+def mean_if_known(values: list[float | None]) -> float | None:
+    """The mean of ``values``; None when there are none or any of them is unknown."""
+    known = [v for v in values if v is not None]
+    return mean(known) if known and len(known) == len(values) else None
 
 
 def _at_n(records: list[RunRecord]) -> dict[str, Any]:
@@ -155,40 +230,128 @@ def _at_n(records: list[RunRecord]) -> dict[str, Any]:
     return row
 
 
+def _node_keys(summary: OfficialSummary | None) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for k in ("node_precision", "node_recall", "node_f1"):
+        out[f"avg_{k}"] = summary.avg[k] if summary else None
+        out[f"best_{k}"] = summary.best[k] if summary else None
+    return out
+
+
+def official_samples(records: Iterable[RunRecord]) -> list[tuple[RunRecord, SampleResult]]:
+    """The official samples among ``records`` (scored under the official profile, not left out),
+    numbered per task from 0 in the order the runs were started."""
+    by_task: dict[str, list[RunRecord]] = defaultdict(list)
+    for r in records:
+        if r.official is not None and r.protocol == "official" and not r.left_out:
+            by_task[r.task_id].append(r)
+    out = []
+    for task_id in sorted(by_task):
+        runs = sorted(by_task[task_id], key=lambda r: (str(r.created_at), r.run_id))
+        out += [(r, r.official.model_copy(update={"qid": task_id, "sample_idx": i})) for i, r in enumerate(runs) if r.official]
+    return out
+
+
+def official_summary(records: Iterable[RunRecord]) -> OfficialSummary:
+    """Avg@N / Best@N of the official grader over ``records`` (one configuration); cancelled runs
+    are left out and listed."""
+    records = list(records)
+    samples = official_samples(records)
+    cancelled = [(r.task_id, i) for i, r in enumerate(r for r in records if r.protocol == "official" and r.left_out)]
+    return aggregate_official([s for _, s in samples], cancelled=cancelled)
+
+
+def _official_at_n(records: list[RunRecord]) -> dict[str, Any]:
+    summary = official_summary(records)
+    counts = [q.num_samples for q in summary.per_query]
+    row: dict[str, Any] = {"n_tasks": summary.num_queries, "n_runs": sum(counts), "n_min": min(counts), "n_max": max(counts)}
+    for m, key in zip(METRICS, ("triplet_precision", "triplet_recall", "triplet_f1")):
+        row[f"avg_{m}"] = summary.avg[key]
+        row[f"best_{m}"] = summary.best[key]
+    return {**row, **_node_keys(summary)}
+
+
+ProfileKey = tuple[str, ProtocolProfile, str | None]  # configuration, profile, prompt source
+
+
+def profile_groups(records: Iterable[RunRecord]) -> dict[ProfileKey, list[RunRecord]]:
+    """Records by configuration and profile (with the prompt source of its scores), in a stable
+    order. An unscored record (no prompt source) joins every group of its configuration and
+    profile, so a cancelled run is counted beside the scores it was left out of."""
+    records = list(records)
+    groups: dict[ProfileKey, list[RunRecord]] = defaultdict(list)
+    for r in records:
+        if r.scored:
+            groups[(r.config, r.protocol, r.prompt_source)].append(r)
+    for r in records:
+        if not r.scored:
+            homes = [key for key in groups if key[:2] == (r.config, r.protocol) and key[2] is not None] or [(r.config, r.protocol, None)]
+            for key in homes:
+                groups[key].append(r)
+    return dict(sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")))
+
+
+def _profile_cols(key: ProfileKey) -> dict[str, Any]:
+    config, protocol, source = key
+    return {"config": config, "profile": profile_label(protocol, source), "protocol": protocol, "prompt_source": source}
+
+
 def score_table(records: list[RunRecord]) -> list[dict[str, Any]]:
-    """Avg@N and Best@N of P/R/F1 per configuration, overall, per subset and per language."""
-    scored = [r for r in records if r.scored]
+    """Avg@N and Best@N of P/R/F1 per configuration and profile, overall, per subset and per
+    language (official profile: the official rules, node metrics included; ours: node columns None).
+    ``left_out``: runs of the group that are not samples (cancelled by a person)."""
     rows = []
-    for config in sorted({r.config for r in scored}):
-        mine = [r for r in scored if r.config == config]
+    for key, mine in profile_groups(r for r in records if r.scored or r.left_out).items():
         groups: list[tuple[str, list[RunRecord]]] = [("all", mine)]
         groups += [(f"subset {s}", [r for r in mine if r.subset == s]) for s in ("pro", "daily")]
         groups += [(f"language {lang}", [r for r in mine if r.language == lang]) for lang in ("en", "zh")]
         for group, members in groups:
-            if members:
-                rows.append({"config": config, "group": group, **_at_n(members)})
+            samples = [r for r in members if r.scored and not r.left_out]
+            if not samples:
+                continue
+            if key[1] == "official":
+                figures = _official_at_n(members)
+            else:
+                figures = {**_at_n(samples), **_node_keys(None)}
+            rows.append({**_profile_cols(key), "group": group, **figures, "left_out": sum(r.left_out for r in members)})
     return rows
 
 
+def left_out_runs(records: list[RunRecord]) -> list[dict[str, Any]]:
+    """The runs that are not samples, with the reason."""
+    return [
+        {"run_id": r.run_id, "task_id": r.task_id, "config": r.config, "profile": r.profile,
+         "reason": "cancelled by a person" + ("" if r.protocol == "official" else ", no graph")}
+        for r in records
+        if r.left_out
+    ]
+
+
 def interaction_table(records: list[RunRecord]) -> list[dict[str, Any]]:
+    """Table 4 per configuration and profile, over the runs that are samples (finished or scored).
+    Under the official profile #Asst / #User are the official harness' counts."""
     rows = []
-    for config in sorted({r.config for r in records}):
-        mine = [r.stats for r in records if r.config == config]
-        total_user = sum(s.n_user for s in mine)
+    included = (r for r in records if not r.left_out and (r.scored or r.status == "finished"))
+    for key, recs in profile_groups(included).items():
+        mine = [r.stats for r in recs]  # a run has one record per profile
+        official = key[1] == "official"
+        asst = [s.official.assistant_turns if official else s.n_asst for s in mine]
+        user = [s.official.user_turns if official else s.n_user for s in mine]
+        total_user = sum(user)
         costs = [s.cost_usd for s in mine]
         rows.append(
             {
-                "config": config,
+                **_profile_cols(key),
                 "n_runs": len(mine),
-                "asst": mean(s.n_asst for s in mine),
-                "user": mean(s.n_user for s in mine),
-                "asst_per_user": (sum(s.n_asst for s in mine) / total_user) if total_user else None,
+                "asst": mean(asst),
+                "user": mean(user),
+                "asst_per_user": (sum(asst) / total_user) if total_user else None,
                 "tool_calls": mean(s.tool_calls for s in mine),
                 "tool_calls_per_user_turn": (sum(s.tool_calls for s in mine) / total_user) if total_user else None,
                 "compactions": mean(s.compactions for s in mine),
                 "input_tokens": mean(s.agent_input_tokens for s in mine),
                 "output_tokens": mean(s.agent_output_tokens for s in mine),
-                "cost_usd": None if any(c is None for c in costs) else mean(costs),  # type: ignore[arg-type]
+                "cost_usd": mean_if_known(costs),
                 "cost_known_usd": mean(s.cost_known_usd for s in mine),
             }
         )

@@ -113,7 +113,7 @@ def agreement_report(store: Store, run_id: str | None = None) -> dict[str, Any]:
         decided: dict[Item, bool] = {}
         for rid in runs:
             if rid in latest:
-                for v in stored_verdicts(store, latest[rid].id):  # type: ignore[arg-type]
+                for v in stored_verdicts(store, latest[rid].id):
                     if v.covered is not None:
                         decided[(rid, v.gt_index)] = v.covered
         common = [i for i in sorted(majority) if i in decided]

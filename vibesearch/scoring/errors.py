@@ -20,7 +20,7 @@ from typing import Any
 from ..store import Store
 from ._matching import relation_matches
 from ._normalize import norm
-from .aggregate import RunRecord
+from .aggregate import RunRecord, mean_if_known
 from .metrics import stored_prediction, stored_verdicts, task_snapshot
 
 OVER_GENERATION = 0.8
@@ -37,8 +37,8 @@ def _f1_rows(groups: dict[str, list[RunRecord]], order: list[str]) -> list[dict[
             {
                 "bin": label,
                 "n_runs": len(runs),
-                "mean_f1": mean(r.f1 for r in runs) if runs else None,  # type: ignore[misc]
-                "mean_recall": mean(r.recall for r in runs) if runs else None,  # type: ignore[misc]
+                "mean_f1": mean_if_known([r.f1 for r in runs]),
+                "mean_recall": mean_if_known([r.recall for r in runs]),
             }
         )
     return rows

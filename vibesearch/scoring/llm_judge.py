@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..config import Settings, get_settings
-from ..store.events import ErrorEvent, UsageEvent
+from ..run.events import ErrorEvent, UsageEvent
 from ._candidates import CandidateIndex, TripleText
 from .offline_judge import as_text_triple
 from .verdicts import JudgeResult, Verdict
@@ -222,7 +222,7 @@ async def judge_llm(
         from ..llm import LLMError
 
         raise LLMError(f"judge model {model!r} failed on every batch: {failed[0]['unscored']}")
-    costs = [u.cost_usd for u in usage]
+    costs = [u.cost_usd for u in usage if u.cost_usd is not None]
     details = {
         "judge_kind": "llm",
         "model": model,
@@ -235,7 +235,7 @@ async def judge_llm(
         "mean_candidates": round(sum(i["n_candidates"] for i in infos) / len(infos), 2) if infos else 0,
         "input_tokens": sum(u.input_tokens or 0 for u in usage),
         "output_tokens": sum(u.output_tokens or 0 for u in usage),
-        "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),  # type: ignore[arg-type]
+        "cost_usd": round(sum(costs), 6) if len(costs) == len(usage) else None,  # None: some call's cost is unknown
         "calls": len(usage),
         "max_in_flight": state["max_in_flight"],
         "seconds": round(time.perf_counter() - start, 3),
@@ -260,9 +260,9 @@ async def _ask(messages: list[dict[str, str]], model: str, settings: Settings, e
 
 def _to_verdicts(out: JudgeOutput, batch: list[int], allowed: set[int], info: dict[str, Any]) -> list[Verdict]:
     by_index: dict[int, JudgeItem] = {}
-    for item in out.verdicts:
-        if item.index in batch and item.index not in by_index:
-            by_index[item.index] = item
+    for given in out.verdicts:
+        if given.index in batch and given.index not in by_index:
+            by_index[given.index] = given
     verdicts = []
     dropped = 0
     for i in batch:

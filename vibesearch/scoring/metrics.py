@@ -31,16 +31,18 @@ from pydantic import BaseModel
 from .._aio import run_sync
 from ..config import Settings, get_settings
 from ..store import Store
+from ..protocol.prompts import PromptSet
+from ..run.config import ProtocolProfile
 from ..store.tables import ScoreRow, VerdictRow
+from ..tasks.models import snapshot_kind
 from ._normalize import norm
+from ._stored import NoGroundTruth, stored_prediction, task_snapshot
 from .offline_judge import OfflineJudge, as_text_triple
+from .official_score import score_run_official_async
+from .profile import run_protocol
 from .verdicts import JudgeResult, Verdict, judge_label
 
 T = TypeVar("T")
-
-
-class NoGroundTruth(ValueError):
-    pass
 
 
 class Metrics(BaseModel):
@@ -145,33 +147,29 @@ def score_graph(gt: Sequence[Any], pred: Sequence[Any], *, judge: str = "offline
     return run_sync(score_graph_async(gt, pred, judge=judge, settings=settings))
 
 
-def task_snapshot(store: Store, run_id: str) -> dict[str, Any]:
-    run = store.get_run(run_id)
-    try:
-        data = json.loads(run.task_json or "{}")
-    except json.JSONDecodeError:
-        data = {}
-    return data if isinstance(data, dict) else {}
-
-
-def stored_prediction(store: Store, run_id: str) -> tuple[list[dict[str, Any]], int | None]:
-    row = store.latest_graph(run_id)
-    if row is None:
-        return [], None
-    triples = json.loads(row.triples_json or "[]")
-    return [t for t in triples if isinstance(t, dict)], row.id
-
-
 async def score_run_async(
-    store: Store, run_id: str, *, judge: str = "offline", settings: Settings | None = None, progress: Any = None
+    store: Store,
+    run_id: str,
+    *,
+    judge: str = "offline",
+    settings: Settings | None = None,
+    progress: Any = None,
+    protocol: ProtocolProfile | None = None,
+    prompts: PromptSet | None = None,
 ) -> ScoreRow:
-    """Score a run's latest graph against its task snapshot's ground truth; store and return it."""
+    """Score a run's latest graph against its task snapshot's ground truth; store and return it.
+
+    ``protocol`` (default: the run's own profile) chooses how: ``official`` grades the run's
+    extraction answer as the official grader does (``official_score``; ``prompts``: the judge
+    prompt's source, default the configured checkout or our own), ``vibesearch`` as below."""
     settings = settings or get_settings()
     snapshot = task_snapshot(store, run_id)
-    if (snapshot.get("extra") or {}).get("kind") == "table":
+    if snapshot_kind(snapshot) == "table":
         from ..tables import score_table_run
 
         return await asyncio.to_thread(score_table_run, store, run_id, judge=judge, settings=settings)
+    if (protocol or run_protocol(store.get_run(run_id))) == "official":
+        return await score_run_official_async(store, run_id, judge=judge, prompts=prompts, settings=settings)
     gt = [t for t in snapshot.get("graph") or [] if isinstance(t, dict)]
     if not gt:
         raise NoGroundTruth(
@@ -196,6 +194,7 @@ async def score_run_async(
         n_valid=m.n_valid,
         n_unscored=m.n_unscored,
         details_json=json.dumps(result.details, ensure_ascii=False, default=str),
+        protocol="vibesearch",
     )
     verdicts = [
         VerdictRow(
@@ -212,12 +211,22 @@ async def score_run_async(
     return store.add_score(row, verdicts)
 
 
-def score_run(store: Store, run_id: str, *, judge: str = "offline", settings: Settings | None = None, progress: Any = None) -> ScoreRow:
+def score_run(
+    store: Store,
+    run_id: str,
+    *,
+    judge: str = "offline",
+    settings: Settings | None = None,
+    progress: Any = None,
+    protocol: ProtocolProfile | None = None,
+    prompts: PromptSet | None = None,
+) -> ScoreRow:
     """Sync entry point (see ``score_run_async``); usable from inside a running event loop too."""
-    return run_sync(score_run_async(store, run_id, judge=judge, settings=settings, progress=progress))
+    return run_sync(score_run_async(store, run_id, judge=judge, settings=settings, progress=progress, protocol=protocol, prompts=prompts))
 
 
-def stored_verdicts(store: Store, score_id: int) -> list[Verdict]:
+def stored_verdicts(store: Store, score_id: int | None) -> list[Verdict]:
+    """The verdicts stored under a score (see ``Store.verdicts``)."""
     out = []
     for row in store.verdicts(score_id):
         rule = int(row.rule) if row.rule and row.rule.isdigit() else None

@@ -6,10 +6,12 @@ function, so their numbers compare. How each count is made (also in docs/scoring
 * ``n_asst`` (#Asst): assistant ``message`` events of the dialogue phase — one per LLM step of
   the agent, tool-only steps included; ``n_user`` (#User): user ``message`` events of the
   dialogue phase, the opening query included; ``asst_per_user`` = n_asst / n_user.
-* The official harness counts differently, and ``official`` reproduces it: ``user_turns`` =
-  every user message (the opening query and the final triple-request prompt included),
-  ``assistant_turns`` = every assistant message (the extraction answer included),
-  ``tool_calls`` = every ``tool_call`` event.
+* The official harness counts differently, and ``official`` reproduces it (the interaction
+  table of the official profile shows these): ``user_turns`` = every user message (the opening
+  query and the final triple-request prompt included) except the simulator's ``[DONE]``, which
+  the official harness never records as a turn; ``assistant_turns`` = every assistant message
+  (the extraction answer included); ``tool_calls`` = every ``tool_call`` event. Checked against
+  the official trajectories' own ``stats`` (tests/interop).
 * tokens and cost: summed over ``usage`` events (the agent's own purposes — agent, extraction,
   compaction — separately from the total); cost is ``None`` ("unknown") as soon as one call had
   no known price, with the known part in ``cost_known_usd``.
@@ -25,8 +27,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..protocol.rules import DONE_MARKER
 from ..store import Store
-from ..store.events import (
+from ..run.events import (
     CompactionEvent,
     EndEvent,
     MessageEvent,
@@ -107,7 +110,7 @@ def stats_from_events(
                 all_asst += 1
                 n_asst += d.phase == "dialogue"
             elif d.role == "user":
-                all_user += 1
+                all_user += d.content.strip() != DONE_MARKER
                 n_user += d.phase == "dialogue"
         elif isinstance(d, ToolCallEvent):
             tools[d.tool] += 1
@@ -178,7 +181,7 @@ def run_stats(store: Store, run_id: str) -> RunStats:
     """Statistics of one run from its stored events (SPEC 5.2)."""
     run = store.get_run(run_id)
     try:
-        task = json.loads(run.task_json or "{}")
+        task = run.task_snapshot()
     except json.JSONDecodeError:
         task = {}
     events = store.events(run_id)

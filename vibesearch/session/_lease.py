@@ -15,6 +15,7 @@ import asyncio
 import logging
 from typing import Any
 
+from ..config import Settings
 from ..store import Store
 from ..store.leases import LeaseHeld, LeaseLost, claim, holder, new_owner, release, renew
 
@@ -22,14 +23,14 @@ log = logging.getLogger(__name__)
 
 
 class Driving:
-    def __init__(self, store: Store, key: str, what: str, settings: Any, *, cancel_on_loss: bool = True, doing: str = "driven"):
+    def __init__(self, store: Store, key: str, what: str, settings: Settings, *, cancel_on_loss: bool = True, doing: str = "driven"):
         self.store, self.key, self.what, self.doing = store, key, what, doing
         self.cancel_on_loss = cancel_on_loss
-        self.ttl = float(getattr(settings, "lease_ttl_s", 30.0) or 30.0)
+        self.ttl = float(settings.lease_ttl_s)
         self.owner = new_owner()
         self.lost = False
-        self._beat: asyncio.Task | None = None
-        self._driver: asyncio.Task | None = None
+        self._beat: asyncio.Task[None] | None = None
+        self._driver: asyncio.Task[Any] | None = None
         self._cancelled = False
 
     def check(self) -> None:
@@ -51,7 +52,7 @@ class Driving:
         self._beat = asyncio.ensure_future(self._heartbeat())
         return self
 
-    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         if self._beat is not None:
             self._beat.cancel()
             try:
@@ -67,10 +68,9 @@ class Driving:
             if self._cancelled and self._driver is not None:
                 self._driver.uncancel()  # the cancellation was ours: it becomes LeaseLost
             if not self.cancel_on_loss:
-                return False
+                return  # the exception (if any) goes on
             if exc_type is None or issubclass(exc_type, (asyncio.CancelledError, LeaseLost)):
                 raise LeaseLost(self.what, holder(self.store, self.key)) from None
-        return False
 
     async def _heartbeat(self) -> None:
         interval = max(0.05, self.ttl / 3)

@@ -3,87 +3,52 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypedDict
 
 from ..config import Settings
-from ..store import Conversation, Store
-from ..store.events import EventData, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, UsageEvent
+from ..run import Conversation, Limits, RunConfig
+from ..run.events import EventData, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, UsageEvent
+from ..run.result import STATUS_OF, RunResult
+from ..store import Store
 from ..tasks.models import Task
+from ._lease import Driving
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[StoredEvent], Any]
-RUN_COLUMNS = {"agent", "agent_model", "user", "simulator_model", "search_backend", "batch_id", "run_index", "owner", "source", "kind"}
-STATUS_OF = {
-    "done": "finished",
-    "answer": "finished",
-    "max_user_turns": "finished",
-    "budget": "finished",
-    "context_length": "finished",
-    "error": "failed",
-    "cancelled": "cancelled",
-}
+Listener = Callable[[StoredEvent], object]
+RUN_COLUMNS = {"batch_id", "run_index", "owner", "source"}
+__all__ = ["STATUS_OF", "Listener", "Recorder", "RunFields", "RunResult", "create_run", "is_table_task"]
 
 
-@dataclass
-class RunResult:
-    run_id: str
-    status: str
-    termination: str | None
-    stages_reached: int
-    stages_total: int
-    user_turns: int
-    assistant_steps: int
-    tool_calls: int
-    error: str | None = None
+class RunFields(TypedDict, total=False):
+    """What a caller adds to a new run's row: the columns tables filter on, and facts for its meta."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    batch_id: str
+    run_index: int
+    owner: str | None
+    source: str  # "live" | "imported"
+    meta: dict[str, object]
 
 
 def is_table_task(task: Task) -> bool:
-    return isinstance(task.extra, dict) and task.extra.get("kind") == "table"
+    return task.kind == "table"
 
 
-def agent_config(agent: Any) -> dict[str, Any]:
-    """What it takes to build the same agent again (never a key)."""
-    name = str(getattr(agent, "name", "") or "")
-    kind = getattr(agent, "kind", None)
-    if not isinstance(kind, str) or not kind:
-        module = type(agent).__module__.rsplit(".", 1)[-1]
-        kind = module if module in ("baseline", "react", "endpoint") else (name.split(":", 1)[0].split(" ", 1)[0] or "custom")
-    cfg: dict[str, Any] = {"kind": kind, "name": name, "model": getattr(agent, "model", None)}
-    url = getattr(agent, "endpoint_url", None) or getattr(agent, "base_url", None)
-    if kind == "endpoint" and isinstance(url, str):
-        cfg["endpoint_url"] = url
-        cfg["endpoint_model"] = getattr(agent, "model", None)
-    if not isinstance(cfg["model"], str):
-        cfg["model"] = None
-    return cfg
-
-
-def user_config(user: Any) -> dict[str, Any]:
-    return {
-        "kind": getattr(user, "kind", "custom"),
-        "model": getattr(user, "model", None),
-        "shadow_model": getattr(user, "shadow_model", None),
-    }
-
-
-def create_run(store: Store, task: Task, agent: Any, user: Any, settings: Settings, run_id: str | None, run_fields: dict | None) -> str:
-    fields = dict(run_fields or {})
+def create_run(store: Store, config: RunConfig, task: Task, settings: Settings, run_id: str | None, run_fields: RunFields | None) -> str:
+    """Store a new run: its ``RunConfig`` (one JSON column), the task as it is now, the settings
+    snapshot, and the columns the tables filter on (read off the config)."""
+    fields: dict[str, object] = dict(run_fields or {})
     extra_meta = fields.pop("meta", None) or {}
-    a, u = agent_config(agent), user_config(user)
+    assert isinstance(extra_meta, dict)
     columns: dict[str, Any] = {
         "kind": "table" if is_table_task(task) else "persona",
-        "agent": a["kind"],
-        "agent_model": a.get("model"),
-        "user": u["kind"],
-        "simulator_model": u.get("model") or u.get("shadow_model"),
-        "search_backend": settings.search_backend,
+        "agent": config.agent.kind,
+        "agent_model": config.agent.shown_model,
+        "user": config.user.kind,
+        "simulator_model": config.user.model or config.user.shadow,
+        "search_backend": config.search.backend,
     }
-    meta: dict[str, Any] = {"agent_config": a, "user_config": u, "task_file": task.source_file}
+    meta: dict[str, Any] = {"task_file": task.source_file}
     for key, value in fields.items():
         if key in RUN_COLUMNS:
             columns[key] = value
@@ -96,6 +61,7 @@ def create_run(store: Store, task: Task, agent: Any, user: Any, settings: Settin
         config=settings.snapshot(),
         meta=meta,
         run_id=run_id,
+        run_config=config,
         **columns,
     )
     return run.id
@@ -114,17 +80,18 @@ class Recorder:
     With a lease (``_lease.Driving``) every write checks that this process still drives the run.
     """
 
-    def __init__(self, store: Store, run_id: str, listeners: Iterable[Listener], settings: Settings, lease: Any = None):
+    def __init__(self, store: Store, run_id: str, listeners: Iterable[Listener], limits: Limits, lease: Driving | None = None):
         self.store = store
         self.run_id = run_id
         self.listeners = list(listeners)
-        self.settings = settings
+        self.limits = limits
         self.lease = lease
         self.convo = Conversation()
         self.assistant_steps = 0
         self.tool_calls = 0
         self.tokens = 0
         self.cost = 0.0
+        self.agent_calls = 0
         self.on_budget: Callable[[], None] | None = None
         self._pending: list[EventData] = []
 
@@ -170,15 +137,18 @@ class Recorder:
         elif isinstance(data, UsageEvent):
             self.tokens += (data.input_tokens or 0) + (data.output_tokens or 0)
             self.cost += data.cost_usd or 0.0
+            self.agent_calls += data.purpose == "agent"
             if self.over_budget() and self.on_budget is not None:
                 self.on_budget()
 
     def over_budget(self) -> str | None:
-        s = self.settings
-        if s.budget_tokens is not None and self.tokens >= s.budget_tokens:
-            return f"{self.tokens} tokens used (budget {s.budget_tokens})"
-        if s.budget_usd is not None and self.cost >= s.budget_usd:
-            return f"${self.cost:.4f} spent (budget ${s.budget_usd})"
+        lim = self.limits
+        if lim.budget_tokens is not None and self.tokens >= lim.budget_tokens:
+            return f"{self.tokens} tokens used (budget {lim.budget_tokens})"
+        if lim.budget_usd is not None and self.cost >= lim.budget_usd:
+            return f"${self.cost:.4f} spent (budget ${lim.budget_usd})"
+        if lim.max_llm_calls is not None and self.agent_calls >= lim.max_llm_calls:
+            return f"{self.agent_calls} agent model calls (limit {lim.max_llm_calls})"
         return None
 
     def replied(self) -> bool:

@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..store.conversation import Conversation
-from ..store.events import EndEvent, GraphEvent, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, ToolResultEvent
+from ..run.conversation import Conversation
+from ..run.events import EndEvent, GraphEvent, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, ToolResultEvent
 
 Phase = Literal["open", "open_message", "user_message", "agent", "user", "finish"]
 

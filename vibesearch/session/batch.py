@@ -13,43 +13,55 @@ A batch is run by one process at a time: ``run_batch`` holds the batch's lease w
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..config import Settings
+from ..run import Agent, Conversation, RunConfig, User
+from ..run.events import ErrorEvent, MessageEvent, StoredEvent, ToolCallEvent
+from ..run.result import STATUS_OF, RunResult
 from ..store import Store, new_run_id
 from ..store.leases import LeaseHeld, LeaseLost, batch_key
-from ..store.events import StoredEvent
 from ..tasks.models import Task
 from ._lease import Driving
-from ._record import RunResult, STATUS_OF
+from ._record import RunFields
 from .loop import run_session
 from .resume import RESUMABLE, resume_run
 
 
 @dataclass
 class BatchSpec:
+    """A batch: every task of ``tasks`` ``runs`` times, each run described by ``config`` (its
+    ``task_id`` set per task)."""
+
     tasks: list[Task]
+    config: RunConfig
     runs: int = 1
-    agent: str = "baseline"
-    model: str | None = None
-    user: str = "rules"
-    simulator_model: str | None = None
     concurrency: int = 4
     batch_id: str = field(default_factory=new_run_id)
     owner: str | None = None
 
     def plan(self) -> dict[str, Any]:
+        """What is stored with each run of the batch, so ``--resume`` can finish it."""
         return {
             "batch_id": self.batch_id,
             "tasks": [t.id for t in self.tasks],
             "runs": self.runs,
-            "agent": self.agent,
-            "model": self.model,
-            "user": self.user,
-            "simulator_model": self.simulator_model,
+            "config": self.config.model_dump(mode="json"),
         }
+
+    def config_for(self, task: Task) -> RunConfig:
+        return self.config.model_copy(update={"task_id": task.id})
+
+
+def plan_config(plan: dict[str, Any], settings: Settings) -> RunConfig:
+    """The ``RunConfig`` of a stored batch plan (a plan stored before configs were names the agent
+    and user kinds and models only)."""
+    if isinstance(plan.get("config"), dict):
+        return RunConfig.model_validate(plan["config"])
+    return RunConfig.from_settings(
+        settings, agent=plan.get("agent"), agent_model=plan.get("model"), user=plan.get("user"), simulator_model=plan.get("simulator_model")
+    )
 
 
 @dataclass
@@ -64,6 +76,7 @@ class Job:
         return f"{self.task.id}#{self.index}"
 
 
+Build = Callable[[RunConfig, Task, Settings], tuple[Agent, User]]
 EventHook = Callable[[Job, StoredEvent], Any]
 JobHook = Callable[[Job], Any]
 ResultHook = Callable[[Job, RunResult], Any]
@@ -71,17 +84,15 @@ ResultHook = Callable[[Job, RunResult], Any]
 
 def result_from_store(store: Store, run_id: str, stages_total: int | None = None) -> RunResult:
     """A run's result read back from its stored events."""
-    from ..store import Conversation
-
     run = store.get_run(run_id)
     events = store.events(run_id)
     convo = Conversation.from_events(events)
     data = [e.data for e in events]
-    steps = sum(1 for d in data if d.kind == "message" and d.role == "assistant" and d.phase == "dialogue")  # type: ignore[union-attr]
-    calls = sum(1 for d in data if d.kind == "tool_call")
-    fatal = [d.message for d in data if d.kind == "error" and d.fatal]  # type: ignore[union-attr]
+    steps = sum(1 for d in data if isinstance(d, MessageEvent) and d.role == "assistant" and d.phase == "dialogue")
+    calls = sum(1 for d in data if isinstance(d, ToolCallEvent))
+    fatal = [d.message for d in data if isinstance(d, ErrorEvent) and d.fatal]
     if stages_total is None:
-        task = json.loads(run.task_json or "{}")
+        task = run.task_snapshot()
         stages_total = len(((task.get("persona") or {}).get("stages")) or [])
     return RunResult(
         run_id=run_id,
@@ -120,8 +131,8 @@ def batch_plan(store: Store, batch_id: str | None = None) -> dict[str, Any] | No
     latest = runs[0].batch_id
     for r in runs:
         if r.batch_id == latest:
-            plan = json.loads(r.meta_json or "{}").get("batch")
-            if plan:
+            plan = r.meta().get("batch")
+            if isinstance(plan, dict) and plan:
                 return plan
     return {"batch_id": latest}
 
@@ -132,12 +143,13 @@ async def run_batch(
     spec: BatchSpec,
     *,
     resume: bool = False,
-    build: Callable[[Task], tuple[Any, Any]],
+    build: Build | None = None,
     on_event: EventHook | None = None,
     on_start: JobHook | None = None,
     on_result: ResultHook | None = None,
 ) -> list[tuple[Job, RunResult]]:
-    """Run the batch; ``build(task)`` gives a fresh ``(agent, user)`` for a new run.
+    """Run the batch; ``build(config, task, settings)`` gives a fresh ``(agent, user)`` for a new run
+    (default: ``make_agent`` and ``make_user`` of the run's config).
 
     Raises ``LeaseHeld`` when another process is running this batch.
     """
@@ -150,7 +162,7 @@ async def _run_jobs(
     settings: Settings,
     spec: BatchSpec,
     resume: bool,
-    build: Callable[[Task], tuple[Any, Any]],
+    build: Build | None,
     on_event: EventHook | None,
     on_start: JobHook | None,
     on_result: ResultHook | None,
@@ -175,9 +187,10 @@ async def _run_jobs(
                 if job.run_id is not None:
                     result = await resume_run(store, job.run_id, settings, listeners=listeners)
                 else:
-                    agent, user = build(job.task)
-                    fields = {"batch_id": spec.batch_id, "run_index": job.index, "owner": spec.owner, "batch": plan}
-                    result = await run_session(job.task, agent, user, store, settings, run_fields=fields, listeners=listeners)
+                    config = spec.config_for(job.task)
+                    agent, user = (build or build_parts)(config, job.task, settings)
+                    fields: RunFields = {"batch_id": spec.batch_id, "run_index": job.index, "owner": spec.owner, "meta": {"batch": plan}}
+                    result = await run_session(config, job.task, agent, user, store, settings, run_fields=fields, listeners=listeners)
             except asyncio.CancelledError:
                 raise
             except (LeaseHeld, LeaseLost) as exc:  # another process drives it: not ours to report on
@@ -202,6 +215,14 @@ async def _run_jobs(
 
     results = await asyncio.gather(*(one(j) for j in jobs))
     return list(zip(jobs, results))
+
+
+def build_parts(config: RunConfig, task: Task, settings: Settings) -> tuple[Agent, User]:
+    """The agent and the user a run's config describes."""
+    from ..agents import make_agent
+    from ..users import make_user
+
+    return make_agent(config, task, settings), make_user(config, task, settings)
 
 
 def skipped(job: Job, why: str) -> RunResult:

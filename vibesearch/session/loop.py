@@ -1,12 +1,13 @@
 """The one loop of the product: agent ↔ user until the run ends, every event stored as it happens.
 
 ``run_session`` opens (stage 0 + the opening message), then alternates the agent's turn and the
-user's turn. The session owns the stage pointer: a user turn advances it by at most one stage.
-A run ends on (SPEC 3.3) the completion signal, the agent's final answer (when
-``settings.stop_on_final_answer``), the maximum number of user turns, the token or cost budget,
-a fatal error (recorded, status ``failed``) or cancellation (the ``cancel`` event or the task
-being cancelled; written before the cancellation propagates). Then the agent extracts its graph
-(skipped for table tasks and when the agent never replied) and the ``end`` event closes the run.
+user's turn. The session owns the stage pointer: a user turn advances it by at most one stage
+(``run.stages.stage_step``). A run ends on (SPEC 3.3) the completion signal, the agent's final
+answer (when the config's ``limits.stop_on_final_answer``), the maximum number of user turns, the
+token, cost or model-call budget, a fatal error (recorded, status ``failed``) or cancellation (the
+``cancel`` event or the task being cancelled; written before the cancellation propagates). Then
+the agent extracts its graph (skipped for table tasks and when the agent never replied) and the
+``end`` event closes the run.
 
 Given the id of a run that exists, ``run_session`` continues it from its stored events, inside
 the turn that was open: what is stored is never done again (``_restore.locate``; the agents
@@ -17,46 +18,53 @@ holds the run's lease (``_lease.Driving``) from before it reads or creates the r
 from __future__ import annotations
 
 import asyncio
-import json
-from typing import Any, AsyncIterator, Iterable
+from typing import Any, Awaitable, Iterable, TypeVar
 
 from ..config import Settings
 from ..llm import scrub
+from ..run import Agent, Conversation, RunConfig, User, UserState, UserTurn
+from ..protocol.profile import llm_calls_used, profile_config, profile_limits, prompts_for
+from ..run.events import EndEvent, ErrorEvent, GraphEvent, MessageEvent, NoteEvent, StageEvent, StoredEvent, Termination
+from ..run.result import PartFailed
+from ..run.stages import stage_step
 from ..store import Store, new_run_id
 from ..store.leases import LeaseLost, run_key
-from ..store.events import EndEvent, ErrorEvent, GraphEvent, MessageEvent, StageEvent, StoredEvent
 from ..tasks.models import Task
-from ..users.base import UserState, UserTurn
 from ._lease import Driving
-from ._record import STATUS_OF, Listener, Recorder, RunResult, create_run, is_table_task
+from ._record import STATUS_OF, Listener, Recorder, RunFields, RunResult, create_run, is_table_task
 from ._restore import Position, locate
 from ._unfinished import answer_unanswered, owed_message
 
+T = TypeVar("T")
+
 
 class _Stop(Exception):
-    def __init__(self, reason: str, detail: str = ""):
+    def __init__(self, reason: Termination, detail: str = ""):
         super().__init__(reason)
-        self.reason = reason
+        self.reason: Termination = reason
         self.detail = detail
 
 
 class Session:
     def __init__(
         self,
+        config: RunConfig,
         task: Task,
-        agent: Any,
-        user: Any,
+        agent: Agent,
+        user: User,
         store: Store,
-        settings: Settings,
         run_id: str,
         listeners: Iterable[Listener] = (),
         cancel: asyncio.Event | None = None,
         lease: Driving | None = None,
     ):
-        self.task, self.agent, self.user, self.store, self.settings = task, agent, user, store, settings
+        self.config, self.task, self.agent, self.user, self.store = config, task, agent, user, store
+        self.limits = config.limits
+        self.profile = profile_limits(config)  # what ends the conversation under the run's profile
+        self.official = config.protocol == "official"
         self.run_id = run_id
         self.cancel = cancel
-        self.rec = Recorder(store, run_id, listeners, settings, lease)
+        self.rec = Recorder(store, run_id, listeners, config.limits, lease)
         self.budget_hit = asyncio.Event()
         self.rec.on_budget = self.budget_hit.set
         self.error: str | None = None
@@ -64,7 +72,7 @@ class Session:
 
     # ------------------------------------------------------------------ state
     @property
-    def convo(self):
+    def convo(self) -> Conversation:
         return self.rec.convo
 
     def user_state(self) -> UserState:
@@ -101,10 +109,10 @@ class Session:
         if over:
             raise _Stop("budget", over)
 
-    async def _guard(self, coro: Any, *, budget: bool = True) -> Any:
+    async def _guard(self, coro: Awaitable[T], *, budget: bool = True) -> T:
         """Await ``coro`` but give up on it as soon as the run is cancelled or over budget."""
         work = asyncio.ensure_future(coro)
-        stops = []
+        stops: list[asyncio.Future[Any]] = []
         if self.cancel is not None:
             stops.append(asyncio.ensure_future(self.cancel.wait()))
         if budget:
@@ -128,9 +136,18 @@ class Session:
             raise _Stop("cancelled", "cancelled by request")
         raise _Stop("budget", self.rec.over_budget() or "budget reached")
 
+    async def _call(self, source: str, coro: Awaitable[T]) -> T:
+        """``_guard`` for a part of the run: what the part raises comes back as ``PartFailed``."""
+        try:
+            return await self._guard(coro)
+        except (_Stop, asyncio.CancelledError, LeaseLost):
+            raise
+        except Exception as exc:
+            raise PartFailed(source, exc) from exc
+
     # ------------------------------------------------------------------ the run
     async def run(self, position: Position) -> RunResult:
-        termination = position.termination
+        termination: str | None = position.termination
         if position.phase == "finish" and not termination:
             termination = self._infer_termination()
         try:
@@ -143,9 +160,12 @@ class Session:
         except asyncio.CancelledError:
             self._close("cancelled", "the session task was cancelled")
             raise
+        except PartFailed as failed:
+            termination = "error"
+            self._fatal(failed.source, failed.cause)
         except Exception as exc:  # noqa: BLE001 - every failure is recorded, never silent
             termination = "error"
-            self._fatal(getattr(exc, "_vs_source", "session"), exc)
+            self._fatal("session", exc)
         if termination == "cancelled":
             return self._close("cancelled", self.detail or "cancelled by request")
         try:
@@ -168,9 +188,20 @@ class Session:
             return "done"
         if self.rec.over_budget():
             return "budget"
-        if self.convo.user_turns() >= self.settings.max_user_turns:
+        if self._turns_spent():
             return "max_user_turns"
-        return "answer" if self.settings.stop_on_final_answer else "max_user_turns"
+        if self._calls_spent():
+            return "max_rounds"
+        return "answer" if self.limits.stop_on_final_answer else "max_user_turns"
+
+    def _turns_spent(self) -> bool:
+        """No user turn left: ours counts every user message, the official profile the simulator's
+        replies after the opening."""
+        return self.profile.user_turns_left(self.convo.user_turns()) <= 0
+
+    def _calls_spent(self) -> bool:
+        """The official budget of model calls of the trajectory is spent (ours has none)."""
+        return self.profile.llm_calls_left(llm_calls_used(self.convo)) == 0
 
     def _fatal(self, source: str, exc: BaseException) -> None:
         message = scrub(f"{type(exc).__name__}: {exc}")[:2000]
@@ -179,12 +210,12 @@ class Session:
 
     def _close(self, termination: str, detail: str = "", *, status: str | None = None) -> RunResult:
         status = status or STATUS_OF.get(termination, "finished")
-        self.rec.emit(EndEvent(termination=termination, detail=detail or (self.error or "")))  # type: ignore[arg-type]
+        self.rec.emit(EndEvent.model_validate({"termination": termination, "detail": detail or (self.error or "")}))
         self.store.update_run(self.run_id, status=status, termination=termination)
         return self.result(status, termination)
 
-    async def _converse(self, position: Position) -> str:
-        phase = position.phase
+    async def _converse(self, position: Position) -> Termination:
+        phase: str = position.phase
         final = False
         if phase == "open":
             turn = await self._call("user", self.user.opening(self.user_state()))
@@ -198,31 +229,38 @@ class Session:
             phase = "agent"
         elif phase == "user_message":
             if position.dangling is not None and position.dangling.reply_kind == "done":
-                self.rec.emit(MessageEvent(role="user", content="[DONE]"))
+                if not self.official:  # the official profile never shows [DONE] to the agent
+                    self.rec.emit(MessageEvent(role="user", content="[DONE]"))
                 return "done"
-            await owed_message(self, position)
+            state = self.user_state().copy(stage_index=position.pointer_before)  # ask again for the words
+            turn = await self._call("user", self.user.next_turn(self.convo, state))
+            self.rec.emit(MessageEvent(role="user", content=owed_message(self.task, position, state, turn)))
             phase = "agent"
-        elif phase == "agent" and position.unanswered and not getattr(self.agent, "resumes_open_turn", False):
-            await answer_unanswered(self, position)  # an agent that cannot continue a turn itself
+        elif phase == "agent" and position.unanswered and not self.agent.resumes_open_turn:
+            # an agent that cannot continue a turn itself
+            await answer_unanswered(self.agent.toolbox, position.unanswered, self.rec.emit)
         elif phase == "user":  # resumed after the agent's reply: decide on it as the live run did
-            judge = getattr(self.agent, "reply_is_final", None)
-            final = bool(judge(self.convo.last_reply() or "")) if callable(judge) else False
+            final = self.agent.reply_is_final(self.convo.last_reply() or "")
             phase = "replied"
 
         while True:
             if phase == "agent":
                 self._check_stop()
                 reply = await self._call("agent", self.agent.respond(self.convo, self.rec.emit))
-                final = bool(getattr(reply, "final", False))
+                final = reply.final
                 phase = "replied"
             if phase == "replied":
                 self._check_stop()
-                if self.settings.stop_on_final_answer and final:
+                if self.limits.stop_on_final_answer and final:
                     return "answer"
                 phase = "user"
-            if self.convo.user_turns() >= self.settings.max_user_turns:
-                self.detail = f"{self.settings.max_user_turns} user turns"
+            if self._turns_spent():
+                limit = self.profile.user_turn_limit
+                self.detail = f"{limit} simulator replies after the opening" if self.official else f"{limit} user turns"
                 return "max_user_turns"
+            if self._calls_spent():
+                self.detail = f"{self.profile.max_llm_calls} model calls (agent calls and compactions)"
+                return "max_rounds"
             turn = await self._call("user", self.user.next_turn(self.convo, self.user_state()))
             self._record_turn(turn)
             if turn.reply_kind == "done":
@@ -230,64 +268,53 @@ class Session:
             self._check_stop()
             phase = "agent"
 
-    async def _call(self, source: str, coro: Any) -> Any:
-        try:
-            return await self._guard(coro)
-        except (_Stop, asyncio.CancelledError):
-            raise
-        except Exception as exc:
-            exc._vs_source = source  # type: ignore[attr-defined]
-            raise
-
     # ------------------------------------------------------------------ user turns
     def _record_turn(self, turn: UserTurn) -> None:
         stages = self.task.persona.stages
         before = self.convo.stage_index
-        nxt = before + 1 if before + 1 < len(stages) else None
-        advanced = bool(turn.stage_advanced) and nxt is not None
-        kind = turn.reply_kind
-        if kind == "open" or (kind == "disclose" and not advanced):
-            kind = "push"
-        after = nxt if advanced else before
+        step = stage_step(before, len(stages), turn.reply_kind, turn.stage_advanced)
         self.rec.emit(
             StageEvent(
-                stage_index=after,  # type: ignore[arg-type]
-                stage_name=stages[after].name,  # type: ignore[index]
-                advanced=advanced,
-                reply_kind=kind,
+                stage_index=step.stage_index,
+                stage_name=stages[step.stage_index].name,
+                advanced=step.advanced,
+                reply_kind=step.reply_kind,
                 trigger_met=turn.trigger_met,
                 decided_by=turn.decided_by,
                 rationale=turn.rationale,
             )
         )
         shadow = turn.shadow
-        if shadow is not None:
-            s_adv = bool(shadow.stage_advanced) and nxt is not None
-            s_kind = "push" if shadow.reply_kind == "open" or (shadow.reply_kind == "disclose" and not s_adv) else shadow.reply_kind
-            s_at = nxt if s_adv else before
+        if shadow is not None:  # the shadow judged the same state: the same rule, the same pointer
+            s_step = stage_step(before, len(stages), shadow.reply_kind, shadow.stage_advanced)
             said = f" (would have said: {shadow.message[:500]})" if shadow.message else ""
             self.rec.emit(
                 StageEvent(
-                    stage_index=s_at,  # type: ignore[arg-type]
-                    stage_name=stages[s_at].name,  # type: ignore[index]
-                    advanced=s_adv,
-                    reply_kind=s_kind,
+                    stage_index=s_step.stage_index,
+                    stage_name=stages[s_step.stage_index].name,
+                    advanced=s_step.advanced,
+                    reply_kind=s_step.reply_kind,
                     trigger_met=shadow.trigger_met,
                     decided_by="shadow",
                     rationale=((shadow.rationale or "") + said).strip() or None,
                     shadow=True,
                 )
             )
+        if self.official and turn.reply_kind == "done":
+            # official: [DONE] ends the conversation; it is not a user turn and the agent never sees it
+            self.rec.emit(NoteEvent(text="the simulator said [DONE]: the conversation ends", data={"done": turn.message}))
+            return
         self.rec.emit(MessageEvent(role="user", content=turn.message))
 
     # ------------------------------------------------------------------ the end
     async def _extract(self, termination: str) -> None:
         fields: dict[str, Any] = {"termination": termination}
         if self.detail:  # kept with the run, so a run resumed from here ends with the same words
-            meta = json.loads(self.store.get_run(self.run_id).meta_json or "{}")
-            fields["meta"] = {**meta, "termination_detail": self.detail}
+            fields["meta"] = {**self.store.get_run(self.run_id).meta(), "termination_detail": self.detail}
         self.store.update_run(self.run_id, **fields)
-        if is_table_task(self.task) or not self.rec.replied():
+        # the official harness asks for the graph even when the budget cut the agent's only turn
+        worked = self.rec.replied() or (self.official and self.rec.assistant_steps > 0)
+        if is_table_task(self.task) or not worked:
             return
         last = self.convo.turns[-1]
         try:
@@ -301,7 +328,7 @@ class Session:
                 graph = await self._guard(self.agent.extract_graph(self.convo, self.rec.emit), budget=False)
         except (_Stop, asyncio.CancelledError, LeaseLost):
             raise
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a failed extraction ends the run as an error, recorded
             self._fatal("extraction", exc)
             return
         self.rec.emit(
@@ -315,19 +342,22 @@ class Session:
 
 
 async def run_session(
+    config: RunConfig,
     task: Task,
-    agent: Any,
-    user: Any,
+    agent: Agent,
+    user: User,
     store: Store,
     settings: Settings,
     *,
     run_id: str | None = None,
-    run_fields: dict | None = None,
+    run_fields: RunFields | None = None,
     listeners: Iterable[Listener] = (),
     cancel: asyncio.Event | None = None,
     lease: Driving | None = None,
 ) -> RunResult:
-    """Run (or, given an existing ``run_id``, continue) one conversation and return its result.
+    """Run (or, given an existing ``run_id``, continue) the run ``config`` describes and return its
+    result. ``agent`` and ``user`` are its parts (``make_agent``/``make_user`` of the same config,
+    or a person); a new run stores ``config`` with it.
 
     Raises ``LeaseHeld`` when another process drives the run, ``LeaseLost`` when it took the run
     over while this one was driving (this one then stopped without writing).
@@ -336,18 +366,19 @@ async def run_session(
     run_id = run_id or new_run_id()
     if lease is None:
         async with Driving(store, run_key(run_id), f"run {run_id}", settings) as held:
-            return await _drive(task, agent, user, store, settings, run_id, run_fields, listeners, cancel, held)
-    return await _drive(task, agent, user, store, settings, run_id, run_fields, listeners, cancel, lease)
+            return await _drive(config, task, agent, user, store, settings, run_id, run_fields, listeners, cancel, held)
+    return await _drive(config, task, agent, user, store, settings, run_id, run_fields, listeners, cancel, lease)
 
 
 async def _drive(
+    config: RunConfig,
     task: Task,
-    agent: Any,
-    user: Any,
+    agent: Agent,
+    user: User,
     store: Store,
     settings: Settings,
     run_id: str,
-    run_fields: dict | None,
+    run_fields: RunFields | None,
     listeners: Iterable[Listener],
     cancel: asyncio.Event | None,
     lease: Driving,
@@ -358,54 +389,35 @@ async def _drive(
     except KeyError:
         existing = None
     detail = ""
+    note: NoteEvent | None = None
     if existing is None:
-        create_run(store, task, agent, user, settings, run_id, run_fields)
+        config = profile_config(config)  # stored with the official samplings filled in
+        run_fields, note = _with_prompt_source(config, settings, run_fields)
+        create_run(store, config, task, settings, run_id, run_fields)
         events: list[StoredEvent] = []
         position = Position("open")
     else:
         events = store.events(run_id)
         position = locate(events, existing.termination)
-        detail = json.loads(existing.meta_json or "{}").get("termination_detail", "") if position.phase == "finish" else ""
+        detail = str(existing.meta().get("termination_detail", "")) if position.phase == "finish" else ""
         store.update_run(run_id, status="running")
-    session = Session(task, agent, user, store, settings, run_id, listeners, cancel, lease)
+    session = Session(config, task, agent, user, store, run_id, listeners, cancel, lease)
     session.rec.replay(events)
     session.restore(events, detail)
+    if note is not None:
+        session.rec.emit(note)
     return await session.run(position)
 
 
-class SessionStream:
-    """``async for event in stream_session(...)``: the stored events of a run as they happen.
-
-    The run goes on as its own task; ``result`` holds its ``RunResult`` once the stream ends.
-    Leaving the loop early cancels the run (recorded as cancelled).
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        self._args, self._kwargs = args, kwargs
-        self.result: RunResult | None = None
-        self.run_id: str | None = None
-
-    async def __aiter__(self) -> AsyncIterator[StoredEvent]:
-        queue: asyncio.Queue[StoredEvent | None] = asyncio.Queue()
-        listeners = (*self._kwargs.pop("listeners", ()), queue.put_nowait)
-        task = asyncio.ensure_future(run_session(*self._args, listeners=listeners, **self._kwargs))
-        task.add_done_callback(lambda _t: queue.put_nowait(None))
-        try:
-            while True:
-                item = await queue.get()
-                if item is None:
-                    break
-                self.run_id = item.run_id
-                yield item
-            self.result = task.result()
-        finally:
-            if not task.done():
-                task.cancel()
-                try:
-                    await task
-                except BaseException:  # noqa: BLE001
-                    pass
-
-
-def stream_session(task: Task, agent: Any, user: Any, store: Store, settings: Settings, **kwargs: Any) -> SessionStream:
-    return SessionStream(task, agent, user, store, settings, **kwargs)
+def _with_prompt_source(config: RunConfig, settings: Settings, run_fields: RunFields | None) -> tuple[RunFields | None, NoteEvent | None]:
+    """Under the official profile: the prompt source (official files and their sha256, or our
+    own) put in the new run's meta, and the note that opens the run saying the same."""
+    prompts = prompts_for(config, settings)
+    if prompts is None:
+        return run_fields, None
+    label, record = prompts.source.label(), prompts.source.record()
+    fields: RunFields = run_fields.copy() if run_fields else {}
+    fields["meta"] = {**(fields.get("meta") or {}), "protocol": "official", "prompt_source": label, "prompts": record}
+    text = f"official protocol, {label}" if prompts.source.kind == "official" else "official protocol, own prompts"
+    data: dict[str, object] = {"protocol": "official", "prompts": record, "notes": list(prompts.notes)}
+    return fields, NoteEvent(text=text, data=data)

@@ -1,31 +1,36 @@
 """Continuing an interrupted run from its stored events.
 
-``resume_run`` reads the run's task snapshot and configuration, rebuilds the agent and the user
-as they were (agent kind and model, user kind and simulator model), restores the conversation,
-the stage pointer and the counters from the events, and lets ``run_session`` carry on from where
-the events stop (see ``_restore.locate``). Only runs whose status is ``running`` or
-``interrupted`` are resumed; runs that ended say so. The run's lease is claimed before anything
-is read (``LeaseHeld`` when another process drives it), so of several resumers only one drives.
+``resume_run`` reads the run's task snapshot and its ``RunConfig`` (``config_of_run``: the one
+stored with it, or for a run stored before configs were, one derived from its settings snapshot
+and the agent and user it recorded), builds the agent and the user from it as they were, restores
+the conversation, the stage pointer and the counters from the events, and lets ``run_session``
+carry on from where the events stop (see ``_restore.locate``). Only runs whose status is
+``running`` or ``interrupted`` are resumed; runs that ended say so. The run's lease is claimed
+before anything is read (``LeaseHeld`` when another process drives it), so of several resumers
+only one drives.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from pydantic import ValidationError
+
 from ..config import Settings
-from ..store import Store
+from ..run import Agent, RunConfig, User
+from ..run.result import RunResult
+from ..store import Run, Store
 from ..store.leases import run_key
 from ..tasks.models import Task
 from ._lease import Driving
-from ._record import Listener, RunResult
+from ._record import Listener
 from .loop import run_session
 
 RESUMABLE = ("running", "interrupted")
-# settings that shape how a run behaves: a resumed run keeps the values it started with
-BEHAVIOUR_KEYS = (
+# the settings that shaped a run stored before its RunConfig was (read off its settings snapshot)
+_SNAPSHOT_LIMITS = (
     "max_user_turns",
     "max_steps_per_turn",
     "stop_on_final_answer",
@@ -37,8 +42,6 @@ BEHAVIOUR_KEYS = (
     "search_topn",
     "tool_result_max_chars",
     "temperature",
-    "endpoint_url",
-    "endpoint_model",
 )
 
 
@@ -46,43 +49,44 @@ class ResumeError(RuntimeError):
     pass
 
 
-def run_settings(settings: Settings, snapshot: dict[str, Any]) -> Settings:
-    """This process' settings with the run's own behaviour settings put back."""
-    update = {k: snapshot[k] for k in BEHAVIOUR_KEYS if k in snapshot}
-    return settings.model_copy(update=update)
-
-
-def run_task(run: Any) -> Task:
+def run_task(run: Run) -> Task:
     """The task exactly as the run saw it (its snapshot), pointed back at its file for the corpus."""
     try:
-        task = Task.model_validate(json.loads(run.task_json or "{}"))
-    except Exception as exc:  # noqa: BLE001
+        task = Task.model_validate(run.task_snapshot())
+    except Exception as exc:  # noqa: BLE001 - any unreadable snapshot becomes one ResumeError
         raise ResumeError(f"run {run.id}: its task snapshot cannot be read ({exc})") from None
-    meta = json.loads(run.meta_json or "{}")
-    file = meta.get("task_file")
-    if file and Path(file).exists():
+    file = run.meta().get("task_file")
+    if isinstance(file, str) and file and Path(file).exists():
         task._file = file
     return task
 
 
-def rebuild_agent(kind: str, cfg: dict[str, Any], task: Task, settings: Settings) -> Any:
-    from ..agents import make_agent
-
-    kwargs: dict[str, Any] = {"model": cfg.get("model")}
-    if kind == "endpoint":
-        kwargs.update(
-            endpoint_url=cfg.get("endpoint_url") or settings.endpoint_url,
-            endpoint_model=cfg.get("endpoint_model") or settings.endpoint_model,
+def config_of_run(run: Run, settings: Settings) -> RunConfig:
+    """The run's ``RunConfig``: the stored one, else (a run stored before configs were) the one its
+    settings snapshot and recorded agent and user describe, on top of this process' ``settings``."""
+    stored = run.run_config()
+    if stored is not None:
+        return stored
+    snapshot, meta = run.settings_snapshot(), run.meta()
+    base = settings.model_copy(update={k: snapshot[k] for k in _SNAPSHOT_LIMITS if k in snapshot})
+    agent: dict[str, Any] = meta.get("agent_config") or {}
+    user: dict[str, Any] = meta.get("user_config") or {}
+    try:
+        return RunConfig.from_settings(
+            base,
+            task_id=run.task_id,
+            agent=agent.get("kind") or run.agent,
+            agent_model=agent.get("model") or run.agent_model,
+            endpoint_url=agent.get("endpoint_url") or snapshot.get("endpoint_url"),
+            endpoint_model=agent.get("endpoint_model") or snapshot.get("endpoint_model"),
+            user=user.get("kind") or run.user,
+            simulator_model=user.get("model") or run.simulator_model,
+            shadow=user.get("shadow_model"),
+            judge=meta.get("judge"),
+            pace_s=meta.get("pace_s"),
         )
-    return make_agent(kind, task, settings, **kwargs)
-
-
-def rebuild_user(kind: str, cfg: dict[str, Any], task: Task, settings: Settings) -> Any:
-    from ..users import make_user
-
-    if kind == "human":
-        raise ResumeError("a run played by a person can only be resumed where that person is (the app or `vibesearch play`)")
-    return make_user(kind, task, settings, model=cfg.get("model"), shadow_model=cfg.get("shadow_model"))
+    except ValidationError as exc:
+        raise ResumeError(f"run {run.id}: its configuration cannot be read ({exc.errors()[0].get('msg', exc)})") from None
 
 
 async def resume_run(
@@ -90,12 +94,13 @@ async def resume_run(
     run_id: str,
     settings: Settings,
     *,
-    agent: Any = None,
-    user: Any = None,
+    agent: Agent | None = None,
+    user: User | None = None,
     listeners: Iterable[Listener] = (),
     cancel: asyncio.Event | None = None,
 ) -> RunResult:
-    """Continue run ``run_id``; ``agent``/``user`` override the rebuilt ones (e.g. a person).
+    """Continue run ``run_id``; ``agent``/``user`` stand in for the ones its config describes
+    (e.g. a person).
 
     Raises ``LeaseHeld`` when another process drives the run (see ``run_session``).
     """
@@ -106,20 +111,31 @@ async def resume_run(
         return await _resume(store, run, settings, agent, user, listeners, cancel, lease)
 
 
-def _check_resumable(run: Any) -> None:
+def _check_resumable(run: Run) -> None:
     if run.status not in RESUMABLE:
         raise ResumeError(f"run {run.id} is {run.status} (termination: {run.termination}); only running or interrupted runs can be resumed")
 
 
-async def _resume(store: Store, run: Any, settings: Settings, agent: Any, user: Any, listeners: Iterable[Listener], cancel: Any, lease: Driving) -> RunResult:
-    run_id = run.id
+async def _resume(
+    store: Store,
+    run: Run,
+    settings: Settings,
+    agent: Agent | None,
+    user: User | None,
+    listeners: Iterable[Listener],
+    cancel: asyncio.Event | None,
+    lease: Driving,
+) -> RunResult:
+    from ..agents import make_agent
+    from ..users import make_user
+
     task = run_task(run)
-    settings = run_settings(settings, json.loads(run.config_json or "{}"))
-    meta = json.loads(run.meta_json or "{}")
-    if agent is None:
-        agent = rebuild_agent(run.agent, meta.get("agent_config") or {"model": run.agent_model}, task, settings)
-    if user is None:
-        user = rebuild_user(run.user, meta.get("user_config") or {"model": run.simulator_model}, task, settings)
+    config = config_of_run(run, settings)
+    if user is None and config.user.kind == "human":
+        raise ResumeError("a run played by a person can only be resumed where that person is (the app or `vibesearch play`)")
+    agent = agent or make_agent(config, task, settings)
+    user = user or make_user(config, task, settings)
+    meta = run.meta()
     meta["resumed"] = int(meta.get("resumed", 0)) + 1
-    store.update_run(run_id, meta=meta)
-    return await run_session(task, agent, user, store, settings, run_id=run_id, listeners=listeners, cancel=cancel, lease=lease)
+    store.update_run(run.id, meta=meta)
+    return await run_session(config, task, agent, user, store, settings, run_id=run.id, listeners=listeners, cancel=cancel, lease=lease)

@@ -23,9 +23,10 @@ from typing import Any, Iterable, Iterator
 from sqlalchemy import event as sa_event
 from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlmodel import Session, SQLModel, create_engine, select
+from sqlmodel import Session, SQLModel, col, create_engine, select
 
-from .events import EventData, GraphEvent, StoredEvent, parse_event, utcnow
+from ..run.config import RunConfig
+from ..run.events import EventData, GraphEvent, StoredEvent, parse_event, utcnow
 from .tables import (
     SCHEMA_VERSION,
     EventRow,
@@ -58,9 +59,7 @@ class Store:
         self.path = Path(path)
         self.read_only = read_only
         if read_only:  # a file we may not write: read it, never touch it (``open_db`` decides)
-            from ._open import read_only_connect
-
-            self.engine = create_engine("sqlite://", creator=lambda: read_only_connect(self.path))
+            self.engine = create_engine("sqlite://", creator=lambda: _read_only_connect(self.path))
             self._lock = threading.RLock()
             self._check_schema()
             return
@@ -84,6 +83,7 @@ class Store:
                 except OperationalError as exc:
                     if "already exists" not in str(exc) or attempt == 4:
                         raise
+            _add_missing_columns(self.engine)
             with Session(self.engine) as s:
                 row = s.get(Meta, "schema_version")
                 if row is None:
@@ -123,9 +123,10 @@ class Store:
         config: dict[str, Any] | None = None,
         meta: dict[str, Any] | None = None,
         run_id: str | None = None,
+        run_config: RunConfig | None = None,
         **fields: Any,
     ) -> Run:
-        run = build_run(task_id, task_json=task_json, config=config, meta=meta, run_id=run_id, **fields)
+        run = build_run(task_id, task_json=task_json, config=config, meta=meta, run_id=run_id, run_config=run_config, **fields)
         with self._lock, Session(self.engine) as s:
             s.add(run)
             s.commit()
@@ -161,7 +162,7 @@ class Store:
             for key, value in filters.items():
                 if value is not None:
                     q = q.where(getattr(Run, key) == value)
-            return list(s.exec(q.order_by(Run.created_at.desc())))
+            return list(s.exec(q.order_by(col(Run.created_at).desc())))
 
     # ------------------------------------------------------------------ events
     def append(self, run_id: str, data: EventData, *, lease: str | None = None) -> StoredEvent:
@@ -200,7 +201,7 @@ class Store:
                             raise LeaseLost(what, holder(self, key)) if lease is not None else LeaseHeld(what, holder(self, key))
                         if isinstance(data, GraphEvent):
                             row = _graph_row(run_id, data)
-                            conn.execute(GraphRow.__table__.insert().values(**row.model_dump(exclude={"id"})))
+                            conn.execute(SQLModel.metadata.tables[GraphRow.__tablename__].insert().values(**row.model_dump(exclude={"id"})))
                         out.append(StoredEvent(run_id=run_id, seq=seq, ts=ts, data=data))
                 return out
             except IntegrityError as exc:
@@ -217,8 +218,8 @@ class Store:
         with Session(self.engine) as s:
             q = select(EventRow).where(EventRow.run_id == run_id, EventRow.seq > after)
             if kinds is not None:
-                q = q.where(EventRow.kind.in_(list(kinds)))
-            rows = s.exec(q.order_by(EventRow.seq)).all()
+                q = q.where(col(EventRow.kind).in_(list(kinds)))
+            rows = s.exec(q.order_by(col(EventRow.seq))).all()
             return [_stored(r) for r in rows]
 
     def iter_events(self, run_id: str) -> Iterator[StoredEvent]:
@@ -240,7 +241,7 @@ class Store:
 
     def latest_graph(self, run_id: str) -> GraphRow | None:
         with Session(self.engine) as s:
-            q = select(GraphRow).where(GraphRow.run_id == run_id).order_by(GraphRow.id.desc())
+            q = select(GraphRow).where(GraphRow.run_id == run_id).order_by(col(GraphRow.id).desc())
             return s.exec(q).first()
 
     # ------------------------------------------------------------------ scores
@@ -248,8 +249,10 @@ class Store:
         with self._lock, Session(self.engine) as s:
             s.add(score)
             s.flush()
+            if score.id is None:
+                raise RuntimeError("the database gave the new score no id")
             for v in verdicts:
-                v.score_id = score.id  # type: ignore[assignment]
+                v.score_id = score.id
                 v.run_id = score.run_id
                 s.add(v)
             s.commit()
@@ -261,11 +264,14 @@ class Store:
             q = select(ScoreRow)
             if run_id is not None:
                 q = q.where(ScoreRow.run_id == run_id)
-            return list(s.exec(q.order_by(ScoreRow.id)))
+            return list(s.exec(q.order_by(col(ScoreRow.id))))
 
-    def verdicts(self, score_id: int) -> list[VerdictRow]:
+    def verdicts(self, score_id: int | None) -> list[VerdictRow]:
+        """The verdicts of a stored score (``score_id``: its row's id, None only before it is stored)."""
+        if score_id is None:
+            raise ValueError("a score that was never stored has no verdicts")
         with Session(self.engine) as s:
-            q = select(VerdictRow).where(VerdictRow.score_id == score_id).order_by(VerdictRow.gt_index)
+            q = select(VerdictRow).where(VerdictRow.score_id == score_id).order_by(col(VerdictRow.gt_index))
             return list(s.exec(q))
 
     # ------------------------------------------------------------------ labels
@@ -337,7 +343,7 @@ class Store:
                 q = q.where(LabelRow.run_id == run_id)
             if annotator is not None:
                 q = q.where(LabelRow.annotator == annotator)
-            return list(s.exec(q.order_by(LabelRow.run_id, LabelRow.gt_index, LabelRow.annotator)))
+            return list(s.exec(q.order_by(col(LabelRow.run_id), col(LabelRow.gt_index), col(LabelRow.annotator))))
 
     def session(self) -> Session:
         """A raw SQLModel session for queries this class does not offer."""
@@ -359,17 +365,53 @@ def build_run(
     config: dict[str, Any] | None = None,
     meta: dict[str, Any] | None = None,
     run_id: str | None = None,
+    run_config: RunConfig | None = None,
     **fields: Any,
 ) -> Run:
-    """A run row (not yet stored): ``create_run`` and ``import_runs`` store it."""
+    """A run row (not yet stored): ``create_run`` and ``import_runs`` store it. ``config`` is the
+    settings snapshot, ``run_config`` the run's own description."""
     return Run(
         id=run_id or new_run_id(),
         task_id=task_id,
         task_json=json.dumps(task_json or {}, ensure_ascii=False),
         config_json=json.dumps(config or {}, ensure_ascii=False),
         meta_json=json.dumps(meta or {}, ensure_ascii=False),
+        run_config_json=run_config.model_dump_json() if run_config is not None else None,
         **fields,
     )
+
+
+# columns added after the first release: a file written before gets them (NULL) when opened for
+# writing; the schema version does not change, since an older vibesearch reads such a file as before
+ADDED_COLUMNS = {"runs": {"run_config_json": "TEXT"}, "scores": {"protocol": "TEXT", "prompt_source": "TEXT"}}
+
+
+def _add_missing_columns(engine: Any) -> None:
+    with engine.begin() as conn:
+        for table, columns in ADDED_COLUMNS.items():
+            have = {row[1] for row in conn.exec_driver_sql(f"PRAGMA table_info({table})")}
+            for name, sql_type in columns.items():
+                if name not in have:
+                    try:
+                        conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
+                    except OperationalError as exc:  # another process added it a moment ago
+                        if "duplicate column" not in str(exc):
+                            raise
+
+
+def _read_only_connect(path: Path) -> Any:
+    """A read-only connection on which a file written before a column was added reads as if it
+    had it (NULL): a temporary view of the same name stands in for the table."""
+    from ._open import read_only_connect
+
+    conn = read_only_connect(path)
+    for table, columns in ADDED_COLUMNS.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA main.table_info({table})")}
+        missing = [name for name in columns if name not in have]
+        if have and missing:
+            nulls = ", ".join(f"NULL AS {name}" for name in missing)
+            conn.execute(f"CREATE TEMP VIEW {table} AS SELECT *, {nulls} FROM main.{table}")
+    return conn
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -20,13 +20,23 @@ import os
 import socket
 import time
 import uuid
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
-if TYPE_CHECKING:
-    from .db import Store
+
+class Store(Protocol):
+    """What the lease functions need of a ``store.db.Store``: its engine and its write lock
+    (named here, not imported: ``store.db`` imports this module)."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def _lock(self) -> AbstractContextManager[Any]: ...
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
-from typing import Optional
+from typing import Any, Optional
 
 from sqlalchemy import Column, Index, Text, UniqueConstraint
-from sqlmodel import Field, SQLModel
+from sqlmodel import Field, SQLModel, col
 
-from .events import utcnow
+from ..run.config import RunConfig
+from ..run.events import utcnow
 
 SCHEMA_VERSION = 1
 
@@ -35,11 +37,37 @@ class Run(SQLModel, table=True):
     run_index: int = 0
     owner: Optional[str] = None  # the app session that started it
     source: str = "live"  # live | imported
+    # the process' settings when the run started (``Settings.snapshot()``: no secrets)
     config_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     task_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     meta_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    # the run's ``RunConfig`` as JSON; NULL for runs stored before it existed (added to old
+    # files by ``Store._init_schema``)
+    run_config_json: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+
+    def meta(self) -> dict[str, Any]:
+        """The run's free-form facts (where it was started, its batch plan, its end's detail ...)."""
+        return _object(self.meta_json)
+
+    def task_snapshot(self) -> dict[str, Any]:
+        """The task as the run saw it (a ``Task`` dump; ``{}`` for a run without one)."""
+        return _object(self.task_json)
+
+    def settings_snapshot(self) -> dict[str, Any]:
+        """The process' settings when the run started."""
+        return _object(self.config_json)
+
+    def run_config(self) -> RunConfig | None:
+        """The run's ``RunConfig`` (None for a run stored before it was kept: see
+        ``session.resume.config_of_run``)."""
+        return RunConfig.model_validate_json(self.run_config_json) if self.run_config_json else None
+
+
+def _object(text: str | None) -> dict[str, Any]:
+    value = json.loads(text or "{}")
+    return value if isinstance(value, dict) else {}
 
 
 class EventRow(SQLModel, table=True):
@@ -80,7 +108,16 @@ class ScoreRow(SQLModel, table=True):
     n_valid: int
     n_unscored: int = 0
     details_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    # the profile the score was computed under ("vibesearch" | "official") and, for the official
+    # profile, where its judge prompt came from (``PromptSource.label()``); NULL for scores stored
+    # before these existed (read as the vibesearch profile; added to old files by ``Store._init_schema``)
+    protocol: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    prompt_source: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
+
+    def details(self) -> dict[str, Any]:
+        """The score's details (judge batches, notes, the official record ...)."""
+        return _object(self.details_json)
 
 
 class VerdictRow(SQLModel, table=True):
@@ -128,4 +165,4 @@ class LeaseRow(SQLModel, table=True):
     expires_at: float
 
 
-Index("ix_events_run_seq", EventRow.run_id, EventRow.seq)
+Index("ix_events_run_seq", col(EventRow.run_id), col(EventRow.seq))

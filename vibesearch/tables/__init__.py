@@ -17,4 +17,31 @@ from .render import render_table_html
 from .runs import score_table_run, table_score_of, to_score_row
 from .score import score_table, score_table_async
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    "CellVerdict",
+    "ParsedTable",
+    "RowVerdict",
+    "TableAggregate",
+    "TableColumn",
+    "TableScore",
+    "TableTask",
+    "TaskTableAggregate",
+    "aggregate_table_scores",
+    "check_cell",
+    "get_table_task",
+    "gold_markdown",
+    "is_table_task_path",
+    "load_table_corpus",
+    "load_table_tasks",
+    "load_table_tasks_with_problems",
+    "parse_answer_table",
+    "render_table_html",
+    "request_line",
+    "score_table",
+    "score_table_async",
+    "score_table_run",
+    "table_score_of",
+    "table_task_from_task",
+    "table_task_to_task",
+    "to_score_row",
+]

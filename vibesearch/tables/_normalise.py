@@ -15,27 +15,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from typing import Any
 
+from ..tasks.table import nfkc, norm_header, norm_text
+
 # --------------------------------------------------------------------- strings
-_SPACES = re.compile(r"\s+")
-_MD_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*\)")
-
-
-def nfkc(value: Any) -> str:
-    return unicodedata.normalize("NFKC", "" if value is None else str(value))
-
-
-def norm_text(value: Any) -> str:
-    """Lowercase, full-width forms folded (NFKC), whitespace and ``*`` removed, and a Markdown
-    link reduced to its text (``[Yale](https://yale.edu)`` reads as ``yale``)."""
-    return _SPACES.sub("", _MD_LINK.sub(r"\1", nfkc(value)).lower()).replace("*", "")
-
-
-def norm_header(value: Any) -> str:
-    """A column header compared with the schema: like ``norm_text``, also without backticks."""
-    return norm_text(value).replace("`", "")
+# one rule for text and headers, defined with the table model (keys and headers use it there)
+__all__ = ["nfkc", "norm_header", "norm_text", "parse_dates", "parse_number", "url_domains"]
 
 
 # --------------------------------------------------------------------- numbers

@@ -32,14 +32,15 @@ from pydantic import ValidationError
 
 from .._files import InputFileError, is_regular_file, parse_json, read_text, short
 from ..tasks import TaskProblem
-from ..tasks.models import MAX_ID_CHARS
+from ..tasks._ids import ID_PATTERN, MAX_ID_CHARS
+from ..tasks.loader import problems_from_validation
+from ._gold_csv import read_gold_csv
 from ._normalise import norm_header
-from .loader import read_gold_csv, validation_problems
 from .models import TableColumn, TableTask
 
 PREPROCESSORS = {"norm_str", "extract_number", "norm_date"}
 METRICS = {"exact_match", "number_near", "date_near", "url_match", "in_match", "llm_judge"}
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_ID = re.compile(ID_PATTERN)
 DEFAULT_LLM_RULE = "Right when the answer states the same thing as the reference value (wording may differ)."
 
 
@@ -160,7 +161,7 @@ def widesearch_record_to_task(record: dict[str, Any], file: str, base_dir: Path)
     try:
         cols = [TableColumn.model_validate(c) for c in columns]
     except ValidationError as exc:
-        return None, problems + validation_problems(file, exc, iid, "evaluation.")
+        return None, problems + problems_from_validation(file, exc, iid, root=TableColumn, prefix="evaluation")
     key = [display[u] for u in unique]
     rows, csv_problems = read_gold_csv(gold_path, cols, key, task_id=iid, field="gold", duplicates_are_errors=False)
     problems.extend(csv_problems)
@@ -179,7 +180,7 @@ def widesearch_record_to_task(record: dict[str, Any], file: str, base_dir: Path)
     try:
         tt = TableTask.model_validate(data)
     except ValidationError as exc:
-        return None, problems + validation_problems(file, exc, iid)
+        return None, problems + problems_from_validation(file, exc, iid, root=TableTask)
     return tt, problems
 
 

@@ -3,15 +3,19 @@
 The persona has one ``start`` stage whose line is the request: the query, then (for our own
 tasks) the column list and the required output - one Markdown table. WideSearch queries already
 state both, so they are used as published. The graph is the gold table as triples
-``(row key, column, value)``; ``extra`` carries ``kind: "table"`` and the whole task, gold rows
-included, so a run's task snapshot can be scored without the original files.
+``(row key, column, value)``; the task's ``kind`` is ``"table"`` and its ``table`` part is the whole
+table task, gold rows included, so a run's task snapshot can be scored without the original files.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Mapping
+
+from pydantic import ValidationError
 
 from ..tasks import Persona, Stage, Task, Trigger, Triple
+from ..tasks.models import upgrade_task_data
 from .models import TableTask, cell_text
 
 
@@ -75,20 +79,29 @@ def table_task_to_task(tt: TableTask) -> Task:
         sources=list(tt.sources),
         corpus=corpus,
         final_query=line,
-        extra={"kind": "table", "table_task": tt.model_dump(mode="json")},
+        kind="table",
+        table=tt,
     )
     if tt.source_file:
         task._file = tt.source_file
     return task
 
 
-def table_task_from_task(task: Task | dict) -> TableTask:
-    """The table task a ``Task`` (or its stored JSON snapshot) carries in ``extra``."""
-    extra = task.extra if isinstance(task, Task) else (task or {}).get("extra") or {}
-    data = extra.get("table_task")
-    if extra.get("kind") != "table" or not isinstance(data, dict):
-        raise ValueError("this task is not a table task (extra.kind != 'table' or no extra.table_task)")
-    return TableTask.model_validate(data)
+def table_task_from_task(task: Task | Mapping[str, Any]) -> TableTask:
+    """The table part of a ``Task`` or of its stored JSON snapshot (runs stored before
+    ``Task.kind`` existed included). Raises ``ValueError`` for any other task."""
+    if isinstance(task, Task):
+        if task.kind != "table" or task.table is None:
+            raise ValueError("this task is not a table task (its kind is not 'table')")
+        return task.table
+    data = upgrade_task_data(task or {})
+    part = data.get("table")
+    if data.get("kind") != "table" or not isinstance(part, dict):
+        raise ValueError("this task is not a table task (its kind is not 'table' or it has no table part)")
+    try:
+        return TableTask.model_validate(part)
+    except ValidationError as exc:
+        raise ValueError(f"the stored table part is not a valid table task: {exc.error_count()} problem(s), first: {exc.errors()[0]['msg']}") from None
 
 
 def _md_cell(value: str) -> str:

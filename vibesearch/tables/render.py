@@ -21,6 +21,10 @@ _STATUS = {
 }
 
 
+def _predicted(c: CellVerdict | None) -> str:
+    return (c.predicted or "") if c is not None else ""
+
+
 def _cell(c: CellVerdict | None, status: str) -> str:
     if c is None:
         return "<td></td>"
@@ -36,8 +40,12 @@ def _cell(c: CellVerdict | None, status: str) -> str:
     return f'<td style="{style}" title="{escape(tip, quote=True)}">{escape(c.predicted or "")}{mark}</td>'
 
 
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
 def render_table_html(score: TableScore) -> str:
-    pct = lambda x: f"{100 * x:.1f}"  # noqa: E731
+    pct = _pct
     summary = (
         f"<p><b>{'Success' if score.success else 'Not solved'}</b> · "
         f"Row-F1 {pct(score.row_f1)} (P {pct(score.row_precision)}, R {pct(score.row_recall)}) · "
@@ -57,7 +65,7 @@ def render_table_html(score: TableScore) -> str:
         tds = "".join(_cell(cells.get(col), rv.status) for col in score.columns)
         label = _STATUS.get(rv.status, rv.status)
         if rv.status == "duplicate":
-            tds = "".join(f'<td style="{_MISSING}">{escape((cells.get(col).predicted or "") if cells.get(col) else "")}</td>' for col in score.columns)
+            tds = "".join(f'<td style="{_MISSING}">{escape(_predicted(cells.get(col)))}</td>' for col in score.columns)
         body.append(f'<tr data-status="{rv.status}">{tds}<td style="color:#555">{escape(label)}</td></tr>')
     table = (
         '<table style="border-collapse:collapse" border="1" cellpadding="4">'

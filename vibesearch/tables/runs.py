@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 
 from ..config import Settings
-from ..store import Conversation, ScoreRow, Store
+from ..store import ScoreRow, Store
+from ..run import Conversation
 from .convert import table_task_from_task
 from .models import TableScore
 from .score import score_table
@@ -21,7 +22,7 @@ from .score import score_table
 def score_table_run(store: Store, run_id: str, *, judge: str = "offline", settings: Settings | None = None) -> ScoreRow:
     run = store.get_run(run_id)
     try:
-        snapshot = json.loads(run.task_json or "{}")
+        snapshot = run.task_snapshot()
     except json.JSONDecodeError as exc:
         raise ValueError(f"run {run_id}: the stored task snapshot is not valid JSON ({exc.msg})") from None
     try:

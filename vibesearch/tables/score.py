@@ -186,7 +186,7 @@ async def score_table_async(
         g_keys = {tt.row_key(gold[gi]): gi for gi in free_gold}
         try:
             mapping = await _judge.map_keys(list(a_keys), list(g_keys), model=model, settings=settings)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a failed judge call leaves those rows unaligned
             mapping = {}
             notes.append(f"the judge model could not map row keys ({type(exc).__name__})")
         for a_key, g_key in mapping.items():

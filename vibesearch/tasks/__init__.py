@@ -1,4 +1,5 @@
-"""Tasks: the persona + ground-truth graph model, and loaders for our format and the official one."""
+"""Tasks: the persona + ground-truth graph model (and the table part of a table task), and loaders
+for our format and the official one."""
 
 from .export import task_to_official, write_official
 from .loader import (
@@ -14,7 +15,36 @@ from .loader import (
     parse_task_file,
     task_dir,
 )
-from .models import CorpusDoc, Persona, Stage, Task, Trigger, TriggerKind, Triple
+from .models import CorpusDoc, Persona, Stage, Task, TaskKind, Trigger, TriggerKind, Triple, snapshot_kind
+from .table import TableColumn, TableTask
 from .official import infer_trigger_kind, is_official, official_to_task
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    "CorpusDoc",
+    "Persona",
+    "Stage",
+    "TableColumn",
+    "TableTask",
+    "Task",
+    "TaskKind",
+    "TaskLoadError",
+    "TaskNotFound",
+    "TaskProblem",
+    "Trigger",
+    "TriggerKind",
+    "Triple",
+    "corpus_path",
+    "get_task",
+    "infer_trigger_kind",
+    "is_official",
+    "iter_task_files",
+    "load_corpus",
+    "load_tasks",
+    "load_tasks_with_problems",
+    "official_to_task",
+    "parse_task_file",
+    "snapshot_kind",
+    "task_dir",
+    "task_to_official",
+    "write_official",
+]

@@ -116,7 +116,7 @@ def clean_fallback(text: str) -> str | None:
 
 
 def is_not_applicable(text: str | None) -> bool:
-    return bool(text) and bool(_NOT_APPLICABLE.match(text))
+    return bool(text and _NOT_APPLICABLE.match(text))
 
 
 def parse_persona_markdown(text: str) -> ParsedPersona:
@@ -167,7 +167,7 @@ def parse_persona_markdown(text: str) -> ParsedPersona:
             label = _label_of(labelled.group(1)) if labelled else None
             if bullet and label is None and labelled is not None and current_label != "line":
                 stage.unknown_labels.append(labelled.group(1).strip())
-            if label is not None:
+            if label is not None and labelled is not None:
                 flush_label()
                 current_label = label
                 stage_buffer.append(labelled.group(2))

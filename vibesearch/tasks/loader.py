@@ -6,18 +6,22 @@ with one record or a list, or ``.jsonl``), told apart by their keys. Folders nam
 offline documents, not tasks, and are skipped. Every problem becomes a ``TaskProblem`` naming the
 file, the field path and what is wrong; a file with an error loads nothing, and a task id may
 appear only once across everything loaded.
+
+The walk over files and folders (``walk_files``), the collection of tasks and problems across
+files (``collect_tasks``) and the corpus reader (``read_corpus``) are shared with the table task
+loader (``vibesearch.tables.loader``), which plugs in its own per-file parser.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Collection, Iterable, Protocol, TypeVar
 
 from pydantic import ValidationError
 
 from .._files import InputFileError, is_regular_file, parse_json, parse_jsonl, parse_yaml, read_text, short, short_path
 
-from ._problems import TaskLoadError, TaskNotFound, TaskProblem, problems_from_validation
+from ._problems import TaskLoadError, TaskNotFound, TaskProblem, join_path, problems_from_validation
 from .models import CorpusDoc, Task
 from .official import is_official, official_to_task
 
@@ -25,10 +29,33 @@ TASK_SUFFIXES = {".json", ".yaml", ".yml", ".jsonl"}
 CORPUS_DIR = "corpus"
 
 __all__ = [
-    "TaskLoadError", "TaskNotFound", "TaskProblem", "problems_from_validation", "read_records",
-    "parse_task_file", "iter_task_files", "load_tasks_with_problems", "load_tasks", "get_task",
-    "task_dir", "corpus_path", "load_corpus",
+    "TaskLoadError",
+    "TaskNotFound",
+    "TaskProblem",
+    "collect_tasks",
+    "corpus_path",
+    "get_task",
+    "iter_task_files",
+    "join_path",
+    "load_corpus",
+    "load_tasks",
+    "load_tasks_with_problems",
+    "parse_task_file",
+    "problems_from_validation",
+    "read_corpus",
+    "read_records",
+    "task_dir",
+    "walk_files",
 ]
+
+
+class _HasId(Protocol):
+    id: str
+
+
+T = TypeVar("T", bound=_HasId)
+# parses one file: (path, found by a folder scan) -> (tasks, problems)
+FileParser = Callable[[Path, bool], tuple[list[T], list[TaskProblem]]]
 
 
 def _fail(path: Path, field: str, message: str) -> TaskLoadError:
@@ -120,10 +147,11 @@ def parse_task_file(path: str | Path) -> tuple[list[Task], list[TaskProblem]]:
     return tasks, problems
 
 
-def iter_task_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Task files under ``paths``: folders are searched recursively, skipping ``corpus/`` folders
-    and hidden files; a file named directly is always included."""
-    files: list[Path] = []
+def walk_files(paths: Iterable[str | Path], *, skip_dirs: Collection[str] = (CORPUS_DIR,)) -> list[tuple[Path, bool]]:
+    """Task files under ``paths``, each with whether a folder scan found it (``True``) or it was
+    named directly (``False``). Folders are searched recursively, skipping folders named in
+    ``skip_dirs`` and hidden files; a file named directly is always included."""
+    files: list[tuple[Path, bool]] = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
@@ -132,41 +160,60 @@ def iter_task_files(paths: Iterable[str | Path]) -> list[Path]:
                 if (
                     f.is_file()
                     and f.suffix in TASK_SUFFIXES
-                    and CORPUS_DIR not in parts[:-1]
+                    and not set(skip_dirs).intersection(parts[:-1])
                     and not any(part.startswith(".") for part in parts)
                 ):
-                    files.append(f)
+                    files.append((f, True))
         elif p.exists():
-            files.append(p)
+            files.append((p, False))
     return files
 
 
-def load_tasks_with_problems(paths: Iterable[str | Path]) -> tuple[list[Task], list[TaskProblem]]:
-    """Every task under ``paths`` and every problem found (a missing path and a task id seen in
-    an earlier file are problems too; the later file then loads nothing)."""
+def iter_task_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Task files under ``paths`` (see ``walk_files``)."""
+    return [f for f, _ in walk_files(paths)]
+
+
+def collect_tasks(
+    paths: Iterable[str | Path], parse_file: FileParser[T], *, skip_dirs: Collection[str] = (CORPUS_DIR,)
+) -> tuple[list[T], list[TaskProblem]]:
+    """Every task ``parse_file`` finds under ``paths`` and every problem: a missing path is one,
+    each file is read once, and a task id may appear once across everything loaded (a file
+    repeating an id loads nothing)."""
     paths = list(paths)
-    tasks: list[Task] = []
+    tasks: list[T] = []
     problems: list[TaskProblem] = []
     seen: dict[str, str] = {}
     for path in paths:
         if not Path(path).exists():
             problems.append(TaskProblem(str(path), "", "no such file or folder"))
     done: set[Path] = set()
-    for file in iter_task_files(paths):
+    for file, in_folder in walk_files(paths, skip_dirs=skip_dirs):
         if file.resolve() in done:
             continue  # the same file reached twice (a folder and a file in it)
         done.add(file.resolve())
-        got, found = parse_task_file(file)
+        got, found = parse_file(file, in_folder)
         problems.extend(found)
-        clashes = [t for t in got if t.id in seen]
-        for task in clashes:
-            problems.append(TaskProblem(str(file), "id", f"duplicate task id {short(task.id)} (already loaded from {seen[task.id]})", task.id))
-        if clashes:
+        here: set[str] = set()
+        clash = False
+        for task in got:
+            if task.id in seen or task.id in here:
+                where = f"already loaded from {seen[task.id]}" if task.id in seen else "twice in this file"
+                problems.append(TaskProblem(str(file), "id", f"duplicate task id {short(task.id)} ({where})", task.id))
+                clash = True
+            here.add(task.id)
+        if clash:
             continue
         for task in got:
             seen[task.id] = str(file)
             tasks.append(task)
     return tasks, problems
+
+
+def load_tasks_with_problems(paths: Iterable[str | Path]) -> tuple[list[Task], list[TaskProblem]]:
+    """Every task under ``paths`` and every problem found (a missing path and a task id seen in
+    an earlier file are problems too; the later file then loads nothing)."""
+    return collect_tasks(paths, lambda file, _in_folder: parse_task_file(file))
 
 
 def load_tasks(paths: Iterable[str | Path] | None = None) -> list[Task]:
@@ -215,12 +262,16 @@ def load_corpus(task: Task) -> list[CorpusDoc]:
     """The task's offline documents ([] when it has none). Raises ``TaskLoadError`` naming the
     corpus file and line when the corpus is missing or malformed."""
     path = corpus_path(task)
-    if path is None:
-        return []
+    return [] if path is None else read_corpus(path, task.id)
+
+
+def read_corpus(path: Path, task_id: str | None = None) -> list[CorpusDoc]:
+    """The documents of one corpus file (JSONL of ``CorpusDoc``). Raises ``TaskLoadError`` naming
+    the file and line when it is missing or malformed."""
     try:
         lines = read_text(path).splitlines()
     except InputFileError as exc:
-        raise TaskLoadError([TaskProblem(str(path), exc.field, f"cannot read the corpus: {exc.message}", task.id)]) from None
+        raise TaskLoadError([TaskProblem(str(path), exc.field, f"cannot read the corpus: {exc.message}", task_id)]) from None
     docs: list[CorpusDoc] = []
     for i, line in enumerate(lines, start=1):
         if not line.strip():
@@ -228,7 +279,7 @@ def load_corpus(task: Task) -> list[CorpusDoc]:
         try:
             docs.append(CorpusDoc.model_validate_json(line))
         except ValidationError as exc:
-            problems = problems_from_validation(str(path), exc, task.id, root=CorpusDoc)
+            problems = problems_from_validation(str(path), exc, task_id, root=CorpusDoc)
             for p in problems:
                 p.field = f"line {i}: {p.field}" if p.field else f"line {i}"
             raise TaskLoadError(problems) from None

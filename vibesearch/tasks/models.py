@@ -3,18 +3,58 @@
 Our own file format (JSON or YAML, one task per file) is exactly these models serialised.
 Unknown fields are rejected so that a typo in a hand-written task never passes silently.
 Tasks loaded from the official format keep their extra fields in ``extra`` instead.
+
+A task has a ``kind``: ``"persona"`` (a staged conversation scored on its graph) or ``"table"``
+(one table asked for, scored cell by cell); a table task carries its table part in ``table``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from ._ids import ID_PATTERN, MAX_ID_CHARS
+from .table import TableTask
 
 TriggerKind = Literal["start", "mentions", "asks", "completes"]
 Subset = Literal["pro", "daily"]
 Language = Literal["en", "zh"]
-MAX_ID_CHARS = 200  # task ids name runs, files and URLs: keep them short
+TaskKind = Literal["persona", "table"]
+__all__ = [
+    "MAX_ID_CHARS",
+    "CorpusDoc",
+    "Language",
+    "Persona",
+    "Stage",
+    "Subset",
+    "TableTask",
+    "Task",
+    "TaskKind",
+    "Trigger",
+    "TriggerKind",
+    "Triple",
+    "snapshot_kind",
+    "upgrade_task_data",
+]
+
+
+def upgrade_task_data(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Task data in today's form. Runs stored before ``Task.kind`` existed hold a table task as
+    ``extra = {"kind": "table", "table_task": {...}}``; that becomes ``kind`` and ``table`` (a
+    ``kind`` in ``extra`` without a ``table_task`` is some other format's field and stays)."""
+    out = dict(data)
+    extra = out.get("extra")
+    if isinstance(extra, dict) and extra.get("kind") == "table" and "table_task" in extra and "kind" not in out:
+        rest = {k: v for k, v in extra.items() if k not in ("kind", "table_task")}
+        out.update(kind="table", extra=rest)
+        out.setdefault("table", extra["table_task"])
+    return out
+
+
+def snapshot_kind(data: Mapping[str, Any]) -> TaskKind:
+    """The kind of a stored task snapshot (a JSON object), old form included, without validating it."""
+    return "table" if upgrade_task_data(data).get("kind") == "table" else "persona"
 
 
 class _Strict(BaseModel):
@@ -84,7 +124,8 @@ class CorpusDoc(_Strict):
 
 
 class Task(_Strict):
-    id: str = Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    id: str = Field(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)
+    kind: TaskKind = "persona"
     subset: Subset
     language: Language
     domain: str = ""
@@ -100,10 +141,25 @@ class Task(_Strict):
     user_queries: list[str] = Field(default_factory=list)
     persona_markdown: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
+    # The table part of a table task (columns, primary key, gold rows); None for a persona task.
+    table: TableTask | None = None
     # Where the task came from: "ours" or "official". Set by the loader.
     origin: Literal["ours", "official"] = "ours"
     # the file the task was read from (not serialised)
     _file: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_before_kind(cls, data: Any) -> Any:
+        return upgrade_task_data(data) if isinstance(data, Mapping) else data
+
+    @model_validator(mode="after")
+    def _table_part_matches_kind(self) -> "Task":
+        if self.kind == "table" and self.table is None:
+            raise ValueError("table: a task of kind 'table' needs its table part")
+        if self.kind != "table" and self.table is not None:
+            raise ValueError("kind: a task with a table part must have kind 'table'")
+        return self
 
     @property
     def source_file(self) -> str | None:

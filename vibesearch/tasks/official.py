@@ -254,7 +254,8 @@ def official_to_task(record: dict[str, Any], file: str, *, prefix: str = "") -> 
     if subset is None:
         subset = "daily"
         extra["subset_inferred"] = True
-    ours = extra.get(OURS_KEY) if isinstance(extra.get(OURS_KEY), dict) else {}
+    found = extra.get(OURS_KEY)
+    ours: dict[str, Any] = found if isinstance(found, dict) else {}
     language = _language(rec.language)
     if language is None:
         problem("language", f"unknown language {short(rec.language)}: read as English ('en'); the value is kept in extra.language_original", warning=True)

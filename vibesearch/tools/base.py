@@ -1,4 +1,5 @@
-"""What every tool backend provides: a schema the model sees and an async ``call``.
+"""What every tool backend provides: a schema the model sees and an async ``call`` (the
+``Toolbox`` protocol and ``ToolOutput`` belong to the run's model, ``vibesearch.run.tools``).
 
 A tool failure or timeout is returned as an error text (``ToolOutput.error = True``); it never
 raises into the agent loop. Results over the size cap are cut with a marker saying how much.
@@ -6,27 +7,9 @@ raises into the agent loop. Results over the size cap are cut with a marker sayi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Protocol
+from ..run.tools import Toolbox, ToolOutput
 
-
-@dataclass
-class ToolOutput:
-    content: str
-    error: bool = False
-    truncated_chars: int = 0
-
-
-class Toolbox(Protocol):
-    """The tools one agent can use during one run."""
-
-    def schemas(self) -> list[dict[str, Any]]:
-        """OpenAI function-calling schemas of the tools (search, visit, scholar_search, python)."""
-        ...
-
-    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutput:
-        """Run one tool; never raises (errors come back as ``ToolOutput(error=True)``)."""
-        ...
+__all__ = ["Toolbox", "ToolOutput", "cap"]
 
 
 def cap(text: str, limit: int) -> ToolOutput:

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from ..config import Settings
-from ..store.events import Emit
+from ..run.events import Emit
 from ..tasks.models import CorpusDoc, Task
 from ._format import Hit, format_hits, join_pages, page_block
 from ._text import best_sentences, idf_weights, tokenize
@@ -119,10 +119,9 @@ class OfflineBackend:
 
     name = "offline"
 
-    def __init__(self, corpus: OfflineCorpus, settings: Settings, *, emit: Emit | None = None, page_chars: int = VISIT_PAGE_CHARS):
+    def __init__(self, corpus: OfflineCorpus, settings: Settings, *, page_chars: int = VISIT_PAGE_CHARS):
         self.corpus = corpus
         self.settings = settings
-        self.emit = emit
         self.page_chars = page_chars
 
     def _hits(self, query: str, topn: int, scholarly: bool) -> list[Hit]:
@@ -140,14 +139,14 @@ class OfflineBackend:
         hits = await asyncio.to_thread(self._hits, query, self.settings.search_topn, True)
         return ToolOutput(format_hits(query, hits, scholarly=True))
 
-    async def visit(self, urls: list[str], goal: str) -> ToolOutput:
+    async def visit(self, urls: list[str], goal: str, emit: Emit | None = None) -> ToolOutput:
         limit = max(1_000, min(self.page_chars, self.settings.tool_result_max_chars // len(urls) - 200))
 
         async def read(url: str) -> str | None:
             doc = self.corpus.get(url)
             if doc is None:
                 return None
-            body = await read_for_goal(doc.text, goal, url=doc.url, title=doc.title, settings=self.settings, limit=limit, emit=self.emit)
+            body = await read_for_goal(doc.text, goal, url=doc.url, title=doc.title, settings=self.settings, limit=limit, emit=emit)
             return page_block(doc.url, doc.title, body)
 
         pages = await asyncio.gather(*(read(u) for u in urls))

@@ -174,9 +174,10 @@ def _probe_limits() -> dict:
 
 def detect_isolation() -> Isolation:
     """The strongest isolation that works here: bwrap, then unshare, then none."""
-    for mode in ("bwrap", "unshare"):
-        if _probe(mode):  # type: ignore[arg-type]
-            return mode  # type: ignore[return-value]
+    strongest_first: tuple[Isolation, ...] = ("bwrap", "unshare")
+    for mode in strongest_first:
+        if _probe(mode):
+            return mode
     if "none" not in _WARNED:
         _WARNED.add("none")
         logging.getLogger(__name__).warning(
@@ -246,9 +247,10 @@ class PythonSandbox:
 
     async def execute(self, code: str) -> SandboxResult:
         """Run ``code``; returns what it printed and how it ended (never raises for bad code)."""
-        if self._isolation is None:
-            self._isolation = await asyncio.to_thread(detect_isolation)  # probes run subprocesses
         mode = self._isolation
+        if mode is None:
+            detected: Isolation = await asyncio.to_thread(detect_isolation)  # probes run subprocesses
+            mode = self._isolation = detected
         if self.requested != "auto" and not await asyncio.to_thread(_probe, mode):
             raise RuntimeError(f"the sandbox isolation {mode!r} does not work on this machine")
         lease = await self._lease_uid()
@@ -322,7 +324,8 @@ class PythonSandbox:
                 if len(chunk) > room:
                     over.set()
 
-        readers = [asyncio.create_task(drain(proc.stdout)), asyncio.create_task(drain(proc.stderr))]  # type: ignore[arg-type]
+        assert proc.stdout is not None and proc.stderr is not None  # both were opened as pipes
+        readers = [asyncio.create_task(drain(proc.stdout)), asyncio.create_task(drain(proc.stderr))]
         waiter = asyncio.create_task(proc.wait())
         overflow = asyncio.create_task(over.wait())
         done, _ = await asyncio.wait({waiter, overflow}, timeout=float(self.settings.python_timeout_s), return_when=asyncio.FIRST_COMPLETED)

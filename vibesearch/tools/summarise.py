@@ -4,7 +4,7 @@ passages of the page that best match the goal."""
 from __future__ import annotations
 
 from ..config import Settings
-from ..store.events import Emit
+from ..run.events import Emit
 from ._text import passages, rank_texts
 
 # How much page text the summariser gets in one call (characters).

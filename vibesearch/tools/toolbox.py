@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from ..config import Settings
 from ..llm import scrub
+from ..run.events import Emit
 from .base import ToolOutput, cap
 from .sandbox import PythonSandbox
 from .schemas import TOOL_NAMES, ArgumentError, all_schemas, check_arguments
@@ -25,15 +26,29 @@ class SearchBackend(Protocol):
 
     async def search(self, query: str, topn: int) -> ToolOutput: ...
 
-    async def visit(self, urls: list[str], goal: str) -> ToolOutput: ...
+    async def visit(self, urls: list[str], goal: str, emit: Emit | None = None) -> ToolOutput:
+        """``emit`` records what reading the pages spends (a summariser's model calls)."""
+        ...
 
     async def scholar(self, query: str) -> ToolOutput: ...
 
 
 class AgentToolbox:
-    """search / visit / scholar_search through a backend, python through the sandbox."""
+    """search / visit / scholar_search through a backend, python through the sandbox.
 
-    def __init__(self, backend: SearchBackend, sandbox: PythonSandbox, settings: Settings, *, tools: tuple[str, ...] = TOOL_NAMES):
+    ``emit``, given when the toolbox is built, records what the tools spend (a summariser's model
+    calls) for a caller that uses the toolbox on its own; within a run the agent hands the run's
+    emit to each ``call`` (``run.tools.execute_tool_call``), which then takes its place."""
+
+    def __init__(
+        self,
+        backend: SearchBackend,
+        sandbox: PythonSandbox,
+        settings: Settings,
+        *,
+        tools: tuple[str, ...] = TOOL_NAMES,
+        emit: Emit | None = None,
+    ):
         unknown = [t for t in tools if t not in TOOL_NAMES]
         if unknown:
             raise ValueError(f"tools: unknown tool(s) {unknown}; choose from {', '.join(TOOL_NAMES)}")
@@ -41,6 +56,7 @@ class AgentToolbox:
         self.sandbox = sandbox
         self.settings = settings
         self.tools = tuple(tools)
+        self.emit = emit
         self.last_elapsed_s: float | None = None
 
     @property
@@ -60,24 +76,25 @@ class AgentToolbox:
             return s.http_timeout_s + 15 + summary
         return s.http_timeout_s * 2 + 10
 
-    async def _run(self, name: str, args: dict[str, Any]) -> ToolOutput:
+    async def _run(self, name: str, args: dict[str, Any], emit: Emit | None) -> ToolOutput:
         if name == "search":
             return await self.backend.search(args["query"], args["topn"])
         if name == "visit":
-            return await self.backend.visit(args["url"], args["goal"])
+            return await self.backend.visit(args["url"], args["goal"], emit)
         if name == "scholar_search":
             return await self.backend.scholar(args["query"])
         return await self.sandbox.run(args["code"])
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutput:
+    async def call(self, name: str, arguments: dict[str, Any], emit: Emit | None = None) -> ToolOutput:
         start = time.perf_counter()
+        emit = emit if emit is not None else self.emit
         try:
             if name not in self.tools:
                 raise ArgumentError(f"unknown tool {name!r}; the tools are {', '.join(self.tools)}")
             args = check_arguments(name, arguments, default_topn=self.settings.search_topn)
             limit = self.deadline(name)
             try:
-                out = await asyncio.wait_for(self._run(name, args), timeout=limit)
+                out = await asyncio.wait_for(self._run(name, args, emit), timeout=limit)
             except asyncio.TimeoutError:
                 return ToolOutput(f"{name}: no result within {limit:g} s; the call was abandoned (timed out)", error=True)
         except ArgumentError as exc:

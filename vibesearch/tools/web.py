@@ -16,7 +16,7 @@ import httpx
 
 from ..config import Settings
 from ..llm import scrub
-from ..store.events import Emit
+from ..run.events import Emit
 from . import web_search
 from ._format import format_hits, join_pages, page_block
 from .base import ToolOutput
@@ -36,7 +36,6 @@ class WebBackend:
         self,
         settings: Settings,
         *,
-        emit: Emit | None = None,
         provider: str | None = None,
         base_urls: dict[str, str] | None = None,
         scholar_providers: tuple[str, ...] = SCHOLAR_PROVIDERS,
@@ -46,7 +45,6 @@ class WebBackend:
         page_chars: int = VISIT_PAGE_CHARS,
     ):
         self.settings = settings
-        self.emit = emit
         self.provider = provider or settings.search_backend
         if self.provider not in WEB_PROVIDERS:
             raise ValueError(f"search_backend: {self.provider!r} is not a web backend (one of {', '.join(WEB_PROVIDERS)})")
@@ -96,20 +94,20 @@ class WebBackend:
                 return ToolOutput(format_hits(query, hits, scholarly=True))
         return ToolOutput(scrub("scholar_search failed: " + "; ".join(problems)), error=True)
 
-    async def _visit_one(self, client: httpx.AsyncClient, url: str, goal: str, limit: int) -> tuple[str, bool]:
+    async def _visit_one(self, client: httpx.AsyncClient, url: str, goal: str, limit: int, emit: Emit | None) -> tuple[str, bool]:
         try:
             page = await fetch_page(client, url, max_bytes=self.settings.visit_max_bytes, timeout_s=self.settings.http_timeout_s)
         except FetchError as exc:
             return page_block(url, None, scrub(f"Could not read the page: {exc}")), False
-        body = await read_for_goal(page.text, goal, url=page.url, title=page.title, settings=self.settings, limit=limit, emit=self.emit)
+        body = await read_for_goal(page.text, goal, url=page.url, title=page.title, settings=self.settings, limit=limit, emit=emit)
         if page.truncated:
             body = f"[only the first {self.settings.visit_max_bytes} bytes of the page were downloaded]\n{body}"
         shown_url = url if page.url.rstrip("/") == url.rstrip("/") else f"{url} -> {page.url}"
         return page_block(shown_url, page.title, body), True
 
-    async def visit(self, urls: list[str], goal: str) -> ToolOutput:
+    async def visit(self, urls: list[str], goal: str, emit: Emit | None = None) -> ToolOutput:
         limit = max(1_000, min(self.page_chars, self.settings.tool_result_max_chars // len(urls) - 200))
         async with make_client(self.settings.http_timeout_s, allow_private=self.allow_private, transport=self.transport) as client:
-            results = await asyncio.gather(*(self._visit_one(client, u, goal, limit) for u in urls))
+            results = await asyncio.gather(*(self._visit_one(client, u, goal, limit, emit) for u in urls))
         ok = any(good for _, good in results)
         return ToolOutput(join_pages([block for block, _ in results]), error=not ok)

@@ -98,10 +98,13 @@ async def searxng(client: httpx.AsyncClient, query: str, topn: int, *, base_url:
 async def ddgs(query: str, topn: int, *, timeout_s: float, factory: Callable[..., Any] | None = None) -> list[Hit]:
     """The no-key backend (the ``ddgs`` package; it does its own HTTP, so it runs in a thread)."""
     if factory is None:
-        from ddgs import DDGS as factory  # noqa: N811
+        from ddgs import DDGS
+
+        factory = DDGS
+    make = factory
 
     def run() -> list[dict[str, Any]]:
-        return list(factory(timeout=max(1, int(timeout_s))).text(query, max_results=topn) or [])
+        return list(make(timeout=max(1, int(timeout_s))).text(query, max_results=topn) or [])
 
     try:
         rows = await asyncio.to_thread(run)

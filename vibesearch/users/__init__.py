@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from ..config import Settings, get_settings
+from ..config import Settings
+from ..protocol.profile import profile_config, prompts_for
+from ..run import RunConfig, User, UserState, UserTurn
 from ..tasks.models import Task
-from .base import User, UserState, UserTurn
 from .human import HumanUser
+from .official import OfficialUser
+from .paced import PacedUser
 from .paper import PaperUser
 from .rules import RuleUser
 from .scripted import ScriptedUser
@@ -15,41 +18,48 @@ from .simulator import SimulatorDecision, SimulatorUser
 USER_KINDS = ("rules", "simulator", "paper", "human", "direct", "staged")
 
 
-def make_user(
-    kind: str,
-    task: Task,
-    settings: Settings | None = None,
-    *,
-    model: str | None = None,
-    shadow_model: str | None = None,
-) -> User:
-    """Build a user. ``model`` is the simulator model (default: settings.simulator_model).
+def make_user(config: RunConfig, task: Task, settings: Settings) -> User:
+    """Build the user ``config.user`` describes. ``simulator`` and ``paper`` need a model; beside a
+    person (``human``), ``config.user.shadow`` adds a simulator in the shadow: a model string for
+    the LLM simulator, or ``"rules"`` for the rule-based one. Under the official profile an
+    LLM-played user (``simulator`` or ``paper``) is the official simulator (``OfficialUser``). A simulated user waits
+    ``config.pace_s`` before each turn (a person sets their own pace)."""
+    config = profile_config(config)  # the official profile's simulator sampling where the run set none
+    user = _unpaced(config, task, settings)
+    if config.pace_s > 0 and config.user.kind != "human":
+        return PacedUser(user, config.pace_s)
+    return user
 
-    For ``human``, ``shadow_model`` adds a simulator in the shadow: a model string for the LLM
-    simulator, or ``"rules"`` for the rule-based one.
-    """
-    settings = settings or get_settings()
-    if kind == "rules":
+
+def _unpaced(config: RunConfig, task: Task, settings: Settings) -> User:
+    spec = config.user
+    if spec.kind == "rules":
         return RuleUser(task)
-    if kind in ("simulator", "paper"):
-        sim_model = model or settings.simulator_model
-        if not sim_model:
-            raise ValueError(f"user kind {kind!r} needs a simulator model: pass --simulator-model or set VIBESEARCH_SIMULATOR_MODEL")
-        cls = SimulatorUser if kind == "simulator" else PaperUser
-        return cls(task, settings, model=sim_model)
-    if kind == "human":
+    if spec.kind in ("simulator", "paper"):
+        if not spec.model:
+            raise ValueError(f"user kind {spec.kind!r} needs a simulator model: pass --simulator-model or set VIBESEARCH_SIMULATOR_MODEL")
+        prompts = prompts_for(config, settings)
+        if prompts is not None:  # the official profile: its own simulator, whichever LLM-played kind
+            return OfficialUser(task, settings, model=spec.model, prompts=prompts, sampling=spec.sampling)
+        cls = SimulatorUser if spec.kind == "simulator" else PaperUser
+        return cls(task, settings, model=spec.model, sampling=spec.sampling)
+    if spec.kind == "human":
         human = HumanUser(task)
-        if not shadow_model:
+        if not spec.shadow:
             return human
-        shadow: User = RuleUser(task) if shadow_model == "rules" else SimulatorUser(task, settings, model=shadow_model)
+        shadow: User = (
+            RuleUser(task) if spec.shadow == "rules" else SimulatorUser(task, settings, model=spec.shadow, sampling=spec.sampling)
+        )
         return ShadowUser(human, shadow)
-    if kind in ("direct", "staged"):
-        return ScriptedUser(task, kind)
-    raise ValueError(f"unknown user kind {kind!r}; choose one of {', '.join(USER_KINDS)}")
+    if spec.kind in ("direct", "staged"):
+        return ScriptedUser(task, spec.kind)
+    raise ValueError(f"unknown user kind {spec.kind!r}; choose one of {', '.join(USER_KINDS)}")
 
 
 __all__ = [
     "HumanUser",
+    "OfficialUser",
+    "PacedUser",
     "PaperUser",
     "RuleUser",
     "ScriptedUser",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ..config import Settings, get_settings
+from ..run.config import Sampling
+from ..run.protocols import UserState, UserTurn
 from ..tasks.models import Task
-from .base import UserState, UserTurn
 
 
 class LLMPlayedUser:
@@ -13,12 +14,13 @@ class LLMPlayedUser:
     kind = "llm"
     title = "simulator"
 
-    def __init__(self, task: Task, settings: Settings | None = None, *, model: str):
+    def __init__(self, task: Task, settings: Settings | None = None, *, model: str, sampling: Sampling | None = None):
         if not model:
             raise ValueError(f"the {self.title} needs a model (--simulator-model or VIBESEARCH_SIMULATOR_MODEL)")
         self.task = task
         self.settings = settings or get_settings()
         self.model = model
+        self.sampling = sampling or Sampling()
 
     async def opening(self, state: UserState) -> UserTurn:
         return UserTurn(message=self.task.persona.initial_query, reply_kind="open", decided_by="simulator")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..store.conversation import Conversation
+from ..run.conversation import Conversation
 from ..tasks.models import Task
 from ._stages import DONE_SIGNAL, StageCard
 

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass
 
 from rapidfuzz import fuzz
 
+from ..run.protocols import UserState
 from ..tasks.models import Stage, Task
-from .base import UserState
 
 DONE_SIGNAL = "[DONE]"
 
@@ -191,6 +191,10 @@ def question_covered(task: Task, question: str) -> bool:
 
 
 # --------------------------------------------------------------------------- fuzzy line matching
+# a reply at least this similar to a stage's line (``line_similarity``) is taken to say that line
+LINE_MATCH = 80.0
+
+
 def line_similarity(line: str, text: str) -> float:
     """How much of ``line`` appears in ``text`` (0..100), robust to ``text`` being longer."""
     a = " ".join((line or "").lower().split())

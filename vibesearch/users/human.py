@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ..store.conversation import Conversation
+from ..run.conversation import Conversation
+from ..run.events import DECISIONS
+from ..run.protocols import UserState, UserTurn
+from ..run.stages import stage_step
 from ..tasks.models import Task
 from ._stages import DONE_SIGNAL, StageCard, perfunctory_prefix, push_message, stage_card
-from .base import UserState, UserTurn
-
-_KINDS = {"disclose", "push", "perfunctory", "redirect", "done"}
 
 
 class HumanUser:
@@ -58,8 +58,8 @@ class HumanUser:
         self.submit_nowait(turn)
 
     def submit_nowait(self, turn: UserTurn) -> None:
-        if turn.reply_kind not in _KINDS:
-            raise ValueError(f"reply_kind must be one of {sorted(_KINDS)}, got {turn.reply_kind!r}")
+        if turn.reply_kind not in DECISIONS:
+            raise ValueError(f"reply_kind must be one of {', '.join(DECISIONS)}, got {turn.reply_kind!r}")
         loop = self._loop
         try:
             running = asyncio.get_running_loop()
@@ -90,12 +90,10 @@ class HumanUser:
         """The person's turn as recorded: a disclosure says the next line unless they wrote their own."""
         nxt = state.next_stage_index
         message = (turn.message or "").strip()
-        kind = turn.reply_kind
-        advanced = kind == "disclose" and nxt is not None
-        if kind == "disclose" and nxt is None:
-            kind = "push"
+        step = stage_step(state.stage_index, len(self.task.persona.stages), turn.reply_kind, advance=turn.reply_kind == "disclose")
+        kind, advanced = step.reply_kind, step.advanced
         if advanced and not message:
-            message = self.task.persona.stages[nxt].line  # type: ignore[index]
+            message = self.task.persona.stages[step.stage_index].line
         if kind == "done" and not message:
             message = DONE_SIGNAL
         if not message:  # an empty push: the fallback worded as a push
@@ -103,9 +101,8 @@ class HumanUser:
             message = push_message(self.task, fallback, state.user_turns)
             if kind == "perfunctory":
                 message = perfunctory_prefix(self.task) + message
-        if turn.trigger_met is not None:
-            met = turn.trigger_met
-        else:
+        met: bool | None = turn.trigger_met
+        if met is None:
             met = None if kind == "done" else advanced
         return UserTurn(
             message=message,

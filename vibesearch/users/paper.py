@@ -12,14 +12,15 @@ from __future__ import annotations
 import re
 
 from ..llm import complete
-from ..store.conversation import Conversation
+from ..run.conversation import Conversation
+from ..run.events import Decision
+from ..run.protocols import UserState, UserTurn
+from ..tasks.export import generated_persona_markdown
 from ..tasks.models import Task
-from ._prompt import dialogue_messages
-from ._stages import DONE_SIGNAL, line_similarity, plain_reply
 from ._llm_user import LLMPlayedUser
-from .base import UserState, UserTurn
+from ._prompt import dialogue_messages
+from ._stages import DONE_SIGNAL, LINE_MATCH, line_similarity, plain_reply
 
-LINE_MATCH = 80.0
 # how a brushed-off question usually reads (used only to label the inferred reply kind)
 _PERFUNCTORY = re.compile(
     r"no (particular )?preference|don'?t (really )?(care|mind)|doesn'?t matter|whatever works|"
@@ -32,19 +33,7 @@ def persona_markdown(task: Task) -> str:
     """The official persona text: the task's own when it came with one, else written from the stages."""
     if task.persona_markdown and task.persona_markdown.strip():
         return task.persona_markdown
-    try:  # the tasks package's writer of the official layout
-        from ..tasks.export import generated_persona_markdown
-
-        return generated_persona_markdown(task)
-    except ImportError:  # pragma: no cover - only if the tasks package lost its exporter
-        out = ["# Core Identity", task.persona.background, "", "# Staged Information Disclosure", ""]
-        for i, s in enumerate(task.persona.stages, start=1):
-            out += [f"### Stage {i}: {s.name}", f"- Trigger condition: {s.trigger.condition}", f"- Line: {s.line}"]
-            if s.fallback:
-                out.append(f"- When not met: {s.fallback}")
-            out.append("")
-        out += ["# Behaviour Instructions", task.persona.behavior]
-        return "\n".join(out)
+    return generated_persona_markdown(task)  # the tasks package's writer of the official layout
 
 
 def paper_system_prompt(task: Task) -> str:
@@ -87,12 +76,13 @@ class PaperUser(LLMPlayedUser):
     kind = "paper"
     title = "paper simulator"
 
-    def messages(self, convo: Conversation) -> list[dict]:
+    def messages(self, convo: Conversation) -> list[dict[str, str]]:
         return [{"role": "system", "content": paper_system_prompt(self.task)}, *dialogue_messages(convo)]
 
     async def next_turn(self, convo: Conversation, state: UserState) -> UserTurn:
         result = await complete(
-            self.messages(convo), model=self.model, purpose="simulator", emit=state.emit, settings=self.settings
+            self.messages(convo), model=self.model, purpose="simulator", emit=state.emit, settings=self.settings,
+            sampling=self.sampling.params(),
         )
         return infer_turn(self.task, state, result.content)
 
@@ -119,5 +109,5 @@ def infer_turn(task: Task, state: UserState, text: str) -> UserTurn:
     if nxt is not None:
         later = [i for i in range(nxt + 1, len(task.persona.stages)) if line_similarity(task.persona.stages[i].line, reply) >= LINE_MATCH]
     note = f"; the reply says stage {later[0]}'s line out of order" if later else ""
-    kind = "perfunctory" if _PERFUNCTORY.search(reply) else "push"
+    kind: Decision = "perfunctory" if _PERFUNCTORY.search(reply) else "push"
     return UserTurn(reply, kind, trigger_met=None, decided_by="simulator", rationale="inferred from text" + note)

@@ -14,7 +14,8 @@ Each turn looks only at the agent's latest reply:
 
 from __future__ import annotations
 
-from ..store.conversation import Conversation
+from ..run.conversation import Conversation
+from ..run.protocols import UserState, UserTurn
 from ..tasks.models import Task
 from ._stages import (
     DONE_SIGNAL,
@@ -24,7 +25,6 @@ from ._stages import (
     questions,
     trigger_fires,
 )
-from .base import UserState, UserTurn
 
 
 class RuleUser:

@@ -8,10 +8,11 @@
 
 from __future__ import annotations
 
-from ..store.conversation import Conversation
+from ..run.conversation import Conversation
+from ..run.protocols import UserState, UserTurn
+from ..run.stages import stage_step
 from ..tasks.models import Task
 from ._stages import DONE_SIGNAL
-from .base import UserState, UserTurn
 
 
 def direct_query(task: Task) -> str:
@@ -45,11 +46,12 @@ class ScriptedUser:
         k = state.user_turns
         if k >= len(self.queries):
             return UserTurn(DONE_SIGNAL, "done", decided_by="script", rationale=f"{self.kind}: every scripted query was sent")
-        advanced = state.next_stage_index is not None
+        # each query after the first discloses the next stage while one is left
+        step = stage_step(state.stage_index, len(self.task.persona.stages), "disclose", advance=True)
         return UserTurn(
             self.queries[k],
-            "disclose" if advanced else "push",
-            stage_advanced=advanced,
+            step.reply_kind,
+            stage_advanced=step.advanced,
             trigger_met=None,
             decided_by="script",
             rationale=f"{self.kind}: scripted query {k + 1} of {len(self.queries)}",

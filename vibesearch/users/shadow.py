@@ -12,21 +12,21 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Iterable
 
-from ..store.conversation import Conversation
-from ..store.events import ErrorEvent, StageEvent, StoredEvent
-from .base import User, UserState, UserTurn
+from ..run.conversation import Conversation
+from ..run.events import ErrorEvent, EventData, StageEvent, StoredEvent
+from ..run.protocols import User, UserState, UserTurn
 from .human import HumanUser
 
 
 class ShadowUser:
     kind = "human"
+    model: str | None = None
 
     def __init__(self, human: HumanUser, simulator: User):
         self.human = human
         self.simulator = simulator
         self.task = human.task
-        self.model = None
-        self.shadow_model = getattr(simulator, "model", None) or getattr(simulator, "kind", None)
+        self.shadow_model = simulator.model or simulator.kind
 
     async def opening(self, state: UserState) -> UserTurn:
         return await self.human.opening(state)
@@ -69,14 +69,14 @@ class ShadowUser:
         return self.human.waiting
 
 
-def shadow_agreement(events: Iterable[StoredEvent | StageEvent | Any]) -> dict[str, Any]:
+def shadow_agreement(events: Iterable[StoredEvent | EventData]) -> dict[str, Any]:
     """Agreement of the shadow's advance decisions with the primary (person's) ones, per turn.
 
     A turn counts when a primary stage event (not the opening) is directly followed by a shadow
     one; they agree when both advanced or both did not. ``rate`` is None when no turn counts.
     """
-    stages = [e.data if isinstance(e, StoredEvent) else e for e in events]
-    stages = [s for s in stages if isinstance(s, StageEvent)]
+    data = [e.data if isinstance(e, StoredEvent) else e for e in events]
+    stages = [s for s in data if isinstance(s, StageEvent)]
     n = agree = 0
     for prev, cur in zip(stages, stages[1:]):
         if not prev.shadow and prev.reply_kind != "open" and cur.shadow:

@@ -15,23 +15,17 @@ only *judges*; this module decides what the decision means for the pointer:
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from ..llm import StructuredOutputError, complete_json
-from ..store.conversation import Conversation
-from ..store.events import ErrorEvent
+from ..run.conversation import Conversation
+from ..run.events import Decision, ErrorEvent, ReplyKind
+from ..run.protocols import UserState, UserTurn
+from ..run.stages import stage_step
 from ..tasks.models import Task
-from ._prompt import dialogue_messages, system_prompt
-from ._stages import DONE_SIGNAL, line_similarity, plain_reply, push_message, stage_card
 from ._llm_user import LLMPlayedUser
-from .base import UserState, UserTurn
-
-# a reply at least this similar to a stage's line is taken to say that line
-LINE_MATCH = 80.0
-
-SimReplyKind = Literal["disclose", "push", "perfunctory", "redirect", "done"]
+from ._prompt import dialogue_messages, system_prompt
+from ._stages import DONE_SIGNAL, LINE_MATCH, line_similarity, plain_reply, push_message, stage_card
 
 
 class SimulatorDecision(BaseModel):
@@ -40,7 +34,7 @@ class SimulatorDecision(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     trigger_met: bool = False
-    reply_kind: SimReplyKind = "push"
+    reply_kind: Decision = "push"
     reply: str = ""
     rationale: str = ""
 
@@ -69,7 +63,7 @@ class SimulatorUser(LLMPlayedUser):
     kind = "simulator"
     title = "LLM simulator"
 
-    def messages(self, convo: Conversation, state: UserState) -> list[dict]:
+    def messages(self, convo: Conversation, state: UserState) -> list[dict[str, str]]:
         card = stage_card(self.task, state)
         return [{"role": "system", "content": system_prompt(self.task, card)}, *dialogue_messages(convo)]
 
@@ -82,6 +76,7 @@ class SimulatorUser(LLMPlayedUser):
                 purpose="simulator",
                 emit=state.emit,
                 settings=self.settings,
+                sampling=self.sampling.params(),
             )
         except StructuredOutputError as exc:
             if state.emit is not None:
@@ -103,7 +98,7 @@ def apply_decision(task: Task, state: UserState, d: SimulatorDecision) -> UserTu
     stages = task.persona.stages
     nxt = state.next_stage_index
     reply = plain_reply(d.reply)
-    kind: str = d.reply_kind
+    kind: ReplyKind = d.reply_kind
     notes: list[str] = []
 
     if kind == "done":
@@ -111,12 +106,13 @@ def apply_decision(task: Task, state: UserState, d: SimulatorDecision) -> UserTu
             return UserTurn(DONE_SIGNAL, "done", trigger_met=d.trigger_met, decided_by="simulator", rationale=d.rationale)
         notes.append("done refused: stages remain")
         kind = "push"
-    if kind == "disclose" and (not d.trigger_met or nxt is None):
+    step = stage_step(state.stage_index, len(stages), kind, advance=kind == "disclose" and d.trigger_met)
+    if kind == "disclose" and not step.advanced:
         notes.append("disclose refused: " + ("no stage left" if nxt is None else "trigger not met"))
-        kind = "push"
+    kind = step.reply_kind
 
     reply = reply.replace(DONE_SIGNAL, "").strip()
-    if kind == "disclose":
+    if step.advanced:
         assert nxt is not None
         line = stages[nxt].line
         later = [i for i in range(nxt + 1, len(stages)) if line_similarity(stages[i].line, reply) >= LINE_MATCH]
@@ -142,7 +138,7 @@ def apply_decision(task: Task, state: UserState, d: SimulatorDecision) -> UserTu
         reply = push_message(task, fallback, state.user_turns)
     return UserTurn(
         reply,
-        kind,  # type: ignore[arg-type]
+        kind,
         stage_advanced=False,
         trigger_met=d.trigger_met,
         decided_by="simulator",

@@ -1,4 +1,4 @@
-"""The typed events a run is made of.
+"""The typed events a run is made of, and the vocabulary of a user's turn.
 
 Sessions, agents and users *emit* these payloads; the store gives each a run id, a sequence
 number and a timestamp and writes it at once. Everything downstream (the UI, statistics, resume,
@@ -13,11 +13,16 @@ An assistant *step* (one LLM call of the agent) is one ``message`` event with ro
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated, Any, Callable, Literal, Union
+from typing import Annotated, Any, Callable, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-ReplyKind = Literal["disclose", "push", "perfunctory", "redirect", "done", "open"]
+# What a user may decide on a turn after the opening (a simulator, a person, a script alike) ...
+Decision = Literal["disclose", "push", "perfunctory", "redirect", "done"]
+DECISIONS: tuple[Decision, ...] = get_args(Decision)
+# ... and the kind of a stage event: a decision, or the opening itself.
+ReplyKind = Literal[Decision, "open"]
+REPLY_KINDS: tuple[ReplyKind, ...] = (*DECISIONS, "open")
 DecidedBy = Literal["simulator", "rules", "human", "script", "shadow", "import"]
 Phase = Literal["dialogue", "extraction"]
 Termination = Literal[
@@ -25,6 +30,7 @@ Termination = Literal[
     "answer",  # the agent gave its final answer and the run was set to stop there
     "max_user_turns",
     "budget",
+    "max_rounds",  # the official profile's budget of model calls per trajectory was spent
     "error",
     "cancelled",
     "context_length",
@@ -82,9 +88,12 @@ class StageEvent(_Event):
     shadow: bool = False
 
 
+UsagePurpose = Literal["agent", "simulator", "judge", "summariser", "extraction", "compaction", "other"]
+
+
 class UsageEvent(_Event):
     kind: Literal["usage"] = "usage"
-    purpose: Literal["agent", "simulator", "judge", "summariser", "extraction", "compaction", "other"]
+    purpose: UsagePurpose
     model: str
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -174,5 +183,6 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-# The callback agents, users and the session use to record what happens.
-Emit = Callable[[EventData], None]
+# The callback agents, users and the session use to record what happens (what it returns, if
+# anything, is of no concern to the caller).
+Emit = Callable[[EventData], object]

@@ -1,0 +1,15 @@
+"""litellm, imported on first use (it is slow to import) and set up to stay quiet and offline."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _litellm() -> Any:
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.drop_params = True
+    # token counting must never fetch a tokenizer from a hub (no network here)
+    litellm.disable_hf_tokenizer_download = True
+    return litellm

@@ -1,0 +1,202 @@
+"""Where the official profile's prompts come from: a user's checkout of the official harness, or
+our own texts written to the same structure.
+
+    prompts = load_prompts(resolve_harness(cli_value, settings))
+    prompts.agent_system_prompt("zh"); prompts.extraction_prompt("en")
+    prompts.simulator_system_prompt(persona_markdown, initial_query)
+    prompts.judge.render(pred_lines=..., gt_lines=..., first_index=0, count=12)
+    prompts.source.label()   # what every report says about the prompts it used
+
+With a checkout (``--official-harness PATH`` or ``VIBESEARCH_OFFICIAL_HARNESS``) the strings are
+read from ``agent/prompts.py`` and the judge template from ``eval/evaluator.py`` by parsing the
+files (``ast``); they are never imported or executed. Every expected name must be there: a missing
+one is an error naming the file and the name. The files' sha256 are kept with the prompts so a run
+records exactly which text it used. Without a checkout the prompts are our own (source "own").
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from ..config import Settings
+from . import _own_prompts as own
+from ._harness_ast import (
+    HarnessError,
+    Piece,
+    Slot,
+    function_template,
+    module_int,
+    module_string,
+    parse_file,
+)
+from .rules import JUDGE_ATTEMPTS, JUDGE_MAX_BATCHES
+
+PROMPTS_FILE = "agent/prompts.py"
+EVALUATOR_FILE = "eval/evaluator.py"
+
+# agent/prompts.py: the simulated mode's prompts (agent, extraction request, user simulator)
+AGENT_PROMPT_NAMES = {"en": "RESEARCH_SYSTEM_PROMPT_EN", "zh": "RESEARCH_SYSTEM_PROMPT_ZH"}
+EXTRACTION_PROMPT_NAMES = {"en": "TRIPLE_REQUEST_PROMPT_EN", "zh": "TRIPLE_REQUEST_PROMPT_ZH"}
+SIMULATOR_PROMPT_NAME = "USER_SIMULATOR_SYSTEM_PROMPT"
+SIMULATOR_FIELDS = frozenset({"user_persona", "initial_query"})
+# eval/evaluator.py: the judge prompt is built inside this function, in this variable
+JUDGE_FUNCTION, JUDGE_VARIABLE = "_run_gt_coverage_batch", "prompt"
+LAYOUT_CONSTANTS = {"NUM_EVAL_BATCHES": JUDGE_MAX_BATCHES, "_COUNT_RETRIES": JUDGE_ATTEMPTS}
+# the judge template's fields in the official source, and the slot each one fills
+JUDGE_FIELDS = {
+    "pred_ctx": "pred_lines",
+    "claims_text": "gt_lines",
+    "len(batch)": "batch_count",
+    "first_idx": "first_index",
+    "last_idx": "last_index",
+    "str(first_idx)": "first_index",
+    "str(first_idx + 1)": "second_index",
+    "str(last_idx)": "last_index",
+}
+JUDGE_SLOTS = frozenset(JUDGE_FIELDS.values())
+REQUIRED_JUDGE_SLOTS = frozenset({"pred_lines", "gt_lines"})
+
+Language = Literal["en", "zh"]
+
+
+@dataclass(frozen=True)
+class JudgeTemplate:
+    """The judge prompt for one batch: literal text with slots for the numbered triples."""
+
+    pieces: tuple[Piece, ...]
+
+    def slots(self) -> set[str]:
+        return {p.name for p in self.pieces if isinstance(p, Slot)}
+
+    def render(self, *, pred_lines: str, gt_lines: str, first_index: int, count: int) -> str:
+        values = {
+            "pred_lines": pred_lines,
+            "gt_lines": gt_lines,
+            "batch_count": str(count),
+            "first_index": str(first_index),
+            "second_index": str(first_index + 1),
+            "last_index": str(first_index + count - 1),
+        }
+        return "".join(p if isinstance(p, str) else values[p.name] for p in self.pieces)
+
+
+@dataclass(frozen=True)
+class PromptSource:
+    kind: Literal["official", "own"]
+    root: str | None = None
+    files: dict[str, str] = field(default_factory=dict)  # path in the checkout -> sha256
+
+    def label(self) -> str:
+        if self.kind == "own":
+            return "own prompts"
+        hashes = ", ".join(f"{name} sha256 {digest[:12]}" for name, digest in sorted(self.files.items()))
+        return f"official prompts ({hashes})"
+
+    def record(self) -> dict[str, object]:
+        """What a run stores about its prompts."""
+        return {"kind": self.kind, "root": self.root, "files": dict(self.files)}
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    source: PromptSource
+    agent: dict[str, str]
+    extraction: dict[str, str]
+    simulator: str
+    judge: JudgeTemplate
+    notes: tuple[str, ...] = ()
+
+    @staticmethod
+    def _lang(language: str) -> Language:
+        return "zh" if language == "zh" else "en"  # the official harness falls back to English
+
+    def agent_system_prompt(self, language: str) -> str:
+        return self.agent[self._lang(language)]
+
+    def extraction_prompt(self, language: str) -> str:
+        return self.extraction[self._lang(language)]
+
+    def simulator_system_prompt(self, user_persona: str, initial_query: str) -> str:
+        """The simulator's system prompt; an empty persona reads as the official default does."""
+        values = {"user_persona": user_persona or "A curious researcher", "initial_query": initial_query}
+        out = []
+        for literal, name, _spec, _conv in string.Formatter().parse(self.simulator):
+            out.append(literal)
+            if name is not None:
+                out.append(values[name])
+        return "".join(out)
+
+
+def resolve_harness(cli_value: str | Path | None, settings: Settings | None = None) -> Path | None:
+    """The checkout to read: ``--official-harness`` wins over ``VIBESEARCH_OFFICIAL_HARNESS``."""
+    if cli_value:
+        return Path(cli_value).expanduser()
+    if settings is not None and settings.official_harness is not None:
+        return Path(settings.official_harness).expanduser()
+    return None
+
+
+def own_prompts() -> PromptSet:
+    return PromptSet(
+        source=PromptSource(kind="own"),
+        agent={"en": own.RESEARCH_EN, "zh": own.RESEARCH_ZH},
+        extraction={"en": own.EXTRACTION_EN, "zh": own.EXTRACTION_ZH},
+        simulator=own.SIMULATOR,
+        judge=JudgeTemplate(tuple(own.judge_pieces())),
+    )
+
+
+def load_prompts(harness: Path | None) -> PromptSet:
+    """The official prompts read from ``harness`` (a checkout), or our own when it is None."""
+    if harness is None:
+        return own_prompts()
+    root = Path(harness)
+    if not root.is_dir():
+        raise HarnessError(root, "not a folder (expected a checkout of the official harness)")
+    prompts_file = parse_file(root / PROMPTS_FILE)
+    evaluator = parse_file(root / EVALUATOR_FILE)
+
+    agent = {lang: module_string(prompts_file, name) for lang, name in AGENT_PROMPT_NAMES.items()}
+    extraction = {lang: module_string(prompts_file, name) for lang, name in EXTRACTION_PROMPT_NAMES.items()}
+    simulator = module_string(prompts_file, SIMULATOR_PROMPT_NAME)
+    _check_simulator_fields(prompts_file.path, simulator)
+
+    pieces = function_template(evaluator, JUDGE_FUNCTION, JUDGE_VARIABLE, JUDGE_FIELDS)
+    judge = JudgeTemplate(tuple(pieces))
+    missing = REQUIRED_JUDGE_SLOTS - judge.slots()
+    if missing:
+        raise HarnessError(evaluator.path, f"the template never shows {', '.join(sorted(missing))}", field=f"{JUDGE_FUNCTION}.{JUDGE_VARIABLE}")
+    notes = []
+    for name, ours in LAYOUT_CONSTANTS.items():
+        theirs = module_int(evaluator, name)
+        if theirs != ours:
+            notes.append(f"{EVALUATOR_FILE} sets {name} = {theirs}; the official profile uses {ours}")
+    return PromptSet(
+        source=PromptSource(
+            kind="official",
+            root=str(root.resolve()),
+            files={PROMPTS_FILE: prompts_file.sha256, EVALUATOR_FILE: evaluator.sha256},
+        ),
+        agent=agent,
+        extraction=extraction,
+        simulator=simulator,
+        judge=judge,
+        notes=tuple(notes),
+    )
+
+
+def _check_simulator_fields(path: Path, template: str) -> None:
+    try:
+        fields = [(name, spec, conv) for _lit, name, spec, conv in string.Formatter().parse(template) if name is not None]
+    except ValueError as exc:
+        raise HarnessError(path, f"not a valid format template: {exc}", field=SIMULATOR_PROMPT_NAME) from None
+    names = {name for name, _spec, _conv in fields}
+    odd = [name for name, spec, conv in fields if name not in SIMULATOR_FIELDS or spec or conv]
+    if odd:
+        raise HarnessError(path, f"unexpected field {{{odd[0]}}} (allowed: user_persona, initial_query)", field=SIMULATOR_PROMPT_NAME)
+    if names != SIMULATOR_FIELDS:
+        missing = ", ".join(sorted(SIMULATOR_FIELDS - names))
+        raise HarnessError(path, f"the template lacks {{{missing}}}", field=SIMULATOR_PROMPT_NAME)

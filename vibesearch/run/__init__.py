@@ -1,0 +1,90 @@
+"""The run's domain model: what a run is made of, independent of where it is stored.
+
+* ``config`` — ``RunConfig``, one typed description of a run (stored with it);
+* ``events`` — the typed events (a discriminated union on ``kind``) and the turn vocabulary;
+* ``conversation`` — the ``Conversation`` view rebuilt from the events;
+* ``protocols`` — the ``Agent`` and ``User`` the session plays, ``AgentReply``, ``GraphResult``,
+  ``UserTurn``, ``UserState``;
+* ``stages`` — the stage pointer rule; ``tools`` — the ``Toolbox`` protocol and
+  ``execute_tool_call``; ``result`` — ``RunResult``.
+
+It imports nothing of the product but ``config`` and ``tasks``.
+"""
+
+from .config import AgentSpec, JudgeSpec, Limits, ProtocolProfile, RunConfig, Sampling, SearchSpec, UserSpec
+from .conversation import Conversation, Step, Turn
+from .events import (
+    DECISIONS,
+    REPLY_KINDS,
+    CompactionEvent,
+    DecidedBy,
+    Decision,
+    Emit,
+    EndEvent,
+    ErrorEvent,
+    EventData,
+    GraphEvent,
+    MessageEvent,
+    NoteEvent,
+    ReplyKind,
+    StageEvent,
+    StoredEvent,
+    Termination,
+    ToolCallEvent,
+    ToolResultEvent,
+    UsageEvent,
+    parse_event,
+)
+from .protocols import Agent, AgentReply, GraphResult, User, UserState, UserTurn
+from .result import STATUS_OF, PartFailed, RunResult
+from .stages import StageStep, stage_step
+from .tools import Toolbox, ToolOutput, execute_tool_call, tool_names
+
+__all__ = [
+    "DECISIONS",
+    "REPLY_KINDS",
+    "STATUS_OF",
+    "Agent",
+    "AgentReply",
+    "AgentSpec",
+    "CompactionEvent",
+    "Conversation",
+    "DecidedBy",
+    "Decision",
+    "Emit",
+    "EndEvent",
+    "ErrorEvent",
+    "EventData",
+    "execute_tool_call",
+    "GraphEvent",
+    "GraphResult",
+    "JudgeSpec",
+    "Limits",
+    "MessageEvent",
+    "NoteEvent",
+    "parse_event",
+    "PartFailed",
+    "ProtocolProfile",
+    "ReplyKind",
+    "RunConfig",
+    "RunResult",
+    "Sampling",
+    "SearchSpec",
+    "stage_step",
+    "StageEvent",
+    "StageStep",
+    "Step",
+    "StoredEvent",
+    "Termination",
+    "tool_names",
+    "Toolbox",
+    "ToolCallEvent",
+    "ToolOutput",
+    "ToolResultEvent",
+    "Turn",
+    "UsageEvent",
+    "User",
+    "UserSpec",
+    "UserState",
+    "UserTurn",
+]

@@ -1,0 +1,80 @@
+"""What a run needs to know about tools: the ``Toolbox`` an agent calls, what a call gives back,
+and ``execute_tool_call`` — the one way a recorded tool call is run and its result recorded.
+
+The tools themselves (search, visit, scholar_search, python; offline and web backends, the
+sandbox) live in ``vibesearch.tools``; they implement this protocol.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .._secrets import scrub
+from .events import Emit, ToolCallEvent, ToolResultEvent
+
+
+@dataclass
+class ToolOutput:
+    content: str
+    error: bool = False
+    truncated_chars: int = 0
+
+
+class Toolbox(Protocol):
+    """The tools one agent can use during one run."""
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """OpenAI function-calling schemas of the tools (search, visit, scholar_search, python)."""
+        ...
+
+    async def call(self, name: str, arguments: dict[str, Any], emit: Emit | None = None) -> ToolOutput:
+        """Run one tool; never raises (errors come back as ``ToolOutput(error=True)``).
+
+        ``emit`` is the run's: a tool that spends something of its own (a summariser's model
+        call while visiting a page) records it there."""
+        ...
+
+
+def tool_names(toolbox: Toolbox) -> set[str]:
+    """The names of the tools a toolbox offers."""
+    return {str(s.get("function", {}).get("name")) for s in toolbox.schemas() if s.get("function", {}).get("name")}
+
+
+async def execute_tool_call(
+    toolbox: Toolbox | None, call: ToolCallEvent, emit: Emit | None = None, *, known: Collection[str] | None = None
+) -> ToolResultEvent:
+    """Run one recorded tool call and give the event that records its result (not yet emitted).
+
+    Timed from start to end; never raises but for cancellation: an unknown tool (when ``known``
+    names the offered ones), arguments that were not valid JSON, a toolbox that raised anyway
+    and a call with no toolbox to run it (``toolbox`` None: the agent's tools are out of reach,
+    e.g. a call an interrupted run left behind) all come back as error results.
+    """
+    start = time.perf_counter()
+    if toolbox is None:
+        out = ToolOutput("Error: the tool call was interrupted and did not return.", error=True)
+    elif known is not None and call.tool not in known:
+        names = ", ".join(sorted(known))
+        out = ToolOutput(f"Error: there is no tool named {call.tool!r}. Available tools: {names}.", error=True)
+    elif call.raw_arguments is not None:
+        out = ToolOutput(
+            f"Error: the arguments of this {call.tool} call are not valid JSON "
+            f"({call.raw_arguments[:300]!r}). Call it again with a JSON object.",
+            error=True,
+        )
+    else:
+        try:
+            out = await toolbox.call(call.tool, call.arguments, emit)
+        except Exception as exc:  # noqa: BLE001 - a toolbox must not raise, but never crash the run
+            out = ToolOutput(scrub(f"Error: {call.tool} failed: {type(exc).__name__}: {exc}")[:2000], error=True)
+    return ToolResultEvent(
+        call_id=call.call_id,
+        tool=call.tool,
+        content=out.content,
+        error=out.error,
+        truncated_chars=out.truncated_chars,
+        elapsed_s=round(time.perf_counter() - start, 4),
+    )

@@ -1,0 +1,57 @@
+"""Writing graded samples in the shape of the official grader's output folder.
+
+    OUT/<qid>_sample<i>.json   one graded sample (qid, sample_idx, node_*, triplet_*, coverage_details ...)
+    OUT/summary.json           avg@N_* and best@N_* of the six metrics, num_queries, num_samples
+    OUT/item_ratings.json      every graded sample in one list
+    OUT/per_query_scores.json  per task: num_samples, avg and best
+
+File names and keys are the official ones, so the official tools (and anyone's scripts written
+for them) read these files unchanged. What the official format cannot say — the profile, the
+prompt source and the runs left out because a person cancelled them — goes under one extra
+``vibesearch`` key of the summary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .official_metrics import OfficialSummary, SampleResult
+
+
+def sample_file_name(qid: str, sample_idx: int) -> str:
+    safe = str(qid).replace("/", "_").replace("\\", "_")
+    return f"{safe}_sample{sample_idx}.json"
+
+
+def _write(path: Path, value: Any) -> Path:
+    path.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def write_official_results(
+    out_dir: str | Path,
+    results: Sequence[SampleResult],
+    summary: OfficialSummary,
+    *,
+    protocol: str = "official",
+    prompt_source: str | None = None,
+) -> list[Path]:
+    """Write the folder described above; returns the files written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [_write(out / sample_file_name(r.qid, r.sample_idx), r.official_dict()) for r in results]
+    head = summary.official_dict()
+    head["vibesearch"] = {
+        "protocol": protocol,
+        "prompt_source": prompt_source,
+        "left_out_cancelled": len(summary.left_out),
+        "left_out_runs": [{"qid": q, "sample_idx": i} for q, i in summary.left_out],
+    }
+    written.append(_write(out / "summary.json", head))
+    written.append(_write(out / "item_ratings.json", [r.official_dict() for r in results]))
+    per_query = [{"qid": q.qid, "num_samples": q.num_samples, "avg": q.avg, "best": q.best} for q in summary.per_query]
+    written.append(_write(out / "per_query_scores.json", per_query))
+    return written

@@ -1,0 +1,173 @@
+"""Scoring a stored run under the official profile, and reading such a score back.
+
+    row = await score_run_official_async(store, run_id, judge="<litellm model>", prompts=prompts)
+    sample_of(row)   # the official per-sample record (``SampleResult``) kept in the score
+
+The answer graded is the run's extraction answer as the agent wrote it (its last assistant message
+of phase ``extraction``), parsed as strictly as the official grader parses it; a run without one
+(it failed before extraction) is graded as an empty answer and scores 0. What our own parser read
+from the same answer (the run's stored graph) is compared and kept as a note, never scored.
+
+The stored score: P / R / F1 are the official triplet precision, recall and F1; ``n_pred`` the
+strictly parsed predictions (duplicates included), ``n_valid`` the distinct supporting indices,
+``n_unscored`` 0 (the official judge never leaves a triple out of recall). One verdict per
+ground-truth triple; its evidence points into the run's stored graph like every verdict (a
+supporting prediction the stored graph lacks is left out there and kept in the official record of
+the details, which holds the indices into the strict parse).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..config import Settings, get_settings
+from ..protocol.prompts import PromptSet, load_prompts, resolve_harness
+from ..run.events import MessageEvent
+from ..store import Store
+from ..store.tables import ScoreRow, VerdictRow
+from ..tasks.models import Task, upgrade_task_data
+from ._stored import NoGroundTruth, stored_prediction, task_snapshot
+from .official_grade import OfficialGrade, grade_official
+from .official_metrics import OfficialGroundTruth, SampleResult
+from .profile import NotASample, OfficialJudgeRequired, is_cancelled
+from .verdicts import judge_label
+
+LENIENT_KEPT = 50  # predictions only our parser read, kept in the note (the count is always kept)
+
+
+def extraction_answer(store: Store, run_id: str) -> str | None:
+    """The run's final extraction answer (None: the run never gave one)."""
+    answer = None
+    for ev in store.events(run_id, kinds=["message"]):
+        d = ev.data
+        if isinstance(d, MessageEvent) and d.role == "assistant" and d.phase == "extraction":
+            answer = d.content
+    return answer
+
+
+def official_ground_truth(snapshot: Mapping[str, Any]) -> OfficialGroundTruth:
+    return OfficialGroundTruth.from_task(Task.model_validate(upgrade_task_data(snapshot)))
+
+
+def _key(t: Mapping[str, Any]) -> tuple[str, str, str]:
+    return (str(t.get("head", "")).strip(), str(t.get("relation", "")).strip(), str(t.get("tail", "")).strip())
+
+
+def _graph_evidence(strict: Sequence[Mapping[str, str]], graph: Sequence[Mapping[str, Any]], indices: Sequence[int]) -> list[int]:
+    first: dict[tuple[str, str, str], int] = {}
+    for i, t in enumerate(graph):
+        first.setdefault(_key(t), i)
+    out = {first[_key(strict[i])] for i in indices if 0 <= i < len(strict) and _key(strict[i]) in first}
+    return sorted(out)
+
+
+def default_prompts(settings: Settings) -> PromptSet:
+    """The prompts of ``--official-harness`` / ``VIBESEARCH_OFFICIAL_HARNESS``, else our own."""
+    return load_prompts(resolve_harness(None, settings))
+
+
+async def score_run_official_async(
+    store: Store, run_id: str, *, judge: str, prompts: PromptSet | None = None, settings: Settings | None = None
+) -> ScoreRow:
+    """Grade the run as the official grader would, store the score with its verdicts, return it."""
+    settings = settings or get_settings()
+    run = store.get_run(run_id)
+    if is_cancelled(run):
+        raise NotASample(f"run {run_id} was cancelled by a person: under the official profile it is not a sample (left out, and counted)")
+    if judge == "offline":
+        raise OfficialJudgeRequired(
+            f"run {run_id}: the official profile is judged by an LLM in the official layout; give --judge MODEL "
+            "(or score it with --protocol vibesearch to use the offline judge)"
+        )
+    snapshot = task_snapshot(store, run_id)
+    if not [t for t in snapshot.get("graph") or [] if isinstance(t, dict)]:
+        raise NoGroundTruth(f"run {run_id} has no ground-truth graph in its task snapshot")
+    prompts = prompts or default_prompts(settings)
+    gt = official_ground_truth(snapshot)
+    answer = extraction_answer(store, run_id)
+    graph, graph_id = stored_prediction(store, run_id)
+    graded = await grade_official(
+        run.task_id, run.run_index, answer or "", gt, prompts.judge, model=judge, settings=settings, lenient=graph
+    )
+    row = _score_row(run_id, graph_id, judge, graded, prompts, n_gt=len(gt.triples), answered=answer is not None)
+    row.prompt_source = prompt_source_label(run.meta().get("prompt_source"), prompts)
+    return store.add_score(row, _verdicts(run_id, graded, graph, len(gt.triples)))
+
+
+def prompt_source_label(run_source: object, prompts: PromptSet) -> str:
+    """The score's prompt source: the judge's, or both when the run (it records its own, see the
+    session) used other prompts than the judge."""
+    judge_source = prompts.source.label()
+    if isinstance(run_source, str) and run_source and run_source != judge_source:
+        return f"run: {run_source}; judge: {judge_source}"
+    return judge_source
+
+
+def _score_row(
+    run_id: str, graph_id: int | None, judge: str, graded: OfficialGrade, prompts: PromptSet, *, n_gt: int, answered: bool
+) -> ScoreRow:
+    result, parse = graded.result, graded.parse
+    coverage = result.coverage_details
+    supports = {i for item in coverage.per_gt_triple for i in item.supporting_pred_indices} if coverage else set()
+    details: dict[str, Any] = {
+        "protocol": "official",
+        "judge_label": judge_label(judge),
+        "prompt_source": prompts.source.record(),
+        "prompt_notes": list(prompts.notes),
+        "official": result.official_dict(),
+        "parse": {
+            "step": parse.step,
+            "note": parse.note(),
+            "strict_count": len(parse.triples),
+            "lenient_count": parse.lenient_count,
+            "lenient_only_count": len(parse.lenient_only),
+            "lenient_only": parse.lenient_only[:LENIENT_KEPT],
+        },
+        "judge": graded.judgement.details() if graded.judgement is not None else {"skipped": "no parsable triples: the sample scores 0"},
+    }
+    if not answered:
+        details["note"] = "the run gave no extraction answer: it scores 0 (a failed run is a sample under the official profile)"
+    return ScoreRow(
+        run_id=run_id,
+        graph_id=graph_id,
+        judge=judge,
+        precision=result.triplet_precision,
+        recall=result.triplet_recall,
+        f1=result.triplet_f1,
+        n_gt=n_gt,
+        n_pred=result.num_pred_triples,
+        n_covered=coverage.covered_count if coverage else 0,
+        n_valid=len(supports),
+        n_unscored=0,
+        details_json=json.dumps(details, ensure_ascii=False, default=str),
+        protocol="official",
+        prompt_source=prompts.source.label(),
+    )
+
+
+def _verdicts(run_id: str, graded: OfficialGrade, graph: Sequence[Mapping[str, Any]], n_gt: int) -> list[VerdictRow]:
+    coverage = graded.result.coverage_details
+    if coverage is None:  # nothing parsed: every ground-truth triple is not covered
+        return [
+            VerdictRow(score_id=0, run_id=run_id, gt_index=i, covered=False, rationale="no parsable predicted triples")
+            for i in range(n_gt)
+        ]
+    return [
+        VerdictRow(
+            score_id=0,
+            run_id=run_id,
+            gt_index=item.gt_index,
+            covered=item.covered,
+            evidence_json=json.dumps(_graph_evidence(graded.parse.triples, graph, item.supporting_pred_indices) if item.covered else []),
+            rationale="official judge" + ("" if item.covered else ": not covered"),
+        )
+        for item in coverage.per_gt_triple
+    ]
+
+
+def sample_of(score: ScoreRow) -> SampleResult | None:
+    """The official per-sample record kept in an official score (None for any other score)."""
+    record = score.details().get("official")
+    return SampleResult.model_validate(record) if isinstance(record, dict) else None

@@ -1,0 +1,58 @@
+"""Which protocol profile a run and a score belong to, and how every output names it.
+
+* A run's profile is its ``RunConfig.protocol``; a run stored before run configurations were
+  kept is a ``vibesearch`` run.
+* A score's profile is the one it was computed under (``ScoreRow.protocol``); a score stored
+  before the column existed is a ``vibesearch`` score. ``vibesearch score`` follows the run's
+  profile unless ``--protocol`` overrides it.
+* Which runs are samples: a run a person cancelled is never one (under the official profile it
+  is left out and counted; under ours a cancelled run without a graph is left out and counted, so
+  it cannot enter a table as a silent 0). A run that failed is a sample: under the official
+  profile it scores 0 and is averaged in.
+"""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from ..run.config import ProtocolProfile
+from ..store.tables import Run, ScoreRow
+
+PROFILES: tuple[ProtocolProfile, ...] = get_args(ProtocolProfile)
+OWN_PROMPTS = "own prompts"
+
+
+class NotASample(ValueError):
+    """A run that is not a sample under the profile it would be scored with (cancelled by a person)."""
+
+
+class OfficialJudgeRequired(ValueError):
+    """The official profile is judged by an LLM in the official layout; the offline judge is not offered."""
+
+
+def as_profile(value: str | None) -> ProtocolProfile:
+    """A stored profile name (None and unknown values read as ``vibesearch``)."""
+    return "official" if value == "official" else "vibesearch"
+
+
+def run_protocol(run: Run) -> ProtocolProfile:
+    config = run.run_config()
+    return config.protocol if config is not None else "vibesearch"
+
+
+def score_protocol(score: ScoreRow) -> ProtocolProfile:
+    return as_profile(score.protocol)
+
+
+def is_cancelled(run: Run) -> bool:
+    """A person stopped the run (not a sample under either profile's rule)."""
+    return run.termination == "cancelled" or run.status == "cancelled"
+
+
+def profile_label(protocol: str | None, prompt_source: str | None = None) -> str:
+    """The name every report, export and leaderboard row gives a number's profile."""
+    if as_profile(protocol) == "vibesearch":
+        return "vibesearch profile"
+    if not prompt_source or prompt_source == OWN_PROMPTS:
+        return "official protocol, own prompts"
+    return f"official protocol, {prompt_source}"
