@@ -87,6 +87,18 @@ def test_events_can_be_followed_incrementally(client):
     assert client.predict(run_id, api_name="/run_status")["status"] == "finished"
 
 
+def test_the_api_chooses_the_protocol_profile(client):
+    run_id = client.predict(
+        "pro-en-analysis-history", "baseline", "rules", "", "", "", "offline", 2, protocol="official", api_name="/start_run"
+    )
+    _wait_over(client, run_id)
+    events = client.predict(run_id, 0, api_name="/run_events")
+    notes = [e.get("text", "") for e in events if e["kind"] == "note"]
+    assert any("official protocol" in n for n in notes), notes
+    with pytest.raises(Exception, match="paper"):
+        client.predict("pro-en-analysis-history", protocol="paper", api_name="/start_run")
+
+
 def test_bad_requests_get_clear_errors(client):
     with pytest.raises(Exception, match="no-such-task"):
         client.predict("no-such-task", api_name="/start_run")

@@ -105,7 +105,7 @@ def test_termination_mapping_and_bad_files(store, traj_dir, tmp_path):
     f.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     res = import_trajectory(store, f)
     end = store.events(res.run_id)[-1].data
-    assert (end.termination, end.detail) == ("max_user_turns", "official termination: max_rounds")
+    assert (end.termination, end.detail) == ("max_rounds", "official termination: max_rounds")
     data["turns"][3]["type"] = "tool"
     f.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(ImportFileError, match=r"t.json: turns\[3\].type"):

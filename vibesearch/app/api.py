@@ -67,9 +67,12 @@ def register(ctx: AppContext) -> None:
         search_backend: str = "offline",
         max_user_turns: int = 0,
         owner: str = "",
+        protocol: str = "vibesearch",
         request: gr.Request | None = None,
     ) -> str:
-        """Start a run; returns its id at once (the run goes on in the server)."""
+        """Start a run; returns its id at once (the run goes on in the server). ``protocol`` is the
+        profile ("vibesearch" or "official"); the official prompts come only from the server's
+        configured checkout."""
         who = caller(request, owner)
         owner_id = who.owner
         try:
@@ -83,7 +86,7 @@ def register(ctx: AppContext) -> None:
             req = form_request(
                 ctx.settings, task_id=task_id, agent=agent, user=user, agent_model=agent_model or None,
                 simulator_model=simulator_model or None, judge=judge or None, search_backend=search_backend or "offline",
-                max_user_turns=max_user_turns,
+                max_user_turns=max_user_turns, protocol=protocol or "vibesearch",
             )
             live = ctx.manager.start(req, task, owner_id)
         except (KeyError, ValueError, TypeError) as exc:

@@ -45,7 +45,7 @@ __all__ = [
 
 TERMINATIONS: dict[str, Termination] = {
     "answer": "answer",
-    "max_rounds": "max_user_turns",
+    "max_rounds": "max_rounds",  # the 200-call budget, our termination of the same name
     "context_length": "context_length",
     "error_loop": "error",
     "malformed_tool_call": "error",
