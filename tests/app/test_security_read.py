@@ -70,3 +70,23 @@ def test_others_cannot_read_a_run_in_the_tabs(app, alices_run):
     fn, _ = bob.dependency(load_btn["id"], "click")
     res = bob.call(fn, [alices_run, "bob", False])
     assert not res.ok and ("no run with id" in res.error or "not in the list of choices" in res.error), res
+
+
+def test_with_a_login_the_label_tab_labels_as_the_login(app, alices_run):
+    """Showing the Label tab fills the run list (read policy applied) and locks the annotator name
+    to the login; a name typed anyway is ignored — the view is loaded under the login."""
+    alice, bob = RawSession(app.url, "alice", USERS["alice"]), RawSession(app.url, "bob", USERS["bob"])
+    shown = []
+    for s in (alice, bob):
+        fn, _ = s.dependency(s.component(elem_id="vs-label-panel")["id"], "select")
+        res = s.call(fn, [])
+        assert res.ok, res
+        shown.append(res.data)
+    (a_runs, a_name), (b_runs, b_name) = shown
+    assert alices_run in str(a_runs["choices"]) and alices_run not in str(b_runs["choices"])
+    assert a_name["value"] == "alice" and a_name["interactive"] is False
+    assert b_name["value"] == "bob" and b_name["interactive"] is False
+    fn, _ = alice.dependency(alice.component(elem_id="vs-label-load")["id"], "click")
+    res = alice.call(fn, [alices_run, "mallory", False])
+    assert res.ok, res
+    assert "labelled by **alice**" in str(res.data) and "mallory" not in str(res.data)

@@ -65,7 +65,7 @@ def test_a_bad_setting_is_one_line(monkeypatch):
 
 def test_the_real_command_as_a_process(tmp_path):
     out = run_cli("labels", "import", tmp_path, "--db", tmp_path / "x.db", cwd=tmp_path)
-    assert out.code == 1 and out.stderr.strip() == f"error: {tmp_path}: is a folder; a file is expected here"
+    assert out.code == 1 and out.stderr.strip() == f"error: {tmp_path} is a meta-eval folder: give --annotator NAME"
     assert not (tmp_path / "x.db").exists()
 
 

@@ -2,7 +2,9 @@
 ground truth — the human side of the judge meta-evaluation (SPEC 8).
 
 Keys (when no text field has the focus): ``y`` covered, ``n`` not covered, ``j`` next, ``k``
-previous. Each label is stored at once (``Store.put_label``) and the agreement with every judge
+previous. "Covered" needs at least one supporting predicted triple ticked. With a login on, labels
+are stored under the login (the name box is filled and locked); without one the name is typed.
+Each label is stored at once (``Store.put_label``) and the agreement with every judge
 that scored the run is recomputed from the database. A judge's verdict on a triple stays hidden
 until the person has labelled it, so it cannot sway them (a toggle shows it anyway).
 """
@@ -17,10 +19,17 @@ from typing import Any
 import gradio as gr
 from rapidfuzz import fuzz
 
+from ._access import Who
 from .context import AppContext
 from .panels import judge_text, predicted_triples
 
 SUGGESTED = 25  # predicted triples listed (most similar first) while the search box is empty
+NEEDS_SUPPORT = ("Not stored: a \"covered\" label needs at least one supporting prediction. Tick the predicted "
+                 "triple(s) that cover it (search the list if needed), or label it \"not covered\".")
+
+
+class LabelRefused(ValueError):
+    """A label the tab will not store; the message is shown on the status line."""
 
 
 @dataclass
@@ -56,6 +65,42 @@ def labelable_runs(ctx: AppContext, who: Any = None) -> list[tuple[str, str]]:
             continue
         out.append((f"{r.id} · {r.task_id} · {r.agent}{' (' + r.agent_model + ')' if r.agent_model else ''} · {r.status}", r.id))
     return out
+
+
+def annotator_for(who: Who, typed: Any) -> str:
+    """The name labels are stored under: the login when there is one, else the typed name."""
+    if who.login:
+        return who.login
+    return (typed if isinstance(typed, str) else "").strip()[:200]
+
+
+def start_problem(run_id: Any, annotator: str) -> str | None:
+    """Why "Start labelling" cannot start yet, or None."""
+    if not run_id or not isinstance(run_id, str):
+        return "Pick a run first (the list holds the finished runs you may read that have a graph)."
+    if not annotator:
+        return "Type your annotator name first (labels are stored under it)."
+    return None
+
+
+def record_label(ctx: AppContext, v: LabelView, covered: bool, evidence: Any, note: str) -> None:
+    """Store the label of the shown triple and move on; ``LabelRefused`` (nothing stored) when the
+    view has no run or "covered" comes without a supporting prediction."""
+    if not v.run_id or not v.gt:
+        raise LabelRefused("Load a run first: pick one and press \"Start labelling\".")
+    evidence_ids = sorted({int(i) for i in (evidence or []) if 0 <= int(i) < len(v.pred)}) if covered else []
+    if covered and not evidence_ids:
+        raise LabelRefused(NEEDS_SUPPORT)
+    ctx.store.put_label(v.run_id, v.idx, v.annotator, covered, evidence=evidence_ids, note=note or "")
+    v.mine[v.idx] = (covered, evidence_ids)
+    judged = []
+    for judge, verdicts in v.verdicts.items():
+        jc = verdicts.get(v.idx, (None,))[0]
+        if jc is not None:
+            judged.append(f"{judge_text(judge)} {'agrees' if jc == covered else 'disagrees'}")
+    v.last = f"Triple {v.idx + 1}: {'covered' if covered else 'not covered'}" + (f" ({'; '.join(judged)})." if judged else ".")
+    if v.idx + 1 < len(v.gt):
+        v.idx += 1
 
 
 def load_view(ctx: AppContext, run_id: str, annotator: str) -> LabelView:
@@ -142,38 +187,46 @@ def agreement_html(ctx: AppContext, v: LabelView) -> str:
     if not v.run_id or not v.mine:
         return "<div class='vs-muted'>Agreement with each judge appears after your first label.</div>"
     from ..scoring import agreement_report
+    from ..scoring.agreement import kappa_explanation
 
     rep = agreement_report(ctx.store, v.run_id)
-    rows = []
+    rows, notes = [], []
     for r in rep["judge_vs_annotator"]:
         if r["against"] != v.annotator:
             continue
         agree = "—" if r["agreement"] is None else f"{100 * r['agreement']:.1f}%"
         kappa = "n/a" if r["kappa"] is None else f"{r['kappa']:.2f}"
         rows.append(f"<tr><td>{_esc(judge_text(r['judge']))}</td><td class='vs-num'>{r['n']}</td><td class='vs-num'>{agree}</td><td class='vs-num'>{kappa}</td></tr>")
+        why = kappa_explanation(r["confusion"], judge=judge_text(r["judge"]), human="you")
+        if why:
+            notes.append(f"<div class='vs-muted vs-kappa-note'>{_esc(why)}</div>")
     if not rows:
         return "<div class='vs-muted'>No judge has scored this run yet, so there is nothing to agree with.</div>"
     head = "<tr><th>judge</th><th>triples</th><th>agreement with you</th><th>Cohen's κ</th></tr>"
-    extra = ""
+    extra = "".join(notes)
     prf = next((p for p in rep["prf"] if p["run_id"] == v.run_id), None)
     if prf is not None:
         h = prf["human"]
-        extra = (f"<div class='vs-muted'>From the labels so far (all annotators, {prf['n_labelled']} triples): "
-                 f"P {100 * h['precision']:.1f} · R {100 * h['recall']:.1f} · F1 {100 * h['f1']:.1f}</div>")
+        extra += (f"<div class='vs-muted'>From the labels so far (all annotators, {prf['n_labelled']} triples): "
+                  f"P {100 * h['precision']:.1f} · R {100 * h['recall']:.1f} · F1 {100 * h['f1']:.1f}</div>")
     if rep.get("human_alpha") is not None:
         extra += f"<div class='vs-muted'>Krippendorff's α between annotators: {rep['human_alpha']:.2f}</div>"
     return f"<div class='vs-card vs-agree'><table>{head}{''.join(rows)}</table>{extra}</div>"
 
 
 # --------------------------------------------------------------------------- the tab
-def build(ctx: AppContext) -> None:
+def build(ctx: AppContext) -> dict[str, Any]:
+    """The tab; returns ``on_show`` (fills the run list and, with a login, the annotator name) and
+    its ``outputs``, for the page's load event and the tab's select event (app/ui.py)."""
     view = gr.State(LabelView())
     with gr.Row():
-        run_pick = gr.Dropdown([] if ctx.access.read_own else labelable_runs(ctx), label="Run (finished, with a graph)", scale=3, elem_id="vs-label-run")
+        # filled per person when the page loads and when the tab is shown (the read policy applies)
+        run_pick = gr.Dropdown([], label="Run (finished, with a graph)", scale=3, elem_id="vs-label-run")
         annotator = gr.Textbox(label="Annotator name", scale=1, elem_id="vs-label-annotator")
         with gr.Column(scale=1, min_width=120):
             load_btn = gr.Button("Start labelling", variant="primary", elem_id="vs-label-load")
             reload_btn = gr.Button("Refresh run list", size="sm")
+    status = gr.Markdown(elem_id="vs-label-status")
     progress = gr.Markdown(elem_id="vs-label-progress")
     with gr.Row(equal_height=False):
         with gr.Column(scale=3):
@@ -194,13 +247,13 @@ def build(ctx: AppContext) -> None:
             verdict = gr.HTML(elem_id="vs-label-verdict")
             agreement = gr.HTML(elem_id="vs-label-agreement")
 
-    outs = [view, progress, triple, search, evidence, note, verdict, agreement]
+    outs = [view, status, progress, triple, search, evidence, note, verdict, agreement]
 
     def render(v: LabelView, show: bool, *, agree: bool = True) -> dict:
         own = v.mine.get(v.idx)
         sel = own[1] if own else []
         out = {
-            view: v, progress: progress_text(v), triple: triple_html(v), search: "",
+            view: v, status: "", progress: progress_text(v), triple: triple_html(v), search: "",
             evidence: gr.CheckboxGroup(choices=evidence_choices(v, "", sel), value=sel), note: "",
             verdict: verdict_html(v, show),
         }
@@ -208,35 +261,30 @@ def build(ctx: AppContext) -> None:
             out[agreement] = agreement_html(ctx, v)
         return out
 
-    def on_load(run_id: str, who: str, show: bool, request: gr.Request):
-        who = (who if isinstance(who, str) else "").strip()[:200]
-        if not run_id or not isinstance(run_id, str):
-            raise gr.Error("Pick a run first.")
-        if not who:
-            raise gr.Error("Type your annotator name first (labels are stored under it).")
+    def refused(message: str) -> dict:
+        """One clear line on the status line; every other component is left as it is."""
+        return {status: f"⚠ {message}"}
+
+    def on_load(run_id: str, typed: str, show: bool, request: gr.Request):
+        who = ctx.who(request)
+        name = annotator_for(who, typed)
+        problem = start_problem(run_id, name)
+        if problem:
+            return refused(problem)
         try:
-            if not ctx.readable(ctx.who(request), ctx.store.get_run(run_id)):
+            if not ctx.readable(who, ctx.store.get_run(run_id)):
                 raise KeyError(f"no run with id {run_id!r} in this database")
-            v = load_view(ctx, run_id, who)
+            v = load_view(ctx, run_id, name)
         except (KeyError, ValueError) as exc:
-            raise gr.Error(str(exc).strip("'\"")) from None
+            return refused(str(exc).strip("'\""))
         return render(v, show)
 
     def on_label(covered: bool):
         def handler(v: LabelView, ev: list[int] | None, text: str, show: bool):
-            if not v.run_id or not v.gt:
-                raise gr.Error("Load a run first.")
-            evidence_ids = sorted({int(i) for i in (ev or [])}) if covered else []
-            ctx.store.put_label(v.run_id, v.idx, v.annotator, covered, evidence=evidence_ids, note=text or "")
-            v.mine[v.idx] = (covered, evidence_ids)
-            judged = []
-            for judge, verdicts in v.verdicts.items():
-                jc = verdicts.get(v.idx, (None,))[0]
-                if jc is not None:
-                    judged.append(f"{judge_text(judge)} {'agrees' if jc == covered else 'disagrees'}")
-            v.last = f"Triple {v.idx + 1}: {'covered' if covered else 'not covered'}" + (f" ({'; '.join(judged)})." if judged else ".")
-            if v.idx + 1 < len(v.gt):
-                v.idx += 1
+            try:
+                record_label(ctx, v, covered, ev, text)
+            except LabelRefused as exc:
+                return refused(str(exc))
             return render(v, show)
         return handler
 
@@ -252,8 +300,14 @@ def build(ctx: AppContext) -> None:
         return gr.CheckboxGroup(choices=evidence_choices(v, q, [int(i) for i in (sel or [])]), value=sel or [])
 
     load_btn.click(on_load, [run_pick, annotator, show_anyway], outs, api_visibility="private")
+
     def on_reload(request: gr.Request):
         return gr.Dropdown(choices=labelable_runs(ctx, ctx.who(request)))
+
+    def on_show(request: gr.Request):
+        who = ctx.who(request)
+        name = gr.Textbox(value=who.login, interactive=False, info="labels are stored under your login") if who.login else gr.skip()
+        return gr.Dropdown(choices=labelable_runs(ctx, who)), name
 
     reload_btn.click(on_reload, None, run_pick, api_visibility="private")
     yes_btn.click(on_label(True), [view, evidence, note, show_anyway], outs, api_visibility="private")
@@ -262,3 +316,4 @@ def build(ctx: AppContext) -> None:
     prev_btn.click(on_move(-1), [view, show_anyway], outs, api_visibility="private")
     search.input(on_search, [view, search, evidence], evidence, api_visibility="private", show_progress="hidden")
     show_anyway.change(lambda v, s: verdict_html(v, s), [view, show_anyway], verdict, api_visibility="private")
+    return {"on_show": on_show, "outputs": [run_pick, annotator]}

@@ -50,8 +50,8 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
                 play_h = play.build(ctx, owner)
             with gr.Tab("Runs", id="runs", elem_id="vs-runs-panel") as runs_tab:
                 runs_h = runs.build(ctx, owner, tabs, play_h)
-            with gr.Tab("Label", id="label", elem_id="vs-label-panel"):
-                label.build(ctx)
+            with gr.Tab("Label", id="label", elem_id="vs-label-panel") as label_tab:
+                label_h = label.build(ctx)
             with gr.Tab("Leaderboard", id="leaderboard", elem_id="vs-lb-panel") as lb_tab:
                 lb_h = leaderboard.build(ctx)
         api.register(ctx)
@@ -62,6 +62,9 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         demo.load(ensure_owner, owner, owner, api_visibility="private").then(
             play_h.reattach, [owner, play_h.view], play_h.outputs, api_visibility="private"
         )
+        # the Label tab's run list (and, with a login, the annotator name) is filled for this person
+        demo.load(label_h["on_show"], None, label_h["outputs"], api_visibility="private", show_progress="hidden")
+        label_tab.select(label_h["on_show"], None, label_h["outputs"], api_visibility="private", show_progress="hidden")
         runs_tab.select(runs_h["on_show"], runs_h["filters"], runs_h["table"], api_visibility="private", show_progress="hidden")
         lb_tab.select(lb_h["on_refresh"], [lb_h["judge"]], lb_h["outputs"], api_visibility="private", show_progress="hidden")
 

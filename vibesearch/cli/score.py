@@ -256,26 +256,70 @@ def import_command(
 @labels_app.command("export")
 def labels_export(
     fmt: str = typer.Option("csv", "--format", help="csv or jsonl"),
-    out: Path = typer.Option(..., "--out", help="File to write"),
+    out: Optional[Path] = typer.Option(None, "--out", help="File to write"),
+    official: Optional[Path] = typer.Option(
+        None, "--official", help="Instead: write the official meta-eval CSVs (gt_recall_check/ and pred_precision_check/) into this folder"
+    ),
+    annotator: Optional[str] = typer.Option(None, "--annotator", help="With --official: fill human_label/human_comment from this person's labels"),
+    judge: Optional[str] = typer.Option(None, "--judge", help="With --official: the judge whose decisions fill the model columns (default: the latest score)"),
     run: Optional[str] = typer.Option(None, "--run", help="Only this run's labels"),
     db: Optional[Path] = DbOption,
 ) -> None:
-    """Write human labels to a CSV or JSONL file."""
+    """Write human labels to a CSV or JSONL file, or the official meta-eval CSVs to a folder."""
     from ..scoring.labels_io import export_labels
+    from ..store import RunNotFound
 
+    if official is not None:
+        from ..scoring.meta_eval_csv import export_official
+
+        if out is not None:
+            fail("give --out or --official, not both")
+        try:
+            written = export_official(open_store(db, writes=False), official, run_ids=[run] if run else None, judge=judge, annotator=annotator)
+        except RunNotFound as exc:
+            fail(str(exc))
+        console.print(f"wrote the meta-eval CSVs of {len(written)} runs to {official}", highlight=False)
+        return
+    if out is None:
+        fail("give --out FILE (or --official FOLDER)")
     label_format: Literal["csv", "jsonl"] = one_of("--format", fmt, ("csv", "jsonl"))
     n = export_labels(open_store(db, writes=False), out, label_format, run_id=run)
     console.print(f"wrote {n} labels to {out}", highlight=False)
 
 
 @labels_app.command("import")
-def labels_import(file: Path = typer.Argument(..., help="CSV or JSONL label file"), db: Optional[Path] = DbOption) -> None:
-    """Read human labels from a CSV or JSONL file (same columns as export)."""
+def labels_import(
+    file: Path = typer.Argument(..., help="CSV or JSONL label file, or a filled meta-eval folder (with --annotator)"),
+    annotator: Optional[str] = typer.Option(None, "--annotator", help="Whose labels a meta-eval folder holds (needed for a folder)"),
+    db: Optional[Path] = DbOption,
+) -> None:
+    """Read human labels from a CSV or JSONL file (same columns as export), or from a filled
+    official meta-eval folder; nothing is stored unless every row is good."""
+    from ..config import get_settings
     from ..scoring.labels_io import LabelFileError, read_label_file, store_labels
 
+    def existing_db() -> Optional[Path]:
+        db_path = db or get_settings().db
+        if not Path(db_path).exists():  # labels belong to stored runs: never create an empty database here
+            fail(f"{db_path}: no database there; labels can only be imported into a database that holds the runs")
+        return db
+
+    if file.is_dir():
+        from ..scoring.meta_eval_csv import MetaEvalError, import_official
+
+        if not annotator:
+            fail(f"{file} is a meta-eval folder: give --annotator NAME")
+        try:
+            n_cov, n_val = import_official(open_store(existing_db()), file, annotator)
+        except MetaEvalError as exc:
+            fail(str(exc))
+        console.print(f"imported {n_cov} coverage and {n_val} validity labels by {annotator} from {file}", highlight=False)
+        return
+    if annotator:
+        fail("--annotator is for a meta-eval folder; a label file names the annotator on each row")
     try:
         records = read_label_file(file)  # the whole file is checked before the database is opened
-        n = store_labels(open_store(db), records, file)
+        n = store_labels(open_store(existing_db()), records, file)
     except LabelFileError as exc:
         fail(str(exc))
     console.print(f"imported {n} labels from {file}", highlight=False)
@@ -291,21 +335,14 @@ def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only
     if as_json:
         print_json(report)
         return
-    if not report["n_items"]:
+    validity = report["validity"]
+    if not report["n_items"] and not validity["n_items"]:
         console.print("no labels" + (f" for run {run}" if run else ""))
         return
-    console.print(f"{report['n_items']} labelled triples in {report['n_runs']} runs; annotators: {', '.join(report['annotators'])}")
-    table = Table(title="Judge vs humans")
-    for col in ("judge", "against", "n", "agreement %", "kappa", "tp/fn/fp/tn"):
-        table.add_column(col)
-    for r in report["judges"] + report["judge_vs_annotator"]:
-        c = r["confusion"]
-        table.add_row(judge_label(r["judge"]), r["against"], str(r["n"]), _pct(r["agreement"]),
-                      "n/a" if r["kappa"] is None else f"{r['kappa']:.3f}", f"{c['tp']}/{c['fn']}/{c['fp']}/{c['tn']}")
-    console.print(table)
-    alpha = report["human_alpha"]
-    if len(report["annotators"]) >= 2:
-        console.print(f"Krippendorff's alpha between annotators (nominal): {'n/a' if alpha is None else f'{alpha:.3f}'}")
+    console.print(f"coverage side: {report['n_items']} labelled ground-truth triples in {report['n_runs']} runs; annotators: {', '.join(report['annotators']) or '–'}")
+    console.print(f"validity side: {validity['n_items']} labelled predicted triples in {validity['n_runs']} runs; annotators: {', '.join(validity['annotators']) or '–'}")
+    _agreement_table("Judge vs humans: coverage of ground-truth triples", report)
+    _agreement_table("Judge vs humans: validity of predicted triples", validity)
     prf = Table(title="P / R / F1 (%) from human labels beside each judge")
     for col in ("run", "labelled", "human P/R/F1", "judges"):
         prf.add_column(col)
@@ -313,7 +350,27 @@ def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only
         h = e["human"]
         judges = "; ".join(f"{judge_label(j)}: {_pct(v['precision'])}/{_pct(v['recall'])}/{_pct(v['f1'])}" for j, v in e["judges"].items())
         prf.add_row(e["run_id"], f"{e['n_labelled']}/{e['n_gt']}", f"{_pct(h['precision'])}/{_pct(h['recall'])}/{_pct(h['f1'])}", judges or "–")
-    console.print(prf)
+    if report["prf"]:
+        console.print(prf)
+
+
+def _agreement_table(title: str, side: dict[str, Any]) -> None:
+    """One side's judge-vs-human rows and, with two or more annotators, their alpha."""
+    from ..scoring.verdicts import judge_label
+
+    if not side["n_items"]:
+        return
+    table = Table(title=title)
+    for col in ("judge", "against", "n", "agreement %", "kappa", "tp/fn/fp/tn"):
+        table.add_column(col)
+    for r in side["judges"] + side["judge_vs_annotator"]:
+        c = r["confusion"]
+        table.add_row(judge_label(r["judge"]), r["against"], str(r["n"]), _pct(r["agreement"]),
+                      "n/a" if r["kappa"] is None else f"{r['kappa']:.3f}", f"{c['tp']}/{c['fn']}/{c['fp']}/{c['tn']}")
+    console.print(table)
+    alpha = side["human_alpha"]
+    if len(side["annotators"]) >= 2:
+        console.print(f"Krippendorff's alpha between annotators (nominal): {'n/a' if alpha is None else f'{alpha:.3f}'}")
 
 
 @labels_app.command("calibrate")

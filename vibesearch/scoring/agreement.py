@@ -8,6 +8,7 @@
 
 Cohen's kappa is undefined when chance agreement is 1 (both sides used one and the same label
 for every item); it is then reported as ``None`` ("n/a"), with the percent agreement still given.
+When one side used a single label, kappa is 0 or undefined; ``kappa_explanation`` says so in words.
 """
 
 from __future__ import annotations
@@ -51,6 +52,39 @@ def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float | None:
     if pe >= 1.0:
         return None
     return (po - pe) / (1 - pe)
+
+
+def kappa_explanation(conf: dict[str, int], *, judge: str = "the judge", human: str = "the annotator") -> str | None:
+    """Why Cohen's kappa says nothing here, in words, or None when it is informative.
+
+    ``conf`` is a ``confusion()`` dict (human first, judge second). When one side gave the same
+    label to every triple, kappa is 0 whatever the other side did (the single-class side agrees
+    only by chance), and when both gave the same single label it is undefined (chance agreement
+    is 1); either way the percent agreement is the number to read.
+    """
+    n = sum(conf.get(k, 0) for k in ("tp", "fn", "fp", "tn"))
+    if n == 0:
+        return None
+    h_cov, j_cov = conf.get("tp", 0) + conf.get("fn", 0), conf.get("tp", 0) + conf.get("fp", 0)
+
+    def single(covered: int) -> str | None:
+        return "covered" if covered == n else "not covered" if covered == 0 else None
+
+    hs, js = single(h_cov), single(j_cov)
+    every = "the one triple" if n == 1 else f"all {n} triples"
+    if hs and js and hs == js:
+        return (f"κ is undefined: both {judge} and {human} said \"{hs}\" for {every}, so agreement expected "
+                "by chance is complete; read the percent agreement instead.")
+    if hs and js:
+        return (f"κ is 0 because {judge} said \"{js}\" and {human} said \"{hs}\" for {every}: with a single "
+                "class on each side, κ cannot show agreement beyond chance; read the percent agreement instead.")
+    if js:
+        return (f"κ is 0 because {judge} said \"{js}\" for {every}: with a single class on one side, "
+                "κ cannot show agreement beyond chance; read the percent agreement instead.")
+    if hs:
+        return (f"κ is 0 because {human} said \"{hs}\" for {every}: with a single class on one side, "
+                "κ cannot show agreement beyond chance; read the percent agreement instead.")
+    return None
 
 
 def krippendorff_alpha(ratings: dict[str, dict[Item, bool]]) -> float | None:
@@ -154,4 +188,40 @@ def agreement_report(store: Store, run_id: str | None = None) -> dict[str, Any]:
         "judge_vs_annotator": annotator_rows,
         "human_alpha": krippendorff_alpha(dict(by_annotator)) if len(annotators) >= 2 else None,
         "prf": prf,
+        "validity": validity_agreement(store, run_id),
+    }
+
+
+def validity_agreement(store: Store, run_id: str | None = None) -> dict[str, Any]:
+    """The validity side: judges against people on predicted triples (items are (run id,
+    predicted index)). A judge calls a predicted triple valid when it supports a ground-truth
+    triple the judge called covered (see ``meta_eval_csv.judge_sides``); runs the judge never
+    scored are left out of its rows."""
+    from .meta_eval_csv import judge_sides
+
+    by_annotator: dict[str, dict[Item, bool]] = defaultdict(dict)
+    for row in store.pred_labels(run_id=run_id):
+        by_annotator[row.annotator][(row.run_id, row.pred_index)] = row.valid
+    majority = human_majority(by_annotator)
+    runs = sorted({item[0] for item in majority})
+    judges = sorted({s.judge for s in store.scores() if s.run_id in set(runs)})
+    judge_rows, annotator_rows = [], []
+    for judge in judges:
+        said: dict[Item, bool] = {}
+        for rid in runs:
+            sides = judge_sides(store, rid, judge)
+            said.update({(rid, p): v for p, v in sides.valid.items()})
+        common = [i for i in sorted(majority) if i in said]
+        judge_rows.append(_agreement_row([majority[i] for i in common], [said[i] for i in common], judge=judge, against="human majority"))
+        for name, labels in sorted(by_annotator.items()):
+            both = [i for i in sorted(labels) if i in said]
+            annotator_rows.append(_agreement_row([labels[i] for i in both], [said[i] for i in both], judge=judge, against=name))
+    annotators = sorted(by_annotator)
+    return {
+        "n_items": len(majority),
+        "n_runs": len(runs),
+        "annotators": annotators,
+        "judges": judge_rows,
+        "judge_vs_annotator": annotator_rows,
+        "human_alpha": krippendorff_alpha(dict(by_annotator)) if len(annotators) >= 2 else None,
     }

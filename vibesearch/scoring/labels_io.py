@@ -1,6 +1,7 @@
 """Human labels to and from files: CSV or JSONL, one label per row.
 
-Columns / keys: ``run_id, gt_index, annotator, covered, evidence, note, created_at``.
+Columns / keys: ``run_id, gt_index, annotator, covered, evidence, note, created_at`` and, on
+export, the ground-truth triple's text ``head, relation, tail`` (ignored on import).
 In CSV, ``covered`` is ``true``/``false`` (also 1/0, yes/no) and ``evidence`` the predicted
 indices separated by spaces (a JSON list is accepted too). Importing replaces the label of the
 same (run, triple, annotator); a bad row stops the import with an error naming the line.
@@ -17,8 +18,9 @@ from typing import Any, Literal
 
 from .._files import InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
 from ..store import RunNotFound, Store
+from ._stored import task_snapshot
 
-FIELDS = ["run_id", "gt_index", "annotator", "covered", "evidence", "note", "created_at"]
+FIELDS = ["run_id", "gt_index", "annotator", "covered", "evidence", "note", "created_at", "head", "relation", "tail"]
 MAX_INDEX = 1_000_000  # ground-truth and predicted triple indices
 
 
@@ -30,6 +32,17 @@ def export_labels(store: Store, path: str | Path, fmt: Literal["csv", "jsonl"], 
     rows = store.labels(run_id=run_id)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    graphs: dict[str, list[Any]] = {}
+    for r in rows:
+        if r.run_id not in graphs:
+            graph = task_snapshot(store, r.run_id).get("graph")
+            graphs[r.run_id] = graph if isinstance(graph, list) else []
+
+    def part(r: Any, key: str) -> str:
+        graph = graphs[r.run_id]
+        triple = graph[r.gt_index] if 0 <= r.gt_index < len(graph) and isinstance(graph[r.gt_index], dict) else {}
+        return str(triple.get(key, ""))
+
     records = [
         {
             "run_id": r.run_id,
@@ -39,6 +52,9 @@ def export_labels(store: Store, path: str | Path, fmt: Literal["csv", "jsonl"], 
             "evidence": json.loads(r.evidence_json or "[]"),
             "note": r.note,
             "created_at": r.created_at.isoformat() if r.created_at else "",
+            "head": part(r, "head"),
+            "relation": part(r, "relation"),
+            "tail": part(r, "tail"),
         }
         for r in rows
     ]

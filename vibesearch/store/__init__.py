@@ -6,7 +6,7 @@ The run's domain model (events, the conversation, ``RunConfig``) lives in ``vibe
 from ._open import DamagedDatabase, ReadOnlyDatabase, StoreOpenError
 from .db import RunNotFound, SchemaError, Store, build_run, new_run_id, open_db
 from .leases import LeaseHeld, LeaseLost
-from .tables import SCHEMA_VERSION, GraphRow, LabelRow, Run, ScoreRow, VerdictRow
+from .tables import SCHEMA_VERSION, GraphRow, LabelRow, PredLabelRow, Run, ScoreRow, VerdictRow
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -15,6 +15,7 @@ __all__ = [
     "LabelRow",
     "LeaseHeld",
     "LeaseLost",
+    "PredLabelRow",
     "ReadOnlyDatabase",
     "Run",
     "RunNotFound",

@@ -33,6 +33,7 @@ from .tables import (
     GraphRow,
     LabelRow,
     Meta,
+    PredLabelRow,
     Run,
     ScoreRow,
     VerdictRow,
@@ -304,8 +305,19 @@ class Store:
         """``put_label`` for many labels in one transaction: all of them are stored or none.
         Each dict has put_label's arguments (``run_id, gt_index, annotator, covered`` and optionally
         ``evidence, note, created_at``); a later one replaces an earlier one with the same key."""
+        return self.put_both_labels(labels, [])[0]
+
+    def put_pred_labels(self, labels: list[dict[str, Any]]) -> int:
+        """Validity labels (one per predicted triple and annotator) in one transaction: all or none.
+        Each dict has ``run_id, pred_index, annotator, valid`` and optionally ``evidence`` (the
+        supporting ground-truth indices), ``note, created_at``; a later one replaces an earlier one."""
+        return self.put_both_labels([], labels)[1]
+
+    def put_both_labels(self, coverage: list[dict[str, Any]], validity: list[dict[str, Any]]) -> tuple[int, int]:
+        """Coverage labels (``put_labels``' dicts) and validity labels (``put_pred_labels``' dicts)
+        in one transaction: every one of them is stored, or on any error none is."""
         with self._lock, Session(self.engine) as s:
-            for item in labels:
+            for item in coverage:
                 q = select(LabelRow).where(
                     LabelRow.run_id == item["run_id"], LabelRow.gt_index == item["gt_index"], LabelRow.annotator == item["annotator"]
                 )
@@ -316,8 +328,34 @@ class Store:
                 row.created_at = item.get("created_at") or utcnow()
                 s.add(row)
                 s.flush()  # the next item with the same key finds this row
+            for item in validity:
+                pq = select(PredLabelRow).where(
+                    PredLabelRow.run_id == item["run_id"], PredLabelRow.pred_index == item["pred_index"], PredLabelRow.annotator == item["annotator"]
+                )
+                prow = s.exec(pq).first() or PredLabelRow(run_id=item["run_id"], pred_index=item["pred_index"], annotator=item["annotator"], valid=item["valid"])
+                prow.valid = item["valid"]
+                prow.evidence_json = json.dumps(item.get("evidence") or [])
+                prow.note = item.get("note") or ""
+                prow.created_at = item.get("created_at") or utcnow()
+                s.add(prow)
+                s.flush()
             s.commit()
-        return len(labels)
+        return len(coverage), len(validity)
+
+    def pred_labels(self, run_id: str | None = None, annotator: str | None = None) -> list[PredLabelRow]:
+        """Validity labels, ordered by run, predicted index and annotator."""
+        with Session(self.engine) as s:
+            q = select(PredLabelRow)
+            if run_id is not None:
+                q = q.where(PredLabelRow.run_id == run_id)
+            if annotator is not None:
+                q = q.where(PredLabelRow.annotator == annotator)
+            try:
+                return list(s.exec(q.order_by(col(PredLabelRow.run_id), col(PredLabelRow.pred_index), col(PredLabelRow.annotator))))
+            except OperationalError as exc:  # a read-only file written before the table existed
+                if self.read_only and "no such table" in str(exc):
+                    return []
+                raise
 
     # ------------------------------------------------------------------ imports
     def import_runs(self, runs: list[tuple[Run, list[EventData]]]) -> list[Run]:

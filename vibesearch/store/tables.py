@@ -149,6 +149,25 @@ class LabelRow(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class PredLabelRow(SQLModel, table=True):
+    """A person's decision on one predicted triple of one run: is it valid, and which
+    ground-truth triples support it (the validity side; ``LabelRow`` is the coverage side).
+
+    A new table, so ``create_all`` adds it to a database written before it existed.
+    """
+
+    __tablename__ = "pred_labels"
+    __table_args__ = (UniqueConstraint("run_id", "pred_index", "annotator", name="uq_pred_label"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: str = Field(foreign_key="runs.id", index=True)
+    pred_index: int
+    annotator: str
+    valid: bool
+    evidence_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # ground-truth indices
+    note: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class LeaseRow(SQLModel, table=True):
     """Who drives a run (or a batch) right now: one row per key, claimed and renewed atomically.
 
