@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from vibesearch.config import Settings
-from vibesearch.llm.credentials import MissingCredentials, check_run_credentials, missing_variables
+from vibesearch.llm.credentials import MissingCredentials, check_config_credentials, missing_variables
+from vibesearch.run.config import RunConfig
 
 REPO = Path(__file__).resolve().parents[2]
 PRESENT_KEY = "sk-present-openai-key-0123456789"
@@ -47,6 +48,12 @@ def test_models_that_need_no_variable_pass(no_keys, model, kwargs):
     assert missing_variables(model, **kwargs) == []
 
 
+def check_run_credentials(settings: Settings, judge_model: str | None = None, **fields: str) -> None:
+    """The run's models as a ``RunConfig`` the way the CLI and the app build one."""
+    config = RunConfig.from_settings(settings, task_id="t", judge=judge_model, **fields)
+    check_config_credentials(config, settings, judge=judge_model is not None)
+
+
 def test_one_line_names_every_model_and_variable_but_no_value(no_keys, monkeypatch, tmp_path):
     monkeypatch.setenv("OPENAI_API_KEY", PRESENT_KEY)
     settings = Settings(db=tmp_path / "x.db", tasks="")
@@ -68,9 +75,9 @@ def test_only_the_models_a_run_calls_are_checked(no_keys, tmp_path):
     settings = Settings(db=tmp_path / "x.db", tasks="", simulator_model="openai/gpt-4o-mini", judge_model="openai/gpt-4o-mini")
     # the rules user never calls the simulator; no judge given means the offline judge
     check_run_credentials(settings, agent="baseline", user="rules", judge_model="offline")
-    check_run_credentials(settings, agent="react", agent_model="fake/x", user="human", shadow_model="rules")
+    check_run_credentials(settings, agent="react", agent_model="fake/x", user="human", shadow="rules")
     with pytest.raises(MissingCredentials, match="^shadow simulator model 'openai/gpt-4o-mini' needs OPENAI_API_KEY"):
-        check_run_credentials(settings, agent="baseline", user="human", shadow_model="openai/gpt-4o-mini")
+        check_run_credentials(settings, agent="baseline", user="human", shadow="openai/gpt-4o-mini")
     with pytest.raises(MissingCredentials, match="^simulator model 'openai/gpt-4o-mini' needs OPENAI_API_KEY"):
         check_run_credentials(settings, agent="baseline", user="paper")  # the model from the settings
 

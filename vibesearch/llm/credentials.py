@@ -64,30 +64,20 @@ def variables_text(names: list[str]) -> str:
     return (" or " if set(names) in _EITHER else " and ").join(names)
 
 
-def run_models(
-    settings: Settings,
-    *,
-    agent: str,
-    agent_model: str | None = None,
-    user: str,
-    simulator_model: str | None = None,
-    shadow_model: str | None = None,
-    judge_model: str | None = None,
-) -> list[tuple[str, str]]:
-    """(role, model) of every litellm model a run will call, with the settings' defaults."""
+def run_models(config: RunConfig, settings: Settings, *, judge: bool = False) -> list[tuple[str, str]]:
+    """(role, model) of every litellm model the run a ``RunConfig`` describes will call (its judge
+    too with ``judge``: a run that is scored as soon as it ends)."""
     models: list[tuple[str, str]] = []
-    agent_llm = agent_model or settings.agent_model
-    simulator_llm = simulator_model or settings.simulator_model
-    if agent == "react" and agent_llm:
-        models.append(("agent", agent_llm))
-    if agent in ("react", "baseline") and settings.summariser_model:  # the visit tool's summariser
+    if config.agent.kind == "react" and config.agent.model:
+        models.append(("agent", config.agent.model))
+    if config.agent.kind in ("react", "baseline") and settings.summariser_model:  # the visit tool's summariser
         models.append(("summariser", settings.summariser_model))
-    if user in ("simulator", "paper") and simulator_llm:
-        models.append(("simulator", simulator_llm))
-    if shadow_model and shadow_model != "rules":
-        models.append(("shadow simulator", shadow_model))
-    if judge_model and judge_model != "offline":
-        models.append(("judge", judge_model))
+    if config.user.kind in ("simulator", "paper") and config.user.model:
+        models.append(("simulator", config.user.model))
+    if config.user.shadow and config.user.shadow != "rules":
+        models.append(("shadow simulator", config.user.shadow))
+    if judge and config.judge.name and config.judge.name != "offline":
+        models.append(("judge", config.judge.name))
     return models
 
 
@@ -110,35 +100,6 @@ def check_credentials(models: Iterable[tuple[str, str]], settings: Settings) -> 
         raise MissingCredentials("; ".join(problems))
 
 
-def check_run_credentials(
-    settings: Settings,
-    *,
-    agent: str,
-    agent_model: str | None = None,
-    user: str,
-    simulator_model: str | None = None,
-    shadow_model: str | None = None,
-    judge_model: str | None = None,
-) -> None:
-    """``check_credentials`` over ``run_models``: the one call a run's builder makes."""
-    check_credentials(
-        run_models(
-            settings, agent=agent, agent_model=agent_model, user=user, simulator_model=simulator_model,
-            shadow_model=shadow_model, judge_model=judge_model,
-        ),
-        settings,
-    )
-
-
 def check_config_credentials(config: RunConfig, settings: Settings, *, judge: bool = False) -> None:
-    """``check_run_credentials`` for the models a ``RunConfig`` names (its judge too with ``judge``:
-    a run that is scored as soon as it ends)."""
-    check_run_credentials(
-        settings,
-        agent=config.agent.kind,
-        agent_model=config.agent.model,
-        user=config.user.kind,
-        simulator_model=config.user.model,
-        shadow_model=config.user.shadow,
-        judge_model=config.judge.name if judge else None,
-    )
+    """``check_credentials`` over ``run_models``: the one call a run's builder makes."""
+    check_credentials(run_models(config, settings, judge=judge), settings)
