@@ -1,6 +1,7 @@
 """Shared fixtures. No test touches the network or needs a key: models are ``fake/...`` handlers
-registered with litellm's custom-provider hook (``vibesearch.llm.fake``), so the real litellm path
-runs end to end."""
+(``vibesearch.llm.fake``), reached through ``complete()``'s direct HTTP path as an in-process
+OpenAI-compatible endpoint, or through litellm's custom-provider hook for streamed calls and with
+``VIBESEARCH_LLM_DIRECT=0`` (tests/llm/test_direct_path.py checks that both give the same)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,35 @@ from vibesearch.store import Store  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """A PostgreSQL cluster of this test session (``tests/pg_cluster.py``). Skipped when the
+    PostgreSQL programs are missing, except on CI (``CI`` set), where that is a failure."""
+    from pg_cluster import PgCluster, find_bindir
+
+    bindir = find_bindir()
+    if bindir is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL (initdb, pg_ctl) is missing; CI must install Debian's postgresql for the database tests")
+        pytest.skip("PostgreSQL (initdb, pg_ctl) is not installed")
+    cluster = PgCluster(bindir).start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path: Path) -> str:
+    """A new database on each engine: an SQLite file, or a fresh PostgreSQL database brought to
+    the newest schema (what ``vibesearch db upgrade`` does)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "test.db")
+    from vibesearch.store import upgrade_database
+
+    url = request.getfixturevalue("pg_cluster").new_database()
+    upgrade_database(url)
+    return url
 
 
 @pytest.fixture

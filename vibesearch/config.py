@@ -9,11 +9,12 @@ carry a secret. ``Settings.snapshot()`` is what runs store.
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Importing litellm must never reach for the network (it fetches a cost map otherwise).
@@ -29,13 +30,18 @@ UserKind = Literal["rules", "simulator", "paper", "human", "direct", "staged"]
 SearchBackend = Literal["offline", "ddgs", "serper", "tavily", "searxng"]
 
 
+_DB_URL = re.compile(r"^(postgres(?:ql)?(?:\+\w+)?):/+", re.IGNORECASE)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="VIBESEARCH_", env_file=".env", extra="ignore", env_file_encoding="utf-8"
     )
 
     # storage and tasks
-    db: Path = Path("vibesearch.db")
+    # an SQLite file (a path, or ``sqlite:///path``) or a PostgreSQL URL
+    # (``postgresql+psycopg://user@host:port/db``, kept as text: see ``store._url``)
+    db: Path | str = Path("vibesearch.db")
     tasks: str = Field(default="", description="extra task paths, separated by os.pathsep")
     # files handed to the product (tasks, trajectories, labels, tables ...): size and nesting caps
     max_input_bytes: int = Field(default=50_000_000, ge=1)
@@ -107,9 +113,15 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 7860
     auth: SecretStr | None = Field(default=None, description="user:pass,user2:pass2")
+    # signs the owner tokens the app hands to browsers; set the same value on every app server of
+    # one database so a token from one is honoured by the others (unset: a random one per process)
+    secret_key: SecretStr | None = None
     app_concurrency: int = 4
     app_max_queue: int = 64
     admins: str = Field(default="", description="logins (comma-separated) that may stop, drive and read every run")
+    # a "me" run whose person has not answered for this long is ended as ``abandoned`` (its owner
+    # may continue it from the Runs tab); the terminal's `vibesearch play` waits without a limit
+    human_idle_timeout_s: float = Field(default=1800.0, gt=0)
     read_runs: Literal["all", "own"] = "all"  # with a login on: may a person read others' runs?
     # "Load tasks" in the app: only under these folders (plus the bundled ones, the upload area and
     # VIBESEARCH_TASKS), regular files only, size- and count-capped, parsed in a killable process
@@ -134,6 +146,18 @@ class Settings(BaseSettings):
             return self.endpoint_key.get_secret_value()
         return None
 
+    @field_validator("db", mode="before")
+    @classmethod
+    def _db_location(cls, value: object) -> Path | str:
+        """A PostgreSQL URL stays text (a path would fold its ``//``); ``sqlite:///x`` is the path x."""
+        text = str(value).strip()
+        url = _DB_URL.match(text)
+        if url:  # (a URL that went through pathlib lost a slash: put it back)
+            return f"{url.group(1)}://{text[url.end():]}"
+        if text.lower().startswith("sqlite:///"):
+            return Path(text[len("sqlite:///"):])
+        return Path(text)
+
     def endpoint_allowed(self, url: str) -> bool:
         """May a person (app or API) send the endpoint agent to this URL?"""
         allowed = [self.endpoint_url or "", *self.allowed_endpoint_urls.split(",")]
@@ -143,7 +167,9 @@ class Settings(BaseSettings):
         return {a.strip() for a in self.admins.split(",") if a.strip()}
 
     def upload_area(self) -> Path:
-        return self.upload_dir if self.upload_dir is not None else self.db.parent / "vibesearch-uploads"
+        if self.upload_dir is not None:
+            return self.upload_dir
+        return (self.db.parent if isinstance(self.db, Path) else Path(".")) / "vibesearch-uploads"
 
     def load_root_paths(self) -> list[Path]:
         """Where the app may load task files from (symlinks resolved)."""
@@ -158,8 +184,10 @@ class Settings(BaseSettings):
 
     def snapshot(self) -> dict:
         """Settings as stored with a run: secrets are never included."""
-        data = self.model_dump(mode="json", exclude={"endpoint_key", "auth"})
+        data = self.model_dump(mode="json", exclude={"endpoint_key", "auth", "secret_key"})
         data["endpoint_key_set"] = self.endpoint_key is not None
+        if isinstance(self.db, str):  # a database URL's password is a secret too
+            data["db"] = re.sub(r"^([^:/]+://[^:@/]*):[^@/]*@", r"\1:***@", self.db)
         return data
 
 

@@ -132,6 +132,7 @@ def test_me_mode_disclose_then_finish_and_see_the_score(pages, api, screenshots)
     page.click("#vs-send")
     shows(page, "vs-play-score", "offline judge")
     assert "retrieval baseline with oracle reader" in text_of(page, "vs-play-score")
+    shows(page, "vs-play-missed", "Missed ground-truth triples")  # listed beside the score
     status = run_status(api, rid)
     assert (status["status"], status["termination"]) == ("finished", "done")
     page.screenshot(path=str(screenshots / "play_me_mode.png"), full_page=True)
@@ -177,6 +178,9 @@ def test_runs_tab_replays_a_run_with_its_graph(pages, finished_run, screenshots)
     shows(page, "vs-runs-stepper", "Stages: 9 / 9 disclosed")
     shows(page, "vs-runs-stats", "#Asst / #User")
     page.screenshot(path=str(screenshots / "runs.png"), full_page=True)
+    tab(page, "Scores")  # the missed ground truth beside the scores, then every ground-truth triple
+    shows(page, "vs-runs-missed", "Missed ground-truth triples")
+    shows(page, "vs-runs-gt", re.compile("✓ covered|✗ missed"))
 
 
 def test_label_three_triples_and_see_agreement_change(pages, app_server, finished_run, screenshots):

@@ -1,8 +1,25 @@
-"""The graph picture: four categories of triples, shared entity nodes, a pannable figure."""
+"""The graph picture: categories of triples, one node per normalised entity, components packed
+apart, a deterministic layout, the filters (missed only, invalid only, one entity's neighbourhood)
+and the time to draw 150 × 150 triples."""
 
 from __future__ import annotations
 
-from vibesearch.app.graph_view import LABELS, category_counts, classify, graph_figure, norm_entity
+import time
+
+import pytest
+from graph_samples import sample
+
+from vibesearch.app._graph_layout import _layout, components, entity_key, layout
+from vibesearch.app.graph_view import (
+    LABELS,
+    GraphData,
+    category_counts,
+    classify,
+    entity_choices,
+    graph_figure,
+    norm_entity,
+)
+from vibesearch.app.graph_view import redraw as panel_redraw
 
 GT = [
     {"head": "Isaac Newton", "relation": "invented", "tail": "calculus"},
@@ -17,6 +34,23 @@ PRED = [
 VERDICTS = {0: (True, [0]), 1: (True, [1]), 2: (False, [])}
 
 
+def legend(fig) -> list[str]:
+    return [t.name for t in fig.data if t.showlegend is not False and t.mode != "text"]
+
+
+def nodes_of(fig):
+    return next(t for t in fig.data if (t.name or "").startswith("entities"))
+
+
+def triples_of(fig, cat: str) -> set[str]:
+    """The triples a category's edges show on hover ("head — relation → tail")."""
+    out: set[str] = set()
+    for t in fig.data:
+        if t.mode == "markers" and t.legendgroup == cat:
+            out |= {h.split("<br>")[0].replace("<b>", "").replace("</b>", "") for h in t.hovertext}
+    return out
+
+
 def test_classify_with_verdicts():
     edges = classify(GT, PRED, VERDICTS)
     assert category_counts(edges) == {"gt_covered": 2, "gt_missed": 1, "pred_valid": 2, "pred_invalid": 1}
@@ -28,24 +62,120 @@ def test_classify_without_verdicts_is_not_judged():
     assert category_counts(edges) == {"gt_unjudged": 3, "pred_unjudged": 3}
 
 
-def test_figure_has_a_legend_entry_per_category_and_merges_entities():
+def test_figure_has_a_legend_entry_per_category_colour_and_line_style():
     fig = graph_figure(GT, PRED, VERDICTS, title="t")
-    names = [t.name for t in fig.data if t.showlegend is not False]
+    names = legend(fig)
     for cat, n in (("gt_covered", 2), ("gt_missed", 1), ("pred_valid", 2), ("pred_invalid", 1)):
         assert f"{LABELS[cat]} ({n})" in names
-    nodes = next(t for t in fig.data if t.name == "entities")
-    # "Isaac Newton"/"isaac  newton" and "calculus"/"Calculus" are one node each
-    assert norm_entity("isaac  newton") == norm_entity("Isaac Newton")
-    shown = {norm_entity(h.split("<br>")[0]) for h in nodes.hovertext}
-    assert len(shown) == len(nodes.x) == 8
-    # hovering an edge midpoint names the triple
-    mids = [t for t in fig.data if t.mode == "markers" and t.legendgroup == "pred_invalid"][0]
-    assert "Euler — liked → e" in mids.hovertext[0]
+    lines = {t.legendgroup: t.line for t in fig.data if t.mode == "lines"}
+    assert lines["gt_covered"].dash == lines["gt_missed"].dash == "solid"
+    assert lines["pred_valid"].dash == lines["pred_invalid"].dash == "dash"
+    assert len({line.color for line in lines.values()}) == 4
+    assert "Euler — liked → e" in triples_of(fig, "pred_invalid")
     assert fig.layout.dragmode == "pan"
+
+
+def test_entities_are_merged_by_the_scoring_normaliser():
+    assert norm_entity("isaac  newton") == norm_entity("Isaac Newton") == norm_entity("ISAAC NEWTON")
+    assert entity_key("1,000") == entity_key("1000")
+    assert entity_key("東京") == entity_key("东京")  # traditional and simplified Chinese
+    fig = graph_figure(GT, PRED, VERDICTS)
+    keys = list(nodes_of(fig).customdata)
+    assert len(keys) == len(set(keys)) == 8  # Newton and calculus once each
+
+
+def test_no_node_is_placed_twice_at_150_by_150():
+    gt, pred, verdicts = sample(150, 150)
+    fig = graph_figure(gt, pred, verdicts)
+    keys = list(nodes_of(fig).customdata)
+    every = {entity_key(t[end]) for t in gt + pred for end in ("head", "tail")}
+    assert len(keys) == len(set(keys)) == len(every)
+    points = set(zip(nodes_of(fig).x, nodes_of(fig).y))
+    assert len(points) == len(keys)  # no two entities on the same spot
+
+
+def test_the_layout_is_deterministic():
+    gt, pred, verdicts = sample(75, 52)
+    first = graph_figure(gt, pred, verdicts)
+    _layout.cache_clear()
+    again = graph_figure(gt, pred, verdicts)
+    assert list(first.to_plotly_json()["data"]) == list(again.to_plotly_json()["data"])
+
+
+def test_components_are_packed_apart_biggest_first():
+    pairs = [("a", "b"), ("b", "c"), ("c", "d"), ("x", "y"), ("p", "q"), ("q", "r")]
+    nodes = list(dict.fromkeys(v for p in pairs for v in p))
+    comps = components(nodes, pairs)
+    assert [len(c) for c in comps] == [4, 3, 2]
+    pos = layout(nodes, pairs)
+    boxes = [(min(pos[v][0] for v in c), min(pos[v][1] for v in c), max(pos[v][0] for v in c), max(pos[v][1] for v in c)) for c in comps]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert a[2] < b[0] or b[2] < a[0] or a[3] < b[1] or b[3] < a[1], (a, b)  # no two boxes overlap
+
+
+def test_missed_only_shows_only_the_missed_ground_truth():
+    gt, pred, verdicts = sample(150, 150)
+    fig = graph_figure(gt, pred, verdicts, show="missed")
+    missed = {f"{gt[i]['head']} — {gt[i]['relation']} → {gt[i]['tail']}" for i, (ok, _) in verdicts.items() if not ok}
+    assert legend(fig) == [f"{LABELS['gt_missed']} ({len(missed)})", f"entities ({len(nodes_of(fig).x)})"]
+    assert [t.legendgroup for t in fig.data if t.mode in ("lines", "markers") and t.legendgroup] == ["gt_missed", "gt_missed"]
+    assert triples_of(fig, "gt_missed") == missed
+    ends = {entity_key(gt[i][end]) for i, (ok, _) in verdicts.items() if not ok for end in ("head", "tail")}
+    assert set(nodes_of(fig).customdata) == ends  # only the entities of missed triples
+    assert "showing missed ground truth only" in fig.layout.title.text
+
+
+def test_invalid_only_shows_only_the_invalid_predictions():
+    fig = graph_figure(GT, PRED, VERDICTS, show="invalid")
+    assert legend(fig) == [f"{LABELS['pred_invalid']} (1)", "entities (2)"]
+    assert triples_of(fig, "pred_invalid") == {"Euler — liked → e"}
+
+
+def test_a_neighbourhood_shows_every_triple_at_one_entity():
+    gt, pred, verdicts = sample(150, 150)
+    key, label = entity_choices(gt, pred)[0][1], entity_choices(gt, pred)[0][0]
+    fig = graph_figure(gt, pred, verdicts, show="focus", focus=key)
+    around = [t for t in gt + pred if key in (entity_key(t["head"]), entity_key(t["tail"]))]
+    shown = sum(len(t.hovertext) for t in fig.data if t.mode == "markers" and t.legendgroup)
+    assert shown == len(around) and label.endswith(f"({len(around)})")
+    assert "neighbourhood of" in fig.layout.title.text
+
+
+def test_unscored_filters_say_why_they_are_empty():
+    fig = graph_figure(GT, PRED, None, show="missed")
+    assert not [t for t in fig.data if t.mode == "lines"]
+    assert "Not scored yet" in fig.layout.annotations[0].text
+
+
+def test_names_printed_on_the_canvas_are_few():
+    gt, pred, verdicts = sample(150, 150)
+    fig = graph_figure(gt, pred, verdicts)
+    printed = [a.text for a in fig.layout.annotations]
+    assert 1 <= len(printed) <= 4  # one per big component; the rest show on hover
+    assert all(len(p) <= 30 for p in printed)  # long names keep their start and end
+
+
+def test_the_panel_redraws_from_its_state():
+    data = GraphData(GT, PRED, VERDICTS, "t")
+    assert legend(panel_redraw(data, "invalid", None)) == [f"{LABELS['pred_invalid']} (1)", "entities (2)"]
+    assert panel_redraw(None, "missed", None) is None
+    assert len(legend(panel_redraw(data, "bogus", None))) == 5  # an unknown filter shows everything
 
 
 def test_empty_prediction_still_draws_the_ground_truth():
     fig = graph_figure(GT, [], {0: (False, []), 1: (False, []), 2: (False, [])})
-    names = [t.name for t in fig.data if t.showlegend is not False]
+    names = legend(fig)
     assert f"{LABELS['gt_missed']} (3)" in names
     assert not any("predicted" in (n or "") for n in names)
+
+
+@pytest.mark.parametrize("n_gt, n_pred", [(75, 52), (150, 150)])
+def test_drawing_150_by_150_takes_under_a_second(n_gt, n_pred):
+    gt, pred, verdicts = sample(n_gt, n_pred)
+    graph_figure(GT, PRED, VERDICTS)  # imports and first calls out of the way
+    _layout.cache_clear()
+    started = time.perf_counter()
+    graph_figure(gt, pred, verdicts)
+    took = time.perf_counter() - started
+    assert took < 2.0, f"{took:.2f}s"  # about 0.2 s on an idle core; the bound leaves room for a loaded CI

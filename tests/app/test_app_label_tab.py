@@ -81,6 +81,16 @@ def test_refused_starts_and_labels_are_one_line_on_the_status(pages, offline_run
     shows(page, "vs-label-progress", "1 / 75")
     shows(page, "vs-label-card", "Ground-truth triple 2 of 75")
     # after one label each side has a single class, so κ says nothing: the tab says so in words
-    shows(page, "vs-label-agreement", re.compile(r"κ is (undefined|0)\b.*the one triple"))
+    shows(page, "vs-label-agreement", re.compile(r"κ is (undefined|0)\b.*the one ground-truth triple"))
+    shows(page, "vs-label-agreement", "95% bootstrap intervals")  # the judge comparison, with its intervals
+    page.locator("#vs-label-export").get_by_text("Export labels").click()  # the export: our JSONL of this run
+    page.click("#vs-label-export-btn")
+    shows(page, "vs-label-export-status", "Exported 1 coverage label(s) of run")
+    expect(page.locator("#vs-label-export-file").get_by_text(re.compile(r"labels-.*\.jsonl"))).to_be_visible()
+    page.locator("#vs-label-scope").get_by_text("Every labelled run").click()  # the report over every run ...
+    shows(page, "vs-label-agreement", "(every labelled run)")
+    page.click("#vs-label-no")  # ... stays so while labelling
+    shows(page, "vs-label-progress", "2 / 75")
+    shows(page, "vs-label-agreement", "2 labelled item(s) in 1 run(s) by 1 annotator(s) (every labelled run)")
     expect(page.locator("#vs-label-status")).not_to_contain_text("supporting prediction")
     page.screenshot(path=str(SHOTS / "label_after_one.png"), full_page=True)

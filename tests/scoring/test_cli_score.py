@@ -77,11 +77,11 @@ def test_labels_commands(cli, tmp_db, tmp_path, make_run, cases_path):
 
     cal = cli("labels", "calibrate", cases_path, "--json")
     assert cal.exit_code == 0, cal.output
-    rep = json.loads(cal.stdout)
-    assert {"agreement", "kappa", "n", "disagreements"} <= set(rep)
+    rep = json.loads(cal.stdout)["judges"][0]
+    assert {"agreement", "kappa", "n", "disagreements", "by_category"} <= set(rep)
     assert rep["n"] >= 40 and 0 < rep["agreement"] <= 1
     plain = cli("labels", "calibrate", cases_path)
-    assert "offline judge" in plain.stdout and "confusion" in plain.stdout and "joint-01" in plain.stdout
+    assert "offline judge" in plain.stdout and "kappa" in plain.stdout and "joint-01" in plain.stdout
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x", "gt": {"head": "a"}, "covered": true}\n')
     res = cli("labels", "calibrate", bad)

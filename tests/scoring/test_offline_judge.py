@@ -9,8 +9,9 @@ from vibesearch.scoring.calibration import calibrate, load_cases
 
 from scoring_helpers import T
 
-# measured on tests/data/judge_cases.jsonl when the offline judge was written: 53/66 = 0.803
-AGREEMENT_FLOOR = 0.78
+# measured on tests/data/judge_cases.jsonl: 53/66 = 0.803 when the offline judge was written;
+# 193/209 = 0.923 after the unit, alias, inverse-relation, list and containment-chain rules
+AGREEMENT_FLOOR = 0.9
 
 
 def test_offline_judge_agreement_on_the_labelled_cases(cases_path, capsys):
@@ -18,11 +19,12 @@ def test_offline_judge_agreement_on_the_labelled_cases(cases_path, capsys):
     with capsys.disabled():
         print(f"\noffline judge on {report['n']} labelled cases: agreement {report['agreement']:.3f}, "
               f"kappa {report['kappa']:.3f}, confusion {report['confusion']}, disagreements {report['disagreements']}")
-    assert report["n"] >= 40
+    assert report["n"] >= 150
     assert report["agreement"] >= AGREEMENT_FLOOR
     # the offline judge is conservative: it may miss joint/composed/translated facts, but it
-    # should not call a labelled negative (nominated vs won, carried-over attribute ...) covered
-    assert report["confusion"]["fp"] <= 1
+    # never calls a labelled negative (nominated vs won, carried-over attribute, wrong unit,
+    # acronym collision, non-inverse relation reversed, broken chain ...) covered
+    assert report["confusion"]["fp"] == 0
     # where both say covered, the judge cites the labelled evidence
     assert report["evidence_overlap"] == 1.0
 
@@ -59,7 +61,7 @@ def test_numbers_and_units():
     assert canon_numbers("1,000") == "1000"
     assert canon_numbers("1.0") == "1"
     assert canon_numbers("2.50 m") == "2.5 m"
-    assert parse_quantity("8万人次") == ("80000", None)
+    assert parse_quantity("8万人次") == ("80000", "")  # a counter word, not a unit
     assert parse_quantity("384,400 km") == parse_quantity("384400 kilometres") == ("384400", "km")
     assert parse_quantity("14,320 miles") == ("14320", "mi")
     assert parse_quantity("about 71 percent") == ("71", "%")
@@ -104,7 +106,7 @@ def test_rules_one_and_two_and_the_negatives():
 
 def test_offline_judge_is_fast_on_300_by_300():
     gt = [T(f"Entity {i // 3}", ["founded in", "located in", "member of"][i % 3], f"Value {i}") for i in range(300)]
-    pred = [T(f"entity {i // 3}", ["founding year", "location", "members"][i % 3], f"value {i}") for i in range(0, 300, 2)]
+    pred = [T(f"entity {i // 3}", ["founding year", "location", "is a member of"][i % 3], f"value {i}") for i in range(0, 300, 2)]
     pred += [T(f"Other {i}", "noise", f"thing {i}") for i in range(150)]
     start = time.perf_counter()
     result = OfflineJudge().judge(gt, pred)

@@ -1,4 +1,7 @@
-"""Fixtures for the session tests: the deterministic fake models and a few helpers."""
+"""Fixtures for the session tests: the deterministic fake models and a few helpers.
+
+``store`` and ``settings`` share one database from ``db_url`` (tests/conftest.py): each test
+that takes them runs on SQLite and on PostgreSQL (see ``_engines.sqlite_only`` for the exceptions)."""
 
 from __future__ import annotations
 
@@ -12,6 +15,20 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import _session_fakes  # noqa: E402
+
+from vibesearch.config import Settings  # noqa: E402
+from vibesearch.store import Store  # noqa: E402
+
+
+@pytest.fixture
+def store(db_url: str) -> Store:
+    return Store(db_url)
+
+
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    """Settings for tests: the test's database (either engine), fast retries, bundled tasks only."""
+    return Settings(db=db_url, llm_backoff_s=0.01, llm_backoff_max_s=0.05, tasks="")
 
 
 @pytest.fixture

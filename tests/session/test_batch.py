@@ -6,6 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
+from _engines import sqlite_only
 from vibesearch.run import RunConfig
 from vibesearch.session.batch import BatchSpec, plan_config, plan_jobs, run_batch
 from vibesearch.store import Store
@@ -128,6 +129,7 @@ def test_cli_resume_finishes_the_latest_batch(persona_tasks, tmp_path):
     assert nothing.exit_code != 0 and "nope" in nothing.stderr
 
 
+@sqlite_only("no database is opened: the settings only name one")
 def test_a_batch_plan_stored_before_run_configs_still_reads(settings):
     old = {"batch_id": "b", "tasks": ["t"], "runs": 2, "agent": "react", "model": "fake/agent", "user": "simulator", "simulator_model": "fake/sim"}
     config = plan_config(old, settings)

@@ -14,6 +14,7 @@ import subprocess
 
 import pytest
 
+from _engines import sqlite_only
 from _procs import LEASE_LINE, cli, env, read_events_until, wait_for
 from _parts import parts
 from conftest import normalised
@@ -167,6 +168,7 @@ async def test_only_interrupted_runs_resume(fakes, persona_tasks, store, setting
         await resume_run(store, done.run_id, settings)
 
 
+@sqlite_only("slow (four CLI runs); its databases are files of its own. Killed drivers on PostgreSQL: test_abandon.py")
 @pytest.mark.slow
 async def test_sigkill_at_several_points_then_resume_equals_the_uninterrupted_run(fakes, persona_tasks, settings, tmp_path):
     task = persona_tasks[0]

@@ -11,6 +11,7 @@ graph, no end) by deleting the rest of its rows.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -54,6 +55,8 @@ def _normalised(events) -> list[dict]:
         if "call_id" in d:
             d["call_id"] = ids.get(d["call_id"], d["call_id"])
         d.pop("elapsed_s", None)
+        if isinstance(d.get("rationale"), str):  # the previous release counted stages from 0 in this text
+            d["rationale"] = re.sub(r"stage \d+", "stage N", d["rationale"])
         out.append(d)
     return out
 

@@ -7,6 +7,12 @@ from vibesearch.run import Conversation, GraphEvent, MessageEvent, StageEvent, T
 from vibesearch.store.tables import Meta
 
 
+@pytest.fixture
+def store(db_url: str) -> Store:
+    """Each test here runs on SQLite and on PostgreSQL (``db_url`` in tests/conftest.py)."""
+    return Store(db_url)
+
+
 def test_eight_threads_append_4000_events_gap_free(store: Store):
     run = store.create_run("t")
 
@@ -25,8 +31,8 @@ def test_eight_threads_append_4000_events_gap_free(store: Store):
     assert len({e.data.content for e in events}) == 4000
 
 
-def test_two_store_objects_on_one_file_do_not_collide(tmp_db):
-    a, b = Store(tmp_db), Store(tmp_db)
+def test_two_store_objects_on_one_file_do_not_collide(db_url):
+    a, b = Store(db_url), Store(db_url)
     run = a.create_run("t")
 
     def worker(s: Store, tag: str) -> None:

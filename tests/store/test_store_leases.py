@@ -16,6 +16,12 @@ from vibesearch.run import MessageEvent
 from vibesearch.store.leases import claim, holder, new_owner, release, renew, run_key
 
 
+@pytest.fixture
+def store(db_url: str) -> Store:
+    """Each test here runs on SQLite and on PostgreSQL (``db_url`` in tests/conftest.py)."""
+    return Store(db_url)
+
+
 def test_claim_renew_release(store: Store):
     a, b = new_owner(), new_owner()
     assert claim(store, "run:x", a, 30) is None
@@ -69,6 +75,7 @@ def test_a_database_from_before_leases_opens_and_gets_the_table(tmp_path):
     run = Store(path).create_run("t")
     con = sqlite3.connect(path)
     con.execute("DROP TABLE leases")
+    con.execute("DROP TABLE alembic_version")  # a file from before migrations (and before leases)
     con.commit()
     con.close()
     store = Store(path)  # a new Store object on the file: what a newer vibesearch does
@@ -93,8 +100,8 @@ _RACER = textwrap.dedent(
 
 
 @pytest.mark.slow
-def test_one_of_six_processes_claiming_at_once_wins(tmp_path):
-    db, go = tmp_path / "race.db", tmp_path / "go"
+def test_one_of_six_processes_claiming_at_once_wins(db_url, tmp_path):
+    db, go = db_url, tmp_path / "go"
     Store(db)
     procs = [subprocess.Popen([sys.executable, "-c", _RACER, str(db), str(go)], stdout=subprocess.PIPE, text=True) for _ in range(6)]
     try:

@@ -4,6 +4,7 @@ default). ``make_agent`` builds the one a ``RunConfig`` names."""
 
 from __future__ import annotations
 
+from .._fields import MissingSetting
 from ..config import Settings
 from ..protocol.profile import profile_config, profile_limits, prompts_for
 from ..run import Agent, AgentReply, GraphResult, RunConfig, Toolbox
@@ -39,10 +40,8 @@ def make_agent(
     settings = config.settings_for(settings)
     if spec.kind == "react":
         if not spec.model:
-            raise ValueError(
-                "the react agent needs a model: pass --model (a litellm model string such as "
-                "'openai/gpt-4o-mini' or 'ollama_chat/qwen2.5') or set VIBESEARCH_AGENT_MODEL"
-            )
+            raise MissingSetting("the react agent needs a model", "agent_model",
+                                 example="a litellm model string such as 'openai/gpt-4o-mini' or 'ollama_chat/qwen2.5'")
         from .react import ReactAgent
 
         if toolbox is None:
@@ -61,10 +60,8 @@ def make_agent(
     if spec.kind == "endpoint":
         url = spec.endpoint_url
         if not url:
-            raise ValueError(
-                "the endpoint agent needs the URL of an OpenAI-compatible chat endpoint: pass "
-                "--endpoint-url (e.g. http://127.0.0.1:8000/v1) or set VIBESEARCH_ENDPOINT_URL"
-            )
+            raise MissingSetting("the endpoint agent needs the URL of an OpenAI-compatible chat endpoint", "endpoint_url",
+                                 example="e.g. http://127.0.0.1:8000/v1")
         # the configured key goes only to the configured URL; any other URL gets only the key
         # given with it (or none)
         key = endpoint_key if endpoint_key is not None else settings.endpoint_key_for(url)

@@ -123,16 +123,49 @@ def _token_ceiling(messages: list[dict[str, Any]], tools: list[dict[str, Any]] |
 
     English runs about a quarter of a token per byte and Chinese about a third to a half, so
     when this bound is under the threshold the exact count (slow on long contexts) is not needed.
+    (Made before every model call over the whole context, so nothing is encoded twice.)
     """
     size = 0
     for m in messages:
         content = m.get("content")
-        size += len(content.encode("utf-8")) if isinstance(content, str) else len(json.dumps(content, ensure_ascii=False))
+        if isinstance(content, str):  # (an ASCII string's length is its byte count: no encoding needed)
+            size += len(content) if content.isascii() else _utf8_len(content)
+        else:
+            size += 4 if content is None else len(json.dumps(content, ensure_ascii=False))
         for tc in m.get("tool_calls") or ():
             size += len(str(tc["function"]["arguments"]).encode("utf-8")) + 32
     if tools:
-        size += len(json.dumps(tools, ensure_ascii=False).encode("utf-8"))
+        size += _tools_size(tools)
     return size // 2 + 8 * len(messages) + 16
+
+
+_UTF8_LEN: dict[str, int] = {}  # byte lengths of the non-ASCII texts of recent contexts
+_UTF8_HELD = [0]  # the characters _UTF8_LEN keeps alive (it is emptied past _UTF8_MAX)
+_UTF8_MAX = 4_000_000
+
+
+def _utf8_len(text: str) -> int:
+    """``len(text.encode("utf-8"))``, remembered: the same texts come back on every call (a
+    string keeps its hash, and a dict finds the very same string without comparing it)."""
+    n = _UTF8_LEN.get(text)
+    if n is None:
+        if _UTF8_HELD[0] + len(text) > _UTF8_MAX:
+            _UTF8_LEN.clear()
+            _UTF8_HELD[0] = 0
+        n = _UTF8_LEN[text] = len(text.encode("utf-8"))
+        _UTF8_HELD[0] += len(text)
+    return n
+
+
+_TOOLS_SIZE: list[tuple[list[dict[str, Any]], int]] = []  # the last tool list measured (held, so its id stays its own)
+
+
+def _tools_size(tools: list[dict[str, Any]]) -> int:
+    """The tool schemas' JSON size in bytes; an agent offers the same list on every call of a
+    turn, so it is measured once per list."""
+    if not _TOOLS_SIZE or _TOOLS_SIZE[0][0] is not tools:
+        _TOOLS_SIZE[:] = [(tools, len(json.dumps(tools, ensure_ascii=False).encode("utf-8")))]
+    return _TOOLS_SIZE[0][1]
 
 
 def _keep_ends(text: str, chars: int) -> str:

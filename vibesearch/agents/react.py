@@ -138,7 +138,17 @@ class ReactAgent:
         return [{"role": "system", "content": self.system}, *convo.agent_messages()]
 
     async def _context(self, convo: Conversation, emit: Emit, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        await self.compactor.ensure_room(convo, emit, self._messages, tools)
+        built: list[list[dict[str, Any]]] = []
+
+        def build(c: Conversation) -> list[dict[str, Any]]:
+            messages = self._messages(c)
+            if c is convo:
+                built.append(messages)
+            return messages
+
+        # the context measured is the context sent, unless a compaction changed the conversation
+        if await self.compactor.ensure_room(convo, emit, build, tools) is None and built:
+            return built[-1]
         return self._messages(convo)
 
     async def _call(self, messages: list[dict[str, Any]], emit: Emit, *, tools: list[dict[str, Any]] | None, purpose: str) -> LLMResult:

@@ -47,6 +47,16 @@ CSS = """
 .vs-triple .vs-part { display: inline-block; padding: 2px 8px; margin: 2px; border-radius: 6px; background: var(--background-fill-secondary); }
 .vs-verdict-covered { color: #2e9e57; font-weight: 600; }
 .vs-verdict-missed { color: #d9534f; font-weight: 600; }
+/* a dropdown's text stops before its arrow (long task and run labels ran under it) */
+input[role="combobox"] { padding-right: 2.2em !important; text-overflow: ellipsis; }
+/* the leaderboard's headers wrap between words, never inside one ("#Ass t") */
+#vs-lb-scores th .header, #vs-lb-interaction th .header, #vs-lb-tables th .header {
+  word-break: normal !important; overflow-wrap: normal !important; hyphens: none; }
+#vs-lb-scores .cell-menu-button, #vs-lb-interaction .cell-menu-button, #vs-lb-tables .cell-menu-button { display: none; }
+.vs-agree-side { margin: 6px 0 10px 0; }
+.vs-splits summary { cursor: pointer; color: var(--body-text-color-subdued); font-size: 0.9em; }
+.vs-error-banner { border-color: #b42318; background: #fef3f2; }
+.vs-error-banner .vs-error-text { white-space: pre-wrap; font-family: var(--font-mono); font-size: 0.85em; }
 .vs-keys kbd { border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 0 4px; font-size: 0.85em; }
 """
 

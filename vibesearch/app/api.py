@@ -20,7 +20,7 @@ from typing import Any
 
 import gradio as gr
 
-from ..store import Run, RunNotFound
+from ..store import LeaseHeld, Run, RunNotFound
 from ._access import Who
 from ._policy import MAX_ID, form_request
 from .context import AppContext
@@ -127,13 +127,26 @@ def register(ctx: AppContext) -> None:
         }
 
     def stop_run(run_id: str, owner: str = "", request: gr.Request | None = None) -> str:
-        """Cancel a live run (it ends with termination 'cancelled'); only its owner or an admin may."""
+        """Cancel a run (it ends with termination 'cancelled'): a live one (on this server or on
+        another app server of the same database, which stops it within a second), or one that is
+        interrupted or abandoned; only its owner or an admin may. "stopping" or "stopped"."""
         who = caller(request, owner)
         try:
-            ctx.manager.stop(checked_id(run_id), who.owner, admin=who.admin)
-        except (NotYourRun, KeyError) as exc:
+            ctx.manager.stop_any(checked_id(run_id), who.owner, admin=who.admin)
+            ended = ctx.store.get_run(run_id).status == "cancelled"
+        except (NotYourRun, KeyError, ValueError, LeaseHeld) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
-        return "stopping"
+        return "stopped" if ended else "stopping"
+
+    def continue_run(run_id: str, owner: str = "", request: gr.Request | None = None) -> str:
+        """Continue an interrupted or abandoned run (a person-played one waits for ``submit_turn``
+        again); only its owner (the login, or the owner token it was started with) or an admin may."""
+        who = caller(request, owner)
+        try:
+            ctx.manager.resume(checked_id(run_id), who.owner, admin=who.admin)
+        except Exception as exc:  # noqa: BLE001 - the reason, to the caller
+            raise gr.Error(str(exc).strip("'\"")) from None
+        return "continuing"
 
     def submit_turn(run_id: str, message: str, decision: str = "push", owner: str = "", request: gr.Request | None = None) -> str:
         """Hand in a person's turn for a run played by a person (decision: disclose, push, perfunctory, redirect, done)."""
@@ -152,5 +165,5 @@ def register(ctx: AppContext) -> None:
             for t in ctx.catalog.tasks.values()
         ]
 
-    for fn in (new_owner_token, start_run, run_events, run_status, stop_run, submit_turn, list_tasks):
+    for fn in (new_owner_token, start_run, run_events, run_status, stop_run, continue_run, submit_turn, list_tasks):
         gr.api(fn, api_name=fn.__name__, concurrency_limit=None)

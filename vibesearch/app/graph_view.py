@@ -1,190 +1,124 @@
-"""The graph picture: ground truth against prediction, as a pannable, zoomable plotly network.
+"""The graph picture on a page: the figure (see ``_graph_figure``) with its controls.
 
-Entities of both graphs share nodes when their names normalise to the same text. Each triple is
-an edge drawn in its category's colour:
-
-* ground truth covered by the prediction / missed by it (solid lines);
-* predicted triples that are valid (evidence for a covered ground-truth triple) / invalid
-  (dashed lines).
-
-Without a judge verdict the ground-truth triples and predicted triples are drawn as "not judged".
-Hovering a node shows its name; hovering the middle of an edge shows the triple.
+``graph_panel`` adds the plot, a "Show" filter (all triples, missed ground truth only, invalid
+predictions only, one entity's neighbourhood) and an entity picker for the neighbourhood. The data
+the picture is drawn from stays in the page's state, so changing the filter or the entity redraws
+without reading the store again. Gradio's ``gr.Plot`` reports no clicks on the figure, so a small
+``gr.HTML`` bridge listens for plotly's click on an entity and sends its node key to the server:
+clicking a node focuses on its neighbourhood, as picking it from the list does.
 """
 
 from __future__ import annotations
 
-import math
-import re
-import unicodedata
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
+import gradio as gr
 import plotly.graph_objects as go
 
-COLOURS = {
-    "gt_covered": "#2e9e57",
-    "gt_missed": "#d9534f",
-    "pred_valid": "#2b6cb0",
-    "pred_invalid": "#e0a030",
-    "gt_unjudged": "#8a8a8a",
-    "pred_unjudged": "#b0b7c3",
-}
-LABELS = {
-    "gt_covered": "ground truth: covered",
-    "gt_missed": "ground truth: missed",
-    "pred_valid": "predicted: valid",
-    "pred_invalid": "predicted: invalid",
-    "gt_unjudged": "ground truth (not judged)",
-    "pred_unjudged": "predicted (not judged)",
-}
-MAX_LABELLED_NODES = 15  # node names drawn on the canvas (the rest show on hover)
-LEGEND_RANK = {"gt_covered": 1, "gt_missed": 2, "gt_unjudged": 3, "pred_valid": 4, "pred_invalid": 5, "pred_unjudged": 6}
-PRED_BEND = 0.18  # how far a predicted edge bows out, relative to its length
+from ._graph_figure import (
+    COLOURS,
+    FILTERS,
+    LABELS,
+    Edge,
+    Verdicts,
+    category_counts,
+    classify,
+    entity_choices,
+    graph_figure,
+    norm_entity,
+    select,
+)
 
-
-def norm_entity(text: str) -> str:
-    text = unicodedata.normalize("NFKC", str(text)).casefold()
-    text = re.sub(r"[\s\-_.,;:'\"“”‘’()\[\]《》「」]+", " ", text)
-    return text.strip()
+__all__ = [
+    "COLOURS", "FILTERS", "LABELS", "Edge", "GraphData", "GraphPanel", "category_counts", "classify",
+    "entity_choices", "graph_figure", "graph_panel", "norm_entity", "redraw", "select",
+]
 
 
 @dataclass
-class Edge:
-    head: str
-    relation: str
-    tail: str
-    category: str
-    index: int  # index in its own graph
+class GraphData:
+    """What the picture is drawn from: both graphs, the judge's verdicts and a title."""
+
+    gt: list[dict] = field(default_factory=list)
+    pred: list[dict] = field(default_factory=list)
+    verdicts: Verdicts = field(default_factory=dict)
+    title: str = ""
+
+    def figure(self, show: str = "all", focus: str | None = None) -> go.Figure:
+        return graph_figure(self.gt, self.pred, self.verdicts, title=self.title, show=show, focus=focus)
 
 
-def classify(
-    gt: Sequence[dict], pred: Sequence[dict], verdicts: dict[int, tuple[bool | None, list[int]]] | None
-) -> list[Edge]:
-    """Every triple of both graphs with its category. ``verdicts``: gt index → (covered, evidence)."""
-    edges: list[Edge] = []
-    valid: set[int] = set()
-    if verdicts:
-        for covered, evidence in verdicts.values():
-            if covered:
-                valid.update(int(i) for i in evidence)
-    for i, t in enumerate(gt):
-        if not verdicts or i not in verdicts or verdicts[i][0] is None:
-            cat = "gt_unjudged"
-        else:
-            cat = "gt_covered" if verdicts[i][0] else "gt_missed"
-        edges.append(Edge(t["head"], t["relation"], t["tail"], cat, i))
-    for i, t in enumerate(pred):
-        cat = "pred_unjudged" if not verdicts else ("pred_valid" if i in valid else "pred_invalid")
-        edges.append(Edge(str(t.get("head", "")), str(t.get("relation", "")), str(t.get("tail", "")), cat, i))
-    return edges
+@dataclass
+class GraphPanel:
+    plot: gr.Plot
+    show: gr.Radio
+    focus: gr.Dropdown
+    data: gr.State
+
+    @property
+    def outputs(self) -> list[Any]:
+        """Every component ``fill`` sets: list them among an event's outputs."""
+        return [self.plot, self.show, self.focus, self.data]
+
+    def fill(self, data: GraphData | None) -> dict[Any, Any]:
+        """Draw a new graph (``None``: nothing), every triple shown and no entity picked."""
+        if data is None:
+            return {self.plot: None, self.show: "all", self.focus: gr.Dropdown(choices=[], value=None), self.data: None}
+        return {
+            self.plot: data.figure(),
+            self.show: "all",
+            self.focus: gr.Dropdown(choices=entity_choices(data.gt, data.pred), value=None),
+            self.data: data,
+        }
 
 
-def _layout(nodes: list[str], pairs: Iterable[tuple[str, str]]) -> dict[str, tuple[float, float]]:
-    try:
-        import networkx as nx
-    except ImportError:  # a circle is always available
-        n = max(1, len(nodes))
-        return {v: (math.cos(2 * math.pi * i / n), math.sin(2 * math.pi * i / n)) for i, v in enumerate(nodes)}
-    g = nx.Graph()
-    g.add_nodes_from(nodes)
-    g.add_edges_from(pairs)
-    k = 2.5 / math.sqrt(max(1, len(nodes)))
-    pos = nx.spring_layout(g, seed=7, k=k, iterations=60)
-    return {v: (float(x), float(y)) for v, (x, y) in pos.items()}
+def redraw(data: GraphData | None, show: str, focus: str | None) -> go.Figure | None:
+    if data is None:
+        return None
+    return data.figure(show if show in FILTERS else "all", focus or None)
 
 
-def graph_figure(
-    gt: Sequence[dict],
-    pred: Sequence[dict],
-    verdicts: dict[int, tuple[bool | None, list[int]]] | None = None,
-    *,
-    title: str = "",
-) -> go.Figure:
-    edges = classify(gt, pred, verdicts)
-    names: dict[str, str] = {}  # normalised → shown name (first seen)
-    side: dict[str, set[str]] = {}
-    degree: dict[str, int] = {}
-    for e in edges:
-        for raw in (e.head, e.tail):
-            key = norm_entity(raw) or raw
-            names.setdefault(key, raw)
-            side.setdefault(key, set()).add("gt" if e.category.startswith("gt") else "pred")
-            degree[key] = degree.get(key, 0) + 1
-    nodes = list(names)
-    pos = _layout(nodes, [(norm_entity(e.head) or e.head, norm_entity(e.tail) or e.tail) for e in edges])
-
-    fig = go.Figure()
-    order = ["pred_valid", "pred_invalid", "pred_unjudged", "gt_covered", "gt_missed", "gt_unjudged"]
-    for cat in order:
-        group = [e for e in edges if e.category == cat]
-        if not group:
-            continue
-        xs: list[float | None] = []
-        ys: list[float | None] = []
-        mx, my, hover = [], [], []
-        bend = 0.0 if cat.startswith("gt") else PRED_BEND
-        for e in group:
-            (x0, y0), (x1, y1) = pos[norm_entity(e.head) or e.head], pos[norm_entity(e.tail) or e.tail]
-            # predicted edges bow out a little so they do not hide the ground truth they match
-            cx, cy = (x0 + x1) / 2 - bend * (y1 - y0), (y0 + y1) / 2 + bend * (x1 - x0)
-            xs += [x0, cx, x1, None]
-            ys += [y0, cy, y1, None]
-            mx.append(cx)
-            my.append(cy)
-            which = "GT" if cat.startswith("gt") else "pred"
-            hover.append(f"{which} #{e.index}: {e.head} — {e.relation} → {e.tail}<br>{LABELS[cat]}")
-        dash = "solid" if cat.startswith("gt") else "dash"
-        fig.add_trace(
-            go.Scatter(
-                x=xs, y=ys, mode="lines", name=f"{LABELS[cat]} ({len(group)})", legendgroup=cat, legendrank=LEGEND_RANK[cat],
-                line={"color": COLOURS[cat], "width": 2 if cat.startswith("gt") else 1.5, "dash": dash},
-                hoverinfo="skip",
-            )
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=mx, y=my, mode="markers", legendgroup=cat, showlegend=False, hovertext=hover, hoverinfo="text",
-                marker={"size": 7, "color": COLOURS[cat], "opacity": 0.55, "symbol": "diamond"},
-            )
-        )
-    top = set(sorted(nodes, key=lambda v: -degree[v])[:MAX_LABELLED_NODES])
-    node_colour = {frozenset({"gt"}): "#444444", frozenset({"pred"}): "#7aa6d6", frozenset({"gt", "pred"}): "#1f3b57"}
-    fig.add_trace(
-        go.Scatter(
-            x=[pos[v][0] for v in nodes],
-            y=[pos[v][1] for v in nodes],
-            mode="markers+text",
-            text=[names[v] if v in top else "" for v in nodes],
-            textposition="top center",
-            textfont={"size": 10},
-            hovertext=[f"{names[v]}<br>{degree[v]} triple(s) · in {' & '.join(sorted(side[v]))}" for v in nodes],
-            hoverinfo="text",
-            name="entities",
-            legendrank=10,
-            marker={
-                "size": [6 + min(14, 2 * degree[v]) for v in nodes],
-                "color": [node_colour[frozenset(side[v])] for v in nodes],
-                "line": {"width": 1, "color": "white"},
-            },
-        )
-    )
-    fig.update_layout(
-        title=title or None,
-        showlegend=True,
-        legend={"orientation": "h", "y": -0.05},
-        hovermode="closest",
-        dragmode="pan",
-        margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
-        height=620,
-        xaxis={"visible": False},
-        yaxis={"visible": False},
-        plot_bgcolor="white",
-    )
-    return fig
+# plotly's click on an entity node (the only points whose customdata is a node key) → the server.
+# The plot can be drawn anew on every update, so the handler is re-attached whenever the pointer enters it.
+_CLICK_JS = """
+const sel = '#%s .js-plotly-plot';
+const onClick = (d) => {
+  const p = d && d.points && d.points.find(q => typeof q.customdata === 'string');
+  if (p) trigger('click', {entity: p.customdata});
+};
+document.addEventListener('mouseover', (ev) => {
+  const gd = ev.target && ev.target.closest ? ev.target.closest(sel) : null;
+  if (!gd || typeof gd.on !== 'function') return;
+  gd.removeListener('plotly_click', onClick);
+  gd.on('plotly_click', onClick);
+}, true);
+"""
 
 
-def category_counts(edges: Sequence[Edge]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for e in edges:
-        out[e.category] = out.get(e.category, 0) + 1
-    return out
+def graph_panel(elem_id: str, label: str) -> GraphPanel:
+    """The plot (``elem_id``), its filter (``<elem_id>-show``) and entity picker (``<elem_id>-focus``)."""
+    with gr.Row():
+        show = gr.Radio([(text, value) for value, text in FILTERS.items()], value="all", label="Show",
+                        scale=3, elem_id=f"{elem_id}-show")
+        focus = gr.Dropdown([], value=None, label="Entity (its neighbourhood)", filterable=True, scale=2,
+                            elem_id=f"{elem_id}-focus")
+    plot = gr.Plot(label=label, elem_id=elem_id)
+    bridge = gr.HTML("<span class='vs-muted'>Click an entity to see its neighbourhood.</span>",
+                     js_on_load=_CLICK_JS % elem_id, elem_id=f"{elem_id}-click")
+    data = gr.State(None)
+
+    def on_focus(d: GraphData | None, entity: str | None):
+        return ("focus" if entity else "all"), redraw(d, "focus" if entity else "all", entity)
+
+    def on_click(d: GraphData | None, evt: gr.EventData):
+        sent = evt._data if isinstance(evt._data, dict) else {}
+        entity = str(sent.get("entity") or "")[:500]
+        if d is None or not entity:
+            return gr.skip(), gr.skip(), gr.skip()
+        return "focus", gr.Dropdown(value=entity), redraw(d, "focus", entity)
+
+    bridge.click(on_click, [data], [show, focus, plot], api_visibility="private", show_progress="hidden")
+    show.input(redraw, [data, show, focus], plot, api_visibility="private", show_progress="hidden")
+    focus.input(on_focus, [data, focus], [show, plot], api_visibility="private", show_progress="hidden")
+    return GraphPanel(plot, show, focus, data)

@@ -1,56 +1,42 @@
-"""The Label tab: a person decides, triple by triple, whether a run's prediction covers the
-ground truth — the human side of the judge meta-evaluation (SPEC 8).
+"""The Label tab: a person decides, triple by triple, the human side of the judge meta-evaluation
+(SPEC 8), on both sides: per ground-truth triple whether the prediction covers it (coverage), and
+per predicted triple whether it is valid, i.e. supported by the ground truth (validity).
 
-Keys (when no text field has the focus): ``y`` covered, ``n`` not covered, ``j`` next, ``k``
-previous. "Covered" needs at least one supporting predicted triple ticked. With a login on, labels
+Keys (when no text field has the focus): ``y`` covered / valid, ``n`` not covered / invalid, ``j``
+next, ``k`` previous. "Covered" needs at least one supporting predicted triple ticked, "valid" at
+least one supporting ground-truth triple. A campaign (``label_campaign``) hands out items from a
+queue instead. With a login on, labels
 are stored under the login (the name box is filled and locked); without one the name is typed.
 Each label is stored at once (``Store.put_label``) and the agreement with every judge
 that scored the run is recomputed from the database. A judge's verdict on a triple stays hidden
 until the person has labelled it, so it cannot sway them (a toggle shows it anyway).
+Under the card, the judge comparison (``_label_report``: intervals, kappa's caveats, splits) over
+this run or every labelled run, and the label export (``_label_export``: readable runs only).
 """
 
 from __future__ import annotations
 
-import html
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 import gradio as gr
-from rapidfuzz import fuzz
 
 from ._access import Who
 from .context import AppContext
+from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
+from ._label_report import report_html
+from ._label_view import LabelView, evidence_choices, judge_says, progress_text, triple_html, verdict_html
 from .panels import judge_text, predicted_triples
 
-SUGGESTED = 25  # predicted triples listed (most similar first) while the search box is empty
 NEEDS_SUPPORT = ("Not stored: a \"covered\" label needs at least one supporting prediction. Tick the predicted "
                  "triple(s) that cover it (search the list if needed), or label it \"not covered\".")
+NEEDS_GT_SUPPORT = ("Not stored: a \"valid\" label needs at least one supporting ground-truth triple. Tick the "
+                    "ground-truth triple(s) that support it (search the list if needed), or label it \"invalid\".")
+SIDE_NAMES = {"coverage": "Coverage (ground-truth triples)", "validity": "Validity (predicted triples)"}
 
 
 class LabelRefused(ValueError):
     """A label the tab will not store; the message is shown on the status line."""
-
-
-@dataclass
-class LabelView:
-    run_id: str | None = None
-    annotator: str = ""
-    idx: int = 0
-    gt: list[dict] = field(default_factory=list)
-    pred: list[dict] = field(default_factory=list)
-    mine: dict[int, tuple[bool, list[int]]] = field(default_factory=dict)
-    # judge → gt index → (covered, evidence, rule, rationale)
-    verdicts: dict[str, dict[int, tuple[bool | None, list[int], str | None, str]]] = field(default_factory=dict)
-    last: str = ""  # feedback on the label just given
-
-
-def _esc(x: Any) -> str:
-    return html.escape(str(x if x is not None else ""))
-
-
-def _ttext(t: dict) -> str:
-    return f"{t.get('head', '')} | {t.get('relation', '')} | {t.get('tail', '')}"
 
 
 def labelable_runs(ctx: AppContext, who: Any = None) -> list[tuple[str, str]]:
@@ -84,33 +70,45 @@ def start_problem(run_id: Any, annotator: str) -> str | None:
 
 
 def record_label(ctx: AppContext, v: LabelView, covered: bool, evidence: Any, note: str) -> None:
-    """Store the label of the shown triple and move on; ``LabelRefused`` (nothing stored) when the
-    view has no run or "covered" comes without a supporting prediction."""
-    if not v.run_id or not v.gt:
+    """Store the label of the shown triple (on the view's side) and move on; ``LabelRefused``
+    (nothing stored) when the view has no run or "covered"/"valid" comes without support."""
+    if not v.run_id or not v.items:
         raise LabelRefused("Load a run first: pick one and press \"Start labelling\".")
-    evidence_ids = sorted({int(i) for i in (evidence or []) if 0 <= int(i) < len(v.pred)}) if covered else []
+    evidence_ids = sorted({int(i) for i in (evidence or []) if 0 <= int(i) < len(v.support)}) if covered else []
     if covered and not evidence_ids:
-        raise LabelRefused(NEEDS_SUPPORT)
-    ctx.store.put_label(v.run_id, v.idx, v.annotator, covered, evidence=evidence_ids, note=note or "")
+        raise LabelRefused(NEEDS_SUPPORT if v.side == "coverage" else NEEDS_GT_SUPPORT)
+    if v.side == "coverage":
+        ctx.store.put_label(v.run_id, v.idx, v.annotator, covered, evidence=evidence_ids, note=note or "")
+    else:
+        ctx.store.put_pred_labels([{"run_id": v.run_id, "pred_index": v.idx, "annotator": v.annotator,
+                                    "valid": covered, "evidence": evidence_ids, "note": note or ""}])
     v.mine[v.idx] = (covered, evidence_ids)
     judged = []
     for judge, verdicts in v.verdicts.items():
-        jc = verdicts.get(v.idx, (None,))[0]
+        jc = judge_says(v, verdicts, v.idx)[0]
         if jc is not None:
             judged.append(f"{judge_text(judge)} {'agrees' if jc == covered else 'disagrees'}")
-    v.last = f"Triple {v.idx + 1}: {'covered' if covered else 'not covered'}" + (f" ({'; '.join(judged)})." if judged else ".")
-    if v.idx + 1 < len(v.gt):
+    yes, no = v.words()
+    kind = "Triple" if v.side == "coverage" else "Predicted triple"
+    v.last = f"{kind} {v.idx + 1}: {yes if covered else no}" + (f" ({'; '.join(judged)})." if judged else ".")
+    if v.campaign is None and v.idx + 1 < len(v.items):
         v.idx += 1
 
 
-def load_view(ctx: AppContext, run_id: str, annotator: str) -> LabelView:
+def load_view(ctx: AppContext, run_id: str, annotator: str, side: str = "coverage") -> LabelView:
     run = ctx.store.get_run(run_id)
     task = ctx.task_of_run(run)
     if task is None:
         raise ValueError(f"run {run_id} has no ground-truth graph in its task snapshot")
-    v = LabelView(run_id=run_id, annotator=annotator, gt=[t.model_dump() for t in task.graph], pred=predicted_triples(ctx.store, run_id))
-    for lab in ctx.store.labels(run_id=run_id, annotator=annotator):
-        v.mine[lab.gt_index] = (lab.covered, [int(i) for i in json.loads(lab.evidence_json or "[]")])
+    side = "validity" if side == "validity" else "coverage"
+    v = LabelView(run_id=run_id, annotator=annotator, side=side, gt=[t.model_dump() for t in task.graph],
+                  pred=predicted_triples(ctx.store, run_id))
+    if side == "coverage":
+        for lab in ctx.store.labels(run_id=run_id, annotator=annotator):
+            v.mine[lab.gt_index] = (lab.covered, [int(i) for i in json.loads(lab.evidence_json or "[]")])
+    else:
+        for plab in ctx.store.pred_labels(run_id=run_id, annotator=annotator):
+            v.mine[plab.pred_index] = (plab.valid, [int(i) for i in json.loads(plab.evidence_json or "[]")])
     by_judge = {}
     for s in ctx.store.scores(run_id):
         by_judge[s.judge] = s  # latest per judge
@@ -119,109 +117,42 @@ def load_view(ctx: AppContext, run_id: str, annotator: str) -> LabelView:
             vr.gt_index: (vr.covered, [int(i) for i in json.loads(vr.evidence_json or "[]")], vr.rule, vr.rationale)
             for vr in ctx.store.verdicts(s.id)
         }
-    v.idx = next((i for i in range(len(v.gt)) if i not in v.mine), 0)
+    v.idx = next((i for i in range(len(v.items)) if i not in v.mine), 0)
     return v
 
 
-# --------------------------------------------------------------------------- views
-def triple_html(v: LabelView) -> str:
-    if not v.gt:
-        return "<div class='vs-muted'>Load a run to start labelling.</div>"
-    t = v.gt[v.idx]
-    mine = v.mine.get(v.idx)
-    you = ""
-    if mine is not None:
-        you = f"<div>Your label: <b class='{'vs-verdict-covered' if mine[0] else 'vs-verdict-missed'}'>{'covered' if mine[0] else 'not covered'}</b>"
-        you += f" · evidence {', '.join(f'#{i}' for i in mine[1])}</div>" if mine[1] else "</div>"
-    return (
-        f"<div class='vs-card vs-triple' id='vs-label-triple'><div class='vs-muted'>Ground-truth triple {v.idx + 1} of {len(v.gt)}</div>"
-        f"<span class='vs-part'>{_esc(t['head'])}</span> — <span class='vs-part'>{_esc(t['relation'])}</span> → "
-        f"<span class='vs-part'>{_esc(t['tail'])}</span>{you}</div>"
-    )
+REPORT_SCOPES = [("This run", "run"), ("Every labelled run", "all")]
 
 
-def verdict_html(v: LabelView, show_anyway: bool) -> str:
-    if not v.gt:
-        return ""
-    if not v.verdicts:
-        return "<div class='vs-muted'>No judge has scored this run yet (score it in the Runs tab).</div>"
-    if v.idx not in v.mine and not show_anyway:
-        return "<div class='vs-muted'>The judges' verdicts on this triple appear once you have labelled it.</div>"
-    parts = []
-    for judge, verdicts in v.verdicts.items():
-        covered, evidence, rule, why = verdicts.get(v.idx, (None, [], None, ""))
-        word = {True: "covered", False: "not covered", None: "unscored"}[covered]
-        cls = {True: "vs-verdict-covered", False: "vs-verdict-missed", None: "vs-muted"}[covered]
-        ev = f" · evidence {', '.join(f'#{i}' for i in evidence)}" if evidence else ""
-        r = f" · rule {rule}" if rule else ""
-        parts.append(f"<div><b>{_esc(judge_text(judge))}</b>: <span class='{cls}'>{word}</span>{_esc(r)}{_esc(ev)}"
-                     + (f"<div class='vs-muted'>{_esc(why[:400])}</div>" if why else "") + "</div>")
-    return "<div class='vs-card'>" + "".join(parts) + "</div>"
-
-
-def evidence_choices(v: LabelView, query: str, selected: list[int]) -> list[tuple[str, int]]:
-    """Predicted triples matching the search (all words), or the most similar to the shown triple."""
-    if not v.pred:
-        return []
-    q = (query or "").strip().lower()
-    if q:
-        words = q.split()
-        idxs = [i for i, t in enumerate(v.pred) if all(w in _ttext(t).lower() for w in words)]
-    else:
-        target = _ttext(v.gt[v.idx]) if v.gt else ""
-        ranked = sorted(range(len(v.pred)), key=lambda i: -fuzz.token_set_ratio(target, _ttext(v.pred[i])))
-        idxs = ranked[:SUGGESTED]
-    keep = [i for i in selected if i not in idxs and 0 <= i < len(v.pred)]
-    return [(f"#{i}  {_ttext(v.pred[i])}", i) for i in [*keep, *idxs]]
-
-
-def progress_text(v: LabelView) -> str:
-    if not v.gt:
-        return ""
-    done = sum(1 for i in range(len(v.gt)) if i in v.mine)
-    covered = sum(1 for c, _ in v.mine.values() if c)
-    return f"**{done} / {len(v.gt)}** labelled by **{_esc(v.annotator)}** · {covered} covered so far. {v.last}"
-
-
-def agreement_html(ctx: AppContext, v: LabelView) -> str:
-    if not v.run_id or not v.mine:
-        return "<div class='vs-muted'>Agreement with each judge appears after your first label.</div>"
+def agreement_html(ctx: AppContext, v: LabelView, *, scope: str = "run", who: Who | None = None) -> str:
+    """The judge-comparison report (``_label_report``) of the loaded run, or with ``scope="all"``
+    of every labelled run — only for a reader who may read every run (admins, or no ``own`` policy)."""
     from ..scoring import agreement_report
-    from ..scoring.agreement import kappa_explanation
 
-    rep = agreement_report(ctx.store, v.run_id)
-    rows, notes = [], []
-    for r in rep["judge_vs_annotator"]:
-        if r["against"] != v.annotator:
-            continue
-        agree = "—" if r["agreement"] is None else f"{100 * r['agreement']:.1f}%"
-        kappa = "n/a" if r["kappa"] is None else f"{r['kappa']:.2f}"
-        rows.append(f"<tr><td>{_esc(judge_text(r['judge']))}</td><td class='vs-num'>{r['n']}</td><td class='vs-num'>{agree}</td><td class='vs-num'>{kappa}</td></tr>")
-        why = kappa_explanation(r["confusion"], judge=judge_text(r["judge"]), human="you")
-        if why:
-            notes.append(f"<div class='vs-muted vs-kappa-note'>{_esc(why)}</div>")
-    if not rows:
-        return "<div class='vs-muted'>No judge has scored this run yet, so there is nothing to agree with.</div>"
-    head = "<tr><th>judge</th><th>triples</th><th>agreement with you</th><th>Cohen's κ</th></tr>"
-    extra = "".join(notes)
-    prf = next((p for p in rep["prf"] if p["run_id"] == v.run_id), None)
-    if prf is not None:
-        h = prf["human"]
-        extra += (f"<div class='vs-muted'>From the labels so far (all annotators, {prf['n_labelled']} triples): "
-                  f"P {100 * h['precision']:.1f} · R {100 * h['recall']:.1f} · F1 {100 * h['f1']:.1f}</div>")
-    if rep.get("human_alpha") is not None:
-        extra += f"<div class='vs-muted'>Krippendorff's α between annotators: {rep['human_alpha']:.2f}</div>"
-    return f"<div class='vs-card vs-agree'><table>{head}{''.join(rows)}</table>{extra}</div>"
+    if scope == "all":
+        if ctx.access.read_own and not (who is not None and who.admin):
+            return ("<div class='vs-muted' id='vs-label-report'>The report over every labelled run is for those who may read "
+                    "every run (runs here are private to their owners); pick \"This run\".</div>")
+        return report_html(agreement_report(ctx.store, None), annotator=v.annotator, first=v.side, scope="every labelled run")
+    if not v.run_id or not v.mine:
+        return "<div class='vs-muted' id='vs-label-report'>Agreement with each judge appears after your first label.</div>"
+    if not v.verdicts:
+        return "<div class='vs-muted' id='vs-label-report'>No judge has scored this run yet, so there is nothing to agree with.</div>"
+    return report_html(agreement_report(ctx.store, v.run_id), annotator=v.annotator, first=v.side, scope="this run")
 
 
 # --------------------------------------------------------------------------- the tab
 def build(ctx: AppContext) -> dict[str, Any]:
-    """The tab; returns ``on_show`` (fills the run list and, with a login, the annotator name) and
-    its ``outputs``, for the page's load event and the tab's select event (app/ui.py)."""
+    """The tab; returns ``on_show`` (fills the run and campaign lists and, with a login, the
+    annotator name) and its ``outputs``, for the page's load event and the tab's select event (app/ui.py)."""
+    from . import label_campaign as lc
+
     view = gr.State(LabelView())
+    camp = lc.build_panel()
     with gr.Row():
         # filled per person when the page loads and when the tab is shown (the read policy applies)
         run_pick = gr.Dropdown([], label="Run (finished, with a graph)", scale=3, elem_id="vs-label-run")
+        side_pick = gr.Radio([(n, k) for k, n in SIDE_NAMES.items()], value="coverage", label="Side", scale=2, elem_id="vs-label-side")
         annotator = gr.Textbox(label="Annotator name", scale=1, elem_id="vs-label-annotator")
         with gr.Column(scale=1, min_width=120):
             load_btn = gr.Button("Start labelling", variant="primary", elem_id="vs-label-load")
@@ -236,36 +167,54 @@ def build(ctx: AppContext) -> dict[str, Any]:
                 yes_btn = gr.Button("Covered (y)", variant="primary", elem_id="vs-label-yes")
                 no_btn = gr.Button("Not covered (n)", variant="stop", elem_id="vs-label-no")
                 next_btn = gr.Button("Next (j) ▶", elem_id="vs-label-next", size="sm")
-            gr.HTML("<div class='vs-keys vs-muted'>Keys: <kbd>y</kbd> covered · <kbd>n</kbd> not covered · "
+            gr.HTML("<div class='vs-keys vs-muted'>Keys: <kbd>y</kbd> covered / valid · <kbd>n</kbd> not covered / invalid · "
                     "<kbd>j</kbd> next · <kbd>k</kbd> previous (click outside text fields first). "
-                    "Tick the predicted triples that cover it before pressing <kbd>y</kbd>.</div>")
-            search = gr.Textbox(label="Search the predicted triples", placeholder="words that must all appear", elem_id="vs-label-search")
+                    "Tick the supporting triples before pressing <kbd>y</kbd>.</div>")
+            search = gr.Textbox(label="Search the supporting triples", placeholder="words that must all appear", elem_id="vs-label-search")
             evidence = gr.CheckboxGroup([], label="Evidence: predicted triples that cover it", elem_id="vs-label-evidence")
             note = gr.Textbox(label="Note (optional)", lines=1)
         with gr.Column(scale=2):
             show_anyway = gr.Checkbox(False, label="Show the judges' verdicts before I label", elem_id="vs-label-show")
             verdict = gr.HTML(elem_id="vs-label-verdict")
-            agreement = gr.HTML(elem_id="vs-label-agreement")
+    with gr.Column(elem_id="vs-label-compare"):
+        with gr.Row():
+            gr.Markdown("**Judge comparison** — each judge (per protocol profile) against the people's labels, "
+                        "95% bootstrap intervals in brackets.")
+            scope = gr.Radio(REPORT_SCOPES, value="run", label="Report over", elem_id="vs-label-scope", scale=0, min_width=260)
+        agreement = gr.HTML(elem_id="vs-label-agreement")
+    with gr.Accordion("Export labels", open=False, elem_id="vs-label-export"):
+        with gr.Row():
+            ex_fmt = gr.Radio(EXPORT_FORMATS, value="jsonl", label="Format", elem_id="vs-label-export-format", scale=2)
+            ex_scope = gr.Radio(SCOPES, value="run", label="Runs", elem_id="vs-label-export-scope", scale=1)
+            ex_btn = gr.Button("Export", elem_id="vs-label-export-btn", scale=0, min_width=120)
+        ex_status = gr.Markdown(elem_id="vs-label-export-status")
+        ex_file = gr.File(label="Download", interactive=False, elem_id="vs-label-export-file")
 
-    outs = [view, status, progress, triple, search, evidence, note, verdict, agreement]
+    outs = [view, status, progress, triple, search, evidence, note, verdict, agreement, scope, yes_btn, no_btn,
+            camp.progress, camp.who, camp.disputes, camp.dispute]
 
-    def render(v: LabelView, show: bool, *, agree: bool = True) -> dict:
+    def render(v: LabelView, show: bool, who: Who, *, agree: bool = True) -> dict:
         own = v.mine.get(v.idx)
         sel = own[1] if own else []
+        yes, no = v.words()
+        what = "predicted triples that cover it" if v.side == "coverage" else "ground-truth triples that support it"
         out = {
             view: v, status: "", progress: progress_text(v), triple: triple_html(v), search: "",
-            evidence: gr.CheckboxGroup(choices=evidence_choices(v, "", sel), value=sel), note: "",
-            verdict: verdict_html(v, show),
+            evidence: gr.CheckboxGroup(choices=evidence_choices(v, "", sel), value=sel, label=f"Evidence: {what}"), note: "",
+            verdict: verdict_html(v, show), yes_btn: gr.Button(f"{yes.capitalize()} (y)"), no_btn: gr.Button(f"{no.capitalize()} (n)"),
         }
         if agree:
-            out[agreement] = agreement_html(ctx, v)
+            out[agreement] = agreement_html(ctx, v, scope=v.scope, who=who)
+            out[scope] = gr.Radio(value=v.scope)
+        if v.campaign:
+            out.update(camp.refreshed(ctx, v.campaign, v.annotator, who))
         return out
 
     def refused(message: str) -> dict:
         """One clear line on the status line; every other component is left as it is."""
         return {status: f"⚠ {message}"}
 
-    def on_load(run_id: str, typed: str, show: bool, request: gr.Request):
+    def on_load(run_id: str, side: str, typed: str, show: bool, request: gr.Request):
         who = ctx.who(request)
         name = annotator_for(who, typed)
         problem = start_problem(run_id, name)
@@ -274,32 +223,94 @@ def build(ctx: AppContext) -> dict[str, Any]:
         try:
             if not ctx.readable(who, ctx.store.get_run(run_id)):
                 raise KeyError(f"no run with id {run_id!r} in this database")
-            v = load_view(ctx, run_id, name)
+            v = load_view(ctx, run_id, name, side)
         except (KeyError, ValueError) as exc:
             return refused(str(exc).strip("'\""))
-        return render(v, show)
+        return render(v, show, who)
+
+    def queue_view(name: str, annotator_name: str, who: Who) -> LabelView | str:
+        got = lc.queue_next(ctx, name, annotator_name, lc.reader(ctx, who))
+        if isinstance(got, str):
+            return got
+        v = load_view(ctx, got.run_id, annotator_name, got.side)
+        v.campaign, v.idx = name, got.index
+        return v
+
+    def on_next_item(name: str, typed: str, show: bool, request: gr.Request):
+        who = ctx.who(request)
+        got = queue_view(name, annotator_for(who, typed), who)
+        if isinstance(got, str):
+            return {**refused(got), **(camp.refreshed(ctx, name, annotator_for(who, typed), who) if name else {})}
+        return render(got, show, who)
 
     def on_label(covered: bool):
-        def handler(v: LabelView, ev: list[int] | None, text: str, show: bool):
+        def handler(v: LabelView, ev: list[int] | None, text: str, show: bool, request: gr.Request):
+            who = ctx.who(request)
             try:
                 record_label(ctx, v, covered, ev, text)
             except LabelRefused as exc:
                 return refused(str(exc))
-            return render(v, show)
+            if v.campaign:  # on to the next item of the queue
+                last, name = v.last, v.campaign
+                got = queue_view(name, v.annotator, who)
+                if isinstance(got, str):
+                    out = render(v, show, who)
+                    out[status] = f"{last} {got}"
+                    return out
+                got.last, got.scope = last, v.scope
+                return render(got, show, who)
+            return render(v, show, who)
         return handler
 
     def on_move(step: int):
-        def handler(v: LabelView, show: bool):
-            if not v.gt:
+        def handler(v: LabelView, show: bool, request: gr.Request):
+            if not v.items:
                 return {view: v}
-            v.idx = max(0, min(len(v.gt) - 1, v.idx + step))
-            return render(v, show, agree=False)
+            v.idx = max(0, min(len(v.items) - 1, v.idx + step))
+            return render(v, show, ctx.who(request), agree=False)
         return handler
 
     def on_search(v: LabelView, q: str, sel: list[int] | None):
         return gr.CheckboxGroup(choices=evidence_choices(v, q, [int(i) for i in (sel or [])]), value=sel or [])
 
-    load_btn.click(on_load, [run_pick, annotator, show_anyway], outs, api_visibility="private")
+    def on_pick_campaign(name: str, typed: str, request: gr.Request):
+        who = ctx.who(request)
+        return {**camp.refreshed(ctx, name or "", annotator_for(who, typed), who), camp.status: ""}
+
+    def on_resolve(label: bool):
+        def handler(name: str, key: Any, typed: str, comment: str, request: gr.Request):
+            reader = ctx.who(request)
+            who = annotator_for(reader, typed)
+            line = lc.resolve(ctx, name or "", key, who, label, comment, lc.reader(ctx, reader))
+            if line.startswith("⚠"):
+                return {camp.status: line}
+            return {**camp.refreshed(ctx, name, who, reader), camp.status: line, camp.comment: ""}
+        return handler
+
+    def on_scope(v: LabelView, sc: str, request: gr.Request):
+        v.scope = "all" if sc == "all" else "run"
+        return v, agreement_html(ctx, v, scope=v.scope, who=ctx.who(request))
+
+    def on_export(fmt: str, where: str, run_id: Any, v: LabelView, typed: str, request: gr.Request):
+        who = ctx.who(request)
+        picked = run_id if isinstance(run_id, str) and run_id else v.run_id
+        if where == "run" and not picked:
+            return "⚠ Pick a run above first (or export every run you may read).", None
+        try:
+            path, line = export_file(ctx, who, fmt, run_id=picked if where == "run" else None,
+                                     annotator=v.annotator or annotator_for(who, typed))
+        except ExportRefused as exc:
+            return f"⚠ {exc}", None
+        return line, str(path)
+
+    camp_outs = [camp.progress, camp.who, camp.disputes, camp.dispute, camp.status, camp.comment]
+    load_btn.click(on_load, [run_pick, side_pick, annotator, show_anyway], outs, api_visibility="private")
+    camp.next_btn.click(on_next_item, [camp.pick, annotator, show_anyway], outs, api_visibility="private")
+    camp.pick.change(on_pick_campaign, [camp.pick, annotator], camp_outs, api_visibility="private", show_progress="hidden")
+    camp.resolve_yes.click(on_resolve(True), [camp.pick, camp.dispute, annotator, camp.comment], camp_outs, api_visibility="private")
+    camp.resolve_no.click(on_resolve(False), [camp.pick, camp.dispute, annotator, camp.comment], camp_outs, api_visibility="private")
+    scope.input(on_scope, [view, scope], [view, agreement], api_visibility="private")
+    ex_btn.click(on_export, [ex_fmt, ex_scope, run_pick, view, annotator], [ex_status, ex_file], api_visibility="private")
 
     def on_reload(request: gr.Request):
         return gr.Dropdown(choices=labelable_runs(ctx, ctx.who(request)))
@@ -307,7 +318,7 @@ def build(ctx: AppContext) -> dict[str, Any]:
     def on_show(request: gr.Request):
         who = ctx.who(request)
         name = gr.Textbox(value=who.login, interactive=False, info="labels are stored under your login") if who.login else gr.skip()
-        return gr.Dropdown(choices=labelable_runs(ctx, who)), name
+        return gr.Dropdown(choices=labelable_runs(ctx, who)), name, gr.Dropdown(choices=lc.campaign_choices(ctx))
 
     reload_btn.click(on_reload, None, run_pick, api_visibility="private")
     yes_btn.click(on_label(True), [view, evidence, note, show_anyway], outs, api_visibility="private")
@@ -316,4 +327,4 @@ def build(ctx: AppContext) -> dict[str, Any]:
     prev_btn.click(on_move(-1), [view, show_anyway], outs, api_visibility="private")
     search.input(on_search, [view, search, evidence], evidence, api_visibility="private", show_progress="hidden")
     show_anyway.change(lambda v, s: verdict_html(v, s), [view, show_anyway], verdict, api_visibility="private")
-    return {"on_show": on_show, "outputs": [run_pick, annotator]}
+    return {"on_show": on_show, "outputs": [run_pick, annotator, camp.pick]}

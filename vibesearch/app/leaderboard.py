@@ -27,6 +27,9 @@ INTERACTION_HEADERS = ["configuration", "profile", "runs", "#Asst", "#User", "#A
 ERROR_HEADERS = ["compactions", "runs", "mean F1", "mean recall"]
 TABLE_HEADERS = ["configuration", "tasks", "runs", "SR Avg@N", "SR Pass@N", "Row-F1 Avg@N", "Row-F1 Max@N", "Item-F1 Avg@N", "Item-F1 Max@N"]
 AUTO = "(judge with most scores)"
+# column widths wide enough for each header's longest word (headers wrap only between words)
+SCORE_WIDTHS: list[str | int] = ["20%", "10%", "8%", "5%", "5%", "4%", "5%", "5%", "6%", "5%", "5%", "6%", "6%", "6%", "4%"]
+INTERACTION_WIDTHS: list[str | int] = ["20%", "10%", "5%", "6%", "6%", "10%", "6%", "7%", "10%", "7%", "7%", "6%"]
 
 
 def _pct(x: float | None) -> str:
@@ -55,7 +58,7 @@ def tables(ctx: AppContext, judge: str | None):
         [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
          _pct(r["avg_precision"]), _pct(r["avg_recall"]), _pct(r["avg_f1"]), _pct(r["best_precision"]), _pct(r["best_recall"]), _pct(r["best_f1"]),
          _pct(r["avg_node_f1"]), _pct(r["best_node_f1"]), r["left_out"]]
-        for r in scores
+        for r in without_repeats(scores)
     ]
     inter_rows = [
         [r["config"], r["profile"], r["n_runs"], _n(r["asst"]), _n(r["user"]), _n(r["asst_per_user"], 2), _n(r["tool_calls"]),
@@ -75,6 +78,24 @@ def tables(ctx: AppContext, judge: str | None):
         + ("terminations: " + ", ".join(f"{k} {v}" for k, v in terms.items()) if terms else "no runs yet")
     )
     return summary, score_rows, inter_rows, err_rows, f1_figure(scores), pr_figure(records)
+
+
+_SAME = ("n_tasks", "n_runs", "n_min", "n_max", "avg_precision", "avg_recall", "avg_f1", "best_precision", "best_recall",
+         "best_f1", "avg_node_f1", "best_node_f1", "left_out")
+
+
+def without_repeats(scores: list[dict]) -> list[dict]:
+    """The score table without the breakdown rows (one subset, one language) that hold the same
+    runs and numbers as their configuration's "all" row: with one subset and one language,
+    "all", "subset …" and "language …" would read alike three times."""
+    alls = {(r["config"], r["profile"]): r for r in scores if r["group"] == "all"}
+    out = []
+    for r in scores:
+        base = alls.get((r["config"], r["profile"]))
+        if r["group"] != "all" and base is not None and all(r.get(k) == base.get(k) for k in _SAME):
+            continue
+        out.append(r)
+    return out
 
 
 def table_rows(ctx: AppContext) -> list[list[str | int]]:
@@ -148,12 +169,12 @@ def build(ctx: AppContext) -> dict[str, Any]:
         judge = gr.Dropdown(judges(ctx), value=AUTO, label="Scores of the judge", scale=3)
         refresh = gr.Button("Refresh", variant="primary", scale=1, elem_id="vs-lb-refresh")
     summary = gr.Markdown(elem_id="vs-lb-summary")
-    score_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, wrap=True,
+    score_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, wrap=True, column_widths=SCORE_WIDTHS,
                             label="Scores — Avg@N and Best@N of P / R / F1 (%) per configuration (paper table 3)", elem_id="vs-lb-scores")
     with gr.Row():
         f1_plot = gr.Plot(label="F1 by configuration and subset", elem_id="vs-lb-f1")
         pr_plot = gr.Plot(label="Precision against recall", elem_id="vs-lb-pr")
-    inter_df = gr.Dataframe(headers=INTERACTION_HEADERS, value=[], interactive=False, wrap=True,
+    inter_df = gr.Dataframe(headers=INTERACTION_HEADERS, value=[], interactive=False, wrap=True, column_widths=INTERACTION_WIDTHS,
                             label="Interaction statistics, mean per run (paper table 4)", elem_id="vs-lb-interaction")
     table_df = gr.Dataframe(headers=TABLE_HEADERS, value=[], interactive=False, wrap=True,
                             label="Table tasks (WideSearch): success rate, Row-F1 and Item-F1 (%)", elem_id="vs-lb-tables")

@@ -12,6 +12,11 @@ Runs execute on a dedicated event loop in a background thread, so a slow run nev
 server's own loop, and stopping a run sets the session's cancel event (the session writes the
 ``end`` event with termination ``cancelled``); a run that does not stop within a grace period
 has its task cancelled, which the session records the same way.
+
+Several app servers may share one database. Stop pressed on a server that does not drive the run
+writes a stop request (``store.stops``); each server's runner loop polls, every
+``STOP_POLL_S``, for requests naming the runs it drives, and cancels them as a local Stop does.
+A run no process drives is ended there and then, as before.
 """
 
 from __future__ import annotations
@@ -35,12 +40,16 @@ from ._policy import RunRequest, check_message, check_request, form_request
 log = logging.getLogger(__name__)
 
 STOP_GRACE_S = 5.0
+STOP_POLL_S = 0.5  # how often a server looks for stop requests other servers wrote for its runs
 KEEP_FINISHED_S = 3600.0  # a finished run's live handle is dropped after this (its data is in the DB)
 __all__ = ["DECISIONS", "LiveRun", "NotYourRun", "RunManager", "RunRequest", "form_request"]
 
 
 class NotYourRun(PermissionError):
     pass
+
+
+CONTINUABLE = ("interrupted", "abandoned")  # and "running" when no process drives it (``is_orphaned``)
 
 
 def _serve(loop: asyncio.AbstractEventLoop) -> None:
@@ -112,6 +121,20 @@ class RunManager:
         self._runs: dict[str, LiveRun] = {}
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.closed_at_start = self.close_orphaned()  # runs a dead server left "running"
+
+    def close_orphaned(self) -> list[str]:
+        """Mark runs left ``running`` by a process that died ``interrupted`` (each once)."""
+        from ..session import close_orphaned
+
+        try:
+            closed = close_orphaned(self.store, self.settings)
+        except Exception:  # noqa: BLE001 - the app starts anyway; the Runs tab still lists the runs
+            log.exception("could not close the runs a stopped process left running")
+            return []
+        if closed:
+            log.warning("closed %d run(s) left running by a stopped process as interrupted: %s", len(closed), ", ".join(closed))
+        return closed
 
     # ------------------------------------------------------------------ the runner loop
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
@@ -121,7 +144,33 @@ class RunManager:
                 t = threading.Thread(target=_serve, args=(loop,), name="vibesearch-runs", daemon=True)
                 t.start()
                 self._loop = loop
+                asyncio.run_coroutine_threadsafe(self._watch_stops(), loop)
             return self._loop
+
+    async def _watch_stops(self) -> None:
+        """Cancel the runs this server drives that another server was asked to stop."""
+        while True:
+            await asyncio.sleep(STOP_POLL_S)
+            with self._lock:
+                ids = [r.run_id for r in self._runs.values() if not r.finished and r.ended is None and not r.cancel.is_set()]
+            if not ids:
+                continue
+            try:
+                asked = await asyncio.to_thread(self.store.pending_stops, ids)
+                for req in asked:
+                    live = self.get(req.run_id)
+                    if live is not None:
+                        log.warning("run %s: stopped on request from another app server (%s)", req.run_id, req.requested_by)
+                        self._cancel(live)
+                    await asyncio.to_thread(self.store.stop_done, req.run_id)
+            except Exception:  # noqa: BLE001 - a database hiccup: look again next time
+                log.exception("could not read the stop requests")
+
+    def _cancel(self, live: LiveRun) -> None:
+        """On the runner loop: ask the session to stop; cancel its task after the grace period."""
+        assert self._loop is not None
+        live.cancel.set()
+        self._loop.call_later(STOP_GRACE_S, self._hard_cancel, live)
 
     # ------------------------------------------------------------------ starting
     def start(self, req: RunRequest, task: Task, owner: str) -> LiveRun:
@@ -136,28 +185,68 @@ class RunManager:
         config = req.config
         agent = make_agent(config, task, self.settings, endpoint_key=req.endpoint_key)
         user = make_user(config, task, self.settings)
+        self._set_idle_timeout(user)
         # a model without its key: a clear error now, not a failed run later
         check_config_credentials(config, self.settings, judge=True)
         live = LiveRun(run_id=new_run_id(), owner=owner, task=task, request=req, user=user, cancel=asyncio.Event())
+        return self._launch(live, agent)
+
+    def _set_idle_timeout(self, user: User) -> None:
+        """A person who lets their turn wait past ``human_idle_timeout_s`` abandons the run."""
+        human = user.human if isinstance(user, ShadowUser) else user
+        if isinstance(human, HumanUser):
+            human.idle_timeout_s = float(self.settings.human_idle_timeout_s)
+
+    def _launch(self, live: LiveRun, agent: Agent, *, resume: bool = False) -> LiveRun:
         with self._lock:
             cutoff = time.time() - KEEP_FINISHED_S
             for rid in [r.run_id for r in self._runs.values() if r.finished and (r.ended or 0) < cutoff]:
                 del self._runs[rid]
             self._runs[live.run_id] = live
+        if resume:
+            self.store.clear_stop(live.run_id)  # a request carried out (or left) before: not for this drive
         loop = self._ensure_loop()
-        live.future = asyncio.run_coroutine_threadsafe(self._drive(live, agent), loop)
+        live.future = asyncio.run_coroutine_threadsafe(self._drive(live, agent, resume=resume), loop)
         return live
 
-    async def _drive(self, live: LiveRun, agent: Agent) -> None:
-        from ..session import RunFields, run_session
+    def resume(self, run_id: str, who_owner: str | None, *, admin: bool = False) -> LiveRun:
+        """Continue a run no process drives (``interrupted``, ``abandoned``, or ``running`` with
+        its driver gone) in this app; a person-played run is played by a person again. Only its
+        owner or an admin may; the run keeps its owner."""
+        from ..agents import make_agent
+        from ..session import config_of_run, is_orphaned
+        from ..session.resume import run_task
+        from ..users import make_user
+
+        run = self.store.get_run(run_id)
+        if not admin and (not who_owner or run.owner != who_owner):
+            raise NotYourRun(f"run {run_id} belongs to another browser session or login")
+        if self.is_live(run_id):
+            return self.owned(run_id, who_owner, admin=admin)
+        if run.status not in CONTINUABLE and not is_orphaned(self.store, run_id):
+            raise ValueError(f"run {run_id} is {run.status}; only an interrupted or abandoned run can be continued")
+        task = run_task(run)
+        config = config_of_run(run, self.settings)
+        agent = make_agent(config, task, self.settings)
+        user = make_user(config, task, self.settings)
+        self._set_idle_timeout(user)
+        req = RunRequest(config=config)
+        live = LiveRun(run_id=run_id, owner=run.owner or who_owner or "", task=task, request=req, user=user, cancel=asyncio.Event())
+        return self._launch(live, agent, resume=True)
+
+    async def _drive(self, live: LiveRun, agent: Agent, *, resume: bool = False) -> None:
+        from ..session import RunFields, resume_run, run_session
 
         live.aio_task = asyncio.current_task()
         fields: RunFields = {"owner": live.owner, "source": "live", "meta": {"started_from": "app"}}
         try:
-            live.result = await run_session(
-                live.config, live.task, agent, live.user, self.store, self.settings,
-                run_id=live.run_id, run_fields=fields, cancel=live.cancel,
-            )
+            if resume:
+                live.result = await resume_run(self.store, live.run_id, self.settings, agent=agent, user=live.user, cancel=live.cancel)
+            else:
+                live.result = await run_session(
+                    live.config, live.task, agent, live.user, self.store, self.settings,
+                    run_id=live.run_id, run_fields=fields, cancel=live.cancel,
+                )
             live.error = live.result.error
         except asyncio.CancelledError:
             self._ensure_closed(live, "cancelled", "the run was stopped from the app")
@@ -231,6 +320,27 @@ class RunManager:
         loop = self._ensure_loop()
         loop.call_soon_threadsafe(live.cancel.set)
         loop.call_soon_threadsafe(loop.call_later, STOP_GRACE_S, self._hard_cancel, live)
+
+    def stop_any(self, run_id: str, who_owner: str | None, *, admin: bool = False) -> str:
+        """Stop a run live in this app; ask the app server that drives it to stop it (a stop
+        request); or end one no process drives (``interrupted``, ``abandoned``, orphaned
+        ``running``) as ``cancelled``. Its owner or an admin only."""
+        from ..session import stop_idle_run
+
+        if self.is_live(run_id):
+            self.stop(run_id, who_owner, admin=admin)
+            return f"Stopping run {run_id}…"
+        run = self.store.get_run(run_id)
+        if not admin and (not who_owner or run.owner != who_owner):
+            raise NotYourRun(f"run {run_id} belongs to another browser session or login")
+        try:
+            stop_idle_run(self.store, run_id, self.settings)
+        except LeaseHeld:
+            if run.status != "running" or run.meta().get("started_from") != "app":
+                raise  # driven by a command-line run: no app server watches its stop requests
+            self.store.request_stop(run_id, who_owner or "?")
+            return f"Stopping run {run_id}: the app server that drives it stops it within a second…"
+        return f"Run {run_id} stopped (cancelled)."
 
     @staticmethod
     def _hard_cancel(live: LiveRun) -> None:

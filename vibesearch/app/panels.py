@@ -7,7 +7,7 @@ import html
 import json
 from typing import Any
 
-from ..store import Run, ScoreRow, Store
+from ..store import Run, ScoreRow, Store, VerdictRow
 from ..tables import render_table_html, table_score_of
 
 BASELINE_LABEL = "retrieval baseline with oracle reader"
@@ -30,10 +30,13 @@ def _num(x: Any, digits: int = 0) -> str:
     return f"{int(x):,}" if isinstance(x, (int, float)) else _esc(x)
 
 
-def stats_html(stats: Any, *, elapsed_s: float | None = None, live: bool = False) -> str:
-    """The run's counters (a ``vibesearch.scoring.RunStats``) as a compact card."""
+def stats_html(stats: Any, *, elapsed_s: float | None = None, live: bool = False, no_model: bool = False) -> str:
+    """The run's counters (a ``vibesearch.scoring.RunStats``) as a compact card. ``no_model``: the
+    agent calls no model (the offline baseline); without any model call in the run (no simulator
+    either) tokens and cost read "n/a", not a measured zero."""
     if stats is None:
         return "<div class='vs-card vs-muted'>No statistics yet.</div>"
+    no_calls = no_model and not stats.input_tokens and not stats.output_tokens and not stats.cost_usd
     ratio = stats.asst_per_user
     tools = stats.tool_calls_by_tool or {}
     tool_text = ", ".join(f"{_esc(k)} {v}" for k, v in sorted(tools.items())) or "none"
@@ -43,8 +46,8 @@ def stats_html(stats: Any, *, elapsed_s: float | None = None, live: bool = False
         ("User turns (#User)", _num(stats.n_user)),
         ("#Asst / #User", "—" if ratio is None else f"{ratio:.2f}"),
         ("Tool calls", f"{_num(stats.tool_calls)} ({tool_text})"),
-        ("Tokens in / out", f"{_num(stats.input_tokens)} / {_num(stats.output_tokens)}"),
-        ("Cost", _esc(stats.cost_text)),
+        ("Tokens in / out", "n/a (no model calls)" if no_calls else f"{_num(stats.input_tokens)} / {_num(stats.output_tokens)}"),
+        ("Cost", "n/a" if no_calls else _esc(stats.cost_text)),
         ("Compactions", _num(stats.compactions)),
         ("Stages reached", f"{_num(stats.stages_reached)} / {_num(stats.stages_total)}"),
         ("Elapsed" if live else "Wall time", "—" if wall is None else f"{wall:,.1f} s"),
@@ -106,6 +109,11 @@ def score_html(run: Run, scores: list[ScoreRow], *, scoring: bool = False, error
     return "<div class='vs-card'>" + "".join(parts) + "</div>"
 
 
+def no_model(run: Run) -> bool:
+    """The run's agent calls no model (the offline baseline)."""
+    return run.agent == "baseline" and not run.agent_model
+
+
 def verdict_map(store: Store, score: ScoreRow | None) -> dict[int, tuple[bool | None, list[int]]]:
     if score is None or score.id is None:
         return {}
@@ -127,7 +135,8 @@ def predicted_rows(pred: list[dict], verdicts: dict[int, tuple[bool | None, list
             valid.update(evidence)
     judged = bool(verdicts)
     return [
-        [i, t.get("head", ""), t.get("relation", ""), t.get("tail", ""), ("✓ valid" if i in valid else "✗ invalid") if judged else "—"]
+        # numbered from 1, like every list a person reads
+        [i + 1, t.get("head", ""), t.get("relation", ""), t.get("tail", ""), ("✓ valid" if i in valid else "✗ invalid") if judged else "—"]
         for i, t in enumerate(pred)
     ]
 
@@ -146,3 +155,99 @@ def table_answer_html(store: Store, run: Run) -> str:
         return render_table_html(table_score_of(scores[-1]))
     except Exception as exc:  # noqa: BLE001 - an unreadable score: say so, keep the page
         return f"<div class='vs-error'>Cannot show the scored table: {_esc(exc)}</div>"
+
+
+# --------------------------------------------------------------------------- ground truth, covered or missed
+GT_HEADERS = ["#", "head", "relation", "tail", "judge", "rule / rationale", "evidence (supporting predicted triples)"]
+
+
+def ground_truth(run: Run) -> list[dict[str, Any]]:
+    """The run's ground-truth triples, from the task as the run stored it."""
+    try:
+        snap = run.task_snapshot()
+    except (ValueError, TypeError):
+        return []
+    graph = snap.get("graph") if isinstance(snap, dict) else None
+    return [t for t in graph or [] if isinstance(t, dict)]
+
+
+def _triple(t: dict[str, Any]) -> str:
+    return f"({t.get('head', '')}, {t.get('relation', '')}, {t.get('tail', '')})"
+
+
+def verdict_rows(store: Store, score: ScoreRow | None) -> dict[int, VerdictRow]:
+    """The score's verdicts by ground-truth index (empty without a score)."""
+    if score is None or score.id is None:
+        return {}
+    return {v.gt_index: v for v in store.verdicts(score.id)}
+
+
+def _evidence(v: VerdictRow) -> list[int]:
+    try:
+        return [int(i) for i in json.loads(v.evidence_json or "[]")]
+    except (ValueError, TypeError):
+        return []
+
+
+def gt_rows(gt: list[dict[str, Any]], pred: list[dict[str, Any]], verdicts: dict[int, VerdictRow]) -> list[list[Any]]:
+    """Every ground-truth triple (numbered from 1) with the judge's decision, its rule and
+    rationale, and the predicted triples it rests on, written out."""
+    rows = []
+    for i, t in enumerate(gt):
+        v = verdicts.get(i)
+        if v is None:
+            said, why, evidence = "—", "", ""
+        else:
+            said = "✓ covered" if v.covered else "✗ missed" if v.covered is False else "? unscored"
+            why = ": ".join(x for x in (v.rule or "", v.rationale or "") if x)
+            evidence = "\n".join(_triple(pred[e]) for e in _evidence(v) if 0 <= e < len(pred)) if v.covered else ""
+        rows.append([i + 1, t.get("head", ""), t.get("relation", ""), t.get("tail", ""), said, why, evidence])
+    return rows
+
+
+def missed_html(gt: list[dict[str, Any]], verdicts: dict[int, VerdictRow], *, judge: str, elem_id: str) -> str:
+    """The ground-truth triples the judge found missing (numbered from 1), as a short list
+    beside the score; the unscored ones are counted."""
+    if not verdicts or not gt:
+        return ""
+    missed = [i for i in range(len(gt)) if i in verdicts and verdicts[i].covered is False]
+    unscored = sum(1 for i in range(len(gt)) if i in verdicts and verdicts[i].covered is None)
+    note = f"<div class='vs-muted'>{unscored} ground-truth triple(s) unscored.</div>" if unscored else ""
+    title = f"Missed ground-truth triples ({_esc(judge_text(judge))}): {len(missed)} of {len(gt)}"
+    if not missed:
+        body = "<div class='vs-muted'>None: every scored ground-truth triple is covered.</div>"
+    else:
+        body = "<ol class='vs-missed-list'>" + "".join(
+            f"<li value='{i + 1}'>{_esc(gt[i].get('head', ''))} — {_esc(gt[i].get('relation', ''))} — {_esc(gt[i].get('tail', ''))}</li>"
+            for i in missed) + "</ol>"
+    return f"<div class='vs-card vs-missed' id='{_esc(elem_id)}'><div class='vs-card-title'>{title}</div>{body}{note}</div>"
+
+
+# --------------------------------------------------------------------------- judge agreement (for the Label tab)
+def _pct_ci(row: dict[str, Any], measure: str, *, percent: bool = True) -> str:
+    value, ci = row.get(measure), (row.get("ci") or {}).get(measure)
+
+    def fmt(x: float | None) -> str:
+        return "n/a" if x is None else (f"{100 * x:.1f}%" if percent else f"{x:.2f}")
+
+    return fmt(value) + (f" <span class='vs-muted'>[{fmt(ci[0])}, {fmt(ci[1])}]</span>" if ci else "")
+
+
+def agreement_side_html(side: dict[str, Any], *, against: str | None = None, elem_id: str = "vs-agreement") -> str:
+    """One side of ``scoring.agreement.agreement_report`` as a table: each judge (and profile)
+    against the human majority (or the annotator ``against``), with 95% bootstrap intervals in
+    brackets and, below, why kappa says nothing where it does not."""
+    rows = side["judges"] if against is None else [r for r in side["judge_vs_annotator"] if r["against"] == against]
+    if not rows:
+        return f"<div class='vs-muted' id='{_esc(elem_id)}'>No judge has scored these labelled items yet.</div>"
+    positive = "covered" if side.get("side", "coverage") == "coverage" else "valid"
+    head = ("<tr><th>judge</th><th>profile</th><th>items</th><th>agreement</th><th>Cohen's κ</th>"
+            f"<th>precision of “{positive}”</th><th>recall of “{positive}”</th></tr>")
+    body = "".join(
+        f"<tr><td>{_esc(judge_text(r['judge']))}</td><td>{_esc(r.get('profile', ''))}</td><td class='vs-num'>{r['n']}</td>"
+        f"<td class='vs-num'>{_pct_ci(r, 'agreement')}</td><td class='vs-num'>{_pct_ci(r, 'kappa', percent=False)}</td>"
+        f"<td class='vs-num'>{_pct_ci(r, 'precision')}</td><td class='vs-num'>{_pct_ci(r, 'recall')}</td></tr>"
+        for r in rows)
+    notes = "".join(f"<div class='vs-muted vs-kappa-note'>{_esc(r['kappa_note'])}</div>" for r in rows if r.get("kappa_note"))
+    return (f"<div class='vs-card vs-agree' id='{_esc(elem_id)}'><table>{head}{body}</table>"
+            f"<div class='vs-muted'>95% bootstrap intervals in brackets.</div>{notes}</div>")

@@ -15,7 +15,9 @@ import gradio as gr
 
 from ..run import DECISIONS, Decision
 from ..store import RunNotFound
+from .._fields import for_surface
 from ._access import Who
+from ._failure import failure_html, failure_reason, status_reason
 from ._policy import MAX_TURNS
 from ._loading import UPLOAD_SUFFIXES, LoadRefused, load_uploads
 from .catalog import TaskCatalog
@@ -27,14 +29,19 @@ from .panels import (
     compute_stats,
     live_stats,
     latest_scores,
+    ground_truth,
+    missed_html,
+    no_model,
     predicted_rows,
     predicted_triples,
     score_html,
     stats_html,
     table_answer_html,
     verdict_map,
+    verdict_rows,
 )
 from .render import chat_messages, human_card_html, next_line, persona_html, stage_pointer, stepper_html
+from . import replay as replay_ui
 
 USER_CHOICES = [
     ("Rule-based simulator (offline)", "rules"),
@@ -71,6 +78,7 @@ class PlayHandles:
     catalog: gr.State
     outputs: list
     reattach: Any
+    replay: Any = None  # replay.ReplayHandles: the replay controls in this tab
 
 
 def _catalog(ctx: AppContext, mine: TaskCatalog | None) -> TaskCatalog:
@@ -114,6 +122,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                 start = gr.Button("Start", variant="primary", elem_id="vs-start")
                 stop = gr.Button("Stop", variant="stop", elem_id="vs-stop")
             status = gr.Markdown("Choose a task and press **Start**.", elem_id="vs-play-status")
+            replay_controls = replay_ui.controls()
         with gr.Column(scale=3, min_width=420):
             persona = gr.HTML(persona_html(ctx.catalog.get(default_task)) if default_task else "", elem_id="vs-persona")
             chat = gr.Chatbot(label="Conversation", height=600, elem_id="vs-play-chat", feedback_options=None, show_label=False, layout="bubble")
@@ -121,7 +130,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                 human_card = gr.HTML(elem_id="vs-human-card")
                 decision = gr.Radio(DECISION_CHOICES, value="push", label="What do you do this turn?", elem_id="vs-decision")
                 message = gr.Textbox(label="Your message (as the persona)", lines=3, elem_id="vs-human-msg",
-                                     placeholder="Choose 'disclose' to prefill the stage line; an empty push sends the fallback.")
+                                     placeholder="Choose 'disclose' to prefill the stage line; left empty, the message the card shows for your choice is sent.")
                 send = gr.Button("Send", variant="primary", elem_id="vs-send", interactive=False)
         with gr.Column(scale=1, min_width=260):
             stepper = gr.HTML(elem_id="vs-stepper")
@@ -132,7 +141,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
         pred_table = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], label="The agent's extracted graph", wrap=True, max_height=360, interactive=False, visible=False)
     timer = gr.Timer(TICK_S, active=False)
 
-    live_outputs = [view, chat, stepper, counters, status, human_box, human_card, send, score, table_answer, pred_table, timer, persona]
+    live_outputs = [view, chat, stepper, counters, status, human_box, human_card, send, score, table_answer, pred_table, timer, persona, start]
 
     # ------------------------------------------------------------------ handlers
     def on_task(task_id: str, mine: TaskCatalog | None):
@@ -171,7 +180,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             )
             live = ctx.manager.start(req, task_obj, who.owner or "")
         except (ValueError, KeyError, TypeError) as exc:
-            raise gr.Error(str(exc).strip("'\"")) from None
+            raise gr.Error(for_surface(exc, "app")) from None  # names the form's fields, not the CLI's flags
         nv = RunView(run_id=live.run_id)
         return {
             owner: tok,
@@ -187,6 +196,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             pred_table: gr.Dataframe(value=[], visible=False),
             timer: gr.Timer(active=True),
             persona: persona_html(task_obj),
+            start: gr.Button(interactive=False),  # greyed while the run goes, whoever plays the user
         }
 
     def on_tick(tok, v: RunView, request: gr.Request):
@@ -253,7 +263,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
 
     comps = dict(view=view, chat=chat, stepper=stepper, counters=counters, status=status, human_box=human_box,
                  human_card=human_card, send=send, score=score, table_answer=table_answer, pred_table=pred_table,
-                 timer=timer, persona=persona)
+                 timer=timer, persona=persona, start=start)
 
     task.change(on_task, [task, my_catalog], persona, api_visibility="private")
     load_btn.click(on_load_folder, [owner, folder, my_catalog], [my_catalog, task, load_msg], api_visibility="private",
@@ -271,7 +281,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
     decision.change(on_decision, [decision, view, message], message, api_visibility="private", show_progress="hidden")
     send.click(on_send, [owner, view, decision, message], [message, decision, send, human_card], api_visibility="private")
     message.submit(on_send, [owner, view, decision, message], [message, decision, send, human_card], api_visibility="private")
-    return PlayHandles(view=view, timer=timer, catalog=my_catalog, outputs=[*live_outputs, task, user, agent], reattach=reattach)
+    replay_h = replay_ui.wire(ctx, owner, replay_controls, comps, start)
+    return PlayHandles(view=view, timer=timer, catalog=my_catalog, outputs=[*live_outputs, task, user, agent], reattach=reattach, replay=replay_h)
 
 
 def human_card_html_waiting() -> str:
@@ -305,7 +316,7 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any]) -> dict:
             stats = live_stats(v.run_id, v.events, task.stage_count() if task is not None else None) if running else compute_stats(ctx.store, v.run_id)
         except Exception:  # noqa: BLE001 - counters are a view; the run goes on
             stats = None
-        out[c["counters"]] = stats_html(stats, elapsed_s=elapsed if running else None, live=running)
+        out[c["counters"]] = stats_html(stats, elapsed_s=elapsed if running else None, live=running, no_model=no_model(run))
     # the person's controls
     mine = live is not None and ctx.access.may_write(who, live.owner)
     human = live.human if (live is not None and mine) else None
@@ -320,21 +331,28 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any]) -> dict:
         out[c["send"]] = gr.Button(interactive=bool(pending))
     # status line
     what = "running" if running else f"{run.status} ({run.termination or '—'})"
+    failed = failure_reason(v.events) if run.status == "failed" else None
     if not running and live is not None and live.scoring:
         what += " · scoring…"
-    if v.changed("status", what):
-        out[c["status"]] = f"Run `{run.id}` · {task.id if task else run.task_id} · **{what}**"
+    if v.changed("status", (what, failed)):
+        out[c["status"]] = f"Run `{run.id}` · {task.id if task else run.task_id} · **{what}**" + (f" — {status_reason(failed)}" if failed else "")
+    if failed and v.changed("failed", failed):  # a banner with the (scrubbed) reason, above the chat
+        out[c["persona"]] = failure_html(failed) + (persona_html(task) if task is not None else "")
     # the result once the session is over
     if not running:
         scores = latest_scores(ctx.store, run.id)
         sig = (tuple((s.id, s.judge) for s in scores), bool(live and live.scoring), live.score_error if live else None)
         if v.changed("result", sig):
             out[c["score"]] = score_html(run, scores, scoring=bool(live and live.scoring), error=live.score_error if live else None)
+            if run.kind != "table" and scores:  # the missed ground truth beside the score (the latest score's verdicts)
+                out[c["score"]] += missed_html(ground_truth(run), verdict_rows(ctx.store, scores[-1]), judge=scores[-1].judge, elem_id="vs-play-missed")
             if run.kind == "table":
                 out[c["table_answer"]] = table_answer_html(ctx.store, run)
             else:
                 rows = predicted_rows(predicted_triples(ctx.store, run.id), verdict_map(ctx.store, scores[-1] if scores else None))
                 out[c["pred_table"]] = gr.Dataframe(value=rows, visible=bool(rows))
+    if "start" in c and v.changed("start", busy):  # Start is greyed while a run goes (a person's or a simulator's)
+        out[c["start"]] = gr.Button(interactive=not busy)
     if not busy:
         out[c["timer"]] = gr.Timer(active=False)
     return out

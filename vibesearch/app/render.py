@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Any, Iterable, Literal, Sequence
 
 import gradio as gr
@@ -26,6 +27,7 @@ from ..run.events import (
     ToolResultEvent,
 )
 from ..tasks.models import Task
+from ..users import reply_kind_help
 
 TOOL_RESULT_CHARS = 4000  # what a tool-call bubble shows of its result
 ARG_CHARS = 140  # what a tool-call title shows of its arguments
@@ -131,14 +133,30 @@ def _add_message(out: list[gr.ChatMessage], d: MessageEvent) -> None:
     if d.phase == "extraction":
         title = "☰ Extraction instruction" if d.role == "user" else "◆ The agent's graph output"
         role: Literal["user", "assistant"] = "user" if d.role == "user" else "assistant"
-        out.append(gr.ChatMessage(role=role, content=_clip(d.content, 6000), metadata={"title": title, "status": "done"}))
+        out.append(gr.ChatMessage(role=role, content=unfence_tables(_clip(d.content, 6000)), metadata={"title": title, "status": "done"}))
         return
     if d.role == "system":
         return
     if d.role == "assistant" and d.thinking:
         out.append(gr.ChatMessage(role="assistant", content=d.thinking, metadata={"title": "✎ Reasoning", "status": "done"}))
     if d.content:
-        out.append(gr.ChatMessage(role=d.role, content=d.content))
+        out.append(gr.ChatMessage(role=d.role, content=unfence_tables(d.content)))
+
+
+_FENCED = re.compile(r"^[ \t]*(```|~~~)[ \t]*(markdown|md)?[ \t]*\n(.*?)\n[ \t]*\1[ \t]*$", re.S | re.M | re.I)
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _is_table(body: str) -> bool:
+    """The block is a Markdown table: every line a ``|`` row, the second a header rule."""
+    lines = [ln for ln in body.strip().splitlines() if ln.strip()]
+    return len(lines) >= 2 and all("|" in ln for ln in lines) and bool(_TABLE_RULE.match(lines[1]))
+
+
+def unfence_tables(text: str) -> str:
+    """Drop the code fence around a Markdown table (agents are asked to wrap their answer table
+    in a ```` ```markdown ```` block), so the chat draws it as a table; other code blocks stay."""
+    return _FENCED.sub(lambda m: m.group(3).strip("\n") if _is_table(m.group(3)) else m.group(0), text)
 
 
 def stage_note(d: StageEvent, stages: Sequence[Any] = ()) -> gr.ChatMessage | None:
@@ -222,15 +240,21 @@ def stepper_html(task: Task, events: Sequence[StoredEvent], *, running: bool = T
     return f"<div class='vs-stepper'>{head}<ol>{''.join(rows)}</ol></div>"
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 stage``, ``3 stages``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def persona_html(task: Task) -> str:
     """The persona card: title and opening query always shown, the rest folded."""
     p = task.persona
-    meta = " · ".join(x for x in (task.subset, task.language, task.domain) if x)
+    meta = " · ".join(x for x in (f"subset {task.subset}" if task.subset else "", task.language, task.domain) if x)
     kind = " · table task" if task.kind == "table" and task.domain != "table" else ""
+    graph = "" if task.kind == "table" else f" · {_count(len(task.graph), 'ground-truth triple')}"
     return (
         "<div class='vs-card vs-persona'>"
         f"<div class='vs-card-title'>{_esc(task.title or task.id)}</div>"
-        f"<div class='vs-muted'>{_esc(task.id)} · {_esc(meta)}{kind} · {len(p.stages)} stages · {len(task.graph)} ground-truth triples</div>"
+        f"<div class='vs-muted'>{_esc(task.id)} · {_esc(meta)}{kind} · {_count(len(p.stages), 'stage')}{graph}</div>"
         f"<p><b>Opening query:</b> {_esc(p.initial_query)}</p>"
         f"<details><summary>Who the user is</summary><p>{_esc(p.background)}</p>"
         + (f"<p><b>Behaviour:</b> {_esc(p.behavior)}</p>" if p.behavior else "")
@@ -261,8 +285,18 @@ def human_card_html(task: Task, pointer: int, *, waiting: bool, user_turns: int 
             parts.append("<p class='vs-muted'>This stage fires only when the agent asks about it; do not hint at it.</p>")
     else:
         parts.append("<p>Every stage is disclosed. Choose <i>done</i> when the agent has addressed the last one.</p>")
+    parts.append(reply_kinds_html(task, pointer, user_turns))
     parts.append(f"<div class='vs-muted'>User turns so far: {user_turns}</div></div>")
     return "".join(parts)
+
+
+def reply_kinds_html(task: Task, pointer: int, user_turns: int = 0) -> str:
+    """One line per reply kind: what it does, and what is sent if the message box is left empty."""
+    items = "".join(
+        f"<li><b>{_esc(h.kind)}</b> — {_esc(h.meaning)}. <span class='vs-muted'>Empty box sends:</span> “{_esc(h.empty)}”</li>"
+        for h in reply_kind_help(task, pointer, user_turns)
+    )
+    return f"<details class='vs-kinds' open><summary>What each choice does</summary><ul>{items}</ul></details>"
 
 
 def next_line(task: Task, pointer: int) -> str:
@@ -271,7 +305,9 @@ def next_line(task: Task, pointer: int) -> str:
 
 
 def stage_timeline_html(task: Task | None, events: Sequence[StoredEvent]) -> str:
-    """Every user decision in order: turn, what the user did, the stage pointer after it, by whom."""
+    """Every user decision in order: turn, what the user did, the stage pointer after it, by whom.
+    User turns and stages are counted from 1 (the opening is user turn 1, stage 1); a decision is
+    stored before the message it makes, so its turn is the messages so far plus one."""
     rows = []
     turn = 0
     names = [s.name for s in task.persona.stages] if task is not None else []
@@ -285,7 +321,7 @@ def stage_timeline_html(task: Task | None, events: Sequence[StoredEvent]) -> str
         cls = "vs-shadow" if d.shadow else ("vs-adv" if d.advanced else "")
         met = {True: "met", False: "not met", None: "—"}[d.trigger_met]
         rows.append(
-            f"<tr class='{cls}'><td>{turn + (0 if d.reply_kind == 'open' else 1)}</td>"
+            f"<tr class='{cls}'><td>{turn + 1}</td>"
             f"<td>{_KIND_ICON.get(d.reply_kind, '')} {_esc(d.reply_kind)}{' (shadow)' if d.shadow else ''}</td>"
             f"<td>{d.stage_index + 1}. {_esc(name)}</td><td>{_esc(met)}</td><td>{_esc(d.decided_by)}</td></tr>"
         )

@@ -1,7 +1,10 @@
 """The Runs tab: every run in the database, filtered; open one to replay it.
 
 An opened run shows its transcript (the same rendering as Play), its stage timeline, its
-statistics and scores, and the graph picture (ground truth against prediction). A run that is
+statistics and scores, and the graph picture (ground truth against prediction). Beside the
+scores (the Scores tab) are the ground-truth triples the chosen judge found missing and every
+ground-truth triple with its decision, the judge's rule and rationale, and the predicted triples
+it rests on. A run that is
 still going is followed by polling the database, so it can be watched from any browser; the
 browser that started a person-played run can take it back into Play.
 """
@@ -12,27 +15,36 @@ from typing import Any
 
 import gradio as gr
 
-from ..store import RunNotFound, ScoreRow
+from ..session import is_orphaned
+from ..session.orphans import STOPPABLE
+from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ._access import Who
 from ._policy import check_model
 from .context import AppContext, RunView
-from .graph_view import graph_figure
+from .graph_view import GraphData, graph_panel
+from .live import CONTINUABLE, NotYourRun
 from .panels import (
+    GT_HEADERS,
     PRED_HEADERS,
     compute_stats,
+    ground_truth,
+    gt_rows,
     latest_scores,
+    missed_html,
+    no_model,
     predicted_rows,
     predicted_triples,
     stats_html,
     table_answer_html,
     verdict_map,
+    verdict_rows,
 )
 from .play import PlayHandles
 from .render import chat_messages, stage_timeline_html, stepper_html
 
 ANY = "(any)"
 RUN_HEADERS = ["run", "started (UTC)", "task", "agent", "agent model", "user", "status", "termination", "F1", "judge", "source"]
-STATUSES = [ANY, "running", "finished", "failed", "cancelled", "interrupted"]
+STATUSES = [ANY, "running", "finished", "failed", "cancelled", "interrupted", "abandoned"]
 SCORE_HEADERS = ["judge", "profile", "P", "R", "F1", "covered / GT", "valid / predicted", "unscored", "when"]
 
 
@@ -89,6 +101,8 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         run_id_box = gr.Textbox(label="Run id", scale=3, elem_id="vs-runs-id")
         open_btn = gr.Button("Open", variant="primary", scale=1, elem_id="vs-runs-open")
         resume_btn = gr.Button("Continue in Play", visible=False, scale=1, elem_id="vs-runs-continue")
+        stop_btn = gr.Button("Stop run", variant="stop", visible=False, scale=1, elem_id="vs-runs-stop")  # owner or admin
+        replay_btn = gr.Button("Replay in Play", scale=1, elem_id="vs-runs-replay")  # plays the opened run back (app/replay.py)
     header = gr.Markdown(elem_id="vs-runs-header")
     with gr.Row(equal_height=False):
         with gr.Column(scale=3):
@@ -102,17 +116,20 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
                 judge_pick = gr.Dropdown([], label="Colour by the verdicts of", scale=2, elem_id="vs-runs-judge")
                 score_judge = gr.Textbox(label="Score again with (empty: offline judge)", scale=2)
                 score_btn = gr.Button("Score", scale=1, elem_id="vs-runs-score")
-            graph = gr.Plot(label="Ground truth against prediction (drag to pan, scroll or box to zoom)", elem_id="vs-runs-graph")
+            gpanel = graph_panel("vs-runs-graph", "Ground truth against prediction (drag to pan, scroll or box to zoom; hover for names)")
             table_html = gr.HTML()
         with gr.Tab("Scores"):
-            scores_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, label="Scores")
+            scores_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, label="Scores", elem_id="vs-runs-scores")
+            missed = gr.HTML(elem_id="vs-runs-missed")
+            gt_df = gr.Dataframe(headers=GT_HEADERS, column_widths=["5%", "17%", "14%", "17%", "10%", "20%", "17%"], value=[], interactive=False,
+                                 wrap=True, max_height=400, label="Ground-truth triples: covered or missed, the judge's rule and evidence", elem_id="vs-runs-gt")
             pred_df = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], interactive=False, wrap=True, max_height=400, label="Predicted triples")
         with gr.Tab("Stage timeline"):
             timeline = gr.HTML()
     view = gr.State(RunView())
     timer = gr.Timer(1.0, active=False)
 
-    detail_outputs = [view, header, chat, stepper, stats, timeline, scores_df, pred_df, judge_pick, graph, table_html, timer, resume_btn]
+    detail_outputs = [view, header, chat, stepper, stats, timeline, scores_df, missed, gt_df, pred_df, judge_pick, *gpanel.outputs, table_html, timer, resume_btn, stop_btn]
 
     def graph_of(run_id: str, judge: str | None):
         run = ctx.store.get_run(run_id)
@@ -123,7 +140,15 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         pred = predicted_triples(ctx.store, run_id)
         gt = [t.model_dump() for t in task.graph] if task is not None else []
         title = f"{len(gt)} ground-truth vs {len(pred)} predicted triples" + (f" · verdicts of the {chosen.judge} judge" if chosen else " · not scored")
-        return graph_figure(gt, pred, verdicts, title=title), predicted_rows(pred, verdicts), chosen
+        return GraphData(gt, pred, verdicts, title), predicted_rows(pred, verdicts), chosen
+
+    def ground_truth_of(run_id: str, chosen: ScoreRow | None) -> tuple[str, list[list[Any]]]:
+        """The missed ground-truth triples and every ground-truth triple's verdict, for one score."""
+        run = ctx.store.get_run(run_id)
+        gt, rows = ground_truth(run), verdict_rows(ctx.store, chosen)
+        listed = missed_html(gt, rows, judge=chosen.judge, elem_id="vs-runs-missed-list") if chosen is not None else ""
+        return listed or "<div class='vs-muted'>Not scored yet: the missed ground-truth triples appear once the run is scored.</div>", \
+            gt_rows(gt, predicted_triples(ctx.store, run_id), rows)
 
     def show(who: Who, v: RunView, full: bool) -> dict:
         out: dict = {view: v}
@@ -148,7 +173,7 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
                 st = compute_stats(ctx.store, run.id)
             except Exception:  # noqa: BLE001 - the counters are a view; the page shows the run without them
                 st = None
-            out[stats] = stats_html(st)
+            out[stats] = stats_html(st, no_model=no_model(run))
         sig = (run.status, tuple(s.id for s in ctx.store.scores(run.id)))
         if full or v.changed("scores", sig):
             scores = latest_scores(ctx.store, run.id)
@@ -156,21 +181,31 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
             out[judge_pick] = gr.Dropdown(choices=[s.judge for s in scores], value=scores[-1].judge if scores else None)
             if run.kind == "table":
                 out[table_html] = table_answer_html(ctx.store, run)
-                out[graph] = None
+                out.update(gpanel.fill(None))
+                out[missed], out[gt_df] = "", []
             else:
-                fig, rows, _ = graph_of(run.id, None)
-                out[graph] = fig
+                data, rows, chosen = graph_of(run.id, None)
+                out.update(gpanel.fill(data))
                 out[pred_df] = rows
+                out[missed], out[gt_df] = ground_truth_of(run.id, chosen)
+        asked = ctx.store.stop_request(run.id) if running and (live is None or live.finished) else None
+        stopping = " · stopping (asked on another server)" if asked is not None and asked.pending else ""
         title = task.title if task is not None and task.title else run.task_id
         model = f" ({run.agent_model})" if run.agent_model else ""
         out[header] = (
             f"### Run `{run.id}` — {title}\n"
             f"agent **{run.agent}**{model} · user **{run.user}** · status **{run.status}**"
-            f"{' (' + run.termination + ')' if run.termination else ''} · source {run.source} · "
+            f"{' (' + run.termination + ')' if run.termination else ''}{stopping} · source {run.source} · "
             f"started {run.created_at:%Y-%m-%d %H:%M:%S} UTC"
         )
-        can_continue = live is not None and not live.finished and ctx.access.may_write(who, live.owner) and live.human is not None
+        going = live is not None and not live.finished
+        # Continue: a person's run live here (take it back into Play), or one no process drives
+        # (interrupted, abandoned, or left running by a stopped server) for its owner or an admin
+        can_continue = (going and live is not None and live.human is not None and ctx.access.may_write(who, live.owner)) or (
+            not going and ctx.access.may_write(who, run.owner) and (run.status in CONTINUABLE or (running and is_orphaned(ctx.store, run.id)))
+        )
         out[resume_btn] = gr.Button(visible=can_continue)
+        out[stop_btn] = gr.Button(visible=ctx.access.may_write(who, run.owner) and run.status in STOPPABLE)
         busy = running or (live is not None and not live.finished)
         out[timer] = gr.Timer(active=busy)
         return out
@@ -183,8 +218,8 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
 
     def on_select(tok, evt: gr.SelectData, request: gr.Request):
         row = evt.row_value if evt is not None else None
-        if not row:
-            return {}
+        if not row:  # an empty dict would be read as one value, not as "no updates"
+            return {run_id_box: gr.skip()}
         out = show(ctx.who(request, tok), RunView(run_id=str(row[0])[:200]), True)
         out[run_id_box] = str(row[0])[:200]
         return out
@@ -196,14 +231,16 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         return run_rows(ctx, t, a, u, st, ctx.who(request, tok))
 
     def on_refresh(tok, t, a, u, st, request: gr.Request):
+        ctx.manager.close_orphaned()  # runs whose driver died since: interrupted, offered to continue
         ch2 = filter_choices(ctx)
         return on_rows(tok, t, a, u, st, request), gr.Dropdown(choices=ch2["task"]), gr.Dropdown(choices=ch2["agent"]), gr.Dropdown(choices=ch2["user"])
 
     def on_judge(v: RunView, judge: str):
         if not v.run_id:
-            return gr.skip(), gr.skip()
-        fig, rows, _ = graph_of(v.run_id, judge)
-        return fig, rows
+            return {pred_df: gr.skip()}
+        data, rows, chosen = graph_of(v.run_id, judge)
+        listed, gt_table = ground_truth_of(v.run_id, chosen)
+        return {**gpanel.fill(data), pred_df: rows, missed: listed, gt_df: gt_table}
 
     def on_score(tok, v: RunView, judge: str, request: gr.Request):
         if not v.run_id:
@@ -224,10 +261,30 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         return show(who, v, True)
 
     def on_continue(tok, v: RunView, request: gr.Request):
+        who = ctx.who(request, tok)
         live = ctx.manager.get(v.run_id or "")
-        if live is None or not ctx.access.may_write(ctx.who(request, tok), live.owner):
+        if live is None or live.finished:  # a run no process drives: continue it here
+            try:
+                live = ctx.manager.resume(v.run_id or "", who.owner, admin=who.admin)
+            except NotYourRun:
+                raise gr.Error("Only the browser or login that started this run (or an admin) can continue it.") from None
+            except Exception as exc:  # noqa: BLE001 - why it cannot go on (a model without its key, a task file gone ...)
+                raise gr.Error(str(exc).strip("'\"")) from None
+        elif not ctx.access.may_write(who, live.owner):
             raise gr.Error("Only the browser or login that started this run can play it.")
         return {play.view: RunView(run_id=live.run_id), play.timer: gr.Timer(active=True), tabs: gr.Tabs(selected="play")}
+
+    def on_stop(tok, v: RunView, request: gr.Request):
+        if not v.run_id:
+            raise gr.Error("Open a run first.")
+        who = ctx.who(request, tok)
+        try:
+            gr.Info(ctx.manager.stop_any(v.run_id, who.owner, admin=who.admin))
+        except NotYourRun:
+            raise gr.Error("Only the browser or login that started this run (or an admin) can stop it.") from None
+        except (ValueError, KeyError, LeaseHeld) as exc:
+            raise gr.Error(str(exc).strip("'\"")) from None
+        return show(who, v, True)
 
     filters = [f_task, f_agent, f_user, f_status]
     refresh_btn.click(on_refresh, [owner, *filters], [table, f_task, f_agent, f_user], api_visibility="private")
@@ -237,7 +294,11 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
     run_id_box.submit(on_open, [owner, run_id_box], detail_outputs, api_visibility="private")
     table.select(on_select, [owner], [*detail_outputs, run_id_box], api_visibility="private")
     timer.tick(on_tick, [owner, view], detail_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden", trigger_mode="always_last")
-    judge_pick.input(on_judge, [view, judge_pick], [graph, pred_df], api_visibility="private")
+    judge_pick.input(on_judge, [view, judge_pick], [*gpanel.outputs, pred_df, missed, gt_df], api_visibility="private")
     score_btn.click(on_score, [owner, view, score_judge], detail_outputs, api_visibility="private")
     resume_btn.click(on_continue, [owner, view], [play.view, play.timer, tabs], api_visibility="private")
+    stop_btn.click(on_stop, [owner, view], detail_outputs, api_visibility="private")
+    if play.replay is not None:
+        rp = play.replay
+        replay_btn.click(rp.opener(tabs), [owner, view, rp.controls.speed, play.view], [*rp.outputs, tabs], api_visibility="private")
     return {"table": table, "refresh": refresh_btn, "filters": [owner, *filters], "on_show": on_rows}

@@ -13,7 +13,7 @@ from rich.console import Console
 console = Console()
 err_console = Console(stderr=True)
 
-DbOption = typer.Option(None, "--db", help="SQLite database file (default: VIBESEARCH_DB or ./vibesearch.db)")
+DbOption = typer.Option(None, "--db", help="SQLite database file or PostgreSQL URL (default: VIBESEARCH_DB or ./vibesearch.db)")
 JsonOption = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables")
 
 

@@ -29,8 +29,8 @@ def _settings(db: Optional[Path], **overrides: Any):
 
     settings = get_settings()
     update = {k: v for k, v in overrides.items() if v is not None}
-    if db is not None:
-        update["db"] = db
+    if db is not None:  # through the validator: a URL that went through Path gets its "//" back
+        update["db"] = type(settings).model_validate({"db": str(db)}).db
     return settings.model_copy(update=update) if update else settings
 
 
@@ -238,29 +238,58 @@ def resume_cmd(
 
 
 def play_cmd(
-    task: str = typer.Option(..., "--task", help="the task id (or a task file) to play"),
+    task: Optional[str] = typer.Option(None, "--task", help="the task id (or a task file) to play"),
     agent: Optional[str] = typer.Option(None, "--agent", help=AGENT_HELP),
     model: Optional[str] = typer.Option(None, "--model", help="the agent's litellm model string"),
     shadow_model: Optional[str] = typer.Option(None, "--shadow-model", help="a simulator model (or 'rules') to log beside your decisions"),
     protocol: Optional[str] = typer.Option(None, "--protocol", help=PROTOCOL_HELP),
     official_harness: Optional[Path] = typer.Option(None, "--official-harness", help=HARNESS_HELP),
     tasks_path: Optional[Path] = typer.Option(None, "--tasks", help="a task file or folder besides the bundled ones"),
+    resume: Optional[str] = typer.Option(None, "--resume", help="continue a run you left with Ctrl-C (its id; the run keeps its own task and settings)"),
     db: Optional[Path] = DbOption,
 ) -> None:
     """Play the persona yourself in the terminal while the agent answers."""
     _start_fakes()
-    from ..agents import make_agent
-    from ..run import RunConfig
     from ..store import open_db
-    from ..tasks import TaskLoadError
-    from ..users import HumanUser, ShadowUser, make_user
     from ._play import play
-    from ._resolve import TaskArgError, resolve_tasks
 
+    if resume is None and task is None:
+        fail("--task: name the task to play (or --resume RUN to continue a run you left)")
+    if resume is not None and task is not None:
+        fail("--resume continues a run with its own task: leave out --task")
     _check_protocol(protocol)
     settings = _settings(db, official_harness=official_harness)
     if tasks_path is not None:
         settings = settings.model_copy(update={"tasks": str(tasks_path)})
+    if resume is not None:
+        from ..store import is_db_url
+
+        if not is_db_url(settings.db) and not Path(settings.db).exists():
+            fail(f"--resume {resume}: no database at {settings.db} (pass the --db the run was played with)")
+        store = open_db(settings.db)
+        config, the_task, the_agent, the_user = _resumed_parts(store, resume, settings)
+    else:
+        config, the_task, the_agent, the_user = _new_parts(str(task), settings, agent, model, shadow_model, protocol)
+        store = open_db(settings.db)
+    from ..session import ResumeError, RunAlreadyEnded
+    from ..store import LeaseHeld
+
+    try:
+        result = asyncio.run(play(config, the_task, the_agent, the_user, store, settings, resume_id=resume))
+    except (LeaseHeld, ResumeError, RunAlreadyEnded) as exc:
+        fail(f"--resume {resume}: {one_line(exc)}")
+    if result is None:  # the person left: the run waits to be resumed
+        raise typer.Exit(130)
+    raise typer.Exit(1 if result.status == "failed" else 0)
+
+
+def _new_parts(task: str, settings: Any, agent: Optional[str], model: Optional[str], shadow_model: Optional[str], protocol: Optional[str]) -> tuple[Any, Any, Any, Any]:
+    from ..agents import make_agent
+    from ..run import RunConfig
+    from ..tasks import TaskLoadError
+    from ..users import HumanUser, ShadowUser, make_user
+    from ._resolve import TaskArgError, resolve_tasks
+
     try:
         the_task = resolve_tasks([task], settings)[0]
         config = RunConfig.from_settings(
@@ -272,9 +301,32 @@ def play_cmd(
     except (TaskArgError, TaskLoadError, ValueError) as exc:
         fail(one_line(exc))
     assert isinstance(the_user, (HumanUser, ShadowUser))
-    store = open_db(settings.db)
-    result = asyncio.run(play(config, the_task, the_agent, the_user, store, settings))
-    raise typer.Exit(1 if result.status == "failed" else 0)
+    return config, the_task, the_agent, the_user
+
+
+def _resumed_parts(store: Any, run_id: str, settings: Any) -> tuple[Any, Any, Any, Any]:
+    """The parts of a run a person left, checked before anything runs (one clear line otherwise)."""
+    from ..agents import make_agent
+    from ..session.resume import RESUMABLE, ResumeError, config_of_run, run_task
+    from ..store import RunNotFound
+    from ..users import HumanUser, ShadowUser, make_user
+
+    try:
+        run = store.get_run(run_id)
+        if run.status not in RESUMABLE:
+            fail(f"--resume {run_id}: the run is {run.status} ({run.termination}); only a run left running, interrupted or abandoned can be continued")
+        the_task = run_task(run)
+        config = config_of_run(run, settings)
+        if config.user.kind != "human":
+            fail(f"--resume {run_id}: the run is played by {config.user.kind!r}, not a person: continue it with `vibesearch resume {run_id}`")
+        the_agent = make_agent(config, the_task, settings)
+        the_user = make_user(config, the_task, settings)
+    except (RunNotFound, KeyError):
+        fail(f"--resume {run_id}: no such run in {settings.db}")
+    except (ResumeError, ValueError) as exc:
+        fail(f"--resume {run_id}: {one_line(exc)}")
+    assert isinstance(the_user, (HumanUser, ShadowUser))
+    return config, the_task, the_agent, the_user
 
 
 def _check_protocol(protocol: Optional[str]) -> None:

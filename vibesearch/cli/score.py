@@ -9,6 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from ._agreement import agreement_table as _agreement_table
 from ._common import DbOption, JsonOption, console, err_console, fail, one_of, open_store, print_json
 
 labels_app = typer.Typer(help="Human labels of judge decisions: export, import, agreement, calibration.", no_args_is_help=True)
@@ -343,6 +344,8 @@ def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only
     console.print(f"validity side: {validity['n_items']} labelled predicted triples in {validity['n_runs']} runs; annotators: {', '.join(validity['annotators']) or '–'}")
     _agreement_table("Judge vs humans: coverage of ground-truth triples", report)
     _agreement_table("Judge vs humans: validity of predicted triples", validity)
+    boot = report["bootstrap"]
+    console.print(f"intervals: {boot['method']}, {boot['resamples']} resamples, seed {boot['seed']}", highlight=False)
     prf = Table(title="P / R / F1 (%) from human labels beside each judge")
     for col in ("run", "labelled", "human P/R/F1", "judges"):
         prf.add_column(col)
@@ -354,57 +357,50 @@ def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only
         console.print(prf)
 
 
-def _agreement_table(title: str, side: dict[str, Any]) -> None:
-    """One side's judge-vs-human rows and, with two or more annotators, their alpha."""
-    from ..scoring.verdicts import judge_label
-
-    if not side["n_items"]:
-        return
-    table = Table(title=title)
-    for col in ("judge", "against", "n", "agreement %", "kappa", "tp/fn/fp/tn"):
-        table.add_column(col)
-    for r in side["judges"] + side["judge_vs_annotator"]:
-        c = r["confusion"]
-        table.add_row(judge_label(r["judge"]), r["against"], str(r["n"]), _pct(r["agreement"]),
-                      "n/a" if r["kappa"] is None else f"{r['kappa']:.3f}", f"{c['tp']}/{c['fn']}/{c['fp']}/{c['tn']}")
-    console.print(table)
-    alpha = side["human_alpha"]
-    if len(side["annotators"]) >= 2:
-        console.print(f"Krippendorff's alpha between annotators (nominal): {'n/a' if alpha is None else f'{alpha:.3f}'}")
-
-
 @labels_app.command("calibrate")
 def labels_calibrate(
     cases: Path = typer.Argument(..., help="Labelled case file (JSONL)"),
-    judge: str = typer.Option("offline", "--judge", help="'offline' or a litellm model string"),
+    judge: List[str] = typer.Option(["offline"], "--judge", help="'offline' or a litellm model string; repeat to compare judges"),
     as_json: bool = JsonOption,
 ) -> None:
-    """Measure a judge on a labelled case file: agreement, kappa, confusion matrix, disagreements."""
+    """Measure judges on a labelled case file: one table with agreement, kappa, P/R of "covered", false covered, time, cost."""
     from ..llm import LLMError
-    from ..scoring.calibration import CaseFileError, calibrate
+    from ..scoring.calibration import CaseFileError, compare
     from ..scoring.verdicts import judge_label
 
     try:
-        report = calibrate(cases, judge=judge, settings=_settings())
+        report = compare(cases, list(judge), settings=_settings())
     except (CaseFileError, LLMError) as exc:
         fail(str(exc))
+    keys = ("judge", "n", "agreement", "kappa", "precision", "recall", "false_covered", "confusion", "seconds",
+            "cost_usd", "calls", "disagreements", "unscored", "evidence_overlap", "by_category")
     if as_json:
-        print_json({k: report[k] for k in ("judge", "agreement", "kappa", "n", "disagreements", "confusion", "unscored", "evidence_overlap", "by_category")})
+        print_json({"file": report["file"], "n": report["n"], "judges": [{k: r[k] for k in keys} for r in report["judges"]]})
         return
-    c = report["confusion"]
-    console.print(f"{judge_label(judge)} on {report['n']} cases from {cases}", highlight=False)
-    console.print(f"agreement: {_pct(report['agreement'])}%   Cohen's kappa: {'n/a' if report['kappa'] is None else format(report['kappa'], '.3f')}")
-    table = Table(title="confusion matrix (rows: label, columns: judge)")
-    table.add_column("")
-    table.add_column("judge: covered")
-    table.add_column("judge: not covered")
-    table.add_row("label: covered", str(c["tp"]), str(c["fn"]))
-    table.add_row("label: not covered", str(c["fp"]), str(c["tn"]))
+    console.print(f"{len(report['judges'])} judge(s) on {report['n']} labelled cases from {cases}", highlight=False)
+    table = Table(title='Judges against the labels ("covered" is the positive class)')
+    for col in ("judge", "agreement %", "kappa", "precision %", "recall %", "false covered", "tp/fn/fp/tn", "time s", "cost USD"):
+        table.add_column(col)
+    for r in report["judges"]:
+        c = r["confusion"]
+        cost = "n/a" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}"
+        table.add_row(judge_label(r["judge"]), _pct(r["agreement"]), "n/a" if r["kappa"] is None else f"{r['kappa']:.3f}",
+                      _pct(r["precision"]), _pct(r["recall"]), str(r["false_covered"]),
+                      f"{c['tp']}/{c['fn']}/{c['fp']}/{c['tn']}", f"{r['seconds']:.2f}", cost)
     console.print(table)
-    if report["disagreements"]:
-        console.print("disagreeing cases: " + ", ".join(report["disagreements"]), highlight=False)
-    if report["unscored"]:
-        console.print("unscored (counted as disagreements): " + ", ".join(report["unscored"]), highlight=False)
+    cats = Table(title="agreement % per category")
+    cats.add_column("category")
+    cats.add_column("n")
+    for r in report["judges"]:
+        cats.add_column(judge_label(r["judge"]))
+    for cat, first in report["judges"][0]["by_category"].items():
+        cats.add_row(cat, str(first["n"]), *(_pct(r["by_category"][cat]["agreement"]) for r in report["judges"]))
+    console.print(cats)
+    for r in report["judges"]:
+        if r["disagreements"]:
+            console.print(f"{judge_label(r['judge'])} disagrees on: " + ", ".join(r["disagreements"]), highlight=False)
+        if r["unscored"]:
+            console.print(f"{judge_label(r['judge'])} left unscored (counted as disagreements): " + ", ".join(r["unscored"]), highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,4 +1,5 @@
-"""The one door to language models: ``complete()`` over litellm.
+"""The one door to language models: ``complete()`` over litellm (and, for OpenAI-compatible
+endpoints and the fake models, a direct HTTP fast path with the same behaviour: ``_direct.py``).
 
 Every LLM call the product makes (agent, simulator, judge, summariser) goes through here, so
 that retries, usage accounting and secret hygiene are the same everywhere:
@@ -28,6 +29,7 @@ from typing import Any, Awaitable, Callable, Mapping, get_args
 from .._secrets import scrub
 from ..config import Settings, get_settings
 from ..run.events import Emit, ErrorEvent, UsageEvent, UsagePurpose
+from . import _direct
 from ._litellm import _litellm
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -144,6 +146,20 @@ def _cost(litellm: Any, response: Any, model: str) -> float | None:
     return float(cost)
 
 
+def _direct_cost(response: _direct.Response, model: str) -> float | None:
+    """The cost of a direct-path answer, worked out by litellm exactly as for its own responses
+    (the answer is rebuilt as a litellm response only when the model has a price at all)."""
+    if response.usage is None or not (_has_price(model) or _has_price(response.model)):
+        return None
+    litellm = _litellm()
+    rebuilt = litellm.ModelResponse(
+        model=response.model,
+        choices=[{"index": 0, "message": {"role": "assistant", "content": c.message.content}, "finish_reason": c.finish_reason} for c in response.choices],
+        usage=dict(response.usage.raw),
+    )
+    return _cost(litellm, rebuilt, model)
+
+
 def _parse_tool_calls(message: Any) -> list[ToolCall]:
     calls = []
     for i, tc in enumerate(getattr(message, "tool_calls", None) or []):
@@ -197,7 +213,6 @@ async def complete(
     ``sampling``: temperature, top_p, max_tokens for this call (``run.config.Sampling.params()``);
     without, ``settings.temperature`` when set."""
     settings = settings or get_settings()
-    litellm = _litellm()
     params: dict[str, Any] = {"model": model, "messages": messages, "timeout": settings.llm_timeout_s}
     if tools:
         params["tools"] = tools
@@ -218,11 +233,17 @@ async def complete(
     params["max_retries"] = 0  # the provider SDK's own retries would multiply those of the loop below
     params.update(kwargs)
 
+    # an OpenAI-compatible endpoint (and the fake models) are asked directly: see _direct.py
+    direct = _direct.route(params, stream=stream and on_delta is not None)
+    litellm: Any = _litellm() if direct is None else None
+    response: Any
     attempt = 0
     start = time.perf_counter()
     while True:
         try:
-            if stream and on_delta is not None:
+            if direct is not None:
+                response = await _direct.acompletion(params, direct)
+            elif stream and on_delta is not None:
                 response = await _streamed(litellm, params, on_delta)
             else:
                 response = await litellm.acompletion(**params)
@@ -256,7 +277,7 @@ async def complete(
         thinking=getattr(message, "reasoning_content", None) or None,
         input_tokens=getattr(usage, "prompt_tokens", None) if usage else None,
         output_tokens=getattr(usage, "completion_tokens", None) if usage else None,
-        cost_usd=_cost(litellm, response, model),
+        cost_usd=_direct_cost(response, model) if direct is not None else _cost(litellm, response, model),
         latency_s=latency,
         retries=attempt,
         model=model,
@@ -280,7 +301,8 @@ async def complete(
 def _key_hint(model: str, exc: BaseException, params: dict[str, Any]) -> str:
     """For an authentication failure: which variable to set (names only, never a value)."""
     auth = getattr(_litellm(), "AuthenticationError", None)
-    if not (_NO_CREDENTIALS.search(str(exc)) or (isinstance(auth, type) and isinstance(exc, auth))):
+    unauthorised = isinstance(exc, _direct.AuthenticationError) or (isinstance(auth, type) and isinstance(exc, auth))
+    if not (_NO_CREDENTIALS.search(str(exc)) or unauthorised):
         return ""
     from .credentials import missing_variables, variables_text
 
@@ -316,8 +338,16 @@ def count_tokens(messages: list[dict[str, Any]], model: str, tools: list[dict[st
 
 def context_window(model: str, default: int) -> int:
     """The model's context window from litellm's map, else the configured default."""
+    window = _mapped_window(model)
+    return window if window is not None else default
+
+
+@lru_cache(maxsize=256)
+def _mapped_window(model: str) -> int | None:
+    # asked before every agent step: litellm's lookup (an exception for an unmapped model) costs
+    # about a millisecond, and the map does not change while the process runs
     try:
         info = _litellm().get_model_info(model)
-        return int(info.get("max_input_tokens") or default)
+        return int(info["max_input_tokens"]) if info.get("max_input_tokens") else None
     except Exception:
-        return default
+        return None

@@ -1,5 +1,7 @@
-"""A scripted model provider plugged into litellm (its custom-provider hook), for tests and
-benchmarks. Nothing here is used unless a ``fake/...`` model name is configured.
+"""A scripted model provider for tests and benchmarks, reachable two ways: plugged into litellm
+(its custom-provider hook; streamed calls and ``VIBESEARCH_LLM_DIRECT=0``) and as an in-process
+OpenAI-compatible endpoint (``transport()``) for ``complete()``'s direct HTTP path, which every
+other call takes. Nothing here is used unless a ``fake/...`` model name is configured.
 
     from vibesearch.llm import fake
     fake.register("echo", lambda req: fake.Reply(content=req.last_user))
@@ -119,9 +121,8 @@ def _estimate_tokens(obj: Any) -> int:
     return max(1, chars // 4)
 
 
-def _build_response(req: Request, reply: Reply) -> Any:
-    import litellm
-
+def _answer(req: Request, reply: Reply) -> dict[str, Any]:
+    """The reply as an OpenAI chat-completion document (what both paths hand back)."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
     if reply.tool_calls:
         message["tool_calls"] = [
@@ -137,11 +138,56 @@ def _build_response(req: Request, reply: Reply) -> Any:
         ]
     prompt = reply.input_tokens if reply.input_tokens is not None else _estimate_tokens(req.messages)
     completion = reply.output_tokens if reply.output_tokens is not None else _estimate_tokens(message)
-    return litellm.ModelResponse(
-        model=f"fake/{req.model}",
-        choices=[{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-        usage={"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
-    )
+    return {
+        "id": f"fake-{next(_counter)}",
+        "object": "chat.completion",
+        "model": f"fake/{req.model}",
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    }
+
+
+def _build_response(req: Request, reply: Reply) -> Any:
+    import litellm
+
+    answer = _answer(req, reply)
+    return litellm.ModelResponse(model=answer["model"], choices=answer["choices"], usage=answer["usage"])
+
+
+_ERROR_STATUS = {"429": 429, "500": 500, "400": 400}
+_ERROR_TEXT = {"429": "fake rate limit", "500": "fake server error", "400": "fake bad request"}
+
+
+def transport() -> Any:
+    """The fake models as an OpenAI-compatible endpoint inside this process (an httpx transport),
+    for ``complete()``'s direct path: same handlers, replies, delays and errors as through litellm."""
+    import httpx
+
+    class _Transport(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            from ._json import decode
+
+            body = decode(await request.aread())
+            try:
+                req, reply = _handle(f"fake/{body['model']}", body.get("messages") or [], body)
+            except Exception as exc:
+                status = getattr(exc, "status_code", None)
+                if isinstance(status, int) and 400 <= status < 600:  # a provider error the handler chose: answer it
+                    kind = "context_length_exceeded" if type(exc).__name__ == "ContextWindowExceededError" else "fake"
+                    return httpx.Response(status, json={"error": {"message": str(exc), "type": kind, "code": kind}})
+                # a broken handler is a request that got no answer (as in litellm)
+                raise httpx.ConnectError(f"{type(exc).__name__}: {exc}") from None
+            if reply.delay_s:
+                await asyncio.sleep(reply.delay_s)
+            if reply.error == "timeout":
+                raise httpx.ReadTimeout("fake timeout")
+            if reply.error:
+                status = _ERROR_STATUS.get(reply.error, 400)
+                text = _ERROR_TEXT.get(reply.error, "fake bad request")
+                return httpx.Response(status, json={"error": {"message": text, "type": "fake"}})
+            return httpx.Response(200, json=_answer(req, reply))
+
+    return _Transport()
 
 
 def _handle(model: str, messages: list, optional_params: dict) -> tuple[Request, Reply]:

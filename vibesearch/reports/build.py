@@ -21,6 +21,13 @@ from ..scoring.verdicts import judge_label
 from ..store import Store
 
 
+def stage_label(reached: int | None, total: int | None) -> str:
+    """"stage 3 of 9": the last stage a run disclosed, counted from 1 ("–" when unknown)."""
+    if not reached:
+        return "–"
+    return f"stage {reached} of {total}" if total else f"stage {reached}"
+
+
 def official_parts(records: list[RunRecord]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``summary`` (one entry per configuration scored under the official profile, with the
     official keys) and ``per_item`` (every official sample, with the official keys), each entry
@@ -79,6 +86,10 @@ def build_report(store: Store, *, judge: str | None = None, protocol: ProtocolPr
                 "n_pred": r.n_pred,
                 "n_unscored": r.n_unscored,
                 "user_turns": r.stats.n_user,
+                "stages_reached": r.stats.stages_reached,
+                "stages_total": r.stats.stages_total,
+                # for people: stages counted from 1 (the opening is stage 1)
+                "last_stage": stage_label(r.stats.stages_reached, r.stats.stages_total),
                 "assistant_steps": r.stats.n_asst,
                 "tool_calls": r.stats.tool_calls,
                 "compactions": r.stats.compactions,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any, Sequence
 
-from .text import interaction_rows, pct, profile_note, score_rows
+from .text import interaction_rows, pct, profile_note, run_rows, score_rows
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -81,6 +81,8 @@ def to_html(report: dict[str, Any]) -> str:
         "<h3>Termination</h3>", _table(["termination", "runs"], [[k, v] for k, v in e["termination"].items()]),
         "<h3>Relations never produced</h3>",
         _table(["relation", "GT triples", "runs"], [[r["relation"], r["n_gt"], r["runs"]] for r in e["relation_coverage"] if r["never_produced"]][:50]),
+        "<h2>Runs</h2>", "<p class='note'>Stages and user turns are counted from 1: the opening query is stage 1 and user turn 1.</p>",
+        _table(*run_rows(report)),
     ]
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>VibeSearch report</title>"

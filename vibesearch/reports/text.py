@@ -71,6 +71,16 @@ def interaction_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]
     return headers, rows
 
 
+def run_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    """One row per run; stages and user turns are counted from 1 (the opening is stage 1, user turn 1)."""
+    headers = ["run", "task", "configuration", "profile", "F1", "reached", "user turns", "termination"]
+    rows = [
+        [r["run_id"], r["task_id"], r["config"], r["profile"], pct(r["f1"]), r.get("last_stage", "–"), r["user_turns"], r["termination"] or "–"]
+        for r in report["runs"]
+    ]
+    return headers, rows
+
+
 def to_markdown(report: dict[str, Any]) -> str:
     e = report["errors"]
     parts = [
@@ -108,6 +118,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"under-generation ({g['under_generation_rule']}): {len(g['under_generation_runs'])} · "
         f"empty predictions: {g['empty_predictions']}\n",
     ]
+    parts += ["## Runs\n", "Stages and user turns are counted from 1: the opening query is stage 1 and user turn 1.\n",
+              _md_table(*run_rows(report))]
     if report["unscored_runs"]:
         parts.append(f"\nRuns without a score by this judge: {', '.join(report['unscored_runs'])}\n")
     if report["left_out"]:

@@ -35,7 +35,7 @@ from .events import (
     UsageEvent,
     parse_event,
 )
-from .protocols import Agent, AgentReply, GraphResult, User, UserState, UserTurn
+from .protocols import Agent, AgentReply, GraphResult, User, UserAway, UserIdle, UserState, UserTurn
 from .result import STATUS_OF, PartFailed, RunResult
 from .stages import StageStep, stage_step
 from .tools import Toolbox, ToolOutput, execute_tool_call, tool_names
@@ -85,6 +85,8 @@ __all__ = [
     "UsageEvent",
     "User",
     "UserSpec",
+    "UserAway",
+    "UserIdle",
     "UserState",
     "UserTurn",
 ]

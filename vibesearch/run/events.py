@@ -33,6 +33,7 @@ Termination = Literal[
     "max_rounds",  # the official profile's budget of model calls per trajectory was spent
     "error",
     "cancelled",
+    "abandoned",  # nobody answered a person's turn within the idle timeout (the owner may continue)
     "context_length",
     "imported",
 ]

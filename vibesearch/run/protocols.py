@@ -18,6 +18,17 @@ from .events import DecidedBy, Emit, ReplyKind
 from .tools import Toolbox
 
 
+
+class UserAway(Exception):
+    """A person left in the middle of a run (Ctrl-C at the terminal prompt). The session stops
+    without writing an end and marks the run ``interrupted``, so it can be resumed later."""
+
+
+class UserIdle(UserAway):
+    """The person did not answer within the idle timeout (``VIBESEARCH_HUMAN_IDLE_TIMEOUT_S``): the
+    session ends the run as ``abandoned`` (an ``end`` event); its owner may continue it later."""
+
+
 @dataclass
 class AgentReply:
     text: str

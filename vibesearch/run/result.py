@@ -15,6 +15,7 @@ STATUS_OF = {
     "context_length": "finished",
     "error": "failed",
     "cancelled": "cancelled",
+    "abandoned": "abandoned",  # the person left a "me" run waiting past the idle timeout
 }
 
 

@@ -20,6 +20,9 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from ._units import quantity_equal
+from ._aliases import alias_group
+from ._lists import list_items
 from ._normalize import CJK, Date, base, contains_phrase, date_relation, digits, norm, parse_date, parse_quantity
 
 ENTITY_FUZZY = 90  # rapidfuzz ratio for two spellings of one name
@@ -37,8 +40,8 @@ _NOT_PERSON = {
 _STOP_LATIN = {"of", "the", "a", "an", "and", "for", "de", "la", "le", "du", "von", "van", "der", "&", "in", "on", "at"}
 
 
-def _initials(words: list[str]) -> str:
-    return "".join(w[0] for w in words if w not in _STOP_LATIN and w[0].isalpha())
+def _initials(words: list[str], keep_stop: bool = False) -> str:
+    return "".join(w[0] for w in words if (keep_stop or w not in _STOP_LATIN) and w[0].isalpha())
 
 
 @dataclass
@@ -51,6 +54,7 @@ class Name:
     initials: frozenset[str] = frozenset()
     date: Date | None = None
     quantity: tuple[str, str | None] | None = None
+    group: int | None = None  # curated alias group (``_aliases``)
 
     @property
     def is_person_like(self) -> bool:
@@ -83,9 +87,10 @@ def name_of(raw: str) -> Name:
     for alias in aliases:
         words = alias.split()
         if len(words) >= 2 and not CJK.search(alias):
-            ini = _initials(words)
-            if len(ini) >= 2:
-                initials.add(ini)
+            for keep_stop in (False, True):  # "Round the World" -> RW and RTW
+                ini = _initials(words, keep_stop)
+                if len(ini) >= 2:
+                    initials.add(ini)
     for alias in aliases:  # an alias that is itself an acronym: "Star Alliance (SA)"
         if acronym is None and re.fullmatch(r"[a-z]{2,8}", alias) and alias.upper() in str(raw):
             acronym = alias
@@ -98,6 +103,7 @@ def name_of(raw: str) -> Name:
         initials=frozenset(initials),
         date=parse_date(raw),
         quantity=parse_quantity(raw),
+        group=next((g for g in (alias_group(a) for a in sorted(aliases)) if g is not None), None),
     )
 
 
@@ -117,31 +123,48 @@ class Context:
 
 def entity_relation(gt: Name, pred: Name, ctx: Context) -> str | None:
     """'equal', 'more' (the prediction says more and includes it) or None."""
+    return entity_match(gt, pred, ctx)[0]
+
+
+def entity_match(gt: Name, pred: Name, ctx: Context) -> tuple[str | None, str]:
+    """As ``entity_relation``, plus the name of the rule that decided it."""
     if gt.aliases & pred.aliases:
-        return "equal"
+        return "equal", "same name"
+    if gt.group is not None and gt.group == pred.group:
+        return "equal", "alias table"
+    items = list_items(pred.raw) if list_items(gt.raw) is None else None
+    if items is not None:
+        # a list states the name only when one item is the name (not merely contains it)
+        for item in items:
+            level, _ = entity_match(gt, name_of(item), ctx)
+            if level == "equal":
+                return "more", "list member"
+        return None, "not in the list"
     if gt.date is not None and pred.date is not None:
-        return date_relation(gt.date, pred.date)
+        return date_relation(gt.date, pred.date), "date"
     if gt.quantity is not None and pred.quantity is not None:
-        (gv, gu), (pv, pu) = gt.quantity, pred.quantity
-        if gv == pv and (gu is None or pu is None or gu == pu):
-            return "equal"
-        return None
-    if gt.acronym and gt.acronym in pred.initials or pred.acronym and pred.acronym in gt.initials:
-        return "equal"
+        how = quantity_equal(gt.quantity, pred.quantity)
+        return ("equal", "unit conversion" if how == "converted" else "number") if how else (None, "number")
+    acronym_hit = gt.acronym and gt.acronym in pred.initials or pred.acronym and pred.acronym in gt.initials
+    if acronym_hit:
+        # a curated name's acronym means the curated expansion only ("MIT" is not any "M. I. of T.")
+        if gt.group is None and pred.group is None:
+            return "equal", "acronym"
+        return None, "acronym collision"
     if _same_person(gt, pred, ctx):
-        return "equal"
+        return "equal", "surname"
     if (
         min(len(gt.norm), len(pred.norm)) >= 4
         and digits(gt.norm) == digits(pred.norm)
         and fuzz.ratio(gt.norm, pred.norm) >= ENTITY_FUZZY
     ):
-        return "equal"
+        return "equal", "spelling"
     # "Lufthansa" inside "Lufthansa, United Airlines, Air China"; "1997" inside "14 May 1997 in Frankfurt"
     for g in gt.aliases:
         for p in pred.aliases:
             if contains_phrase(g, p):
-                return "more"
-    return None
+                return "more", "contains"
+    return None, ""
 
 
 def _same_person(a: Name, b: Name, ctx: Context) -> bool:

@@ -49,10 +49,11 @@ _UNITS = {
     "km": ("km", "kms", "kilometre", "kilometres", "kilometer", "kilometers", "公里", "千米"),
     "m": ("m", "metre", "metres", "meter", "meters", "米"),
     "cm": ("cm", "centimetre", "centimetres", "centimeter", "centimeters", "厘米"),
+    "mm": ("mm", "millimetre", "millimetres", "millimeter", "millimeters", "毫米"),
     "mi": ("mi", "mile", "miles", "英里"),
     "ft": ("ft", "foot", "feet", "英尺"),
     "kg": ("kg", "kilogram", "kilograms", "公斤", "千克"),
-    "t": ("tonne", "tonnes", "ton", "tons", "吨"),
+    "t": ("t", "tonne", "tonnes", "ton", "tons", "吨"),
     "g": ("g", "gram", "grams", "克"),
     "%": ("%", "percent", "per cent", "pct"),
     "usd": ("usd", "$", "us$", "dollar", "dollars", "美元"),
@@ -61,9 +62,14 @@ _UNITS = {
     "°c": ("°c", "℃", "degrees celsius", "摄氏度"),
     "h": ("h", "hour", "hours", "小时"),
     "min": ("min", "minute", "minutes", "分钟"),
+    "s": ("sec", "secs", "second", "seconds", "秒"),
     "y": ("years", "year", "yr", "yrs"),
 }
 _UNIT_OF = {alias: canon for canon, aliases in _UNITS.items() for alias in aliases}
+# words after a unit that say what was measured, not how much: "8,849 m above sea level"
+_QUALIFIER = re.compile(r"\s+(?:above sea level|above mean sea level|asl|amsl|high|tall|long|wide|deep|in height|in length)$")
+# "384 400 000 m": groups of three digits separated by spaces, at the start of a value only
+_SPACED_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?: \d{3})+(?![\d])")
 _APPROX = re.compile(r"^(?:about|approximately|approx\.?|around|roughly|circa|ca\.?|c\.|~|约|大约|大概|近)\s*")
 
 
@@ -89,22 +95,27 @@ def canon_numbers(text: str) -> str:
 def parse_quantity(text: str) -> tuple[str, str | None] | None:
     """A value that is only a number with an optional unit: ('853', None), ('384400', 'km').
 
-    A unit that is not a known physical unit or currency (a counter such as 家, 人次,
-    'passengers') comes back as ``None`` kind of unit: it does not change the quantity.
+    A bare number has unit ``None``; a word that is not a known physical unit or currency (a
+    counter such as 家, 人次, 'passengers') comes back as ``""``: counters and bare numbers compare
+    by the number alone, but a counter never equals a physical unit ("300 aircraft" / "300 t").
     """
-    t = _APPROX.sub("", canon_numbers(base(text))).strip()
+    t = _APPROX.sub("", base(text)).strip()
+    t = canon_numbers(_SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), t))
     m = re.fullmatch(r"([+-]?\d+(?:\.\d+)?)\s*(.*)", t)
     if not m:
         return None
     number, rest = m.group(1), m.group(2).strip().rstrip(".")
     if not rest:
         return number, None
+    if rest == "s":  # "1990s" is a decade, not a number of seconds or of anything
+        return None
+    rest = _QUALIFIER.sub("", " " + rest).strip() or rest
     if rest in _UNIT_OF:
         return number, _UNIT_OF[rest]
     # a counter word or noun: at most a few characters or one or two words, no digits
     if re.search(r"\d", rest) or len(rest.split()) > 2 or (CJK.search(rest) and len(rest) > 3):
         return None
-    return number, None
+    return number, ""
 
 
 # ---------------------------------------------------------------- dates
@@ -131,6 +142,22 @@ _DATE_PATTERNS = [
 ]
 
 Date = tuple[int, int | None, int | None]
+_NUMERIC_DMY = re.compile(r"(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{4})")
+
+
+def _numeric_day_month(t: str) -> Date | None:
+    """'14/05/1997' or '05/14/1997': only when the order is clear (one part above 12, or both equal)."""
+    m = _NUMERIC_DMY.fullmatch(t)
+    if not m:
+        return None
+    a, b, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    if a > 12 >= b >= 1 and a <= 31:
+        return (y, b, a)
+    if b > 12 >= a >= 1 and b <= 31:
+        return (y, a, b)
+    if a == b and 1 <= a <= 12:
+        return (y, a, a)
+    return None
 
 
 @lru_cache(maxsize=65536)
@@ -138,6 +165,10 @@ def parse_date(text: str) -> Date | None:
     """(year, month, day) when the whole text is a date; month/day may be None."""
     t = _FILLER.sub("", base(text)).strip().rstrip(".")
     t = re.sub(r"\s*(?:ad|ce|a\.d\.)$", "", t)
+    t = re.sub(r"^(?:ad|a\.d\.)\s*(?=\d)", "", t)
+    numeric = _numeric_day_month(t)
+    if numeric is not None:
+        return numeric
     for pattern, parts in _DATE_PATTERNS:
         m = pattern.fullmatch(t)
         if not m:

@@ -15,7 +15,7 @@ and each language. A run scored under both profiles appears once under each.
 Under the official profile the rules are the official grader's (``official_metrics``): Best@N
 takes every metric from the run with the best triplet F1, a failed run (no parsable triples)
 is a 0 sample averaged in, and the node metrics are reported too. Under both profiles a run a
-person cancelled is not a sample (official: every cancelled run; ours: a cancelled run without a
+person cancelled (or abandoned: a "me" run left waiting past the idle timeout) is not a sample (official: every cancelled run; ours: a cancelled run without a
 graph — one that has a graph keeps today's numbers): it is left out and counted (``left_out``).
 
 The interaction table (#Asst, #User, their ratio, tool calls, compactions, tokens, cost) is
@@ -321,7 +321,8 @@ def left_out_runs(records: list[RunRecord]) -> list[dict[str, Any]]:
     """The runs that are not samples, with the reason."""
     return [
         {"run_id": r.run_id, "task_id": r.task_id, "config": r.config, "profile": r.profile,
-         "reason": "cancelled by a person" + ("" if r.protocol == "official" else ", no graph")}
+         "reason": ("abandoned by a person" if r.status == "abandoned" else "cancelled by a person")
+         + ("" if r.protocol == "official" else ", no graph")}
         for r in records
         if r.left_out
     ]

@@ -1,8 +1,15 @@
 """Meta-evaluation: how far judges agree with people, and people with each other (SPEC 8).
 
-* judge ↔ human: percent agreement and Cohen's kappa over the ground-truth triples both decided
-  (a judge's unscored triples are left out). Against several annotators the human side is their
-  majority (a tie counts as not covered), and each annotator is also compared on their own.
+Two sides, reported alike: coverage (per ground-truth triple, "covered") and validity (per
+predicted triple, "valid").
+
+* judge ↔ human: for every judge that scored the labelled runs — a judge is a judge name under one
+  protocol profile (``profile.profile_label``), its latest score of each run — percent agreement,
+  Cohen's kappa, and the precision and recall of its positive decisions against the people's,
+  each with a 95% percentile-bootstrap interval over the items (``_bootstrap``), over the items
+  both decided (a judge's unscored triples are left out). Against several annotators the human
+  side is their majority (a tie counts as not covered / not valid), split also by the task's
+  language and subset and the triple's relation; each annotator is also compared on their own.
 * human ↔ human: Krippendorff's alpha (nominal), from the ``krippendorff`` package.
 * the P/R/F1 that the human labels give, beside each judge's score of the same run.
 
@@ -13,15 +20,19 @@ When one side used a single label, kappa is 0 or undefined; ``kappa_explanation`
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any, Sequence
 
 from ..store import Store
-from .aggregate import latest_scores
-from .metrics import f1_of, stored_prediction, stored_verdicts, task_snapshot
+from ._agreement_items import SPLITS, Item, Side, item_groups, judge_decisions, latest_by_judge, side_labels, split
+from ._bootstrap import bootstrap_intervals, bootstrap_settings, point_measures
+from ._stored import stored_prediction, task_snapshot
+from .metrics import f1_of
+from .profile import profile_label
+from .verdicts import judge_label
 
-Item = tuple[str, int]  # (run id, ground-truth index)
+__all__ = ["Item", "agreement_report", "agreement_row", "cohen_kappa", "confusion", "human_majority", "kappa_explanation",
+           "krippendorff_alpha", "percent_agreement", "validity_agreement"]
 
 
 def percent_agreement(a: Sequence[bool], b: Sequence[bool]) -> float | None:
@@ -54,13 +65,16 @@ def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float | None:
     return (po - pe) / (1 - pe)
 
 
-def kappa_explanation(conf: dict[str, int], *, judge: str = "the judge", human: str = "the annotator") -> str | None:
+def kappa_explanation(
+    conf: dict[str, int], *, judge: str = "the judge", human: str = "the annotator", positive: str = "covered", unit: str = "triple"
+) -> str | None:
     """Why Cohen's kappa says nothing here, in words, or None when it is informative.
 
     ``conf`` is a ``confusion()`` dict (human first, judge second). When one side gave the same
     label to every triple, kappa is 0 whatever the other side did (the single-class side agrees
     only by chance), and when both gave the same single label it is undefined (chance agreement
-    is 1); either way the percent agreement is the number to read.
+    is 1); either way the percent agreement is the number to read. ``positive`` names the label
+    ("covered", or "valid" on the validity side) and ``unit`` the items.
     """
     n = sum(conf.get(k, 0) for k in ("tp", "fn", "fp", "tn"))
     if n == 0:
@@ -68,10 +82,10 @@ def kappa_explanation(conf: dict[str, int], *, judge: str = "the judge", human: 
     h_cov, j_cov = conf.get("tp", 0) + conf.get("fn", 0), conf.get("tp", 0) + conf.get("fp", 0)
 
     def single(covered: int) -> str | None:
-        return "covered" if covered == n else "not covered" if covered == 0 else None
+        return positive if covered == n else f"not {positive}" if covered == 0 else None
 
     hs, js = single(h_cov), single(j_cov)
-    every = "the one triple" if n == 1 else f"all {n} triples"
+    every = f"the one {unit}" if n == 1 else f"all {n} {unit}s"
     if hs and js and hs == js:
         return (f"κ is undefined: both {judge} and {human} said \"{hs}\" for {every}, so agreement expected "
                 "by chance is complete; read the percent agreement instead.")
@@ -110,16 +124,6 @@ def krippendorff_alpha(ratings: dict[str, dict[Item, bool]]) -> float | None:
         return None
 
 
-def _agreement_row(human: list[bool], said: list[bool], **extra: Any) -> dict[str, Any]:
-    return {
-        **extra,
-        "n": len(human),
-        "agreement": percent_agreement(human, said),
-        "kappa": cohen_kappa(human, said),
-        "confusion": confusion(human, said),
-    }
-
-
 def human_majority(labels_by_annotator: dict[str, dict[Item, bool]]) -> dict[Item, bool]:
     votes: dict[Item, list[bool]] = defaultdict(list)
     for labels in labels_by_annotator.values():
@@ -128,36 +132,74 @@ def human_majority(labels_by_annotator: dict[str, dict[Item, bool]]) -> dict[Ite
     return {item: sum(v) > len(v) - sum(v) for item, v in votes.items()}
 
 
-def agreement_report(store: Store, run_id: str | None = None) -> dict[str, Any]:
-    """Judges against humans and humans against each other, on the labelled runs."""
-    rows = store.labels(run_id=run_id)
-    by_annotator: dict[str, dict[Item, bool]] = defaultdict(dict)
-    evidence: dict[Item, set[int]] = defaultdict(set)
-    for row in rows:
-        by_annotator[row.annotator][(row.run_id, row.gt_index)] = row.covered
-        if row.covered:
-            evidence[(row.run_id, row.gt_index)].update(json.loads(row.evidence_json or "[]"))
+def agreement_row(
+    human: Sequence[bool], said: Sequence[bool], *, positive: str = "covered", unit: str = "triple", who: str = "the annotator", **extra: Any
+) -> dict[str, Any]:
+    """One comparison: agreement, kappa, precision and recall of the positive label (judge
+    against people), each with its bootstrap interval (``ci``), the confusion counts, and in
+    ``kappa_note`` why kappa says nothing when one side used a single label."""
+    human, said = list(human), list(said)
+    conf = confusion(human, said)
+    point = point_measures(human, said)
+    judge = extra.get("judge")
+    return {
+        **extra,
+        "n": len(human),
+        "agreement": percent_agreement(human, said),
+        "kappa": cohen_kappa(human, said),
+        "precision": point["precision"],
+        "recall": point["recall"],
+        "confusion": conf,
+        "ci": bootstrap_intervals(human, said),
+        "kappa_note": kappa_explanation(conf, judge=judge_label(judge) if judge else "the judge", human=who, positive=positive, unit=unit),
+    }
+
+
+def _side_report(side: Side, store: Store, run_id: str | None) -> dict[str, Any]:
+    """One side: every judge (per profile) against the human majority, split by language, subset
+    and relation, against each annotator, and alpha between annotators."""
+    by_annotator, _ = side_labels(store, side, run_id)
     majority = human_majority(by_annotator)
     runs = sorted({item[0] for item in majority})
-    judges = sorted({s.judge for s in store.scores() if s.run_id in set(runs)})
-
+    groups = item_groups(store, side, sorted(majority))
+    positive, unit = ("covered", "ground-truth triple") if side == "coverage" else ("valid", "predicted triple")
     judge_rows, annotator_rows = [], []
-    for judge in judges:
-        latest = latest_scores(store, judge)
-        decided: dict[Item, bool] = {}
-        for rid in runs:
-            if rid in latest:
-                for v in stored_verdicts(store, latest[rid].id):
-                    if v.covered is not None:
-                        decided[(rid, v.gt_index)] = v.covered
-        common = [i for i in sorted(majority) if i in decided]
-        judge_rows.append(_agreement_row([majority[i] for i in common], [decided[i] for i in common], judge=judge, against="human majority"))
+    for (judge, profile), said in judge_decisions(store, side, runs).items():
+        common = [i for i in sorted(majority) if i in said]
+        row = agreement_row([majority[i] for i in common], [said[i] for i in common], positive=positive, unit=unit,
+                            who="the human majority", judge=judge, profile=profile, against="human majority")
+        row["by"] = {
+            key: [agreement_row([majority[i] for i in members], [said[i] for i in members], positive=positive, unit=unit,
+                                who="the human majority", judge=judge, profile=profile, against="human majority", group=value)
+                  for value, members in split(common, groups, key)]
+            for key in SPLITS
+        }
+        judge_rows.append(row)
         for name, labels in sorted(by_annotator.items()):
-            both = [i for i in sorted(labels) if i in decided]
-            annotator_rows.append(_agreement_row([labels[i] for i in both], [decided[i] for i in both], judge=judge, against=name))
+            both = [i for i in sorted(labels) if i in said]
+            annotator_rows.append(agreement_row([labels[i] for i in both], [said[i] for i in both], positive=positive, unit=unit,
+                                                who=name, judge=judge, profile=profile, against=name))
+    annotators = sorted(by_annotator)
+    return {
+        "side": side,
+        "n_items": len(majority),
+        "n_runs": len(runs),
+        "annotators": annotators,
+        "judges": judge_rows,
+        "judge_vs_annotator": annotator_rows,
+        "human_alpha": krippendorff_alpha(dict(by_annotator)) if len(annotators) >= 2 else None,
+    }
 
+
+def agreement_report(store: Store, run_id: str | None = None) -> dict[str, Any]:
+    """Judges against humans and humans against each other, on the labelled runs: the coverage
+    side at the top level (with the P/R/F1 the labels give, ``prf``), the validity side under
+    ``validity``, and how the intervals were made under ``bootstrap``."""
+    report = _side_report("coverage", store, run_id)
+    by_annotator, evidence = side_labels(store, "coverage", run_id)
+    majority = human_majority(by_annotator)
     prf = []
-    for rid in runs:
+    for rid in sorted({item[0] for item in majority}):
         n_gt = len(task_snapshot(store, rid).get("graph") or [])
         pred, _ = stored_prediction(store, rid)
         items = [i for i in majority if i[0] == rid]
@@ -172,56 +214,15 @@ def agreement_report(store: Store, run_id: str | None = None) -> dict[str, Any]:
             "human": {"precision": precision, "recall": recall, "f1": f1_of(precision, recall)},
             "judges": {},
         }
-        for judge in judges:
-            score = latest_scores(store, judge).get(rid)
-            if score is not None:
-                entry["judges"][judge] = {"precision": score.precision, "recall": score.recall, "f1": score.f1, "n_unscored": score.n_unscored}
+        for (judge, profile), score in latest_by_judge(store, [rid]).items():
+            name = judge if profile == profile_label("vibesearch") else f"{judge} · {profile}"
+            score_row = score[rid]
+            entry["judges"][name] = {"precision": score_row.precision, "recall": score_row.recall, "f1": score_row.f1,
+                                     "n_unscored": score_row.n_unscored, "profile": profile}
         prf.append(entry)
-
-    annotators = sorted(by_annotator)
-    return {
-        "run_id": run_id,
-        "n_items": len(majority),
-        "n_runs": len(runs),
-        "annotators": annotators,
-        "judges": judge_rows,
-        "judge_vs_annotator": annotator_rows,
-        "human_alpha": krippendorff_alpha(dict(by_annotator)) if len(annotators) >= 2 else None,
-        "prf": prf,
-        "validity": validity_agreement(store, run_id),
-    }
+    return {"run_id": run_id, **report, "prf": prf, "validity": _side_report("validity", store, run_id), "bootstrap": bootstrap_settings()}
 
 
 def validity_agreement(store: Store, run_id: str | None = None) -> dict[str, Any]:
-    """The validity side: judges against people on predicted triples (items are (run id,
-    predicted index)). A judge calls a predicted triple valid when it supports a ground-truth
-    triple the judge called covered (see ``meta_eval_csv.judge_sides``); runs the judge never
-    scored are left out of its rows."""
-    from .meta_eval_csv import judge_sides
-
-    by_annotator: dict[str, dict[Item, bool]] = defaultdict(dict)
-    for row in store.pred_labels(run_id=run_id):
-        by_annotator[row.annotator][(row.run_id, row.pred_index)] = row.valid
-    majority = human_majority(by_annotator)
-    runs = sorted({item[0] for item in majority})
-    judges = sorted({s.judge for s in store.scores() if s.run_id in set(runs)})
-    judge_rows, annotator_rows = [], []
-    for judge in judges:
-        said: dict[Item, bool] = {}
-        for rid in runs:
-            sides = judge_sides(store, rid, judge)
-            said.update({(rid, p): v for p, v in sides.valid.items()})
-        common = [i for i in sorted(majority) if i in said]
-        judge_rows.append(_agreement_row([majority[i] for i in common], [said[i] for i in common], judge=judge, against="human majority"))
-        for name, labels in sorted(by_annotator.items()):
-            both = [i for i in sorted(labels) if i in said]
-            annotator_rows.append(_agreement_row([labels[i] for i in both], [said[i] for i in both], judge=judge, against=name))
-    annotators = sorted(by_annotator)
-    return {
-        "n_items": len(majority),
-        "n_runs": len(runs),
-        "annotators": annotators,
-        "judges": judge_rows,
-        "judge_vs_annotator": annotator_rows,
-        "human_alpha": krippendorff_alpha(dict(by_annotator)) if len(annotators) >= 2 else None,
-    }
+    """The validity side alone (items are (run id, predicted index)); see ``agreement_report``."""
+    return _side_report("validity", store, run_id)

@@ -6,8 +6,11 @@ One case a line::
      "covered": true, "evidence": [0]}
 
 (extra keys such as ``category`` and ``note`` are kept for reading). Each case is judged on its
-own; the report gives percent agreement with the labels, Cohen's kappa, the confusion matrix,
-the ids the judge got wrong, and for cases both call covered how often the evidence overlaps.
+own; the report gives percent agreement with the labels, Cohen's kappa, precision and recall of
+"covered", the number of false "covered", the confusion matrix, agreement per category, the
+time taken and the cost (USD as litellm reports it; none for the offline judge), the ids the
+judge got wrong, and for cases both call covered how often the evidence overlaps. ``compare``
+runs several judges on one file.
 A case the judge left unscored counts as a disagreement and is listed separately.
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -67,28 +71,45 @@ def load_cases(path: str | Path) -> list[Case]:
     return cases
 
 
-async def _judge_cases(cases: list[Case], judge: str, settings: Settings) -> list[Verdict]:
+async def _judge_cases(cases: list[Case], judge: str, settings: Settings) -> tuple[list[Verdict], list[dict[str, Any]]]:
+    """The judge's verdict on each case, and the details of each model call (none offline)."""
     if judge == "offline":
         offline = OfflineJudge()
-        return [offline.judge([c.gt], c.pred).verdicts[0] for c in cases]
+        return [offline.judge([c.gt], c.pred).verdicts[0] for c in cases], []
     from .llm_judge import judge_llm
 
     sem = asyncio.Semaphore(max(1, settings.judge_concurrency))
+    details: list[dict[str, Any]] = []
 
     async def one(case: Case) -> Verdict:
         if not case.pred:
             return Verdict(gt_index=0, covered=False, rationale="no predicted triples")
         async with sem:
             result = await judge_llm([case.gt], case.pred, model=judge, settings=settings, candidates=False)
+        details.append(result.details)
         return result.verdicts[0]
 
-    return list(await asyncio.gather(*(one(c) for c in cases)))
+    return list(await asyncio.gather(*(one(c) for c in cases))), details
 
 
-def calibrate(path: str | Path, *, judge: str = "offline", settings: Settings | None = None) -> dict[str, Any]:
+def _cost(judge: str, details: list[dict[str, Any]]) -> float | None:
+    """Total USD reported by litellm for the judge's calls; None offline or when any call's cost is unknown."""
+    if judge == "offline" or any(d.get("cost_usd") is None for d in details):
+        return None
+    return round(sum(float(d["cost_usd"]) for d in details), 6)
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def calibrate(path: str | Path, *, judge: str = "offline", settings: Settings | None = None,
+              cases: list[Case] | None = None) -> dict[str, Any]:
     settings = settings or get_settings()
-    cases = load_cases(path)
-    verdicts = run_sync(_judge_cases(cases, judge, settings))
+    cases = cases if cases is not None else load_cases(path)
+    start = time.perf_counter()
+    verdicts, details = run_sync(_judge_cases(cases, judge, settings))
+    seconds = time.perf_counter() - start
     human = [c.covered for c in cases]
     said = [bool(v.covered) for v in verdicts]
     disagreements = [c.id for c, v in zip(cases, verdicts) if v.covered is None or v.covered != c.covered]
@@ -98,13 +119,20 @@ def calibrate(path: str | Path, *, judge: str = "offline", settings: Settings | 
     by_category: dict[str, list[bool]] = {}
     for c, v in zip(cases, verdicts):
         by_category.setdefault(c.category or "-", []).append(v.covered == c.covered)
+    conf = confusion(human, said)
     return {
         "judge": judge,
         "file": str(path),
         "n": len(cases),
         "agreement": (len(cases) - len(disagreements)) / len(cases),
         "kappa": cohen_kappa(human, said),
-        "confusion": confusion(human, said),
+        "precision": _ratio(conf["tp"], conf["tp"] + conf["fp"]),  # of the judge's "covered"
+        "recall": _ratio(conf["tp"], conf["tp"] + conf["fn"]),
+        "false_covered": conf["fp"],
+        "confusion": conf,
+        "seconds": round(seconds, 3),
+        "cost_usd": _cost(judge, details),
+        "calls": sum(int(d.get("calls", 0)) for d in details),
         "disagreements": disagreements,
         "unscored": unscored,
         "evidence_overlap": (sum(overlap) / len(overlap)) if overlap else None,
@@ -114,6 +142,19 @@ def calibrate(path: str | Path, *, judge: str = "offline", settings: Settings | 
             for c, v in zip(cases, verdicts)
         ],
     }
+
+
+def compare(path: str | Path, judges: list[str], *, settings: Settings | None = None) -> dict[str, Any]:
+    """Several judges on one case file: one report each (the file is read and checked once)."""
+    if not judges:
+        raise CaseFileError("name at least one judge (--judge offline or a model)")
+    cases = load_cases(path)
+    seen: list[str] = []
+    for j in judges:
+        if j not in seen:
+            seen.append(j)
+    return {"file": str(path), "n": len(cases),
+            "judges": [calibrate(path, judge=j, settings=settings, cases=cases) for j in seen]}
 
 
 def dump(report: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ import io
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Collection, Literal
 
 from .._files import InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
 from ..store import RunNotFound, Store
@@ -28,8 +28,12 @@ class LabelFileError(ValueError):
     pass
 
 
-def export_labels(store: Store, path: str | Path, fmt: Literal["csv", "jsonl"], run_id: str | None = None) -> int:
-    rows = store.labels(run_id=run_id)
+def export_labels(
+    store: Store, path: str | Path, fmt: Literal["csv", "jsonl"], run_id: str | None = None, *, run_ids: Collection[str] | None = None
+) -> int:
+    """Write the coverage labels (of ``run_id``, else of every run, or only of ``run_ids`` when
+    given) with the triple text; returns how many were written."""
+    rows = [r for r in store.labels(run_id=run_id) if run_ids is None or r.run_id in run_ids]
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     graphs: dict[str, list[Any]] = {}

@@ -1,17 +1,21 @@
-"""The offline judge: decides coverage without a model (rules 1 and 2 only).
+"""The offline judge: decides coverage without a model (rules 1, 2 and containment chains).
 
 A ground-truth triple (h, r, t) is covered by a predicted triple (h', r', t') when
 
 * rule 1, same fact: h' equals h, t' equals t and r' carries r's meaning; or the same with head
-  and tail swapped when exactly one relation is passive ("proved by" / "proved");
-* rule 2, states more: as rule 1, but h' or t' *contains* the ground-truth name (a list of
-  members containing this one, a fuller date, "Frankfurt am Main, Germany" for "Frankfurt").
+  and tail swapped when exactly one relation is passive ("proved by" / "proved") or the two
+  relations are inverse or symmetric in ``_inverse``'s table ("advisor of" / "doctoral advisor");
+* rule 2, states more: as rule 1, but h' or t' *contains* the ground-truth name ("Frankfurt am
+  Main, Germany" for "Frankfurt", a fuller date) or is a list with the name as an item;
+* rule 4, only through containment: a chain of two or three predicted triples puts h inside t
+  ("X located in Beijing", "Beijing located in China"; see ``_compose``).
 
-"Equals" is decided in ``_matching`` (normalisation, aliases in parentheses, initials, unambiguous
-surnames, dates, numbers and units, near-identical spellings). Joint coverage (rule 3) and
-composition (rule 4) need understanding and are left to the LLM judge; so are translations
-between languages. The offline judge is a transparent baseline, labelled "offline judge"
-wherever its numbers are shown.
+"Equals" is decided in ``_matching`` (normalisation, aliases in parentheses, the curated alias
+table, initials, unambiguous surnames, dates, numbers and units, near-identical spellings). The
+verdict's rationale starts with the name of the rule that decided it. Joint coverage (rule 3) and
+other compositions need understanding and are left to the LLM judge; so are translations between
+languages. The offline judge is a transparent baseline, labelled "offline judge" wherever its
+numbers are shown.
 """
 
 from __future__ import annotations
@@ -21,17 +25,21 @@ from typing import Any, Iterable, Sequence
 
 from rapidfuzz import fuzz, process
 
+from ._compose import PredGraph
+from ._inverse import contradicts, inverse_of
+from ._lists import list_items
 from ._matching import (
     ENTITY_FUZZY,
     RELATION_MATCH,
     Context,
     Name,
-    entity_relation,
+    entity_match,
     name_of,
     passive_flipped,
     relation_matches,
     relation_score,
 )
+from ._units import in_base
 from .verdicts import JudgeResult, Verdict
 
 TripleText = tuple[str, str, str]
@@ -56,43 +64,20 @@ class _EntityIndex:
         self.norms = [n.norm for n in self.parsed]
         self.joined = [" | ".join(n.aliases) for n in self.parsed]
         self.by_key: dict[tuple[str, Any], set[int]] = {}
+        self.lists: list[int] = []
         for i, n in enumerate(self.parsed):
-            for alias in n.aliases:
-                self._add(("alias", alias), i)
-            if n.date is not None:
-                self._add(("year", n.date[0]), i)
-            if n.quantity is not None:
-                self._add(("qty", n.quantity[0]), i)
-            if n.acronym:
-                self._add(("acronym", n.acronym), i)
-            for ini in n.initials:
-                self._add(("initials", ini), i)
-            if n.is_person_like:
-                self._add(("first-last", (n.tokens[0], n.tokens[-1])), i)
-                self._add(("surname", n.tokens[-1]), i)
-            if len(n.tokens) == 1:
-                self._add(("single", n.tokens[0]), i)
-        self._cache: dict[str, dict[str, str]] = {}
+            for key in _keys(n, gt_side=False):
+                self._add(key, i)
+            if list_items(n.raw) is not None:
+                self.lists.append(i)
+        self._cache: dict[str, dict[str, tuple[str, str]]] = {}
 
     def _add(self, key: tuple[str, Any], i: int) -> None:
         self.by_key.setdefault(key, set()).add(i)
 
     def _candidates(self, g: Name) -> set[int]:
-        keys: list[tuple[str, Any]] = [("alias", a) for a in g.aliases]
-        if g.date is not None:
-            keys.append(("year", g.date[0]))
-        if g.quantity is not None:
-            keys.append(("qty", g.quantity[0]))
-        if g.acronym:
-            keys.append(("initials", g.acronym))
-        keys.extend(("acronym", ini) for ini in g.initials)
-        if g.is_person_like:
-            keys.append(("first-last", (g.tokens[0], g.tokens[-1])))
-            keys.append(("single", g.tokens[-1]))
-        if len(g.tokens) == 1:
-            keys.append(("surname", g.tokens[0]))
-        found: set[int] = set()
-        for key in keys:
+        found: set[int] = set(self.lists)
+        for key in _keys(g, gt_side=True):
             found |= self.by_key.get(key, set())
         if len(g.norm) >= 4:
             for _, _, i in process.extract(g.norm, self.norms, scorer=fuzz.ratio, score_cutoff=ENTITY_FUZZY, limit=None):
@@ -102,23 +87,46 @@ class _EntityIndex:
                 found.update(i for i, text in enumerate(self.joined) if alias in text)
         return found
 
-    def matches(self, gt_name: str) -> dict[str, str]:
-        """Predicted name -> 'equal' | 'more' for every predicted name that matches."""
+    def matches(self, gt_name: str) -> dict[str, tuple[str, str]]:
+        """Predicted name -> ('equal' | 'more', why) for every predicted name that matches."""
         cached = self._cache.get(gt_name)
         if cached is not None:
             return cached
         g = name_of(gt_name)
-        out: dict[str, str] = {}
+        out: dict[str, tuple[str, str]] = {}
         for i in self._candidates(g):
-            level = entity_relation(g, self.parsed[i], self.ctx)
+            level, why = entity_match(g, self.parsed[i], self.ctx)
             if level:
-                out[self.names[i]] = level
+                out[self.names[i]] = (level, why)
         self._cache[gt_name] = out
         return out
 
 
+def _keys(n: Name, *, gt_side: bool) -> list[tuple[str, Any]]:
+    """Index keys of a name; a ground-truth name looks its acronym up among initials and back."""
+    keys: list[tuple[str, Any]] = [("alias", a) for a in n.aliases]
+    if n.group is not None:
+        keys.append(("group", n.group))
+    if n.date is not None:
+        keys.append(("year", n.date[0]))
+    if n.quantity is not None:
+        keys.append(("qty", n.quantity[0]))
+        scaled = in_base(*n.quantity)
+        if scaled is not None:
+            keys.append(("qty-base", (scaled[0], scaled[1].normalize())))
+    if n.acronym:
+        keys.append(("initials" if gt_side else "acronym", n.acronym))
+    keys.extend(("acronym" if gt_side else "initials", ini) for ini in n.initials)
+    if n.is_person_like:
+        keys.append(("first-last", (n.tokens[0], n.tokens[-1])))
+        keys.append(("single" if gt_side else "surname", n.tokens[-1]))
+    if len(n.tokens) == 1:
+        keys.append(("surname" if gt_side else "single", n.tokens[0]))
+    return keys
+
+
 class OfflineJudge:
-    """Normalisation + fuzzy/lexical matching; see the module docstring for the rules."""
+    """Normalisation + fuzzy/lexical matching + explicit relation tables; see the module docstring."""
 
     name = "offline"
 
@@ -129,47 +137,15 @@ class OfflineJudge:
         all_names = [name_of(x) for tr in (*gt_t, *pred_t) for x in (tr[0], tr[2])]
         ctx = Context(all_names)
         index = _EntityIndex([x for tr in pred_t for x in (tr[0], tr[2])], ctx)
-        by_head: dict[str, list[int]] = {}
-        by_tail: dict[str, list[int]] = {}
-        for i, (h, _, t) in enumerate(pred_t):
-            by_head.setdefault(h, []).append(i)
-            by_tail.setdefault(t, []).append(i)
-
+        graph = PredGraph(pred_t)
         verdicts = []
-        for gi, (h, r, t) in enumerate(gt_t):
-            head_m, tail_m = index.matches(h), index.matches(t)
-            found: dict[int, int] = {}  # predicted index -> rule
-            for ph, head_level in head_m.items():
-                if head_level != "equal":  # a longer head names another entity ("Air China" / "China")
-                    continue
-                for pi in by_head.get(ph, ()):
-                    _, pr, pt = pred_t[pi]
-                    tail_level = tail_m.get(pt)
-                    if tail_level is None:
-                        continue
-                    if relation_matches(r, pr) or (
-                        tail_level == "more" and relation_score(r, f"{pr} {pt}") >= RELATION_MATCH
-                    ):
-                        found[pi] = 1 if head_level == tail_level == "equal" else 2
-            # the same fact written the other way round: (FLT, proved by, Wiles) / (Wiles, proved, FLT)
-            for pt_name, head_level in head_m.items():
-                for pi in by_tail.get(pt_name, ()):
-                    ph, pr, _ = pred_t[pi]
-                    tail_level = tail_m.get(ph)
-                    if head_level != "equal" or not tail_level or pi in found:
-                        continue
-                    if passive_flipped(r, pr):
-                        found[pi] = 1 if head_level == tail_level == "equal" else 2
-            if found:
-                rule = min(found.values())
-                evidence = sorted(found)
-                why = "same fact as" if rule == 1 else "states more in"
-                verdicts.append(
-                    Verdict(gt_index=gi, covered=True, rule=rule, evidence=evidence,
-                            rationale=f"{why} predicted {', '.join(f'#{i}' for i in evidence[:5])}")
-                )
-            else:
-                verdicts.append(Verdict(gt_index=gi, covered=False, rationale=_why_not(h, t, head_m, tail_m)))
+        fired: dict[str, int] = {}
+        for gi, triple in enumerate(gt_t):
+            verdict = _judge_one(gi, triple, pred_t, graph, index)
+            if verdict.covered:
+                name = verdict.rationale.split(":", 1)[0]
+                fired[name] = fired.get(name, 0) + 1
+            verdicts.append(verdict)
         return JudgeResult(
             judge="offline",
             verdicts=verdicts,
@@ -177,12 +153,68 @@ class OfflineJudge:
                 "judge_kind": "offline",
                 "seconds": round(time.perf_counter() - start, 4),
                 "thresholds": {"entity_fuzzy": ENTITY_FUZZY, "relation_match": RELATION_MATCH},
-                "rules": [1, 2],
+                "rules": [1, 2, 4],
+                "rules_fired": fired,
             },
         )
 
 
-def _why_not(h: str, t: str, head_m: dict[str, str], tail_m: dict[str, str]) -> str:
+def _judge_one(gi: int, triple: TripleText, pred_t: list[TripleText], graph: PredGraph, index: _EntityIndex) -> Verdict:
+    h, r, t = triple
+    head_m, tail_m = index.matches(h), index.matches(t)
+    found: dict[int, tuple[int, str]] = {}  # predicted index -> (rule, rule name)
+    for ph, (head_level, head_why) in head_m.items():
+        if head_level != "equal":  # a longer head names another entity ("Air China" / "China")
+            continue
+        for pi in graph.by_head.get(ph, ()):
+            _, pr, pt = pred_t[pi]
+            if pt not in tail_m:
+                continue
+            tail_level, tail_why = tail_m[pt]
+            if contradicts(r, pr):  # "advisor of" vs "doctoral advisor" with the same head: the other way round
+                continue
+            if relation_matches(r, pr) or (tail_level == "more" and relation_score(r, f"{pr} {pt}") >= RELATION_MATCH):
+                rule = 1 if head_level == tail_level == "equal" else 2
+                found.setdefault(pi, (rule, _name(rule, head_why, tail_why)))
+    # the same fact written the other way round: passive voice or an inverse / symmetric relation
+    for pt_name, (head_level, head_why) in head_m.items():
+        if head_level != "equal" and head_why != "list member":
+            continue
+        for pi in graph.by_tail.get(pt_name, ()):
+            ph, pr, _ = pred_t[pi]
+            if ph not in tail_m or pi in found:
+                continue
+            tail_level, tail_why = tail_m[ph]
+            if tail_level != "equal":
+                continue
+            how = "passive voice" if passive_flipped(r, pr) else inverse_of(r, pr)
+            if how:
+                rule = 1 if head_level == "equal" else 2
+                found[pi] = (rule, how if rule == 1 else f"{how}, list member")
+    if found:
+        rule = min(v[0] for v in found.values())
+        evidence = sorted(found)
+        name = next(v[1] for _, v in sorted(found.items()) if v[0] == rule)
+        why = "same fact as" if rule == 1 else "states more in"
+        return Verdict(gt_index=gi, covered=True, rule=rule, evidence=evidence,
+                       rationale=f"{name}: {why} predicted {', '.join(f'#{i}' for i in evidence[:5])}")
+    chain = graph.containment_chain(r, head_m, tail_m)
+    if chain is not None:
+        evidence, name = chain
+        return Verdict(gt_index=gi, covered=True, rule=4, evidence=sorted(evidence),
+                       rationale=f"{name}: composed from predicted {', '.join(f'#{i}' for i in evidence)}")
+    return Verdict(gt_index=gi, covered=False, rationale=_why_not(h, t, head_m, tail_m))
+
+
+def _name(rule: int, head_why: str, tail_why: str) -> str:
+    """The rule name a verdict carries: what made the names match, most specific first."""
+    specific = [w for w in (tail_why, head_why) if w not in ("same name", "")]
+    if not specific:
+        return "same fact" if rule == 1 else "states more"
+    return specific[0]
+
+
+def _why_not(h: str, t: str, head_m: dict[str, tuple[str, str]], tail_m: dict[str, tuple[str, str]]) -> str:
     if not head_m and not tail_m:
         return "no predicted triple mentions its head or tail"
     if not head_m:

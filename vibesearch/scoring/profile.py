@@ -45,8 +45,9 @@ def score_protocol(score: ScoreRow) -> ProtocolProfile:
 
 
 def is_cancelled(run: Run) -> bool:
-    """A person stopped the run (not a sample under either profile's rule)."""
-    return run.termination == "cancelled" or run.status == "cancelled"
+    """A person stopped the run, or left a "me" run waiting until it was ``abandoned`` (not a
+    sample under either profile's rule)."""
+    return run.termination in ("cancelled", "abandoned") or run.status in ("cancelled", "abandoned")
 
 
 def profile_label(protocol: str | None, prompt_source: str | None = None) -> str:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Iterable, TypedDict
 
 from ..config import Settings
@@ -78,7 +81,15 @@ class Recorder:
     event at once; listeners see it once it is stored.
 
     With a lease (``_lease.Driving``) every write checks that this process still drives the run.
+
+    Inside an event loop the writes are made by one writer thread, in order, while the run goes
+    on (the next model call usually): the harness does not wait for the database. Listeners
+    still see an event only once it is committed (what a person is shown is stored first). A
+    write that failed (``LeaseLost``) is raised by the next ``emit``; ``drain`` waits for the
+    writes and raises it, and is called before the run's row is updated and when the run ends.
     """
+
+    write_behind = True  # False: every group is written on the run's thread (a benchmark compares)
 
     def __init__(self, store: Store, run_id: str, listeners: Iterable[Listener], limits: Limits, lease: Driving | None = None):
         self.store = store
@@ -94,6 +105,10 @@ class Recorder:
         self.agent_calls = 0
         self.on_budget: Callable[[], None] | None = None
         self._pending: list[EventData] = []
+        self._writer: ThreadPoolExecutor | None = None
+        self._inflight: Future[None] | None = None
+        self._failure: BaseException | None = None
+        self._stored: deque[list[StoredEvent]] = deque()  # committed, listeners not yet told
 
     def replay(self, events: list[StoredEvent]) -> None:
         """Take in events already stored (a resumed run); listeners are not called."""
@@ -102,7 +117,10 @@ class Recorder:
             self._count(ev.data)
 
     def emit(self, data: EventData) -> StoredEvent | None:
-        """Record one event; returns it as stored, or None while it waits for the rest of its group."""
+        """Record one event; returns it as stored when written at once, else None (it waits for
+        the rest of its group, or for the writer thread)."""
+        if self._failure is not None:
+            raise self._failure
         if self.lease is not None:
             self.lease.check()
         self.convo.add(data)
@@ -114,19 +132,74 @@ class Recorder:
         return stored[-1] if stored else None
 
     def flush(self) -> list[StoredEvent]:
-        """Write what waits (one transaction) and tell the listeners."""
+        """Write what waits (one transaction) and tell the listeners once it is committed.
+
+        Returns the events as stored when written here; inside an event loop they are handed to
+        the writer thread and [] is returned (``drain`` waits for them)."""
         if not self._pending:
             return []
         items, self._pending = self._pending, []
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or not self.write_behind:
+            self.drain()
+            stored = self._write(items)
+            self._stored.append(stored)
+            self._deliver()
+            return stored
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"events-{self.run_id}")
+        self._inflight = self._writer.submit(self._write_behind, items, loop)
+        return []
+
+    def _write(self, items: list[EventData]) -> list[StoredEvent]:
         owner = self.lease.owner if self.lease is not None else None
-        stored = self.store.append_many(self.run_id, items, lease=owner)
-        for ev in stored:
-            for listener in self.listeners:
-                try:
-                    listener(ev)
-                except Exception:  # a broken viewer never breaks the run
-                    log.exception("event listener failed")
-        return stored
+        return self.store.append_many(self.run_id, items, lease=owner)
+
+    def _write_behind(self, items: list[EventData], loop: asyncio.AbstractEventLoop) -> None:
+        """(the writer thread) Write one group unless an earlier write failed; listeners are
+        told on the loop's thread."""
+        if self._failure is not None:
+            return  # nothing after a failed write is written
+        try:
+            self._stored.append(self._write(items))
+        except BaseException as exc:  # noqa: BLE001 - raised on the run's side (next emit / drain)
+            self._failure = exc
+            return
+        try:
+            loop.call_soon_threadsafe(self._deliver)
+        except RuntimeError:  # the loop has closed: ``drain`` delivers
+            pass
+
+    def _deliver(self) -> None:
+        """Tell the listeners about committed events, in order (on the run's thread)."""
+        while self._stored:
+            for ev in self._stored.popleft():
+                for listener in self.listeners:
+                    try:
+                        listener(ev)
+                    except Exception:  # a broken viewer never breaks the run
+                        log.exception("event listener failed")
+
+    def drain(self, *, raise_failure: bool = True) -> None:
+        """Wait for the writes handed to the writer thread, tell the listeners, and raise the
+        failure of a write (if any; with ``raise_failure``)."""
+        inflight, self._inflight = self._inflight, None
+        if inflight is not None:
+            inflight.result()
+        self._deliver()
+        if raise_failure and self._failure is not None:
+            raise self._failure
+
+    def close(self) -> None:
+        """Wait for the writer and stop it (the run is over; never raises). A group still
+        incomplete is not written, as when the process stops."""
+        self.drain(raise_failure=False)
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
 
     def _count(self, data: EventData) -> None:
         if isinstance(data, MessageEvent):

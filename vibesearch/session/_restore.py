@@ -9,6 +9,7 @@ what was happening when the process stopped:
   the agent continues it from its stored steps (tool calls with a stored result are not made
   again; those without one are owed a result);
 * answered → the session decides on the reply as the live run did, then the user's turn;
+* an ``end`` whose termination is ``abandoned`` is passed over (the owner continues such a run);
 * extraction begun, or a termination recorded on the run → only extraction and the end remain
   (an extraction whose instruction is stored continues from there; a stored graph is not made again).
 
@@ -49,6 +50,9 @@ class Position:
 
 
 def locate(events: list[StoredEvent], termination: str | None = None) -> Position:
+    # a run a person abandoned (an ``end`` with termination "abandoned") may be continued: that
+    # end is history, the run goes on from the events before it
+    events = [e for e in events if not (isinstance(e.data, EndEvent) and e.data.termination == "abandoned")]
     data = [e.data for e in events]
     if any(isinstance(d, EndEvent) for d in data):
         raise RunAlreadyEnded("the run has already ended")

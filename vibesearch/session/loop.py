@@ -22,7 +22,7 @@ from typing import Any, Awaitable, Iterable, TypeVar
 
 from ..config import Settings
 from ..llm import scrub
-from ..run import Agent, Conversation, RunConfig, User, UserState, UserTurn
+from ..run import Agent, Conversation, RunConfig, User, UserAway, UserIdle, UserState, UserTurn
 from ..protocol.profile import llm_calls_used, profile_config, profile_limits, prompts_for
 from ..run.events import EndEvent, ErrorEvent, GraphEvent, MessageEvent, NoteEvent, StageEvent, StoredEvent, Termination
 from ..run.result import PartFailed
@@ -140,7 +140,7 @@ class Session:
         """``_guard`` for a part of the run: what the part raises comes back as ``PartFailed``."""
         try:
             return await self._guard(coro)
-        except (_Stop, asyncio.CancelledError, LeaseLost):
+        except (_Stop, asyncio.CancelledError, LeaseLost, UserAway):
             raise
         except Exception as exc:
             raise PartFailed(source, exc) from exc
@@ -157,6 +157,12 @@ class Session:
             termination, self.detail = stop.reason, stop.detail
         except LeaseLost:
             raise  # another process drives the run now: write nothing more
+        except UserIdle as idle:  # the person let the run wait too long: ended, the owner may continue it
+            return self._close("abandoned", f"{idle}; the run's owner may continue it", status="abandoned")
+        except UserAway:  # the person left: no end is written, the run waits to be resumed
+            self.rec.drain()
+            self.store.update_run(self.run_id, status="interrupted")
+            raise
         except asyncio.CancelledError:
             self._close("cancelled", "the session task was cancelled")
             raise
@@ -211,6 +217,7 @@ class Session:
     def _close(self, termination: str, detail: str = "", *, status: str | None = None) -> RunResult:
         status = status or STATUS_OF.get(termination, "finished")
         self.rec.emit(EndEvent.model_validate({"termination": termination, "detail": detail or (self.error or "")}))
+        self.rec.drain()  # the end is stored before the run's row says so
         self.store.update_run(self.run_id, status=status, termination=termination)
         return self.result(status, termination)
 
@@ -309,6 +316,7 @@ class Session:
     # ------------------------------------------------------------------ the end
     async def _extract(self, termination: str) -> None:
         fields: dict[str, Any] = {"termination": termination}
+        self.rec.drain()  # the conversation is stored before the run's row records its end
         if self.detail:  # kept with the run, so a run resumed from here ends with the same words
             fields["meta"] = {**self.store.get_run(self.run_id).meta(), "termination_detail": self.detail}
         self.store.update_run(self.run_id, **fields)
@@ -326,7 +334,7 @@ class Session:
                 graph = parse_triples(last.reply)
             else:
                 graph = await self._guard(self.agent.extract_graph(self.convo, self.rec.emit), budget=False)
-        except (_Stop, asyncio.CancelledError, LeaseLost):
+        except (_Stop, asyncio.CancelledError, LeaseLost, UserAway):
             raise
         except Exception as exc:  # noqa: BLE001 - a failed extraction ends the run as an error, recorded
             self._fatal("extraction", exc)
@@ -398,15 +406,19 @@ async def _drive(
         position = Position("open")
     else:
         events = store.events(run_id)
-        position = locate(events, existing.termination)
+        reopened = existing.status == "abandoned"  # continued by its owner: the abandonment is history
+        position = locate(events, None if reopened else existing.termination)
         detail = str(existing.meta().get("termination_detail", "")) if position.phase == "finish" else ""
-        store.update_run(run_id, status="running")
+        store.update_run(run_id, status="running", **({"termination": None} if reopened else {}))
     session = Session(config, task, agent, user, store, run_id, listeners, cancel, lease)
     session.rec.replay(events)
     session.restore(events, detail)
-    if note is not None:
-        session.rec.emit(note)
-    return await session.run(position)
+    try:
+        if note is not None:
+            session.rec.emit(note)
+        return await session.run(position)
+    finally:
+        session.rec.close()  # every write made (or failed) before the lease is let go
 
 
 def _with_prompt_source(config: RunConfig, settings: Settings, run_fields: RunFields | None) -> tuple[RunFields | None, NoteEvent | None]:

@@ -5,7 +5,7 @@ stored with it, or for a run stored before configs were, one derived from its se
 and the agent and user it recorded), builds the agent and the user from it as they were, restores
 the conversation, the stage pointer and the counters from the events, and lets ``run_session``
 carry on from where the events stop (see ``_restore.locate``). Only runs whose status is
-``running`` or ``interrupted`` are resumed; runs that ended say so. The run's lease is claimed
+``running``, ``interrupted`` or ``abandoned`` are resumed; runs that ended say so. The run's lease is claimed
 before anything is read (``LeaseHeld`` when another process drives it), so of several resumers
 only one drives.
 """
@@ -28,7 +28,7 @@ from ._lease import Driving
 from ._record import Listener
 from .loop import run_session
 
-RESUMABLE = ("running", "interrupted")
+RESUMABLE = ("running", "interrupted", "abandoned")  # abandoned: a person let it wait; its owner goes on
 # the settings that shaped a run stored before its RunConfig was (read off its settings snapshot)
 _SNAPSHOT_LIMITS = (
     "max_user_turns",
@@ -113,7 +113,7 @@ async def resume_run(
 
 def _check_resumable(run: Run) -> None:
     if run.status not in RESUMABLE:
-        raise ResumeError(f"run {run.id} is {run.status} (termination: {run.termination}); only running or interrupted runs can be resumed")
+        raise ResumeError(f"run {run.id} is {run.status} (termination: {run.termination}); only running, interrupted or abandoned runs can be resumed")
 
 
 async def _resume(

@@ -1,15 +1,22 @@
-"""Persistence only: the SQLite store of runs, their events, graphs, scores, verdicts and labels.
+"""Persistence only: the store (an SQLite file or a PostgreSQL database) of runs, their events, graphs, scores, verdicts and labels.
 
 The run's domain model (events, the conversation, ``RunConfig``) lives in ``vibesearch.run``.
 """
 
+from ._engine import upgrade_database
+from ._url import is_url as is_db_url
 from ._open import DamagedDatabase, ReadOnlyDatabase, StoreOpenError
+from .campaigns import CampaignExists
 from .db import RunNotFound, SchemaError, Store, build_run, new_run_id, open_db
 from .leases import LeaseHeld, LeaseLost
-from .tables import SCHEMA_VERSION, GraphRow, LabelRow, PredLabelRow, Run, ScoreRow, VerdictRow
+from .stops import StopRequest
+from .tables import SCHEMA_VERSION, AdjudicationRow, CampaignRow, GraphRow, LabelRow, PredLabelRow, Run, ScoreRow, VerdictRow
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AdjudicationRow",
+    "CampaignExists",
+    "CampaignRow",
     "DamagedDatabase",
     "GraphRow",
     "LabelRow",
@@ -22,9 +29,12 @@ __all__ = [
     "SchemaError",
     "ScoreRow",
     "Store",
+    "StopRequest",
     "StoreOpenError",
     "VerdictRow",
     "build_run",
+    "is_db_url",
     "new_run_id",
     "open_db",
+    "upgrade_database",
 ]

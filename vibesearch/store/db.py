@@ -1,13 +1,14 @@
-"""Opening the SQLite database and writing to it.
+"""Opening the database (an SQLite file or a PostgreSQL URL) and writing to it.
 
-* WAL mode, a busy timeout and ``synchronous=NORMAL``: several processes (the app, a batch) and
-  many threads can write the same file.
+* Same tables and code on both engines (``store._engine`` makes the engine and checks the
+  schema: see ``store.migrations``).
 * Every event is committed when it is appended, with a sequence number per run that is unique
-  and gap-free (a process lock plus the ``(run_id, seq)`` unique constraint, retried on conflict
-  so two processes cannot collide either).
+  and gap-free across threads, processes and machines: on PostgreSQL the append first locks the
+  run's row (``SELECT … FOR UPDATE``), on SQLite the write lock of the statement serialises it;
+  the ``(run_id, seq)`` unique constraint is the backstop, retried on conflict.
 * A run is driven by one process at a time: the append checks the run's lease in the same
   statement (``store.leases``), so a second driver cannot write.
-* The schema version is recorded; a file written by a newer schema is refused with a clear message.
+* A database written by a newer schema is refused with a clear message.
 """
 
 from __future__ import annotations
@@ -16,32 +17,24 @@ import json
 import threading
 import time
 import uuid
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import event as sa_event
-from sqlalchemy import func
+from sqlalchemy import DateTime, String, Text, bindparam, func, text
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlmodel import Session, SQLModel, col, create_engine, select
+from sqlmodel import Session, SQLModel, col, select
 
 from ..run.config import RunConfig
 from ..run.events import EventData, GraphEvent, StoredEvent, parse_event, utcnow
-from .tables import (
-    SCHEMA_VERSION,
-    EventRow,
-    GraphRow,
-    LabelRow,
-    Meta,
-    PredLabelRow,
-    Run,
-    ScoreRow,
-    VerdictRow,
-)
+from ._engine import make_engine, prepare_schema
+from ._url import DbTarget, db_target
+from .campaigns import CampaignsMixin
+from .labels import LabelsMixin
+from .stops import StopsMixin
+from .migrations import SchemaError
+from .tables import SCHEMA_VERSION, EventRow, GraphRow, Meta, Run, ScoreRow, VerdictRow
 
-
-class SchemaError(RuntimeError):
-    pass
+__all__ = ["RunNotFound", "SchemaError", "Store", "build_run", "new_run_id", "open_db"]
 
 
 class RunNotFound(KeyError):
@@ -53,64 +46,25 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-class Store:
-    """One SQLite file. Thread-safe; share one Store per process and path."""
+class Store(LabelsMixin, CampaignsMixin, StopsMixin):
+    """One database: an SQLite file (a path or ``sqlite:///path``) or a PostgreSQL URL
+    (``postgresql+psycopg://user@host:port/db``). Thread-safe; share one Store per process and
+    database (``open_db``).
+
+    ``path`` is the SQLite file, or for PostgreSQL the URL with its password hidden."""
 
     def __init__(self, path: str | Path, *, read_only: bool = False):
-        self.path = Path(path)
-        self.read_only = read_only
-        if read_only:  # a file we may not write: read it, never touch it (``open_db`` decides)
-            self.engine = create_engine("sqlite://", creator=lambda: _read_only_connect(self.path))
-            self._lock = threading.RLock()
-            self._check_schema()
-            return
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.engine = create_engine(
-            f"sqlite:///{self.path}",
-            connect_args={"check_same_thread": False, "timeout": 30},
-        )
-        sa_event.listen(self.engine, "connect", _sqlite_pragmas)
+        self.target: DbTarget = db_target(path)
+        self.path: Path | str = self.target.path if self.target.path is not None else self.target.shown
+        self.read_only = read_only and self.target.is_sqlite
+        self.engine = make_engine(self.target, read_only=self.read_only)
+        self.dialect = self.engine.dialect.name
         self._lock = threading.RLock()
-        self._init_schema()
-
-    # ------------------------------------------------------------------ schema
-    def _init_schema(self) -> None:
         with self._lock:
-            for attempt in range(5):  # another process may be creating the same new file right now
-                try:
-                    SQLModel.metadata.create_all(self.engine)
-                    break
-                except OperationalError as exc:
-                    if "already exists" not in str(exc) or attempt == 4:
-                        raise
-            _add_missing_columns(self.engine)
-            with Session(self.engine) as s:
-                row = s.get(Meta, "schema_version")
-                if row is None:
-                    s.add(Meta(key="schema_version", value=str(SCHEMA_VERSION)))
-                    try:
-                        s.commit()
-                    except IntegrityError:  # that other process wrote it first
-                        s.rollback()
-                elif int(row.value) > SCHEMA_VERSION:
-                    raise SchemaError(
-                        f"{self.path}: database schema version {row.value} is newer than this "
-                        f"vibesearch understands ({SCHEMA_VERSION}); upgrade vibesearch or use another --db"
-                    )
-
-    def _check_schema(self) -> None:
-        from ._open import StoreOpenError
-
-        with Session(self.engine) as s:
-            try:
-                row = s.get(Meta, "schema_version")
-            except OperationalError:
-                raise StoreOpenError(f"{self.path} is read-only and holds no vibesearch tables yet") from None
-        if row is not None and int(row.value) > SCHEMA_VERSION:
-            raise SchemaError(f"{self.path}: database schema version {row.value} is newer than this vibesearch understands ({SCHEMA_VERSION})")
+            prepare_schema(self.engine, self.target, read_only=self.read_only)
 
     def schema_version(self) -> int:
+        """The ``meta.schema_version`` an older vibesearch reads (revisions: ``store.migrations``)."""
         with Session(self.engine) as s:
             row = s.get(Meta, "schema_version")
             return int(row.value) if row else SCHEMA_VERSION
@@ -173,9 +127,11 @@ class Store:
     def append_many(self, run_id: str, items: list[EventData], *, lease: str | None = None) -> list[StoredEvent]:
         """Write events in one transaction (all or none) and return them with their numbers.
 
-        Each is one ``INSERT … SELECT MAX(seq)+1 … RETURNING`` statement: SQLite runs it
-        atomically, so the sequence stays unique and gap-free across threads and processes
-        without a separate read; the ``(run_id, seq)`` constraint is the backstop.
+        Each is one ``INSERT … SELECT MAX(seq)+1 … RETURNING`` statement. SQLite runs it
+        atomically (one writer at a time); on PostgreSQL the transaction first locks the run's row
+        (``SELECT … FOR UPDATE``), so appends to one run from any process or machine take their
+        turns and each reads the numbers committed before it. The sequence stays unique and
+        gap-free without a separate read; the ``(run_id, seq)`` constraint is the backstop.
 
         The same statement checks the run's lease (``store.leases``): with ``lease`` (an owner
         id) the caller must hold it, else ``LeaseLost``; without, nobody else may hold a live
@@ -184,33 +140,40 @@ class Store:
         from .leases import FREE_SQL, OWNS_SQL, LeaseHeld, LeaseLost, holder, run_key
 
         key = run_key(run_id)
-        sql = _APPEND_SQL.format(guard=OWNS_SQL if lease is not None else FREE_SQL)
+        guard_sql = OWNS_SQL if lease is not None else FREE_SQL
+        sql = _APPEND_STATEMENTS.get(guard_sql)
+        if sql is None:  # built once per guard (building it costs more than running it on SQLite)
+            sql = _APPEND_STATEMENTS[guard_sql] = text(_APPEND_SQL.format(guard=guard_sql)).bindparams(*_APPEND_TYPES)
         rows = [(d.model_dump_json(), d) for d in items]
+        lock_run = self.dialect == "postgresql"
+        graphs = SQLModel.metadata.tables[GraphRow.__tablename__]
         for attempt in range(50):
             ts = utcnow()
-            stamp = ts.strftime("%Y-%m-%d %H:%M:%S.%f")
             try:
                 out: list[StoredEvent] = []
                 with self._lock, self.engine.begin() as conn:
+                    # PostgreSQL: the run's row lock orders the appends to one run (held to commit)
+                    if lock_run and conn.execute(_LOCK_RUN_SQL, {"run_id": run_id}).first() is None:
+                        raise RunNotFound(run_id)
                     for payload, data in rows:
-                        guard = (key, lease) if lease is not None else (key, time.time())
-                        seq = conn.exec_driver_sql(sql, (run_id, run_id, stamp, data.kind, payload, *guard)).scalar_one_or_none()
+                        guard = {"key": key, "owner": lease} if lease is not None else {"key": key, "now": time.time()}
+                        params = {"run_id": run_id, "ts": ts, "kind": data.kind, "data_json": payload, **guard}
+                        seq = conn.execute(sql, params).scalar_one_or_none()
                         if seq is None:
-                            if not conn.exec_driver_sql("SELECT 1 FROM runs WHERE id = ?", (run_id,)).first():
+                            if not conn.execute(_RUN_EXISTS_SQL, {"run_id": run_id}).first():
                                 raise RunNotFound(run_id)
                             what = f"run {run_id}"
                             raise LeaseLost(what, holder(self, key)) if lease is not None else LeaseHeld(what, holder(self, key))
                         if isinstance(data, GraphEvent):
-                            row = _graph_row(run_id, data)
-                            conn.execute(SQLModel.metadata.tables[GraphRow.__tablename__].insert().values(**row.model_dump(exclude={"id"})))
+                            conn.execute(graphs.insert().values(**_graph_row(run_id, data).model_dump(exclude={"id"})))
                         out.append(StoredEvent(run_id=run_id, seq=seq, ts=ts, data=data))
                 return out
             except IntegrityError as exc:
-                if "FOREIGN KEY" in str(exc):
+                if "foreign key" in str(exc).lower():
                     raise RunNotFound(run_id) from None
                 time.sleep(0.001 * (attempt + 1))  # another process took this number first
-            except OperationalError as exc:  # database locked past the busy timeout
-                if "locked" not in str(exc) or attempt >= 49:
+            except OperationalError as exc:  # database locked past the busy timeout / a deadlock
+                if not ("locked" in str(exc) or "deadlock" in str(exc)) or attempt >= 49:
                     raise
                 time.sleep(0.01 * (attempt + 1))
         raise RuntimeError(f"could not append an event to run {run_id}")
@@ -275,88 +238,6 @@ class Store:
             q = select(VerdictRow).where(VerdictRow.score_id == score_id).order_by(col(VerdictRow.gt_index))
             return list(s.exec(q))
 
-    # ------------------------------------------------------------------ labels
-    def put_label(
-        self,
-        run_id: str,
-        gt_index: int,
-        annotator: str,
-        covered: bool,
-        evidence: list[int] | None = None,
-        note: str = "",
-        created_at: datetime | None = None,
-    ) -> LabelRow:
-        """Insert or replace the label of (run, ground-truth triple, annotator)."""
-        with self._lock, Session(self.engine) as s:
-            q = select(LabelRow).where(
-                LabelRow.run_id == run_id, LabelRow.gt_index == gt_index, LabelRow.annotator == annotator
-            )
-            row = s.exec(q).first() or LabelRow(run_id=run_id, gt_index=gt_index, annotator=annotator, covered=covered)
-            row.covered = covered
-            row.evidence_json = json.dumps(evidence or [])
-            row.note = note
-            row.created_at = created_at or utcnow()
-            s.add(row)
-            s.commit()
-            s.refresh(row)
-            return row
-
-    def put_labels(self, labels: list[dict[str, Any]]) -> int:
-        """``put_label`` for many labels in one transaction: all of them are stored or none.
-        Each dict has put_label's arguments (``run_id, gt_index, annotator, covered`` and optionally
-        ``evidence, note, created_at``); a later one replaces an earlier one with the same key."""
-        return self.put_both_labels(labels, [])[0]
-
-    def put_pred_labels(self, labels: list[dict[str, Any]]) -> int:
-        """Validity labels (one per predicted triple and annotator) in one transaction: all or none.
-        Each dict has ``run_id, pred_index, annotator, valid`` and optionally ``evidence`` (the
-        supporting ground-truth indices), ``note, created_at``; a later one replaces an earlier one."""
-        return self.put_both_labels([], labels)[1]
-
-    def put_both_labels(self, coverage: list[dict[str, Any]], validity: list[dict[str, Any]]) -> tuple[int, int]:
-        """Coverage labels (``put_labels``' dicts) and validity labels (``put_pred_labels``' dicts)
-        in one transaction: every one of them is stored, or on any error none is."""
-        with self._lock, Session(self.engine) as s:
-            for item in coverage:
-                q = select(LabelRow).where(
-                    LabelRow.run_id == item["run_id"], LabelRow.gt_index == item["gt_index"], LabelRow.annotator == item["annotator"]
-                )
-                row = s.exec(q).first() or LabelRow(run_id=item["run_id"], gt_index=item["gt_index"], annotator=item["annotator"], covered=item["covered"])
-                row.covered = item["covered"]
-                row.evidence_json = json.dumps(item.get("evidence") or [])
-                row.note = item.get("note") or ""
-                row.created_at = item.get("created_at") or utcnow()
-                s.add(row)
-                s.flush()  # the next item with the same key finds this row
-            for item in validity:
-                pq = select(PredLabelRow).where(
-                    PredLabelRow.run_id == item["run_id"], PredLabelRow.pred_index == item["pred_index"], PredLabelRow.annotator == item["annotator"]
-                )
-                prow = s.exec(pq).first() or PredLabelRow(run_id=item["run_id"], pred_index=item["pred_index"], annotator=item["annotator"], valid=item["valid"])
-                prow.valid = item["valid"]
-                prow.evidence_json = json.dumps(item.get("evidence") or [])
-                prow.note = item.get("note") or ""
-                prow.created_at = item.get("created_at") or utcnow()
-                s.add(prow)
-                s.flush()
-            s.commit()
-        return len(coverage), len(validity)
-
-    def pred_labels(self, run_id: str | None = None, annotator: str | None = None) -> list[PredLabelRow]:
-        """Validity labels, ordered by run, predicted index and annotator."""
-        with Session(self.engine) as s:
-            q = select(PredLabelRow)
-            if run_id is not None:
-                q = q.where(PredLabelRow.run_id == run_id)
-            if annotator is not None:
-                q = q.where(PredLabelRow.annotator == annotator)
-            try:
-                return list(s.exec(q.order_by(col(PredLabelRow.run_id), col(PredLabelRow.pred_index), col(PredLabelRow.annotator))))
-            except OperationalError as exc:  # a read-only file written before the table existed
-                if self.read_only and "no such table" in str(exc):
-                    return []
-                raise
-
     # ------------------------------------------------------------------ imports
     def import_runs(self, runs: list[tuple[Run, list[EventData]]]) -> list[Run]:
         """Write whole runs, each with its events numbered from 1 (and their graphs), in one
@@ -374,15 +255,6 @@ class Store:
                 s.refresh(run)
         return [run for run, _ in runs]
 
-    def labels(self, run_id: str | None = None, annotator: str | None = None) -> list[LabelRow]:
-        with Session(self.engine) as s:
-            q = select(LabelRow)
-            if run_id is not None:
-                q = q.where(LabelRow.run_id == run_id)
-            if annotator is not None:
-                q = q.where(LabelRow.annotator == annotator)
-            return list(s.exec(q.order_by(col(LabelRow.run_id), col(LabelRow.gt_index), col(LabelRow.annotator))))
-
     def session(self) -> Session:
         """A raw SQLModel session for queries this class does not offer."""
         return Session(self.engine)
@@ -391,9 +263,14 @@ class Store:
 # the next number of the run, only when ``guard`` (the lease check) holds; no row otherwise
 _APPEND_SQL = (
     "INSERT INTO events (run_id, seq, ts, kind, data_json) "
-    "SELECT ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE run_id = ?), ?, ?, ? "
+    "SELECT :run_id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE run_id = :run_id), :ts, :kind, :data_json "
     "WHERE {guard} RETURNING seq"
 )
+# typed, so PostgreSQL knows each parameter's type (it cannot tell from ``SELECT :run_id``)
+_APPEND_TYPES = (bindparam("run_id", type_=String()), bindparam("ts", type_=DateTime(timezone=True)), bindparam("kind", type_=String()), bindparam("data_json", type_=Text()))
+_APPEND_STATEMENTS: dict[str, Any] = {}
+_LOCK_RUN_SQL = text("SELECT id FROM runs WHERE id = :run_id FOR UPDATE")
+_RUN_EXISTS_SQL = text("SELECT 1 FROM runs WHERE id = :run_id")
 
 
 def build_run(
@@ -419,48 +296,6 @@ def build_run(
     )
 
 
-# columns added after the first release: a file written before gets them (NULL) when opened for
-# writing; the schema version does not change, since an older vibesearch reads such a file as before
-ADDED_COLUMNS = {"runs": {"run_config_json": "TEXT"}, "scores": {"protocol": "TEXT", "prompt_source": "TEXT"}}
-
-
-def _add_missing_columns(engine: Any) -> None:
-    with engine.begin() as conn:
-        for table, columns in ADDED_COLUMNS.items():
-            have = {row[1] for row in conn.exec_driver_sql(f"PRAGMA table_info({table})")}
-            for name, sql_type in columns.items():
-                if name not in have:
-                    try:
-                        conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}")
-                    except OperationalError as exc:  # another process added it a moment ago
-                        if "duplicate column" not in str(exc):
-                            raise
-
-
-def _read_only_connect(path: Path) -> Any:
-    """A read-only connection on which a file written before a column was added reads as if it
-    had it (NULL): a temporary view of the same name stands in for the table."""
-    from ._open import read_only_connect
-
-    conn = read_only_connect(path)
-    for table, columns in ADDED_COLUMNS.items():
-        have = {row[1] for row in conn.execute(f"PRAGMA main.table_info({table})")}
-        missing = [name for name in columns if name not in have]
-        if have and missing:
-            nulls = ", ".join(f"NULL AS {name}" for name in missing)
-            conn.execute(f"CREATE TEMP VIEW {table} AS SELECT *, {nulls} FROM main.{table}")
-    return conn
-
-
-def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
-    cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA busy_timeout=30000")
-    cur.execute("PRAGMA synchronous=NORMAL")
-    cur.execute("PRAGMA foreign_keys=ON")
-    cur.close()
-
-
 def _graph_row(run_id: str, graph: GraphEvent) -> GraphRow:
     return GraphRow(
         run_id=run_id,
@@ -481,25 +316,27 @@ _STORES_LOCK = threading.Lock()
 
 
 def open_db(path: str | Path | None = None, *, writes: bool = True) -> Store:
-    """The process' Store for a path (default: settings' ``db``). Same path, same object.
+    """The process' Store for a database (default: settings' ``db``). Same database, same object.
 
-    The first time, the file is checked without writing to it (``store._open``): a file that is
-    not a whole vibesearch database raises ``DamagedDatabase``. A file we may not write is opened
-    read-only for a caller that only reads (``writes=False``) and raises ``ReadOnlyDatabase``
-    for one that writes."""
+    The first time, an SQLite file is checked without writing to it (``store._open``): a file
+    that is not a whole vibesearch database raises ``DamagedDatabase``. A file we may not write is
+    opened read-only for a caller that only reads (``writes=False``) and raises
+    ``ReadOnlyDatabase`` for one that writes. A PostgreSQL URL is opened as it is."""
     from ._open import ReadOnlyDatabase, check_db_file
 
     if path is None:
         from ..config import get_settings
 
         path = get_settings().db
-    key = str(Path(path).resolve())
+    target = db_target(path)
     with _STORES_LOCK:
-        store = _STORES.get(key)
+        store = _STORES.get(target.key)
         if store is None or (writes and store.read_only):
-            can_write = check_db_file(path) if str(path) != ":memory:" else True
+            can_write = True
+            if target.path is not None and str(target.path) != ":memory:":
+                can_write = check_db_file(target.path)
             if not can_write and writes:
-                raise ReadOnlyDatabase(f"{path} is read-only: this command writes to the database")
-            store = Store(path, read_only=not can_write)
-            _STORES[key] = store
+                raise ReadOnlyDatabase(f"{target.shown} is read-only: this command writes to the database")
+            store = Store(target.url if target.path is None else target.path, read_only=not can_write)
+            _STORES[target.key] = store
         return store

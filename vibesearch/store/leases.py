@@ -2,7 +2,7 @@
 
 A lease is one row of the ``leases`` table: the key (``run:<id>`` / ``batch:<id>``), the owner
 (host, pid and a random token, unique per claim) and when it expires. Every operation is one SQL
-statement, so SQLite makes it atomic across threads and processes:
+statement, which SQLite and PostgreSQL both make atomic across threads, processes and machines:
 
 * ``claim`` inserts the row, or takes it over when it has expired or is already the caller's
   (an UPSERT whose update is guarded by that condition); it returns the holder when refused;
@@ -24,6 +24,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
@@ -89,26 +90,26 @@ def new_owner() -> str:
 
 
 _CLAIM_SQL = (
-    "INSERT INTO leases (key, owner, pid, host, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?) "
+    "INSERT INTO leases (key, owner, pid, host, acquired_at, expires_at) VALUES (:key, :owner, :pid, :host, :now, :expires) "
     "ON CONFLICT(key) DO UPDATE SET owner = excluded.owner, pid = excluded.pid, host = excluded.host, "
     "acquired_at = excluded.acquired_at, expires_at = excluded.expires_at "
     "WHERE leases.expires_at <= excluded.acquired_at OR leases.owner = excluded.owner "
     "RETURNING owner"
 )
-_RENEW_SQL = "UPDATE leases SET expires_at = ? WHERE key = ? AND owner = ?"
-_RELEASE_SQL = "DELETE FROM leases WHERE key = ? AND owner = ?"
-_GET_SQL = "SELECT key, owner, pid, host, acquired_at, expires_at FROM leases WHERE key = ?"
+_RENEW_SQL = "UPDATE leases SET expires_at = :expires WHERE key = :key AND owner = :owner"
+_RELEASE_SQL = "DELETE FROM leases WHERE key = :key AND owner = :owner"
+_GET_SQL = "SELECT key, owner, pid, host, acquired_at, expires_at FROM leases WHERE key = :key"
 
 
-def _write(store: "Store", sql: str, params: tuple) -> Any:
+def _write(store: "Store", sql: str, params: dict[str, Any]) -> Any:
     """Run one writing statement in its own transaction, waiting out a locked database."""
     for attempt in range(50):
         try:
             with store._lock, store.engine.begin() as conn:
-                result = conn.exec_driver_sql(sql, params)
+                result = conn.execute(text(sql), params)
                 return result.fetchall() if result.returns_rows else result.rowcount
         except OperationalError as exc:
-            if "locked" not in str(exc) or attempt >= 49:
+            if not ("locked" in str(exc) or "deadlock" in str(exc)) or attempt >= 49:
                 raise
             time.sleep(0.01 * (attempt + 1))
     raise RuntimeError("unreachable")
@@ -118,7 +119,7 @@ def claim(store: "Store", key: str, owner: str, ttl_s: float) -> Lease | None:
     """Take the lease ``key`` for ``owner``; None when taken, else the live lease of another."""
     now = time.time()
     host, pid = _host_pid(owner)
-    rows = _write(store, _CLAIM_SQL, (key, owner, pid, host, now, now + ttl_s))
+    rows = _write(store, _CLAIM_SQL, {"key": key, "owner": owner, "pid": pid, "host": host, "now": now, "expires": now + ttl_s})
     if rows and rows[0][0] == owner:
         return None
     return holder(store, key) or Lease(key, "?", 0, "?", now, now)
@@ -126,17 +127,17 @@ def claim(store: "Store", key: str, owner: str, ttl_s: float) -> Lease | None:
 
 def renew(store: "Store", key: str, owner: str, ttl_s: float) -> bool:
     """Push the expiry on; False when ``owner`` no longer holds the lease."""
-    return bool(_write(store, _RENEW_SQL, (time.time() + ttl_s, key, owner)))
+    return bool(_write(store, _RENEW_SQL, {"expires": time.time() + ttl_s, "key": key, "owner": owner}))
 
 
 def release(store: "Store", key: str, owner: str) -> None:
-    _write(store, _RELEASE_SQL, (key, owner))
+    _write(store, _RELEASE_SQL, {"key": key, "owner": owner})
 
 
 def holder(store: "Store", key: str, *, live_only: bool = True) -> Lease | None:
     """The lease row of ``key`` (None when there is none, or it expired and ``live_only``)."""
     with store.engine.connect() as conn:
-        row = conn.exec_driver_sql(_GET_SQL, (key,)).fetchone()
+        row = conn.execute(text(_GET_SQL), {"key": key}).fetchone()
     if row is None:
         return None
     lease = Lease(*row)
@@ -155,5 +156,6 @@ def _host_pid(owner: str) -> tuple[str, int]:
 
 
 # the conditions the event writer adds to its INSERT (see Store.append_many)
-OWNS_SQL = "EXISTS (SELECT 1 FROM leases WHERE key = ? AND owner = ?)"
-FREE_SQL = "NOT EXISTS (SELECT 1 FROM leases WHERE key = ? AND expires_at > ?)"
+# (named parameters: ``key`` with ``owner`` / ``now``)
+OWNS_SQL = "EXISTS (SELECT 1 FROM leases WHERE key = :key AND owner = :owner)"
+FREE_SQL = "NOT EXISTS (SELECT 1 FROM leases WHERE key = :key AND expires_at > :now)"

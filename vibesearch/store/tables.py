@@ -1,4 +1,5 @@
-"""SQLModel tables. JSON columns hold pydantic dumps; timestamps are UTC."""
+"""SQLModel tables (made and changed by the migrations in ``store.migrations``). JSON columns hold
+pydantic dumps; timestamps are UTC."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from sqlmodel import Field, SQLModel, col
 from ..run.config import RunConfig
 from ..run.events import utcnow
 
+# the ``meta.schema_version`` row the releases before Alembic kept (and an older vibesearch still
+# reads); the schema's history itself is ``store.migrations``
 SCHEMA_VERSION = 1
 
 
@@ -26,7 +29,7 @@ class Run(SQLModel, table=True):
     id: str = Field(primary_key=True)
     task_id: str = Field(index=True)
     kind: str = "persona"  # "persona" | "table"
-    status: str = Field(default="running", index=True)  # running|finished|failed|interrupted|cancelled
+    status: str = Field(default="running", index=True)  # running|finished|failed|interrupted|cancelled|abandoned
     termination: Optional[str] = None
     agent: str = ""  # baseline | react | endpoint | imported
     agent_model: Optional[str] = None
@@ -42,7 +45,7 @@ class Run(SQLModel, table=True):
     task_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     meta_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     # the run's ``RunConfig`` as JSON; NULL for runs stored before it existed (added to old
-    # files by ``Store._init_schema``)
+    # files by the migrations, ``store.migrations``)
     run_config_json: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
@@ -110,7 +113,7 @@ class ScoreRow(SQLModel, table=True):
     details_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     # the profile the score was computed under ("vibesearch" | "official") and, for the official
     # profile, where its judge prompt came from (``PromptSource.label()``); NULL for scores stored
-    # before these existed (read as the vibesearch profile; added to old files by ``Store._init_schema``)
+    # before these existed (read as the vibesearch profile; added to old files by the migrations)
     protocol: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     prompt_source: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
@@ -153,7 +156,7 @@ class PredLabelRow(SQLModel, table=True):
     """A person's decision on one predicted triple of one run: is it valid, and which
     ground-truth triples support it (the validity side; ``LabelRow`` is the coverage side).
 
-    A new table, so ``create_all`` adds it to a database written before it existed.
+    Added by migration 0002 to a database written before it existed.
     """
 
     __tablename__ = "pred_labels"
@@ -171,8 +174,7 @@ class PredLabelRow(SQLModel, table=True):
 class LeaseRow(SQLModel, table=True):
     """Who drives a run (or a batch) right now: one row per key, claimed and renewed atomically.
 
-    A new table, so ``create_all`` adds it to a database written before leases existed; the
-    schema version does not change. Times are seconds since the epoch (``time.time()``).
+    In the first release's schema (migration 0001). Times are seconds since the epoch (``time.time()``).
     """
 
     __tablename__ = "leases"
@@ -182,6 +184,66 @@ class LeaseRow(SQLModel, table=True):
     host: str
     acquired_at: float
     expires_at: float
+
+
+class StopRequestRow(SQLModel, table=True):
+    """A request to stop a run, written by the app server a person pressed Stop on; the server
+    that drives the run sees it and cancels the run (``store.stops``). One row per run; times are
+    seconds since the epoch. Added by migration 0003; not copied by ``db copy`` (like leases)."""
+
+    __tablename__ = "stop_requests"
+    run_id: str = Field(primary_key=True)
+    requested_by: str  # the owner string of who asked (``user:<login>`` / ``client:<digest>``)
+    requested_at: float
+    done_at: Optional[float] = None  # when the driving server cancelled the run
+
+
+class CampaignRow(SQLModel, table=True):
+    """A labelling campaign: which runs, who labels, which sides, how many labels per item.
+
+    The run list is fixed when the campaign is made (a filter is resolved then and kept for the
+    record). Added by migration 0002 to an older file; the schema version stays.
+    """
+
+    __tablename__ = "campaigns"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(sa_column=Column(Text, nullable=False, unique=True))
+    runs_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # run ids, in queue order
+    filter_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))  # the filter it came from
+    annotators_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    sides_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # "coverage" / "validity"
+    overlap: int = 2
+    created_by: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+
+    def run_ids(self) -> list[str]:
+        return [str(x) for x in json.loads(self.runs_json or "[]")]
+
+    def annotators(self) -> list[str]:
+        return [str(x) for x in json.loads(self.annotators_json or "[]")]
+
+    def sides(self) -> list[str]:
+        return [str(x) for x in json.loads(self.sides_json or "[]")]
+
+    def filters(self) -> dict[str, Any]:
+        return _object(self.filter_json)
+
+
+class AdjudicationRow(SQLModel, table=True):
+    """The final human label of one item (a run's ground-truth triple on the coverage side, a
+    predicted triple on the validity side) where annotators disagreed, given by a third person."""
+
+    __tablename__ = "adjudications"
+    __table_args__ = (UniqueConstraint("run_id", "side", "item_index", name="uq_adjudication"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: str = Field(foreign_key="runs.id", index=True)
+    side: str  # "coverage" | "validity"
+    item_index: int
+    label: bool  # covered (coverage) / valid (validity)
+    adjudicator: str
+    comment: str = Field(default="", sa_column=Column(Text, nullable=False))
+    campaign: str = ""  # the campaign it was resolved in
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 Index("ix_events_run_seq", col(EventRow.run_id), col(EventRow.seq))

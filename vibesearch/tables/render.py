@@ -58,7 +58,9 @@ def render_table_html(score: TableScore) -> str:
     by_row: dict[int, dict[str, CellVerdict]] = {}
     for c in score.cells:
         by_row.setdefault(c.row, {})[c.column] = c
-    head = "".join(f"<th>{escape(col)}</th>" for col in score.columns) + "<th>row</th>"
+    # the row-status column only when a row is not simply matched (an empty column says nothing)
+    status_col = any(rv.status != "matched" for rv in score.rows)
+    head = "".join(f"<th>{escape(col)}</th>" for col in score.columns) + ("<th>row status</th>" if status_col else "")
     body = []
     for i, rv in enumerate(score.rows):
         cells = by_row.get(i, {})
@@ -66,7 +68,8 @@ def render_table_html(score: TableScore) -> str:
         label = _STATUS.get(rv.status, rv.status)
         if rv.status == "duplicate":
             tds = "".join(f'<td style="{_MISSING}">{escape(_predicted(cells.get(col)))}</td>' for col in score.columns)
-        body.append(f'<tr data-status="{rv.status}">{tds}<td style="color:#555">{escape(label)}</td></tr>')
+        extra = f'<td style="color:#555">{escape(label or "✓ matched")}</td>' if status_col else ""
+        body.append(f'<tr data-status="{rv.status}">{tds}{extra}</tr>')
     table = (
         '<table style="border-collapse:collapse" border="1" cellpadding="4">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"

@@ -86,6 +86,10 @@ class OfflineCorpus:
         positive = np.flatnonzero(scores > 0)
         if positive.size == 0:
             return []
+        if 0 < topn < positive.size:
+            # only what can reach the top n is sorted: scores at least the n-th best (ties kept)
+            cut = np.partition(scores[positive], positive.size - topn)[positive.size - topn]
+            positive = positive[scores[positive] >= cut]
         # stable order: higher score first, then corpus order
         order = positive[np.lexsort((positive, -scores[positive]))][: max(topn, 0)]
         return [(docs[i], float(scores[i])) for i in order]
@@ -110,8 +114,12 @@ class OfflineCorpus:
 
     def snippet(self, doc: CorpusDoc, query: str, max_chars: int = SNIPPET_CHARS) -> str:
         """The sentence(s) of ``doc`` that best match ``query``."""
+        return self.snippets([doc], query, max_chars)[0]
+
+    def snippets(self, docs: list[CorpusDoc], query: str, max_chars: int = SNIPPET_CHARS) -> list[str]:
+        """``snippet`` for several documents (the query's weights are worked out once)."""
         weights = idf_weights(tokenize(query), self._df, max(len(self.docs), 1))
-        return best_sentences(query, doc.text, max_chars=max_chars, weights=weights)
+        return [best_sentences(query, doc.text, max_chars=max_chars, weights=weights) for doc in docs]
 
 
 class OfflineBackend:
@@ -126,7 +134,8 @@ class OfflineBackend:
 
     def _hits(self, query: str, topn: int, scholarly: bool) -> list[Hit]:
         found = self.corpus.scholar(query, topn) if scholarly else self.corpus.search(query, topn)
-        return [Hit(d.title, d.url, self.corpus.snippet(d, query), date=d.date, source=d.source) for d, _ in found]
+        snippets = self.corpus.snippets([d for d, _ in found], query)
+        return [Hit(d.title, d.url, snip, date=d.date, source=d.source) for (d, _), snip in zip(found, snippets)]
 
     # ranking is CPU work (and jieba loads its dictionary on first use): keep it off the event loop
     async def search(self, query: str, topn: int) -> ToolOutput:

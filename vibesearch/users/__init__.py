@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from .._fields import MissingSetting
 from ..config import Settings
 from ..protocol.profile import profile_config, prompts_for
 from ..run import RunConfig, User, UserState, UserTurn
 from ..tasks.models import Task
+from ._replies import KIND_MEANING, KindHelp, auto_message, reply_kind_help
 from .human import HumanUser
 from .official import OfficialUser
 from .paced import PacedUser
@@ -37,7 +39,7 @@ def _unpaced(config: RunConfig, task: Task, settings: Settings) -> User:
         return RuleUser(task)
     if spec.kind in ("simulator", "paper"):
         if not spec.model:
-            raise ValueError(f"user kind {spec.kind!r} needs a simulator model: pass --simulator-model or set VIBESEARCH_SIMULATOR_MODEL")
+            raise MissingSetting(f"user kind {spec.kind!r} needs a simulator model", "simulator_model")
         prompts = prompts_for(config, settings)
         if prompts is not None:  # the official profile: its own simulator, whichever LLM-played kind
             return OfficialUser(task, settings, model=spec.model, prompts=prompts, sampling=spec.sampling)
@@ -57,7 +59,9 @@ def _unpaced(config: RunConfig, task: Task, settings: Settings) -> User:
 
 
 __all__ = [
+    "KIND_MEANING",
     "HumanUser",
+    "KindHelp",
     "OfficialUser",
     "PacedUser",
     "PaperUser",
@@ -70,6 +74,8 @@ __all__ = [
     "User",
     "UserState",
     "UserTurn",
+    "auto_message",
     "make_user",
+    "reply_kind_help",
     "shadow_agreement",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._fields import MissingSetting
 from ..config import Settings, get_settings
 from ..run.config import Sampling
 from ..run.protocols import UserState, UserTurn
@@ -16,7 +17,7 @@ class LLMPlayedUser:
 
     def __init__(self, task: Task, settings: Settings | None = None, *, model: str, sampling: Sampling | None = None):
         if not model:
-            raise ValueError(f"the {self.title} needs a model (--simulator-model or VIBESEARCH_SIMULATOR_MODEL)")
+            raise MissingSetting(f"the {self.title} needs a model", "simulator_model")
         self.task = task
         self.settings = settings or get_settings()
         self.model = model

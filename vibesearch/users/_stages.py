@@ -210,6 +210,7 @@ def line_similarity(line: str, text: str) -> float:
 _EN_LEADS = [
     (re.compile(r"^asks again for\s+", re.I), "I'm still waiting for "),
     (re.compile(r"^asks again about\s+", re.I), "I'm still waiting to hear about "),
+    (re.compile(r"^asks again\s+(?=(?:which|what|when|where|who|how|why|whether|if)\b)", re.I), "I'm asking again: "),
     (re.compile(r"^asks for\s+", re.I), "I'd like "),
     (re.compile(r"^asks about\s+", re.I), "Can you tell me about "),
     (re.compile(r"^asks\s+", re.I), "I'd like to know "),
@@ -222,9 +223,11 @@ _EN_LEADS = [
 _EN_INNER = [
     (re.compile(r"\basks again (about|for)\b", re.I), r"I'm asking again \1"),
     (re.compile(r"\basks (about|for)\b", re.I), r"I'd like to hear \1"),
+    (re.compile(r"\bthe assistant's\b", re.I), "your"),
+    (re.compile(r"\bthe assistant\b", re.I), "you"),
 ]
 _EN_DROP = re.compile(r",?\s+without\b.*$", re.I)
-_ZH_LEADS = [("追问", "我还想知道"), ("继续追问", "我还想知道"), ("继续聊", "我们再聊聊"), ("继续讨论", "我们再说说"), ("要求", "请"), ("催促", "请尽快")]
+_ZH_LEADS = [("继续追问", "我还想知道"), ("追问", "我还想知道"), ("继续聊", "我们再聊聊"), ("继续讨论", "我们再说说"), ("要求", "请"), ("催促", "请尽快")]
 
 _GENERIC_PUSH = {
     "en": "That's not everything I need yet. Can you dig deeper and give me the specifics?",
@@ -234,7 +237,13 @@ _PUSH_OPENERS = {
     "en": ("", "Hmm, that doesn't fully cover it. ", "Let's not move on yet. "),
     "zh": ("", "嗯，这还不太完整。", "先别急着往下讲。"),
 }
-PERFUNCTORY = {"en": "No particular preference — ", "zh": "这个我不太在意……"}
+PERFUNCTORY = {"en": "I don't really mind either way. ", "zh": "这个我无所谓。"}
+_END = {"en": ".!?…", "zh": "。！？!?…"}
+_QUESTION_START = re.compile(r"^(?:can|could|would|will|do|does|did|is|are|was|were|which|what|when|where|who|how|why)\b", re.I)
+
+
+def language_of(task: Task) -> str:
+    return "zh" if task.language == "zh" else "en"
 
 
 def _sentence_case(text: str) -> str:
@@ -242,9 +251,25 @@ def _sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def push_message(task: Task, fallback: str | None, turn: int = 0) -> str:
-    """A push built from the next stage's fallback (worded as the user would say it)."""
-    lang = "zh" if task.language == "zh" else "en"
+def finish_sentence(text: str, lang: str = "en") -> str:
+    """``text`` ending in exactly one mark: its own ``?``/``!``/``.`` kept, a full stop added
+    (a question mark for an English question) when it has none, never "?." or ".."."""
+    text = text.strip().rstrip(",;:，；：、 ")
+    if not text:
+        return text
+    if lang == "zh":
+        text = text.rstrip(".")
+        return text if text[-1] in _END["zh"] else text + "。"
+    while len(text) > 1 and text[-1] == "." and text[-2] in "!?.…":
+        text = text[:-1]  # "year?." -> "year?"
+    if text[-1] in _END["en"]:
+        return text
+    return text + ("?" if _QUESTION_START.match(text) else ".")
+
+
+def push_body(task: Task, fallback: str | None) -> str:
+    """The next stage's fallback worded as the user would say it (no opener)."""
+    lang = language_of(task)
     if not fallback or not fallback.strip():
         return _GENERIC_PUSH[lang]
     text = fallback.strip()
@@ -255,19 +280,29 @@ def push_message(task: Task, fallback: str | None, turn: int = 0) -> str:
                 break
         for pat, repl in _EN_INNER:
             text = pat.sub(repl, text)
-        text = _EN_DROP.sub("", text).rstrip(" .")
-        text = _sentence_case(text) + "."
-    else:
-        for lead, repl in _ZH_LEADS:
-            if text.startswith(lead):
-                text = repl + text[len(lead):]
-                break
-    opener = _PUSH_OPENERS[lang][turn % len(_PUSH_OPENERS[lang])]
-    return opener + text
+        text = _EN_DROP.sub("", text)
+        return finish_sentence(_sentence_case(text), "en")
+    for lead, repl in _ZH_LEADS:
+        if text.startswith(lead):
+            text = repl + text[len(lead):]
+            break
+    return finish_sentence(text, "zh")
+
+
+def push_message(task: Task, fallback: str | None, turn: int = 0) -> str:
+    """A push built from the next stage's fallback (worded as the user would say it); ``turn``
+    varies the opening words from one push to the next."""
+    openers = _PUSH_OPENERS[language_of(task)]
+    return openers[turn % len(openers)] + push_body(task, fallback)
 
 
 def perfunctory_prefix(task: Task) -> str:
-    return PERFUNCTORY["zh" if task.language == "zh" else "en"]
+    return PERFUNCTORY[language_of(task)]
+
+
+def perfunctory_message(task: Task, fallback: str | None) -> str:
+    """A brush-off of a question no stage covers, then the push (one clean sentence each)."""
+    return perfunctory_prefix(task) + push_body(task, fallback)
 
 
 _MD = [

@@ -14,20 +14,23 @@ import asyncio
 from typing import Any
 
 from ..run.conversation import Conversation
-from ..run.events import DECISIONS
-from ..run.protocols import UserState, UserTurn
+from ..run.events import DECISIONS, Decision
+from ..run.protocols import UserAway, UserIdle, UserState, UserTurn
 from ..run.stages import stage_step
 from ..tasks.models import Task
-from ._stages import DONE_SIGNAL, StageCard, perfunctory_prefix, push_message, stage_card
+from ._replies import auto_message
+from ._stages import StageCard, stage_card
 
 
 class HumanUser:
     kind = "human"
     model: str | None = None
 
-    def __init__(self, task: Task):
+    def __init__(self, task: Task, idle_timeout_s: float | None = None):
         self.task = task
-        self._queue: asyncio.Queue[UserTurn] = asyncio.Queue()
+        # None: wait for the person without a limit; else ``UserIdle`` after this long unanswered
+        self.idle_timeout_s = idle_timeout_s
+        self._queue: asyncio.Queue[UserTurn | None] = asyncio.Queue()  # None: the person left
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state: UserState | None = None
         self._last_reply: str | None = None
@@ -46,10 +49,14 @@ class HumanUser:
         self.requests += 1
         self._waiting.set()
         try:
-            turn = await self._queue.get()
+            turn = await asyncio.wait_for(self._queue.get(), self.idle_timeout_s)
+        except TimeoutError:
+            raise UserIdle(f"nobody answered for {self.idle_timeout_s:g} s") from None
         finally:
             self._waiting.clear()
             self._state = None
+        if turn is None:
+            raise UserAway("the person left the run")
         return self.normalise(turn, state)
 
     # ------------------------------------------------------------------ the UI side
@@ -60,15 +67,23 @@ class HumanUser:
     def submit_nowait(self, turn: UserTurn) -> None:
         if turn.reply_kind not in DECISIONS:
             raise ValueError(f"reply_kind must be one of {', '.join(DECISIONS)}, got {turn.reply_kind!r}")
+        self._put(turn)
+
+    def leave(self) -> None:
+        """The person leaves: the turn awaited now (or the next one asked for) raises ``UserAway``."""
+        self._put(None)
+
+    def _put(self, item: UserTurn | None) -> None:
+        """Queue ``item`` from any loop or thread."""
         loop = self._loop
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
             running = None
         if loop is not None and running is not loop and loop.is_running():
-            loop.call_soon_threadsafe(self._queue.put_nowait, turn)
+            loop.call_soon_threadsafe(self._queue.put_nowait, item)
         else:
-            self._queue.put_nowait(turn)
+            self._queue.put_nowait(item)
 
     @property
     def waiting(self) -> bool:
@@ -88,19 +103,14 @@ class HumanUser:
 
     def normalise(self, turn: UserTurn, state: UserState) -> UserTurn:
         """The person's turn as recorded: a disclosure says the next line unless they wrote their own."""
-        nxt = state.next_stage_index
         message = (turn.message or "").strip()
         step = stage_step(state.stage_index, len(self.task.persona.stages), turn.reply_kind, advance=turn.reply_kind == "disclose")
         kind, advanced = step.reply_kind, step.advanced
         if advanced and not message:
             message = self.task.persona.stages[step.stage_index].line
-        if kind == "done" and not message:
-            message = DONE_SIGNAL
-        if not message:  # an empty push: the fallback worded as a push
-            fallback = self.task.persona.stages[nxt].fallback if nxt is not None else None
-            message = push_message(self.task, fallback, state.user_turns)
-            if kind == "perfunctory":
-                message = perfunctory_prefix(self.task) + message
+        if not message:  # an empty box: the words the card showed for this kind
+            said: Decision = next((d for d in DECISIONS if d == kind and d != "disclose"), "push")
+            message = auto_message(self.task, said, state.stage_index, state.user_turns)
         met: bool | None = turn.trigger_met
         if met is None:
             met = None if kind == "done" else advanced

@@ -103,11 +103,11 @@ def infer_turn(task: Task, state: UserState, text: str) -> UserTurn:
                 stage_advanced=True,
                 trigger_met=True,
                 decided_by="simulator",
-                rationale=f"inferred from text: stage {nxt}'s line appears (similarity {score:.0f})",
+                rationale=f"inferred from text: stage {nxt + 1}'s line appears (similarity {score:.0f})",
             )
     later: list[int] = []
     if nxt is not None:
         later = [i for i in range(nxt + 1, len(task.persona.stages)) if line_similarity(task.persona.stages[i].line, reply) >= LINE_MATCH]
-    note = f"; the reply says stage {later[0]}'s line out of order" if later else ""
+    note = f"; the reply says stage {later[0] + 1}'s line out of order" if later else ""
     kind: Decision = "perfunctory" if _PERFUNCTORY.search(reply) else "push"
     return UserTurn(reply, kind, trigger_met=None, decided_by="simulator", rationale="inferred from text" + note)

@@ -19,7 +19,7 @@ from ..run.protocols import UserState, UserTurn
 from ..tasks.models import Task
 from ._stages import (
     DONE_SIGNAL,
-    perfunctory_prefix,
+    perfunctory_message,
     push_message,
     question_covered,
     questions,
@@ -61,13 +61,13 @@ class RuleUser:
                 stage_advanced=True,
                 trigger_met=True,
                 decided_by="rules",
-                rationale=f"stage {nxt} ({stage.name}) fired: {why}",
+                rationale=f"stage {nxt + 1} ({stage.name}) fired: {why}"  # counted from 1, as people read it,
             )
         push = push_message(self.task, stage.fallback, state.user_turns)
         uncovered = [q for q in questions(reply) if not question_covered(self.task, q)]
         if uncovered:
             return UserTurn(
-                message=perfunctory_prefix(self.task) + push,
+                message=perfunctory_message(self.task, stage.fallback),
                 reply_kind="perfunctory",
                 trigger_met=False,
                 decided_by="rules",

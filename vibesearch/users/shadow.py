@@ -58,6 +58,9 @@ class ShadowUser:
     def submit_nowait(self, turn: UserTurn) -> None:
         self.human.submit_nowait(turn)
 
+    def leave(self) -> None:
+        self.human.leave()
+
     def pending_state(self) -> dict[str, Any] | None:
         return self.human.pending_state()
 

@@ -118,7 +118,7 @@ def apply_decision(task: Task, state: UserState, d: SimulatorDecision) -> UserTu
         later = [i for i in range(nxt + 1, len(stages)) if line_similarity(stages[i].line, reply) >= LINE_MATCH]
         if later or not reply:
             if later:
-                notes.append(f"the reply also said stage {later[0]}; only stage {nxt} is disclosed")
+                notes.append(f"the reply also said stage {later[0] + 1}; only stage {nxt + 1} is disclosed")
             reply = line
         return UserTurn(
             reply,

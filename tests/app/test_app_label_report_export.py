@@ -1,0 +1,125 @@
+"""The Label tab's judge-comparison report, its label export and the campaign panel under the
+``own`` read policy (issue 13), at the level of the functions its handlers call."""
+
+from __future__ import annotations
+
+import csv
+import json
+import zipfile
+
+import pytest
+from pydantic import SecretStr
+
+from vibesearch.app import label_campaign as lc
+from vibesearch.app._access import Access, Who
+from vibesearch.app._label_export import ExportRefused, export_file
+from vibesearch.app.context import AppContext
+from vibesearch.app.label import LabelView, agreement_html
+from vibesearch.config import Settings
+from vibesearch.run import GraphEvent
+from vibesearch.scoring.campaigns import create_campaign
+from vibesearch.store import ScoreRow, Store, VerdictRow
+
+GT = [{"head": "Kyoto", "relation": "has temple", "tail": "Kinkaku-ji"}, {"head": "Nara", "relation": "has", "tail": "deer"}]
+PRED = [{"head": "Kyoto", "relation": "has temple", "tail": "Kinkaku-ji"}, {"head": "Nara", "relation": "has", "tail": "deer"}]
+ALICE, BOB = Who(owner="user:alice", login="alice"), Who(owner="user:bob", login="bob")
+
+
+class _Ctx:
+    """What the functions reach: the store, the access rules and the read test."""
+
+    def __init__(self, store: Store, *, own: bool):
+        self.store = store
+        settings = Settings(auth=SecretStr("alice:a,bob:b"), read_runs="own" if own else "all")
+        self.access = Access(settings)
+
+    def readable(self, who, run) -> bool:
+        return self.access.may_read(who, run.owner)
+
+
+def _ctx(store: Store, own: bool = True) -> AppContext:
+    return _Ctx(store, own=own)  # type: ignore[return-value]
+
+
+def _run(store: Store, owner: str, task_id: str = "t1") -> str:
+    run = store.create_run(task_id, task_json={"id": task_id, "graph": GT, "language": "en", "subset": "daily"},
+                           agent="baseline", user="rules", status="finished", owner=owner)
+    store.append(run.id, GraphEvent(triples=PRED, raw_text="[]"))
+    verdicts = [VerdictRow(score_id=0, run_id=run.id, gt_index=i, covered=True, evidence_json=json.dumps([i])) for i in range(2)]
+    store.add_score(ScoreRow(run_id=run.id, judge="offline", precision=1, recall=1, f1=1, n_gt=2, n_pred=2, n_covered=2, n_valid=2), verdicts)
+    for i in range(2):
+        store.put_label(run.id, i, "alice" if owner == "user:alice" else "bob", True, evidence=[i], note=f"note {i}")
+    return run.id
+
+
+def _view(run_id: str) -> LabelView:
+    """The tab's view after alice labelled both triples, with the offline judge's verdicts."""
+    return LabelView(run_id=run_id, annotator="alice", gt=GT, pred=PRED, mine={0: (True, [0]), 1: (True, [1])},
+                     verdicts={"offline": {0: (True, [0], None, ""), 1: (True, [1], None, "")}})
+
+
+@pytest.fixture
+def runs(store):
+    return _run(store, "user:alice"), _run(store, "user:bob", "t2")
+
+
+def test_the_report_shows_intervals_and_explains_kappa_in_words(store, runs):
+    mine, _ = runs
+    v = _view(mine)
+    page = agreement_html(_ctx(store), v, who=ALICE)
+    assert "id='vs-label-agree-coverage'" in page and "-you'" not in page  # one annotator: the majority is hers
+    assert "100.0% <span class='vs-muted'>[100.0%, 100.0%]</span>" in page  # agreement with its 95% interval
+    assert "κ is undefined: both offline judge and the human majority said" in page  # kappa in words
+    assert "No labels on this side yet." in page  # the validity side has none
+    assert "agreement with you (the only annotator)" in page
+    assert "P 100.0 · R 100.0 · F1 100.0" in page
+
+
+def test_the_report_over_every_run_is_for_those_who_may_read_every_run(store, runs):
+    mine, _ = runs
+    v = _view(mine)
+    assert "for those who may read every run" in agreement_html(_ctx(store), v, scope="all", who=ALICE)
+    assert "2 run(s)" in agreement_html(_ctx(store), v, scope="all", who=Who(owner="user:carol", login="carol", admin=True))
+    every = agreement_html(_ctx(store, own=False), v, scope="all", who=ALICE)
+    assert "2 run(s) by 2 annotator(s)" in every and "id='vs-label-agree-coverage-you'" in every  # alice against bob too
+
+
+def test_export_writes_only_readable_runs_with_the_triple_text(store, runs, tmp_path):
+    mine, theirs = runs
+    path, line = export_file(_ctx(store), ALICE, "jsonl", out_dir=tmp_path / "a")
+    records = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    assert {r["run_id"] for r in records} == {mine} and "2 coverage label(s)" in line
+    assert (records[0]["head"], records[0]["relation"], records[0]["tail"]) == ("Kyoto", "has temple", "Kinkaku-ji")
+    path, _ = export_file(_ctx(store), ALICE, "csv", out_dir=tmp_path / "b")
+    assert {row["run_id"] for row in csv.DictReader(path.open(encoding="utf-8"))} == {mine}
+    path, _ = export_file(_ctx(store, own=False), ALICE, "csv", out_dir=tmp_path / "c")
+    assert {row["run_id"] for row in csv.DictReader(path.open(encoding="utf-8"))} == {mine, theirs}
+    with pytest.raises(ExportRefused, match="that you may read"):
+        export_file(_ctx(store), ALICE, "jsonl", run_id=theirs, out_dir=tmp_path / "d")
+
+
+def test_export_official_is_a_zip_of_both_folders(store, runs, tmp_path):
+    mine, _ = runs
+    path, line = export_file(_ctx(store), ALICE, "official", annotator="alice", out_dir=tmp_path)
+    names = {n for n in zipfile.ZipFile(path).namelist() if n.endswith(".csv")}
+    assert path.suffix == ".zip" and names == {f"gt_recall_check/{mine}.csv", f"pred_precision_check/{mine}.csv"}  # bob's run is not in it
+    body = zipfile.ZipFile(path).read(f"gt_recall_check/{mine}.csv").decode("utf-8-sig")
+    assert body.splitlines()[0].startswith("gt_index,head,relation,tail,model_covered") and "note 0" in body
+    assert "1 run(s)" in line and "alice" in line
+
+
+def test_the_campaign_panel_hides_runs_the_person_may_not_read(store, runs):
+    mine, theirs = runs
+    store.put_label(theirs, 0, "alice", False)  # a disagreement on bob's run
+    create_campaign(store, "c", runs=[mine, theirs], annotators=["alice", "bob"], sides=["coverage"], overlap=2)
+    ctx = _ctx(store)
+    assert mine in lc.who_html(ctx, "c", lc.reader(ctx, ALICE)) and theirs not in lc.who_html(ctx, "c", lc.reader(ctx, ALICE))
+    assert theirs in lc.who_html(ctx, "c", lc.reader(ctx, BOB))
+    assert lc.dispute_choices(ctx, "c", lc.reader(ctx, ALICE)) == []
+    [(_, key)] = lc.dispute_choices(ctx, "c", lc.reader(ctx, BOB))
+    assert "that you may read" in lc.resolve(ctx, "c", key, "carl", True, "", lc.reader(ctx, ALICE))
+    # alice labelled her own run; her next item would be on bob's run, which she may not read
+    assert "queue in campaign c is empty" in str(lc.queue_next(ctx, "c", "alice", lc.reader(ctx, ALICE)))
+    assert lc.queue_next(ctx, "c", "alice", lc.reader(open_ := _ctx(store, own=False), ALICE)).run_id == theirs  # type: ignore[union-attr]
+    # with an open read policy everything shows
+    assert theirs in lc.who_html(open_, "c", lc.reader(open_, ALICE))

@@ -1,0 +1,77 @@
+"""Replay in Chromium (issue 14): a shared official trajectory, imported into the app's database
+with ``vibesearch import``, is opened in Runs, replayed in Play step by step, by "Next stage" and
+at 20×, and reaches its end with the stepper, the tool-call messages and the file's own score."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from browser_kit import fill, shows, tab, text_of
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
+
+OFFICIAL = Path("/work/shared/data/official-trajectories/task_022_airline.condensed.json")
+SHOTS = Path(os.environ.get("VIBESEARCH_REPLAY_SHOTS", "/tmp/replay_shots"))
+
+
+@pytest.fixture(scope="module")
+def imported_run(app_server) -> str:
+    if not OFFICIAL.exists():
+        pytest.skip(f"the shared official trajectories are not here ({OFFICIAL})")
+    out = subprocess.run(
+        [sys.executable, "-m", "vibesearch.cli.main", "import", "--json", "--db", str(app_server.db), str(OFFICIAL)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )
+    return json.loads(out.stdout)[0]["run_id"]
+
+
+def _event_no(page: Page) -> int:
+    m = re.search(r"event (\d+) / \d+", text_of(page, "vs-play-status"))
+    assert m, text_of(page, "vs-play-status")
+    return int(m.group(1))
+
+
+def test_an_official_trajectory_replays_to_its_last_stage(pages, imported_run):
+    page = pages()
+    page.get_by_text("Replay a stored run", exact=True).click()  # Play's replay controls: step by step
+    speed = page.locator("#vs-replay-speed")
+    speed.get_by_label("step by step", exact=True).check()
+    expect(speed.get_by_label("step by step", exact=True)).to_be_checked()
+    tab(page, "Runs")
+    fill(page, "vs-runs-id", imported_run)
+    page.click("#vs-runs-open")
+    shows(page, "vs-runs-header", imported_run)
+    page.click("#vs-runs-replay")
+    expect(page.get_by_role("tab", name="Play", exact=True)).to_have_attribute("aria-selected", "true")
+    shows(page, "vs-play-status", re.compile(rf"Replay of run {imported_run} · step by step · event 1 / \d+"))
+    shows(page, "vs-stepper", "Stages: 1 / 1 disclosed")
+
+    page.click("#vs-replay-step")  # one event at a time
+    shows(page, "vs-play-status", "event 2 /")
+    page.click("#vs-replay-next")  # the run has no stage decisions: on to the next user turn
+    shows(page, "vs-play-status", re.compile(r"user turn 2 / \d+"))
+    at = _event_no(page)
+    assert at > 2
+
+    speed.get_by_label("20×", exact=True).check()  # and the rest at 20×
+    shows(page, "vs-play-status", "· finished ·")
+    m = re.search(r"event (\d+) / (\d+)", text_of(page, "vs-play-status"))
+    assert m and m.group(1) == m.group(2)
+    shows(page, "vs-stepper", "Stages: 1 / 1 disclosed")
+    stepper = page.locator("#vs-stepper")
+    expect(stepper.locator("li.vs-done")).to_have_count(1)
+    expect(stepper.locator("li.vs-current")).to_have_count(0)  # nothing left waiting at the end
+    shows(page, "vs-play-score", "Official F1")
+    shows(page, "vs-play-chat", "Run ended")
+    expect(page.locator("#vs-play-chat").get_by_text(re.compile(r"^⚙ search\(")).first).to_be_visible()
+    shows(page, "vs-counters", "Wall time")
+    expect(page.locator("#vs-replay-step")).to_be_disabled()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "replay_official_end.png"), full_page=True)

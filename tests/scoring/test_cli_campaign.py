@@ -1,0 +1,104 @@
+"""``vibesearch campaign create|status|export`` through the real CLI."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from scoring_helpers import T
+from typer.testing import CliRunner
+
+from vibesearch.scoring.campaigns import Item, adjudicate, get_campaign
+from vibesearch.store import Store
+
+GT = [T("Kyoto", "has temple", "Kinkaku-ji"), T("Nara", "has park", "Nara Park")]
+PRED = [T("Kyoto", "has temple", "Kinkaku-ji")]
+
+
+@pytest.fixture
+def cli():
+    from vibesearch.cli.main import app
+
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture
+def labelled(tmp_db, make_run):
+    """A campaign over two runs where ann and bob disagree on one item and cy resolved it."""
+    store = Store(tmp_db)
+    r1, r2 = make_run(store, GT, PRED), make_run(store, GT, PRED, language="zh")
+    return store, r1, r2
+
+
+def test_create_status_and_export(cli, tmp_db, labelled, tmp_path):
+    store, r1, r2 = labelled
+    out = cli("campaign", "create", "spring", "--runs", f"{r1},{r2}", "--annotator", "ann", "--annotator", "bob",
+              "--sides", "coverage,validity", "--overlap", "2", "--db", tmp_db)
+    assert out.exit_code == 0, out.output
+    assert "campaign spring: 2 runs, sides coverage, validity, annotators ann, bob, overlap 2" in out.stdout
+    store.put_label(r1, 0, "ann", True, evidence=[0], note="same temple")
+    store.put_label(r1, 0, "bob", False)
+    store.put_pred_labels([{"run_id": r1, "pred_index": 0, "annotator": "ann", "valid": True}])
+
+    status = cli("campaign", "status", "spring", "--json", "--db", tmp_db)
+    assert status.exit_code == 0, status.output
+    data = json.loads(status.stdout)
+    assert (data["items"], data["labels"], data["disagreements_pending"]) == (6, 3, 1)
+    assert data["annotators"]["ann"] == {"labelled": 2, "queue": 4}
+    assert data["pending"] == [{"run_id": r1, "side": "coverage", "index": 0, "labels": {"ann": True, "bob": False}}]
+    text = cli("campaign", "status", "spring", "--db", tmp_db)
+    assert "1 waiting for adjudication" in text.stdout and "ann=yes, bob=no" in text.stdout
+
+    adjudicate(store, get_campaign(store, "spring"), Item(r1, "coverage", 0), "cy", True, "checked the page")
+    jsonl = tmp_path / "out" / "spring.jsonl"
+    done = cli("campaign", "export", "spring", jsonl, "--db", tmp_db)
+    assert done.exit_code == 0 and "wrote 3 labels" in done.stdout
+    rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    first = rows[0]
+    assert (first["head"], first["relation"], first["tail"], first["annotator"], first["label"]) == ("Kyoto", "has temple", "Kinkaku-ji", "ann", True)
+    assert (first["adjudicator"], first["adjudicated_label"], first["adjudication_comment"], first["final_label"]) == ("cy", True, "checked the page", True)
+    assert first["note"] == "same temple" and first["evidence"] == [0]
+    assert rows[2]["side"] == "validity" and rows[2]["adjudicator"] == "" and rows[2]["final_label"] is True
+
+    as_csv = tmp_path / "spring.csv"
+    assert cli("campaign", "export", "spring", as_csv, "--db", tmp_db).exit_code == 0
+    table = list(csv.DictReader(as_csv.open(encoding="utf-8")))
+    assert [(r["annotator"], r["label"], r["final_label"]) for r in table] == [("ann", "true", "true"), ("bob", "false", "true"), ("ann", "true", "true")]
+
+
+def test_a_filter_makes_a_campaign(cli, tmp_db, labelled):
+    _, _, r2 = labelled
+    out = cli("campaign", "create", "zh", "--filter", "language=zh", "--filter", "status=finished", "--annotator", "ann",
+              "--sides", "validity", "--overlap", "1", "--db", tmp_db)
+    assert out.exit_code == 0, out.output
+    assert json.loads(cli("campaign", "status", "zh", "--json", "--db", tmp_db).stdout)["items"] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["create", "c", "--runs", "nope", "--annotator", "a", "--overlap", "1"], "run 'nope': no such run"),
+        (["create", "c", "--annotator", "a", "--overlap", "1"], "either as a list"),
+        (["create", "c", "--filter", "colour=red", "--annotator", "a", "--overlap", "1"], "unknown key 'colour'"),
+        (["create", "c", "--filter", "language=en", "--annotator", "a", "--overlap", "2"], "overlap 2 must be between"),
+        (["create", "c", "--filter", "language=en", "--annotator", "a", "--overlap", "1", "--sides", "both"], "unknown side 'both'"),
+        (["status", "nope"], "no campaign named 'nope'"),
+        (["export", "nope", "x.jsonl"], "no campaign named 'nope'"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_1(cli, tmp_db, labelled, args, message):
+    out = cli("campaign", *args, "--db", tmp_db)
+    assert out.exit_code == 1
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], out.output
+    assert Store(tmp_db).campaigns() == []
+
+
+def test_export_refuses_an_unknown_suffix_and_writes_nothing(cli, tmp_db, labelled, tmp_path):
+    _, r1, _ = labelled
+    assert cli("campaign", "create", "c", "--runs", r1, "--annotator", "a", "--overlap", "1", "--db", tmp_db).exit_code == 0
+    out = cli("campaign", "export", "c", tmp_path / "labels.xlsx", "--db", tmp_db)
+    assert out.exit_code == 1 and "must end in .jsonl or .csv, not '.xlsx'" in out.stderr
+    assert list(tmp_path.glob("labels*")) == []

@@ -1,0 +1,53 @@
+"""The recorder writes events from a writer thread while the run goes on: listeners still see an
+event only once it is committed, in order, and a failed write is raised on the run's side."""
+
+from __future__ import annotations
+
+import pytest
+
+from vibesearch.run import Limits
+from vibesearch.run.events import MessageEvent, NoteEvent, StoredEvent, UsageEvent
+from vibesearch.session._record import Recorder
+from vibesearch.store import Store
+from vibesearch.store.leases import LeaseLost, claim, new_owner, run_key
+
+
+class _Lease:
+    def __init__(self, owner: str):
+        self.owner = owner
+
+    def check(self) -> None:
+        pass
+
+
+async def test_listeners_see_only_committed_events_in_order(tmp_path):
+    store = Store(tmp_path / "w.db")
+    run_id = store.create_run("t").id
+    seen: list[tuple[int, int]] = []
+
+    def listener(ev: StoredEvent) -> None:  # what a viewer is shown is already in the database
+        seen.append((ev.seq, len(store.events(run_id))))
+
+    rec = Recorder(store, run_id, [listener], Limits())
+    for i in range(20):
+        rec.emit(UsageEvent(purpose="agent", model="m", input_tokens=1, output_tokens=1))
+        rec.emit(MessageEvent(role="assistant", content=f"step {i}"))
+    rec.drain()
+    assert [s for s, _ in seen] == list(range(1, 41))
+    assert all(stored >= seq for seq, stored in seen)
+    rec.close()
+
+
+async def test_a_failed_write_is_raised_by_the_next_emit_and_nothing_after_it_is_written(tmp_path):
+    store = Store(tmp_path / "w.db")
+    run_id = store.create_run("t").id
+    other = new_owner()
+    assert claim(store, run_key(run_id), other, 60) is None  # another process drives the run
+    rec = Recorder(store, run_id, [], Limits(), _Lease(new_owner()))  # type: ignore[arg-type]
+    rec.emit(NoteEvent(text="one"))
+    with pytest.raises(LeaseLost):
+        rec.drain()
+    with pytest.raises(LeaseLost):
+        rec.emit(NoteEvent(text="two"))
+    rec.close()
+    assert store.events(run_id) == []

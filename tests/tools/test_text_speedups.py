@@ -1,0 +1,78 @@
+"""The faster sentence splitter and snippet ranking give exactly what the slower ones gave."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+
+from vibesearch.tools._text import best_sentences, idf_weights, rank_texts, sentences, tokenize
+
+# the splitter as it was before it was rewritten without a leading look-behind
+_OLD_END = re.compile(r"(?<=[。！？；!?])|(?<=[.;])\s+(?=[\"'“(\[A-Z0-9\u4e00-\u9fff])|\n+")
+
+
+def _old_sentences(text: str) -> list[str]:
+    return [p for p in (p.strip() for p in _OLD_END.split(text)) if p]
+
+
+PIECES = ["Alpha", "beta", "Gamma", "42", ".", ";", "!", "?", "。", "！", "？", "；", " ", "  ", "\n", "\n\n",
+          "(x", "[y", "\"q", "'s", "“引", "中文", "句子", "Étude", "ça", ". ", "; ", ".\n", "!\n"]
+
+
+def _random_text(rng: random.Random) -> str:
+    return "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 60)))
+
+
+def test_sentences_match_the_old_splitter_on_random_text():
+    rng = random.Random(15)
+    for _ in range(3000):
+        text = _random_text(rng)
+        assert sentences(text) == _old_sentences(text), repr(text)
+
+
+def test_sentences_on_prose():
+    text = "Rome was founded. It grew; Slowly it fell!\nThen 中世纪开始。之后呢？ e.g. this stays whole."
+    assert sentences(text) == _old_sentences(text)
+    assert sentences(text)[0] == "Rome was founded."
+
+
+def _old_rank(query: str, texts: list[str], weights: dict[str, float]) -> list[tuple[int, float]]:
+    scored = []
+    for i, toks in enumerate(tokenize(t) for t in texts):
+        counts = Counter(toks)
+        score = sum(w * counts[t] / (counts[t] + 1.0) for t, w in weights.items() if counts.get(t))
+        if score > 0:
+            scored.append((i, score / (1.0 + 0.002 * len(texts[i]))))
+    scored.sort(key=lambda pair: -pair[1])
+    return scored
+
+
+def test_rank_texts_with_weights_skips_nothing_that_matches():
+    rng = random.Random(7)
+    words = ["rome", "Rome", "ROMAN", "empire", "fall", "the", "of", "中国", "历史", "x1", "romeo"]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) for _ in range(300)]
+    df: Counter = Counter()
+    for t in texts:
+        df.update(set(tokenize(t)))
+    for query in ["rome", "Roman empire", "fall of the 历史", "romeo x1", "the of"]:
+        weights = idf_weights(tokenize(query), df, len(texts))
+        assert rank_texts(query, texts, weights=weights) == _old_rank(query, texts, weights)
+    assert best_sentences("empire", "A city. The Empire fell. Nothing else.", weights={"empire": 1.0}) == "The Empire fell."
+
+
+def test_top_n_with_ties_is_the_full_sort_cut_short():
+    import numpy as np
+
+    from vibesearch.tasks.models import CorpusDoc
+    from vibesearch.tools import OfflineCorpus
+
+    rng = np.random.default_rng(3)
+    docs = [CorpusDoc(url=f"https://x.org/{i}", title="t", text="x") for i in range(400)]
+    for _ in range(50):
+        scores = rng.integers(0, 6, size=400).astype(np.float32)  # many ties, many zeros
+        positive = np.flatnonzero(scores > 0)
+        full = positive[np.lexsort((positive, -scores[positive]))]
+        for topn in (0, 1, 3, 10, 399, 500):
+            got = [d.url for d, _ in OfflineCorpus._top(scores, docs, topn)]
+            assert got == [docs[i].url for i in full[:topn]]

@@ -1,0 +1,57 @@
+"""The Label tab's export: the labels as a file to download — our JSONL or CSV (with the triple
+text), or the official meta-eval CSV folder (``gt_recall_check/``, ``pred_precision_check/``) as
+a zip. The same writers as ``vibesearch labels export`` (``scoring.labels_io``,
+``scoring.meta_eval_csv``); only runs the person may read are written."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..scoring.labels_io import export_labels
+from ..scoring.meta_eval_csv import export_official
+from ._access import Who
+from .context import AppContext
+
+EXPORT_FORMATS = [("Our labels (JSONL)", "jsonl"), ("Our labels (CSV)", "csv"), ("Official meta-eval CSVs (zip)", "official")]
+SCOPES = [("The run picked above", "run"), ("Every run I may read", "all")]
+
+
+class ExportRefused(ValueError):
+    """Nothing to export, or not allowed; the message is the status line."""
+
+
+def readable_run_ids(ctx: AppContext, who: Who) -> list[str]:
+    return [r.id for r in ctx.store.list_runs() if ctx.readable(who, r)]
+
+
+def export_file(ctx: AppContext, who: Who, fmt: Any, *, run_id: Any = None, annotator: str = "", out_dir: Path | None = None) -> tuple[Path, str]:
+    """Write the export into a fresh folder; returns the file to download and a one-line summary.
+    ``run_id``: that run only (it must be readable), else every readable run."""
+    if fmt not in ("jsonl", "csv", "official"):
+        raise ExportRefused("Pick an export format.")
+    readable = readable_run_ids(ctx, who)
+    if run_id:
+        if run_id not in readable:
+            raise ExportRefused(f"no run with id {str(run_id)[:80]!r} that you may read")
+        ids = [run_id]
+    else:
+        ids = readable
+    out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="vibesearch-labels-"))
+    out.mkdir(parents=True, exist_ok=True)
+    if fmt in ("jsonl", "csv"):
+        path = out / f"labels{'-' + run_id if run_id else ''}.{fmt}"
+        n = export_labels(ctx.store, path, fmt, run_ids=set(ids))
+        return path, f"Exported {n} coverage label(s) of {'run ' + run_id if run_id else 'the runs you may read'} as {fmt.upper()}."
+    scored = {s.run_id for s in ctx.store.scores()}
+    persona = {r.id for r in ctx.store.list_runs() if r.kind != "table"}
+    ids = [i for i in ids if i in scored and i in persona]
+    if not ids:
+        raise ExportRefused("No scored run to export: the official CSVs carry the judge's decisions, so a run needs a score first.")
+    folder = out / "meta-eval"
+    written = export_official(ctx.store, folder, run_ids=ids, annotator=annotator or None)
+    archive = shutil.make_archive(str(out / f"meta-eval{'-' + run_id if run_id else ''}"), "zip", root_dir=folder)
+    who_fills = f", human_label from {annotator}'s labels" if annotator else ""
+    return Path(archive), f"Exported the meta-eval CSVs of {len(written)} run(s){who_fills}."

@@ -1,0 +1,128 @@
+"""The Label tab's view of one run and side (kept in ``gr.State``) and how it is drawn."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from .panels import judge_text
+
+SUGGESTED = 25  # supporting triples listed (most similar first) while the search box is empty
+
+
+@dataclass
+class LabelView:
+    run_id: str | None = None
+    annotator: str = ""
+    side: str = "coverage"  # "coverage": ground-truth triples are labelled; "validity": predicted ones
+    campaign: str | None = None  # items come from this campaign's queue
+    idx: int = 0
+    gt: list[dict] = field(default_factory=list)
+    pred: list[dict] = field(default_factory=list)
+    mine: dict[int, tuple[bool, list[int]]] = field(default_factory=dict)
+    # judge → gt index → (covered, evidence, rule, rationale)
+    verdicts: dict[str, dict[int, tuple[bool | None, list[int], str | None, str]]] = field(default_factory=dict)
+    last: str = ""  # feedback on the label just given
+    scope: str = "run"  # the judge comparison: over this run ("run") or every labelled run ("all")
+
+    @property
+    def items(self) -> list[dict]:
+        """The triples labelled on this side."""
+        return self.gt if self.side == "coverage" else self.pred
+
+    @property
+    def support(self) -> list[dict]:
+        """The triples ticked as evidence on this side."""
+        return self.pred if self.side == "coverage" else self.gt
+
+    def words(self) -> tuple[str, str]:
+        return ("covered", "not covered") if self.side == "coverage" else ("valid", "invalid")
+
+
+def judge_says(v: LabelView, verdicts: dict[int, tuple[bool | None, list[int], str | None, str]], i: int) -> tuple[bool | None, list[int], str | None, str]:
+    """A judge's decision on item ``i`` of the view's side. On the validity side a predicted triple
+    is valid for the judge when it supports a ground-truth triple the judge called covered."""
+    if v.side == "coverage":
+        return verdicts.get(i, (None, [], None, ""))
+    if not verdicts:
+        return (None, [], None, "")
+    support = sorted(g for g, (c, ev, _r, _w) in verdicts.items() if c and i in ev)
+    return (bool(support), support, None, "")
+
+
+def _esc(x: Any) -> str:
+    return html.escape(str(x if x is not None else ""))
+
+
+def _ttext(t: dict) -> str:
+    return f"{t.get('head', '')} | {t.get('relation', '')} | {t.get('tail', '')}"
+
+
+def triple_html(v: LabelView) -> str:
+    if not v.items:
+        return "<div class='vs-muted'>Load a run to start labelling.</div>" if not v.run_id else \
+            f"<div class='vs-muted'>This run has no {'ground-truth' if v.side == 'coverage' else 'predicted'} triples.</div>"
+    t = v.items[v.idx]
+    mine = v.mine.get(v.idx)
+    yes, no = v.words()
+    you = ""
+    if mine is not None:
+        you = f"<div>Your label: <b class='{'vs-verdict-covered' if mine[0] else 'vs-verdict-missed'}'>{yes if mine[0] else no}</b>"
+        you += f" · evidence {', '.join(f'#{i}' for i in mine[1])}</div>" if mine[1] else "</div>"
+    kind = "Ground-truth triple" if v.side == "coverage" else "Predicted triple"
+    where = f" · run {_esc(v.run_id)} · campaign {_esc(v.campaign)}" if v.campaign else ""
+    return (
+        f"<div class='vs-card vs-triple' id='vs-label-triple'><div class='vs-muted'>{kind} {v.idx + 1} of {len(v.items)}{where}</div>"
+        f"<span class='vs-part'>{_esc(t['head'])}</span> — <span class='vs-part'>{_esc(t['relation'])}</span> → "
+        f"<span class='vs-part'>{_esc(t['tail'])}</span>{you}</div>"
+    )
+
+
+def verdict_html(v: LabelView, show_anyway: bool) -> str:
+    if not v.items:
+        return ""
+    if not v.verdicts:
+        return "<div class='vs-muted'>No judge has scored this run yet (score it in the Runs tab).</div>"
+    if v.idx not in v.mine and not show_anyway:
+        return "<div class='vs-muted'>The judges' verdicts on this triple appear once you have labelled it.</div>"
+    parts = []
+    for judge, verdicts in v.verdicts.items():
+        covered, evidence, rule, why = judge_says(v, verdicts, v.idx)
+        yes, no = v.words()
+        word = {True: yes, False: no, None: "unscored"}[covered]
+        cls = {True: "vs-verdict-covered", False: "vs-verdict-missed", None: "vs-muted"}[covered]
+        ev = f" · evidence {', '.join(f'#{i}' for i in evidence)}" if evidence else ""
+        r = f" · rule {rule}" if rule else ""
+        parts.append(f"<div><b>{_esc(judge_text(judge))}</b>: <span class='{cls}'>{word}</span>{_esc(r)}{_esc(ev)}"
+                     + (f"<div class='vs-muted'>{_esc(why[:400])}</div>" if why else "") + "</div>")
+    return "<div class='vs-card'>" + "".join(parts) + "</div>"
+
+
+def evidence_choices(v: LabelView, query: str, selected: list[int]) -> list[tuple[str, int]]:
+    """Supporting triples (predicted ones on the coverage side, ground-truth ones on the validity
+    side) matching the search (all words), or the most similar to the shown triple."""
+    pool = v.support
+    if not pool:
+        return []
+    q = (query or "").strip().lower()
+    if q:
+        words = q.split()
+        idxs = [i for i, t in enumerate(pool) if all(w in _ttext(t).lower() for w in words)]
+    else:
+        target = _ttext(v.items[v.idx]) if v.items else ""
+        ranked = sorted(range(len(pool)), key=lambda i: -fuzz.token_set_ratio(target, _ttext(pool[i])))
+        idxs = ranked[:SUGGESTED]
+    keep = [i for i in selected if i not in idxs and 0 <= i < len(pool)]
+    return [(f"#{i}  {_ttext(pool[i])}", i) for i in [*keep, *idxs]]
+
+
+def progress_text(v: LabelView) -> str:
+    if not v.items:
+        return v.last
+    done = sum(1 for i in range(len(v.items)) if i in v.mine)
+    covered = sum(1 for c, _ in v.mine.values() if c)
+    side = "ground-truth" if v.side == "coverage" else "predicted"
+    return f"**{done} / {len(v.items)}** {side} triples labelled by **{_esc(v.annotator)}** · {covered} {v.words()[0]} so far. {v.last}"

@@ -1,0 +1,90 @@
+"""CLI commands: the ``campaign`` group (labelling campaigns: create, status, export)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from ._common import DbOption, JsonOption, console, fail, open_store, print_json
+
+campaign_app = typer.Typer(help="Labelling campaigns: runs, annotators, sides, overlap; queue, progress, adjudication.",
+                           no_args_is_help=True)
+
+
+@campaign_app.command("create")
+def campaign_create(
+    name: str = typer.Argument(..., help="The campaign's name"),
+    runs: Optional[str] = typer.Option(None, "--runs", help="Run ids, comma-separated (in queue order)"),
+    filters: list[str] = typer.Option([], "--filter", help="key=value (task, subset, language, agent, agent_model, status); repeat to narrow"),
+    annotators: list[str] = typer.Option([], "--annotator", help="A person who labels (repeat for each)"),
+    sides: str = typer.Option("coverage,validity", "--sides", help="coverage, validity or both (comma-separated)"),
+    overlap: int = typer.Option(2, "--overlap", help="How many people label each item (k)"),
+    db: Optional[Path] = DbOption,
+) -> None:
+    """Make a campaign. The runs are fixed now (a filter picks the finished runs with a graph)."""
+    from ..scoring.campaigns import CampaignError, create_campaign, parse_filters
+
+    store = open_store(db)
+    try:
+        row = create_campaign(
+            store, name, annotators=annotators, sides=[s for s in sides.split(",") if s.strip()], overlap=overlap,
+            runs=runs.split(",") if runs is not None else None,
+            filters=parse_filters(filters) if filters else None,
+        )
+    except CampaignError as exc:
+        fail(str(exc))
+    console.print(f"campaign {row.name}: {len(row.run_ids())} runs, sides {', '.join(row.sides())}, "
+                  f"annotators {', '.join(row.annotators())}, overlap {row.overlap}", highlight=False, soft_wrap=True)
+
+
+@campaign_app.command("status")
+def campaign_status(name: str = typer.Argument(...), as_json: bool = JsonOption, db: Optional[Path] = DbOption) -> None:
+    """Progress overall and per annotator, and the disagreements waiting for a third person."""
+    from ..scoring.campaigns import CampaignError, disagreements, get_campaign, progress
+
+    store = open_store(db, writes=False)
+    try:
+        camp = get_campaign(store, name)
+    except CampaignError as exc:
+        fail(str(exc))
+    prog = progress(store, camp)
+    open_items = disagreements(store, camp, pending_only=True)
+    pending = [{"run_id": e.item.run_id, "side": e.item.side, "index": e.item.index, "labels": e.labels} for e in open_items]
+    if as_json:
+        print_json({**prog, "pending": pending})
+        return
+    console.print(f"campaign {camp.name}: {prog['runs']} runs · {prog['items']} items · overlap {prog['overlap']} · "
+                  f"{prog['items_done']}/{prog['items']} items done · {prog['labels']}/{prog['labels_needed']} labels",
+                  highlight=False, soft_wrap=True)
+    table = Table(title="Per annotator")
+    for col_name in ("annotator", "labelled", "left in queue"):
+        table.add_column(col_name)
+    for who, row in prog["annotators"].items():
+        table.add_row(who, str(row["labelled"]), str(row["queue"]))
+    console.print(table)
+    console.print(f"disagreements: {prog['disagreements']} ({prog['disagreements_pending']} waiting for adjudication)", highlight=False, soft_wrap=True)
+    for e in open_items:
+        said = ", ".join(f"{who}={'yes' if v else 'no'}" for who, v in sorted(e.labels.items()))
+        console.print(f"  {e.item.run_id} {e.item.side} #{e.item.index}: {said}", highlight=False, soft_wrap=True)
+
+
+@campaign_app.command("export")
+def campaign_export(name: str = typer.Argument(...), out: Path = typer.Argument(..., help="A .jsonl or .csv file"),
+                    db: Optional[Path] = DbOption) -> None:
+    """Write the campaign's labels (triple text, annotator, adjudication, final label)."""
+    from ..scoring.campaign_export import export_campaign
+    from ..scoring.campaigns import CampaignError, get_campaign
+
+    store = open_store(db, writes=False)
+    try:
+        n = export_campaign(store, get_campaign(store, name), out)
+    except CampaignError as exc:
+        fail(str(exc))
+    console.print(f"wrote {n} labels to {out}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(campaign_app, name="campaign")

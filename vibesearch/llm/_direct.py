@@ -1,0 +1,249 @@
+"""The fast path of ``complete()``: one plain HTTP POST to an OpenAI-compatible endpoint.
+
+litellm costs several milliseconds of CPU per call (its logging payload, callbacks, cost lookups
+and response objects), and the openai SDK walks every message through its type transforms. For an
+endpoint that speaks the OpenAI chat API — a local vLLM, llama.cpp or LM Studio server given by
+an ``api_base`` (``openai/...``, ``hosted_vllm/...``), and the in-process ``fake/...`` models —
+the request is a JSON body and the answer a JSON document, so this module sends the one and reads
+the other itself. Everything else (other providers, streaming, parameters we do not know, a
+pydantic ``response_format``) still goes through litellm. ``VIBESEARCH_LLM_DIRECT=0`` turns the
+fast path off.
+
+Failures are raised as exceptions with the HTTP ``status_code`` and the class names litellm uses,
+so the retry policy and the recorded error texts read the same on both paths.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import os
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ._json import decode, encode
+
+# the chat parameters an OpenAI-compatible server takes as they are
+_BODY_KEYS = frozenset(
+    {
+        "tools", "tool_choice", "response_format", "temperature", "top_p", "max_tokens", "max_completion_tokens",
+        "stop", "seed", "n", "presence_penalty", "frequency_penalty", "parallel_tool_calls", "reasoning_effort",
+        "logprobs", "top_logprobs", "user",
+    }
+)
+# what complete() itself puts into litellm's parameters and this path handles
+_OWN_KEYS = frozenset({"model", "messages", "timeout", "api_base", "api_key", "max_retries"})
+_PREFIXES = ("openai/", "hosted_vllm/")
+_KEY_VARIABLES = {"openai/": "OPENAI_API_KEY", "hosted_vllm/": "HOSTED_VLLM_API_KEY"}
+FAKE_BASE = "http://fake.invalid/v1"
+
+
+class ProviderError(RuntimeError):
+    """An error answer of the endpoint (``status_code`` set) or no answer at all."""
+
+    status_code: int | None = None
+
+    def __init__(self, message: str, status_code: int | None = None):
+        super().__init__(message)
+        if status_code is not None:
+            self.status_code = status_code
+
+
+class BadRequestError(ProviderError):
+    status_code = 400
+
+
+class ContextWindowExceededError(BadRequestError):
+    """A 400 saying the prompt does not fit the model's context (litellm's class of the same name)."""
+
+
+class AuthenticationError(ProviderError):
+    status_code = 401
+
+
+class PermissionDeniedError(ProviderError):
+    status_code = 403
+
+
+class NotFoundError(ProviderError):
+    status_code = 404
+
+
+class UnprocessableEntityError(ProviderError):
+    status_code = 422
+
+
+class RateLimitError(ProviderError):
+    status_code = 429
+
+
+class InternalServerError(ProviderError):
+    status_code = 500
+
+
+class APIConnectionError(ProviderError, ConnectionError):
+    """The request did not get an answer (connection refused, reset, a broken fake handler)."""
+
+
+class Timeout(ProviderError, TimeoutError):
+    status_code = 408
+
+
+_BY_STATUS: dict[int, type[ProviderError]] = {
+    400: BadRequestError, 401: AuthenticationError, 403: PermissionDeniedError, 404: NotFoundError,
+    422: UnprocessableEntityError, 429: RateLimitError,
+}
+
+
+def enabled() -> bool:
+    return os.environ.get("VIBESEARCH_LLM_DIRECT", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def route(params: dict[str, Any], *, stream: bool) -> str | None:
+    """The base URL to POST to when this call can take the fast path, else None (litellm)."""
+    if stream or not enabled():
+        return None
+    model = str(params.get("model") or "")
+    if model.startswith("fake/"):
+        base = FAKE_BASE
+    elif model.startswith(_PREFIXES) and params.get("api_base"):
+        base = str(params["api_base"])
+    else:
+        return None
+    if any(key not in _BODY_KEYS and key not in _OWN_KEYS for key in params):
+        return None  # something only litellm knows how to translate
+    fmt = params.get("response_format")
+    if fmt is not None and not isinstance(fmt, dict):
+        return None  # a pydantic class: litellm turns it into a JSON schema
+    return base
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Message:
+    content: str | None
+    tool_calls: list[dict[str, Any]]
+    reasoning_content: str | None = None
+
+
+@dataclass
+class Choice:
+    message: Message
+    finish_reason: str | None
+
+
+@dataclass
+class Response:
+    model: str
+    choices: list[Choice]
+    usage: Usage | None
+
+
+# one connection pool per event loop (an httpx client must not outlive or change its loop)
+_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, httpx.AsyncClient]] = weakref.WeakKeyDictionary()
+
+
+def _client(base: str) -> httpx.AsyncClient:
+    loop = asyncio.get_running_loop()
+    per_loop = _CLIENTS.setdefault(loop, {})
+    kind = "fake" if base == FAKE_BASE else "http"
+    client = per_loop.get(kind)
+    if client is None:
+        if kind == "fake":
+            from .fake import transport
+
+            client = httpx.AsyncClient(transport=transport())
+        else:
+            client = httpx.AsyncClient(limits=httpx.Limits(max_connections=64, max_keepalive_connections=16))
+        per_loop[kind] = client
+    return client
+
+
+def _key(params: dict[str, Any]) -> str | None:
+    if params.get("api_key"):
+        return str(params["api_key"])
+    model = str(params.get("model") or "")
+    for prefix, variable in _KEY_VARIABLES.items():
+        if model.startswith(prefix):
+            return os.environ.get(variable) or None
+    return None
+
+
+async def acompletion(params: dict[str, Any], base: str) -> Response:
+    """POST ``params`` as a chat completion to ``base`` and read the answer."""
+    model = str(params["model"])
+    name = model.split("/", 1)[1]
+    body: dict[str, Any] = {"model": name, "messages": params["messages"]}
+    body.update((k, v) for k, v in params.items() if k in _BODY_KEYS and v is not None)
+    headers = {"Content-Type": "application/json"}
+    key = _key(params)
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    content = encode(body)
+    timeout = params.get("timeout")
+    try:
+        answer = await _client(base).post(
+            base.rstrip("/") + "/chat/completions", content=content, headers=headers,
+            timeout=float(timeout) if timeout else None,
+        )
+    except httpx.TimeoutException as exc:
+        raise Timeout(f"the request to {model} timed out: {exc}") from None
+    except httpx.TransportError as exc:
+        raise APIConnectionError(f"{model}: {type(exc).__name__}: {exc}") from None
+    if answer.status_code >= 400:
+        raise _error(answer, model)
+    try:
+        data = decode(answer.content)
+    except ValueError:
+        raise InternalServerError(f"{model}: the answer is not JSON: {answer.text[:300]}", answer.status_code) from None
+    return _response(data, model)
+
+
+def _error(answer: httpx.Response, model: str) -> ProviderError:
+    status = answer.status_code
+    text = answer.text
+    try:
+        detail = answer.json().get("error") or text
+        if isinstance(detail, dict):
+            detail = detail.get("message") or json.dumps(detail)
+    except (ValueError, AttributeError):
+        detail = text
+    kind = _BY_STATUS.get(status) or (InternalServerError if status >= 500 else ProviderError)
+    if status == 400 and _CONTEXT_HINTS.search(text):
+        kind = ContextWindowExceededError
+    return kind(f"{model} answered {status}: {str(detail)[:1500]}", status)
+
+
+# how OpenAI-compatible servers say a prompt is too long (OpenAI, vLLM, the fake endpoint)
+_CONTEXT_HINTS = re.compile(r"context_length_exceeded|context length|context window|maximum context|prompt is too long", re.I)
+
+
+def _response(data: dict[str, Any], model: str) -> Response:
+    choices = []
+    for choice in data.get("choices") or []:
+        msg = choice.get("message") or {}
+        choices.append(
+            Choice(
+                message=Message(
+                    content=msg.get("content"),
+                    tool_calls=list(msg.get("tool_calls") or []),
+                    reasoning_content=msg.get("reasoning_content") or msg.get("reasoning") or None,
+                ),
+                finish_reason=choice.get("finish_reason"),
+            )
+        )
+    raw_usage = data.get("usage")
+    usage = None
+    if isinstance(raw_usage, dict):
+        usage = Usage(raw_usage.get("prompt_tokens"), raw_usage.get("completion_tokens"), raw_usage)
+    return Response(model=str(data.get("model") or model), choices=choices, usage=usage)

@@ -1,0 +1,90 @@
+"""Two-label agreement measures and their percentile-bootstrap confidence intervals.
+
+The human side is the reference, the judge's decision the prediction ("covered" on the coverage
+side, "valid" on the validity side is the positive class):
+
+* agreement: the share of items both sides decided the same way;
+* Cohen's kappa: (p_o - p_e) / (1 - p_e); undefined (``None``) when p_e is 1;
+* precision of the judge's positive decisions: tp / (tp + fp), undefined without any;
+* recall of the people's positive decisions: tp / (tp + fn), undefined without any.
+
+The interval resamples the items with replacement (``RESAMPLES`` times, a fixed seed, so a
+report is reproducible), computes each measure on every resample, and takes the 2.5th and
+97.5th percentiles of the resamples where the measure is defined. An interval is ``None`` when
+no resample defines the measure.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+RESAMPLES = 2000
+SEED = 20240601
+LEVEL = 0.95
+CHUNK_CELLS = 4_000_000
+MEASURES = ("agreement", "kappa", "precision", "recall")
+
+
+def _measures(tp: Any, fn: Any, fp: Any, tn: Any) -> dict[str, Any]:
+    """Every measure from the four counts (numpy arrays or numbers); NaN where undefined."""
+    tp, fn, fp, tn = (np.asarray(x, dtype=float) for x in (tp, fn, fp, tn))
+    n = tp + fn + fp + tn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        po = (tp + tn) / n
+        p_human, p_judge = (tp + fn) / n, (tp + fp) / n
+        pe = p_human * p_judge + (1 - p_human) * (1 - p_judge)
+        kappa = np.where(pe < 1 - 1e-12, (po - pe) / (1 - pe), np.nan)
+        precision = np.where(tp + fp > 0, tp / (tp + fp), np.nan)
+        recall = np.where(tp + fn > 0, tp / (tp + fn), np.nan)
+    return {"agreement": po, "kappa": kappa, "precision": precision, "recall": recall}
+
+
+def _value(x: Any) -> float | None:
+    v = float(x)
+    return None if np.isnan(v) else v
+
+
+def point_measures(human: Sequence[bool], judge: Sequence[bool]) -> dict[str, float | None]:
+    """The four measures on the items as they are (``None`` where undefined or no items)."""
+    if len(human) != len(judge):
+        raise ValueError("the two label lists differ in length")
+    if not human:
+        return {m: None for m in MEASURES}
+    h, j = np.asarray(human, dtype=bool), np.asarray(judge, dtype=bool)
+    got = _measures((h & j).sum(), (h & ~j).sum(), (~h & j).sum(), (~h & ~j).sum())
+    return {m: _value(got[m]) for m in MEASURES}
+
+
+def bootstrap_intervals(
+    human: Sequence[bool], judge: Sequence[bool], *, resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL
+) -> dict[str, list[float] | None]:
+    """``{measure: [low, high] or None}``: percentile-bootstrap intervals over resampled items."""
+    if len(human) != len(judge):
+        raise ValueError("the two label lists differ in length")
+    n = len(human)
+    if n == 0:
+        return {m: None for m in MEASURES}
+    h, j = np.asarray(human, dtype=bool), np.asarray(judge, dtype=bool)
+    rng = np.random.default_rng(seed)
+    counts: list[list[Any]] = [[], [], [], []]
+    chunk = max(1, CHUNK_CELLS // n)  # resamples drawn a block at a time: memory stays bounded on large label sets
+    for start in range(0, resamples, chunk):
+        idx = rng.integers(0, n, size=(min(chunk, resamples - start), n))
+        hs, js = h[idx], j[idx]
+        for acc, cells in zip(counts, (hs & js, hs & ~js, ~hs & js, ~hs & ~js)):
+            acc.append(cells.sum(axis=1))
+    got = _measures(*(np.concatenate(acc) for acc in counts))
+    tail = 100 * (1 - level) / 2
+    out: dict[str, list[float] | None] = {}
+    for m in MEASURES:
+        vals = got[m][~np.isnan(got[m])]
+        # the percentile's interpolation leaves -1e-17 where the value is 0: show it as 0
+        out[m] = None if vals.size == 0 else [0.0 if abs(x) < 1e-12 else float(x) for x in np.percentile(vals, [tail, 100 - tail])]
+    return out
+
+
+def bootstrap_settings() -> dict[str, Any]:
+    """How the intervals are made, for the report (so a reader can reproduce them)."""
+    return {"method": "percentile bootstrap, items resampled with replacement", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL}

@@ -1,0 +1,130 @@
+"""Relation roles for the offline judge: inverse pairs, symmetric relations, containment.
+
+A relation phrase (normalised, a leading "is"/"was"/"has been" dropped) may have a *role*: a
+group and a side. Two phrases of one group on opposite sides say the same fact with head and
+tail swapped ("X advisor of Y" / "Y doctoral advisor X"); on opposite sides with head and tail
+*not* swapped they contradict, so the judge refuses that match. Symmetric relations ("spouse",
+"sibling", "borders") hold both ways. Only the phrases listed here have a role: anything else is
+left to the lexicon matching in ``_matching`` (or to an LLM judge).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ._normalize import norm
+
+_ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # group: (side a: the head acts on the tail, side b: the tail acts on the head)
+    "advise": (
+        ("advisor of", "adviser of", "doctoral advisor of", "supervisor of", "doctoral supervisor of", "teacher of",
+         "mentor of", "advised", "supervised", "taught", "mentored", "doctoral student", "doctoral students",
+         "student", "students", "has student", "has doctoral student", "学生", "弟子", "博士生"),
+        ("doctoral advisor", "doctoral adviser", "advisor", "adviser", "supervisor", "doctoral supervisor", "teacher",
+         "mentor", "student of", "doctoral student of", "pupil of", "studied under", "advised by", "supervised by",
+         "taught by", "mentored by", "has advisor", "has doctoral advisor", "has teacher", "导师", "老师", "师从"),
+    ),
+    "parent": (
+        ("parent of", "father of", "mother of", "child", "children", "son", "sons", "daughter", "daughters",
+         "has child", "儿子", "女儿", "子女"),
+        ("child of", "son of", "daughter of", "father", "mother", "parent", "parents", "has father", "has mother",
+         "父亲", "母亲"),
+    ),
+    "elder": (("younger brother", "younger sister", "弟弟", "妹妹"), ("elder brother", "older brother", "elder sister", "older sister", "哥哥", "姐姐")),
+    "locate": (
+        ("contains", "contain", "includes the city", "has city", "下辖", "包含"),
+        ("located in", "located within", "lies in", "situated in", "in", "within", "city in", "country",
+         "location", "located in the administrative territorial entity", "位于", "地处"),
+    ),
+    "part": (("has part", "has parts", "consists of", "comprises"), ("part of", "component of", "隶属")),
+    "member": (
+        ("has member", "members", "member", "member airlines", "includes member", "成员"),
+        ("member of", "a member of", "joined", "加入"),
+    ),
+    "own": (
+        ("owns", "owner of", "has subsidiary", "subsidiary", "subsidiaries", "parent company of", "parent organization of"),
+        ("owned by", "owner", "subsidiary of", "parent company", "parent organization", "parent organisation"),
+    ),
+    "capital": (("capital", "has capital", "首都"), ("capital of", "capital city of")),
+    "succession": (
+        ("succeeded by", "followed by", "successor", "predecessor of", "preceded"),
+        ("successor of", "preceded by", "predecessor", "succeeded", "followed"),
+    ),
+}
+_SYMMETRIC = {
+    "spouse", "spouse of", "married to", "sibling", "siblings", "sibling of", "twinned with", "twin city",
+    "twin town", "sister city", "sister city of", "borders", "shares border with", "shares a border with",
+    "adjacent to", "neighbour of", "neighbor of", "配偶", "兄弟", "姐妹", "友好城市",
+}
+_LEADING = re.compile(r"^(?:is|was|are|were|has been|have been|the)\s+")
+
+
+def _key(raw: str) -> str:
+    text = norm(raw.replace("_", " "))
+    previous = None
+    while previous != text:
+        previous, text = text, _LEADING.sub("", text)
+    return text
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
+    for group, (side_a, side_b) in _ROLES.items():
+        for side, phrases in (("a", side_a), ("b", side_b)):
+            for phrase in phrases:
+                out[_key(phrase)] = (group, side)
+    return out
+
+
+@lru_cache(maxsize=65536)
+def role(raw: str) -> tuple[str, str] | None:
+    """(group, side) of a relation phrase, ("symmetric", phrase) or None."""
+    key = _key(raw)
+    if key in _SYMMETRIC:
+        return ("symmetric", key)
+    return _table().get(key)
+
+
+def inverse_of(gt_raw: str, pred_raw: str) -> str | None:
+    """With head and tail swapped, does the predicted relation say the ground-truth one?
+
+    'inverse relation' (one group, opposite sides), 'symmetric relation' (both symmetric and the
+    same phrase family) or None.
+    """
+    g, p = role(gt_raw), role(pred_raw)
+    if g is None or p is None:
+        return None
+    if g[0] == "symmetric" and p[0] == "symmetric":
+        return "symmetric relation" if _symmetric_family(g[1]) == _symmetric_family(p[1]) else None
+    if g[0] == p[0] and g[1] != p[1]:
+        return "inverse relation"
+    return None
+
+
+def contradicts(gt_raw: str, pred_raw: str) -> bool:
+    """Same head and tail but the relation points the other way ("advisor of" / "doctoral advisor")."""
+    g, p = role(gt_raw), role(pred_raw)
+    return g is not None and p is not None and g[0] == p[0] != "symmetric" and g[1] != p[1]
+
+
+def _symmetric_family(key: str) -> str:
+    for family, words in (("spouse", ("spouse", "married", "配偶")), ("sibling", ("sibling", "兄弟", "姐妹")),
+                          ("twin", ("twin", "sister city", "友好城市")), ("border", ("border", "adjacent", "neighbo"))):
+        if any(w in key for w in words):
+            return family
+    return key
+
+
+def containment(raw: str, *, as_step: bool = True) -> str | None:
+    """'located' / 'part' when the relation puts its head inside its tail ("located in", "part
+    of", "capital of"); 'located-rev' / 'part-rev' when it puts its tail inside its head
+    ("contains", "has part", "capital"); else None. A capital is a step of a chain, but a
+    ground-truth "capital of" is not *any* containment (``as_step=False`` leaves it out)."""
+    r = role(raw)
+    groups = ("locate", "part", "capital") if as_step else ("locate", "part")
+    if r is None or r[0] not in groups:
+        return None
+    kind = "part" if r[0] == "part" else "located"  # a capital lies inside its country
+    return kind if r[1] == "b" else kind + "-rev"

@@ -1,0 +1,290 @@
+"""Labelling campaigns: a set of runs, its annotators, the sides they label and an overlap target k.
+
+An *item* is one thing a person decides: on the ``coverage`` side a run's ground-truth triple
+(is it covered?), on the ``validity`` side a predicted triple (is it valid?). Labels are the
+store's ``labels`` and ``pred_labels`` rows, whoever wrote them (the Label tab, an import).
+
+* **Queue**: an annotator's next item is the first one, in a stable order (the campaign's runs in
+  order, then its sides, then the index), that they have not labelled and that has fewer than
+  k labels.
+* **Progress**: per annotator and overall (an item is done once it has k labels).
+* **Disagreements**: items whose labels do not all say the same. A third person, someone who did
+  not label the item, resolves one; the resolution (label, who, when, comment) is stored and is
+  the item's final human label (``final_label``), which otherwise is the labels' common answer.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Sequence
+
+from ..store import AdjudicationRow, CampaignRow, RunNotFound, Store
+from ..store.tables import Run
+from ._stored import stored_prediction, task_snapshot
+
+Side = Literal["coverage", "validity"]
+SIDES: tuple[Side, ...] = ("coverage", "validity")
+FILTER_KEYS = ("task", "subset", "language", "agent", "agent_model", "status")
+MAX_NAME = 100
+
+
+class CampaignError(ValueError):
+    """A campaign request that cannot be done; the message says why (one line)."""
+
+
+@dataclass(frozen=True)
+class Item:
+    run_id: str
+    side: Side
+    index: int
+
+    def key(self) -> str:
+        return f"{self.run_id}/{self.side}/{self.index}"
+
+
+@dataclass
+class ItemLabels:
+    """An item and what each person said about it."""
+
+    item: Item
+    labels: dict[str, bool] = field(default_factory=dict)  # annotator -> covered / valid
+    adjudication: AdjudicationRow | None = None
+
+    @property
+    def disagree(self) -> bool:
+        return len(set(self.labels.values())) > 1
+
+    @property
+    def final(self) -> bool | None:
+        if self.adjudication is not None:
+            return self.adjudication.label
+        values = set(self.labels.values())
+        return values.pop() if len(values) == 1 else None
+
+
+# --------------------------------------------------------------------------- making one
+def _run_facts(run: Run) -> dict[str, str]:
+    task = run.task_snapshot()
+    return {
+        "task": run.task_id, "subset": str(task.get("subset", "")), "language": str(task.get("language", "")),
+        "agent": run.agent, "agent_model": run.agent_model or "", "status": run.status,
+    }
+
+
+def parse_filters(pairs: Sequence[str]) -> dict[str, str]:
+    """``key=value`` strings as a filter; an unknown key or a pair without ``=`` is refused."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise CampaignError(f"--filter {pair!r}: write it as key=value")
+        if key not in FILTER_KEYS:
+            raise CampaignError(f"--filter {pair!r}: unknown key {key!r} (one of {', '.join(FILTER_KEYS)})")
+        out[key] = value
+    return out
+
+
+def _labellable(store: Store, run: Run) -> str | None:
+    """Why a run cannot be in a campaign, or None."""
+    if run.kind == "table":
+        return "is a table run (nothing to label)"
+    if run.status == "running":
+        return "is still running"
+    if store.latest_graph(run.id) is None:
+        return "has no extracted graph"
+    return None
+
+
+def create_campaign(
+    store: Store,
+    name: str,
+    *,
+    annotators: Sequence[str],
+    sides: Sequence[str],
+    overlap: int,
+    runs: Sequence[str] | None = None,
+    filters: dict[str, str] | None = None,
+    created_by: str = "",
+) -> CampaignRow:
+    """Check and store a campaign; ``CampaignError`` (nothing stored) names the first problem."""
+    name = (name or "").strip()
+    if not name or len(name) > MAX_NAME:
+        raise CampaignError(f"a campaign needs a name of 1 to {MAX_NAME} characters")
+    if store.campaign(name) is not None:
+        raise CampaignError(f"a campaign named {name!r} already exists")
+    if (runs is None) == (filters is None):
+        raise CampaignError("give the runs either as a list (--runs) or as a filter (--filter key=value), not both")
+    people = [a.strip() for a in annotators]
+    if not people or any(not a for a in people):
+        raise CampaignError("a campaign needs at least one annotator, each a non-empty name")
+    if len(set(people)) != len(people):
+        raise CampaignError(f"annotator {next(a for a in people if people.count(a) > 1)!r} is named twice")
+    chosen: list[Side] = []
+    for side in sides:
+        match = next((s for s in SIDES if s == side.strip()), None)
+        if match is None:
+            raise CampaignError(f"unknown side {side!r} (coverage or validity)")
+        if match not in chosen:
+            chosen.append(match)
+    if not chosen:
+        raise CampaignError("a campaign labels at least one side (coverage, validity)")
+    if not 1 <= overlap <= len(people):
+        raise CampaignError(f"overlap {overlap} must be between 1 and the number of annotators ({len(people)})")
+    if runs is not None:
+        run_ids = list(dict.fromkeys(r.strip() for r in runs if r.strip()))
+        if not run_ids:
+            raise CampaignError("--runs names no run")
+        for rid in run_ids:
+            try:
+                why = _labellable(store, store.get_run(rid))
+            except RunNotFound:
+                raise CampaignError(f"run {rid!r}: no such run in this database") from None
+            if why:
+                raise CampaignError(f"run {rid!r} {why}")
+    else:
+        wanted = filters or {}
+        found = [r for r in store.list_runs() if _labellable(store, r) is None
+                 and all(_run_facts(r)[k] == v for k, v in wanted.items())]
+        found.sort(key=lambda r: (r.created_at, r.id))
+        run_ids = [r.id for r in found]
+        if not run_ids:
+            shown = " ".join(f"{k}={v}" for k, v in wanted.items()) or "(none)"
+            raise CampaignError(f"no finished run with a graph matches the filter {shown}")
+    row = CampaignRow(
+        name=name, runs_json=json.dumps(run_ids), filter_json=json.dumps(filters or {}, ensure_ascii=False),
+        annotators_json=json.dumps(people, ensure_ascii=False), sides_json=json.dumps(chosen), overlap=overlap,
+        created_by=created_by,
+    )
+    return store.add_campaign(row)
+
+
+def get_campaign(store: Store, name: str) -> CampaignRow:
+    row = store.campaign(name)
+    if row is None:
+        known = ", ".join(c.name for c in store.campaigns()[:10])
+        raise CampaignError(f"no campaign named {name!r}" + (f" (there are: {known})" if known else " (none made yet)"))
+    return row
+
+
+# --------------------------------------------------------------------------- its items
+def item_texts(store: Store, run_id: str) -> dict[Side, list[dict[str, Any]]]:
+    """The triples behind a run's items, per side."""
+    graph = task_snapshot(store, run_id).get("graph")
+    gt = [t for t in graph if isinstance(t, dict)] if isinstance(graph, list) else []
+    return {"coverage": gt, "validity": stored_prediction(store, run_id)[0]}
+
+
+def items(store: Store, campaign: CampaignRow) -> list[Item]:
+    """Every item of the campaign, in queue order."""
+    out: list[Item] = []
+    for rid in campaign.run_ids():
+        texts = item_texts(store, rid)
+        for side in SIDES:
+            if side in campaign.sides():
+                out.extend(Item(rid, side, i) for i in range(len(texts[side])))
+    return out
+
+
+def item_labels(store: Store, campaign: CampaignRow) -> list[ItemLabels]:
+    """Every item with its labels (any annotator) and its adjudication, in queue order."""
+    by_item = {it: ItemLabels(it) for it in items(store, campaign)}
+    for rid in campaign.run_ids():
+        for lab in store.labels(run_id=rid):
+            entry = by_item.get(Item(rid, "coverage", lab.gt_index))
+            if entry is not None:
+                entry.labels[lab.annotator] = lab.covered
+        for plab in store.pred_labels(run_id=rid):
+            entry = by_item.get(Item(rid, "validity", plab.pred_index))
+            if entry is not None:
+                entry.labels[plab.annotator] = plab.valid
+    for adj in store.adjudications(campaign.run_ids()):
+        side: Side = "coverage" if adj.side == "coverage" else "validity"
+        entry = by_item.get(Item(adj.run_id, side, adj.item_index))
+        if entry is not None:
+            entry.adjudication = adj
+    return list(by_item.values())
+
+
+def _annotator(campaign: CampaignRow, annotator: str) -> str:
+    name = (annotator or "").strip()
+    if name not in campaign.annotators():
+        raise CampaignError(f"{name or '(no name)'!r} is not an annotator of campaign {campaign.name!r} ({', '.join(campaign.annotators())})")
+    return name
+
+
+def next_item(store: Store, campaign: CampaignRow, annotator: str, may_read: Callable[[str], bool] | None = None) -> Item | None:
+    """The annotator's next item: not labelled by them, fewer than k labels (and, with
+    ``may_read``, of a run id it accepts); None when none is left."""
+    name = _annotator(campaign, annotator)
+    for entry in item_labels(store, campaign):
+        if may_read is not None and not may_read(entry.item.run_id):
+            continue
+        if name not in entry.labels and len(entry.labels) < campaign.overlap:
+            return entry.item
+    return None
+
+
+def progress(store: Store, campaign: CampaignRow) -> dict[str, Any]:
+    """Overall and per-annotator progress, and the disagreements still open."""
+    entries = item_labels(store, campaign)
+    k = campaign.overlap
+    per: dict[str, dict[str, int]] = {}
+    for name in campaign.annotators():
+        mine = sum(1 for e in entries if name in e.labels)
+        left = sum(1 for e in entries if name not in e.labels and len(e.labels) < k)
+        per[name] = {"labelled": mine, "queue": left}
+    split = [e for e in entries if e.disagree]
+    return {
+        "campaign": campaign.name,
+        "runs": len(campaign.run_ids()),
+        "sides": campaign.sides(),
+        "overlap": k,
+        "items": len(entries),
+        "items_done": sum(1 for e in entries if len(e.labels) >= k),
+        "labels": sum(min(len(e.labels), k) for e in entries),
+        "labels_needed": len(entries) * k,
+        "annotators": per,
+        "disagreements": len(split),
+        "disagreements_pending": sum(1 for e in split if e.adjudication is None),
+    }
+
+
+def who_labelled(store: Store, campaign: CampaignRow) -> list[ItemLabels]:
+    """The items someone labelled, with who said what."""
+    return [e for e in item_labels(store, campaign) if e.labels]
+
+
+def disagreements(store: Store, campaign: CampaignRow, *, pending_only: bool = False) -> list[ItemLabels]:
+    return [e for e in item_labels(store, campaign) if e.disagree and not (pending_only and e.adjudication is not None)]
+
+
+def adjudicate(store: Store, campaign: CampaignRow, item: Item, adjudicator: str, label: bool, comment: str = "") -> AdjudicationRow:
+    """Resolve a disagreement. Refused (``CampaignError``) for an item that is not in the campaign
+    or not in dispute, and for an adjudicator who labelled the item."""
+    who = (adjudicator or "").strip()
+    if not who:
+        raise CampaignError("the adjudicator needs a name")
+    entry = next((e for e in item_labels(store, campaign) if e.item == item), None)
+    if entry is None:
+        raise CampaignError(f"item {item.key()} is not in campaign {campaign.name!r}")
+    if not entry.disagree:
+        raise CampaignError(f"item {item.key()} has no disagreement to resolve")
+    if who in entry.labels:
+        raise CampaignError(f"{who!r} labelled item {item.key()}: a disagreement is resolved by a third person")
+    return store.put_adjudication(AdjudicationRow(
+        run_id=item.run_id, side=item.side, item_index=item.index, label=label, adjudicator=who,
+        comment=(comment or "")[:10_000], campaign=campaign.name,
+    ))
+
+
+def final_label(store: Store, item: Item) -> bool | None:
+    """The single human label of an item: its adjudication, else the labels' common answer, else None."""
+    entry = ItemLabels(item)
+    if item.side == "coverage":
+        entry.labels = {r.annotator: r.covered for r in store.labels(run_id=item.run_id) if r.gt_index == item.index}
+    else:
+        entry.labels = {r.annotator: r.valid for r in store.pred_labels(run_id=item.run_id) if r.pred_index == item.index}
+    entry.adjudication = next((a for a in store.adjudications([item.run_id]) if a.side == item.side and a.item_index == item.index), None)
+    return entry.final

@@ -1,0 +1,28 @@
+"""Columns added to existing tables after the first release: a file written before gets them (NULL)
+from the migration (``store.migrations``, revision 0002) when opened for writing, and reads as if
+it had them when opened read-only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+# columns added after the first release (revision 0002 adds them); an older vibesearch reads such a
+# file as before
+ADDED_COLUMNS = {"runs": {"run_config_json": "TEXT"}, "scores": {"protocol": "TEXT", "prompt_source": "TEXT"}}
+
+
+def read_only_connect_as_new(path: Path) -> Any:
+    """A read-only connection on which a file written before a column was added reads as if it
+    had it (NULL): a temporary view of the same name stands in for the table."""
+    from ._open import read_only_connect
+
+    conn = read_only_connect(path)
+    for table, columns in ADDED_COLUMNS.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA main.table_info({table})")}
+        missing = [name for name in columns if name not in have]
+        if have and missing:
+            nulls = ", ".join(f"NULL AS {name}" for name in missing)
+            conn.execute(f"CREATE TEMP VIEW {table} AS SELECT *, {nulls} FROM main.{table}")
+    return conn

@@ -1,0 +1,104 @@
+"""Engines for the two kinds of database, and the schema check made when a ``Store`` opens one.
+
+* SQLite: WAL mode, a busy timeout and ``synchronous=NORMAL`` (several processes and many threads
+  write one file); a writable file is brought to the newest schema on open, under ``BEGIN
+  IMMEDIATE`` so two processes opening a new file do not both create it. A read-only file is
+  read as it is, through connections that never write (``store._columns``).
+* PostgreSQL: a pool checked before use; every session in UTC (the columns hold naive UTC
+  times, as SQLite's do). The schema is upgraded only by ``vibesearch db upgrade``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event as sa_event
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
+from sqlmodel import create_engine
+
+from . import migrations
+from ._url import DbTarget, db_target
+
+
+def make_engine(target: DbTarget, *, read_only: bool = False) -> Engine:
+    if target.path is None:
+        return create_engine(
+            target.url, pool_pre_ping=True, pool_size=10, max_overflow=20, connect_args={"options": "-c timezone=UTC"}
+        )
+    if read_only:
+        from ._columns import read_only_connect_as_new
+
+        path = target.path
+        return create_engine("sqlite://", creator=lambda: read_only_connect_as_new(path))
+    if str(target.path) != ":memory:":
+        target.path.parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(target.url, connect_args={"check_same_thread": False, "timeout": 30})
+    sa_event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def prepare_schema(engine: Engine, target: DbTarget, *, read_only: bool = False) -> None:
+    """Check (and for a writable SQLite file, upgrade) the schema; ``SchemaError`` when the
+    database is newer than this code, or (PostgreSQL) behind it."""
+    with engine.connect() as conn:
+        try:
+            rev = migrations.current(conn, target.shown)
+        except OperationalError as exc:  # noqa: F841 - re-raised below with the file's name
+            if read_only:
+                from ._open import StoreOpenError
+
+                raise StoreOpenError(f"{target.shown} is read-only and cannot be read: {exc.orig}") from None
+            raise
+        if read_only:
+            if rev is None:
+                from ._open import StoreOpenError
+
+                raise StoreOpenError(f"{target.shown} is read-only and holds no vibesearch tables yet")
+            return
+        if rev == migrations.HEAD:
+            return
+        if not target.is_sqlite:
+            raise migrations.SchemaError(migrations.behind_message(target.shown, rev))
+        conn.rollback()
+    for attempt in range(50):
+        try:
+            with engine.connect() as conn:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")  # one upgrader at a time; the others wait, then see HEAD
+                migrations.upgrade(conn, target.shown)
+                conn.commit()
+            return
+        except OperationalError as exc:
+            if "locked" not in str(exc) or attempt >= 49:
+                raise
+
+
+def upgrade_database(db: str | Path) -> tuple[str | None, str]:
+    """Bring a database to the newest schema (``vibesearch db upgrade``); (from, to) revisions.
+    An SQLite file is checked first (``store._open``): damaged or read-only files are refused."""
+    target = db_target(db)
+    if target.path is not None and str(target.path) != ":memory:":
+        from ._open import ReadOnlyDatabase, check_db_file
+
+        if not check_db_file(target.path):
+            raise ReadOnlyDatabase(f"{target.shown} is read-only: it cannot be upgraded")
+    engine = make_engine(target)
+    try:
+        with engine.connect() as conn:
+            if target.is_sqlite:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            moved = migrations.upgrade(conn, target.shown)
+            conn.commit()
+        return moved
+    finally:
+        engine.dispose()
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()

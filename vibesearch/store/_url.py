@@ -1,0 +1,66 @@
+"""Where the database is: a plain SQLite path, an ``sqlite:///path`` URL or a PostgreSQL URL
+(``postgresql+psycopg://user@host:port/db``), as ``VIBESEARCH_DB`` / ``--db`` give it.
+
+A URL that went through ``pathlib.Path`` (the ``--db`` options are typed as paths) lost one of
+its two slashes; ``db_target`` puts it back, so ``--db postgresql+psycopg://…`` works too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+_PG = re.compile(r"^(postgres(?:ql)?(?:\+\w+)?):/+(.*)$", re.IGNORECASE)
+_SQLITE = re.compile(r"^sqlite(?:\+\w+)?:(/*)(.*)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class DbTarget:
+    """``url``: the SQLAlchemy URL; ``path``: the SQLite file (None for PostgreSQL);
+    ``shown``: what messages name (the password hidden)."""
+
+    url: str
+    path: Path | None
+    shown: str
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.path is not None
+
+    @property
+    def key(self) -> str:
+        """One key per database (the process keeps one Store per key)."""
+        if self.path is None:
+            return self.url
+        return self.url if str(self.path) == ":memory:" else str(self.path.resolve())
+
+
+def is_url(value: str | Path) -> bool:
+    return bool(_PG.match(str(value)) or _SQLITE.match(str(value)))
+
+
+def db_target(value: str | Path) -> DbTarget:
+    text = str(value).strip()
+    pg = _PG.match(text)
+    if pg:
+        scheme = pg.group(1).lower()
+        if scheme in ("postgres", "postgresql"):
+            scheme = "postgresql+psycopg"  # the driver vibesearch installs
+        url = f"{scheme}://{pg.group(2)}"
+        try:
+            shown = make_url(url).render_as_string(hide_password=True)
+        except Exception:  # noqa: BLE001 - a malformed URL is named as given
+            raise ValueError(f"{text}: not a database URL vibesearch understands") from None
+        return DbTarget(url=url, path=None, shown=shown)
+    lite = _SQLITE.match(text)
+    if lite:
+        slashes, rest = lite.groups()
+        # sqlite:///rel.db → rel.db, sqlite:////abs.db → /abs.db; a Path-mangled "sqlite:/x" → /x
+        raw = rest if len(slashes) == 3 else ("/" + rest if len(slashes) in (1, 4) else rest)
+        path = Path(raw or ":memory:")
+    else:
+        path = Path(text)
+    return DbTarget(url=f"sqlite:///{path}", path=path, shown=str(path))

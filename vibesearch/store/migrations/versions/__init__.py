@@ -1,0 +1,1 @@
+"""Alembic revisions of the vibesearch schema (loaded by path, see ``store.migrations``)."""
