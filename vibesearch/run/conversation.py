@@ -152,7 +152,7 @@ class Conversation:
                 cached = [m for step in turn.steps for m in _step_messages(step)]
                 if finished:
                     self._turn_messages[ti] = cached
-            msgs.extend(dict(m) for m in cached)  # copies: callers may edit what they get
+            msgs.extend(map(dict, cached))  # copies: callers may edit what they get
         return msgs
 
 

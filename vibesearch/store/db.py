@@ -14,14 +14,15 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from sqlalchemy import DateTime, String, Text, bindparam, func, text
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session, SQLModel, col, select
 
 from ..run.config import RunConfig
@@ -60,6 +61,7 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin):
         self.engine = make_engine(self.target, read_only=self.read_only)
         self.dialect = self.engine.dialect.name
         self._lock = threading.RLock()
+        self._ts_to_db: Callable[[Any], Any] | None = None  # (SQLite) the ``ts`` value as SQLAlchemy writes it
         with self._lock:
             prepare_schema(self.engine, self.target, read_only=self.read_only)
 
@@ -145,6 +147,8 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin):
         if sql is None:  # built once per guard (building it costs more than running it on SQLite)
             sql = _APPEND_STATEMENTS[guard_sql] = text(_APPEND_SQL.format(guard=guard_sql)).bindparams(*_APPEND_TYPES)
         rows = [(d.model_dump_json(), d) for d in items]
+        if self.dialect == "sqlite" and not any(isinstance(d, GraphEvent) for d in items):
+            return self._append_sqlite(run_id, rows, guard_sql, key, lease)
         lock_run = self.dialect == "postgresql"
         graphs = SQLModel.metadata.tables[GraphRow.__tablename__]
         for attempt in range(50):
@@ -174,6 +178,67 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin):
                 time.sleep(0.001 * (attempt + 1))  # another process took this number first
             except OperationalError as exc:  # database locked past the busy timeout / a deadlock
                 if not ("locked" in str(exc) or "deadlock" in str(exc)) or attempt >= 49:
+                    raise
+                time.sleep(0.01 * (attempt + 1))
+        raise RuntimeError(f"could not append an event to run {run_id}")
+
+    def _append_sqlite(
+        self, run_id: str, rows: list[tuple[str, EventData]], guard_sql: str, key: str, lease: str | None
+    ) -> list[StoredEvent]:
+        """``append_many`` on SQLite (no graph among the events): the same statement, run on the
+        DBAPI connection (SQLAlchemy's statement machinery costs more than SQLite's work, and the
+        writer thread holds the GIL meanwhile); same transaction, timestamps and errors."""
+        from .leases import LeaseHeld, LeaseLost, holder
+
+        sql = _SQLITE_APPEND.get(guard_sql)
+        if sql is None:
+            sql = _SQLITE_APPEND[guard_sql] = _APPEND_SQL.format(guard=guard_sql)
+        to_db = self._ts_to_db
+        if to_db is None:
+            to_db = self._ts_to_db = _sqlite_ts(self.engine.dialect)
+        for attempt in range(50):
+            ts = utcnow()
+            stamp = to_db(ts)
+            try:
+                out: list[StoredEvent] = []
+                with self._lock:
+                    raw = self.engine.raw_connection()
+                    try:
+                        cur = raw.cursor()
+                        try:
+                            for payload, data in rows:
+                                params: dict[str, Any] = {"run_id": run_id, "ts": stamp, "kind": data.kind, "data_json": payload, "key": key}
+                                if lease is not None:
+                                    params["owner"] = lease
+                                else:
+                                    params["now"] = time.time()
+                                cur.execute(sql, params)
+                                got = cur.fetchall()
+                                if not got:
+                                    cur.execute(_RUN_EXISTS_RAW, {"run_id": run_id})
+                                    if not cur.fetchall():
+                                        raise RunNotFound(run_id)
+                                    what = f"run {run_id}"
+                                    raise LeaseLost(what, holder(self, key)) if lease is not None else LeaseHeld(what, holder(self, key))
+                                out.append(StoredEvent(run_id=run_id, seq=got[0][0], ts=ts, data=data))
+                        finally:
+                            cur.close()
+                        raw.commit()
+                    except sqlite3.Error as exc:  # as SQLAlchemy raises it (IntegrityError, OperationalError …)
+                        raw.rollback()
+                        raise DBAPIError.instance(sql, None, exc, sqlite3.Error) from exc
+                    except BaseException:
+                        raw.rollback()
+                        raise
+                    finally:
+                        raw.close()  # back to the pool
+                return out
+            except IntegrityError as exc:
+                if "foreign key" in str(exc).lower():
+                    raise RunNotFound(run_id) from None
+                time.sleep(0.001 * (attempt + 1))  # another process took this number first
+            except OperationalError as exc:  # database locked past the busy timeout
+                if "locked" not in str(exc) or attempt >= 49:
                     raise
                 time.sleep(0.01 * (attempt + 1))
         raise RuntimeError(f"could not append an event to run {run_id}")
@@ -269,6 +334,16 @@ _APPEND_SQL = (
 # typed, so PostgreSQL knows each parameter's type (it cannot tell from ``SELECT :run_id``)
 _APPEND_TYPES = (bindparam("run_id", type_=String()), bindparam("ts", type_=DateTime(timezone=True)), bindparam("kind", type_=String()), bindparam("data_json", type_=Text()))
 _APPEND_STATEMENTS: dict[str, Any] = {}
+_SQLITE_APPEND: dict[str, str] = {}  # the same statements as plain SQL (sqlite3 takes ``:name`` parameters)
+_RUN_EXISTS_RAW = "SELECT 1 FROM runs WHERE id = :run_id"
+
+
+def _sqlite_ts(dialect: Any) -> Callable[[Any], Any]:
+    """The function SQLAlchemy turns the ``ts`` parameter into SQLite's value with (the same text)."""
+    proc = _APPEND_TYPES[1].type.dialect_impl(dialect).bind_processor(dialect)
+    return proc if proc is not None else (lambda value: value)
+
+
 _LOCK_RUN_SQL = text("SELECT id FROM runs WHERE id = :run_id FOR UPDATE")
 _RUN_EXISTS_SQL = text("SELECT 1 FROM runs WHERE id = :run_id")
 
