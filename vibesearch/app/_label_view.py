@@ -71,7 +71,7 @@ def triple_html(v: LabelView) -> str:
     you = ""
     if mine is not None:
         you = f"<div>Your label: <b class='{'vs-verdict-covered' if mine[0] else 'vs-verdict-missed'}'>{yes if mine[0] else no}</b>"
-        you += f" · evidence {', '.join(f'#{i}' for i in mine[1])}</div>" if mine[1] else "</div>"
+        you += f" · evidence {', '.join(f'#{i + 1}' for i in mine[1])}</div>" if mine[1] else "</div>"
     kind = "Ground-truth triple" if v.side == "coverage" else "Predicted triple"
     where = f" · run {_esc(v.run_id)} · campaign {_esc(v.campaign)}" if v.campaign else ""
     return (
@@ -94,7 +94,7 @@ def verdict_html(v: LabelView, show_anyway: bool) -> str:
         yes, no = v.words()
         word = {True: yes, False: no, None: "unscored"}[covered]
         cls = {True: "vs-verdict-covered", False: "vs-verdict-missed", None: "vs-muted"}[covered]
-        ev = f" · evidence {', '.join(f'#{i}' for i in evidence)}" if evidence else ""
+        ev = f" · evidence {', '.join(f'#{i + 1}' for i in evidence)}" if evidence else ""
         r = f" · rule {rule}" if rule else ""
         parts.append(f"<div><b>{_esc(judge_text(judge))}</b>: <span class='{cls}'>{word}</span>{_esc(r)}{_esc(ev)}"
                      + (f"<div class='vs-muted'>{_esc(why[:400])}</div>" if why else "") + "</div>")
@@ -116,7 +116,7 @@ def evidence_choices(v: LabelView, query: str, selected: list[int]) -> list[tupl
         ranked = sorted(range(len(pool)), key=lambda i: -fuzz.token_set_ratio(target, _ttext(pool[i])))
         idxs = ranked[:SUGGESTED]
     keep = [i for i in selected if i not in idxs and 0 <= i < len(pool)]
-    return [(f"#{i}  {_ttext(pool[i])}", i) for i in [*keep, *idxs]]
+    return [(f"#{i + 1}  {_ttext(pool[i])}", i) for i in [*keep, *idxs]]  # shown from 1, value the index
 
 
 def progress_text(v: LabelView) -> str:

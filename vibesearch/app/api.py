@@ -20,6 +20,7 @@ from typing import Any
 
 import gradio as gr
 
+from .._secrets import scrub
 from ..store import LeaseHeld, Run, RunNotFound
 from ._access import Who
 from ._policy import MAX_ID, form_request
@@ -144,8 +145,8 @@ def register(ctx: AppContext) -> None:
         who = caller(request, owner)
         try:
             ctx.manager.resume(checked_id(run_id), who.owner, admin=who.admin)
-        except Exception as exc:  # noqa: BLE001 - the reason, to the caller
-            raise gr.Error(str(exc).strip("'\"")) from None
+        except Exception as exc:  # noqa: BLE001 - the reason, to the caller, scrubbed of anything secret
+            raise gr.Error(scrub(str(exc).strip("'\""))) from None
         return "continuing"
 
     def submit_turn(run_id: str, message: str, decision: str = "push", owner: str = "", request: gr.Request | None = None) -> str:

@@ -197,12 +197,12 @@ def _judge_one(gi: int, triple: TripleText, pred_t: list[TripleText], graph: Pre
         name = next(v[1] for _, v in sorted(found.items()) if v[0] == rule)
         why = "same fact as" if rule == 1 else "states more in"
         return Verdict(gt_index=gi, covered=True, rule=rule, evidence=evidence,
-                       rationale=f"{name}: {why} predicted {', '.join(f'#{i}' for i in evidence[:5])}")
+                       rationale=f"{name}: {why} predicted {', '.join(f'#{i + 1}' for i in evidence[:5])}")
     chain = graph.containment_chain(r, head_m, tail_m)
     if chain is not None:
         evidence, name = chain
         return Verdict(gt_index=gi, covered=True, rule=4, evidence=sorted(evidence),
-                       rationale=f"{name}: composed from predicted {', '.join(f'#{i}' for i in evidence)}")
+                       rationale=f"{name}: composed from predicted {', '.join(f'#{i + 1}' for i in evidence)}")
     return Verdict(gt_index=gi, covered=False, rationale=_why_not(h, t, head_m, tail_m))
 
 
