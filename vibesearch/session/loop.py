@@ -268,6 +268,8 @@ class Session:
             if self._calls_spent():
                 self.detail = f"{self.profile.max_llm_calls} model calls (agent calls and compactions)"
                 return "max_rounds"
+            if self.user.kind == "human":
+                self.rec.drain()  # a person is shown the whole agent turn before being asked
             turn = await self._call("user", self.user.next_turn(self.convo, self.user_state()))
             self._record_turn(turn)
             if turn.reply_kind == "done":
