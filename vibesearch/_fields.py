@@ -3,7 +3,8 @@
 One rule in one place: a ``MissingSetting`` carries the setting's key (``FIELDS``), and each
 surface words it: the command line names its flag (``--model``), the app names its field
 ("Agent model"). ``str(exc)`` is the command line's wording (what the CLI and the logs print);
-the app calls ``for_surface(exc, "app")``. Every other exception reads the same everywhere.
+the app calls ``for_surface(exc, "app")`` and its HTTP API ``for_surface(exc, "api")`` (which names
+the endpoint's parameter, ``agent_model=``). Every other exception reads the same everywhere.
 
 A top-level helper (no package of its own) so that agents and users can raise it without
 knowing the app or the CLI.
@@ -13,27 +14,32 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-Surface = Literal["cli", "app"]
+Surface = Literal["cli", "app", "api"]
 
 
 class Field(NamedTuple):
     flag: str  # the CLI option
     label: str  # the app's field label
     env: str  # the environment variable that sets it
+    param: str  # the app API's parameter (``/start_run``); "" when the API has none
 
 
 FIELDS: dict[str, Field] = {
-    "agent_model": Field("--model", "Agent model", "VIBESEARCH_AGENT_MODEL"),
-    "simulator_model": Field("--simulator-model", "Simulator model", "VIBESEARCH_SIMULATOR_MODEL"),
-    "endpoint_url": Field("--endpoint-url", "Endpoint URL", "VIBESEARCH_ENDPOINT_URL"),
+    "agent_model": Field("--model", "Agent model", "VIBESEARCH_AGENT_MODEL", "agent_model"),
+    "simulator_model": Field("--simulator-model", "Simulator model", "VIBESEARCH_SIMULATOR_MODEL", "simulator_model"),
+    "endpoint_url": Field("--endpoint-url", "Endpoint URL", "VIBESEARCH_ENDPOINT_URL", ""),
 }
 
 
 def name_of(key: str, surface: Surface) -> str:
     """How ``surface`` names the setting: ``--model`` on the command line, "the Agent model
-    field" in the app."""
+    field" in the app, ``agent_model=`` in its API."""
     f = FIELDS[key]
-    return f.flag if surface == "cli" else f"the “{f.label}” field"
+    if surface == "cli":
+        return f.flag
+    if surface == "api" and f.param:
+        return f"{f.param}="
+    return f"the “{f.label}” field"
 
 
 class MissingSetting(ValueError):
@@ -51,6 +57,8 @@ class MissingSetting(ValueError):
         example = f" ({self.example})" if self.example else ""
         if surface == "cli":
             return f"{self.what}: pass {f.flag}{example} or set {f.env}"
+        if surface == "api" and f.param:
+            return f"{self.what}: pass {name_of(self.key, 'api')}{example} or have the server set {f.env}"
         return f"{self.what}: fill in {name_of(self.key, 'app')}{example}"
 
 

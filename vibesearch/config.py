@@ -149,14 +149,7 @@ class Settings(BaseSettings):
     @field_validator("db", mode="before")
     @classmethod
     def _db_location(cls, value: object) -> Path | str:
-        """A PostgreSQL URL stays text (a path would fold its ``//``); ``sqlite:///x`` is the path x."""
-        text = str(value).strip()
-        url = _DB_URL.match(text)
-        if url:  # (a URL that went through pathlib lost a slash: put it back)
-            return f"{url.group(1)}://{text[url.end():]}"
-        if text.lower().startswith("sqlite:///"):
-            return Path(text[len("sqlite:///"):])
-        return Path(text)
+        return db_location(value)
 
     def endpoint_allowed(self, url: str) -> bool:
         """May a person (app or API) send the endpoint agent to this URL?"""
@@ -216,3 +209,15 @@ def get_settings() -> Settings:
 
 def reset_settings() -> None:
     _cached.cache_clear()
+
+
+def db_location(value: object) -> Path | str:
+    """``VIBESEARCH_DB`` / ``--db`` as the settings hold it: a PostgreSQL URL stays text (a path
+    would fold its ``//``); ``sqlite:///x`` is the path x (``sqlite:////x`` the absolute /x)."""
+    text = str(value).strip()
+    url = _DB_URL.match(text)
+    if url:  # (a URL that went through pathlib lost a slash: put it back)
+        return f"{url.group(1)}://{text[url.end():]}"
+    if text.lower().startswith("sqlite:///"):
+        return Path(text[len("sqlite:///"):])
+    return Path(text)

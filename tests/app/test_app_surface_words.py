@@ -36,6 +36,8 @@ def test_every_setting_has_both_wordings():
         exc = MissingSetting("x needs it", key)
         assert f.flag in str(exc) and f.env in str(exc)
         assert f.label in exc.worded("app") and f.flag not in exc.worded("app")
+        api = exc.worded("api")
+        assert f.flag not in api and (f"pass {f.param}=" in api if f.param else f.label in api)
     assert for_surface(KeyError("'no task'"), "app") == "no task"  # others read the same everywhere
     with pytest.raises(KeyError):
         MissingSetting("x", "no-such-setting")

@@ -324,6 +324,7 @@ def test_absurd_run_requests_are_refused_with_a_clear_error(app):
         ((task, "baseline", "rules", "", "", "", "gopher"), "unknown search backend"),
         ((task, "react", "rules", "openai/" + "x" * 5000), "too long"),
         (("x" * 100_000,), "task_id"),
+        ((task, "react", "rules"), r"pass agent_model= \(.*\) or have the server set VIBESEARCH_AGENT_MODEL"),  # worded for the API
     ]
     for args, expected in bad:
         with pytest.raises(Exception, match=expected):

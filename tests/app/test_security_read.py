@@ -90,3 +90,21 @@ def test_with_a_login_the_label_tab_labels_as_the_login(app, alices_run):
     res = alice.call(fn, [alices_run, "coverage", "mallory", False])
     assert res.ok, res
     assert "labelled by **alice**" in str(res.data) and "mallory" not in str(res.data)
+
+
+def test_the_leaderboard_counts_only_runs_you_may_read(app, alices_run):
+    """Aggregates and the precision/recall points (whose hover names runs) follow the read policy."""
+
+    def leaderboard(s: RawSession) -> tuple[str, str]:
+        fn, _ = s.dependency(s.component(elem_id="vs-lb-refresh")["id"], "click")
+        res = s.call(fn, [None, "(judge with most scores)"])
+        assert res.ok, res
+        return str(res.data[1]), str(res.data)
+
+    bob_summary, bob_all = leaderboard(RawSession(app.url, "bob", USERS["bob"]))
+    alice_summary, alice_all = leaderboard(RawSession(app.url, "alice", USERS["alice"]))
+    carol_summary, carol_all = leaderboard(RawSession(app.url, "carol", USERS["carol"]))
+    assert "Your runs only" in bob_summary and "0 finished or scored persona runs" in bob_summary
+    assert alices_run not in bob_all
+    assert "Your runs only" in alice_summary and "0 finished" not in alice_summary
+    assert "0 finished" not in carol_summary  # an admin reads every run

@@ -171,3 +171,22 @@ def test_read_only_store_refuses_a_writer_and_serves_a_reader(tmp_path, monkeypa
         store.create_run("x")
     with pytest.raises(ReadOnlyDatabase):
         open_db(db)  # a writer is still refused after a reader opened it
+
+
+def test_an_sqlite_url_on_the_command_line_is_the_relative_file_it_names(tmp_path, monkeypatch):
+    """``--db sqlite:///runs.db`` is ./runs.db (a path-typed option once made it /runs.db)."""
+    monkeypatch.chdir(tmp_path)
+    assert invoke("import", VALID / "trajectory.json", "--db", "sqlite:///rel/runs.db").code == 0
+    assert (tmp_path / "rel" / "runs.db").is_file()
+    assert not Path("/rel/runs.db").exists()
+    assert row_counts(tmp_path / "rel" / "runs.db")["runs"] == 1
+    report = invoke("report", "--db", "sqlite:///rel/runs.db")
+    assert report.code == 0, report
+
+
+def test_messages_name_a_database_url_without_its_password():
+    from vibesearch.cli._common import db_shown
+
+    shown = db_shown("postgresql+psycopg://eval:hunter2secret@db.example:5432/vibes")
+    assert "hunter2secret" not in shown and "db.example:5432/vibes" in shown
+    assert db_shown("runs/a.db") == "runs/a.db" and db_shown("sqlite:///runs/a.db") == "runs/a.db"

@@ -79,7 +79,7 @@ def test_disagreements_are_resolved_by_a_third_person(store, two_runs):
     item = Item(r1, "validity", 0)
     assert [e.item for e in disagreements(store, camp)] == [item]
     assert final_label(store, item) is None  # no single answer yet
-    with pytest.raises(CampaignError, match="'ann' labelled item .*third person"):
+    with pytest.raises(CampaignError, match="'ann' labelled validity #1 of run .*third person"):
         adjudicate(store, camp, item, "ann", True)
     with pytest.raises(CampaignError, match="no disagreement"):
         adjudicate(store, camp, Item(r1, "coverage", 0), "cy", True)

@@ -47,7 +47,7 @@ def test_create_status_and_export(cli, tmp_db, labelled, tmp_path):
     data = json.loads(status.stdout)
     assert (data["items"], data["labels"], data["disagreements_pending"]) == (6, 3, 1)
     assert data["annotators"]["ann"] == {"labelled": 2, "queue": 4}
-    assert data["pending"] == [{"run_id": r1, "side": "coverage", "index": 0, "labels": {"ann": True, "bob": False}}]
+    assert data["pending"] == [{"run_id": r1, "side": "coverage", "index": 0, "number": 1, "labels": {"ann": True, "bob": False}}]
     text = cli("campaign", "status", "spring", "--db", tmp_db)
     assert "1 waiting for adjudication" in text.stdout and "ann=yes, bob=no" in text.stdout
 
@@ -102,3 +102,33 @@ def test_export_refuses_an_unknown_suffix_and_writes_nothing(cli, tmp_db, labell
     out = cli("campaign", "export", "c", tmp_path / "labels.xlsx", "--db", tmp_db)
     assert out.exit_code == 1 and "must end in .jsonl or .csv, not '.xlsx'" in out.stderr
     assert list(tmp_path.glob("labels*")) == []
+
+
+def test_adjudicate_from_the_cli_by_the_number_status_shows(cli, tmp_db, labelled):
+    store, r1, _ = labelled
+    assert cli("campaign", "create", "c", "--runs", r1, "--annotator", "ann", "--annotator", "bob", "--overlap", "2", "--db", tmp_db).exit_code == 0
+    store.put_label(r1, 1, "ann", True, evidence=[0])
+    store.put_label(r1, 1, "bob", False)
+    text = cli("campaign", "status", "c", "--db", tmp_db).stdout
+    assert f"{r1} coverage #2: ann=yes, bob=no" in text and "campaign adjudicate" in text
+    assert json.loads(cli("campaign", "status", "c", "--json", "--db", tmp_db).stdout)["pending"][0]["number"] == 2
+
+    def refused(*args: object) -> str:
+        out = cli("campaign", "adjudicate", "c", *args, "--db", tmp_db)
+        lines = [line for line in out.stderr.splitlines() if line.strip()]
+        assert out.exit_code == 1 and len(lines) == 1, out.output
+        return lines[0]
+
+    assert "labelled coverage #2 of run" in refused(r1, "coverage", 2, "--by", "bob", "--label", "no")
+    assert "coverage #1 of run" in refused(r1, "coverage", 1, "--by", "cy", "--label", "no")  # nothing to resolve
+    assert "side must be coverage or validity" in refused(r1, "both", 2, "--by", "cy", "--label", "no")
+    assert "--label must be yes or no" in refused(r1, "coverage", 2, "--by", "cy", "--label", "maybe")
+    assert "counts from 1" in refused(r1, "coverage", 0, "--by", "cy", "--label", "no")
+    assert "no campaign named 'x'" in cli("campaign", "adjudicate", "x", r1, "coverage", 2, "--by", "cy", "--label", "no", "--db", tmp_db).stderr
+    assert store.adjudications() == []
+
+    done = cli("campaign", "adjudicate", "c", r1, "coverage", 2, "--by", "cy", "--label", "no", "--comment", "Nara is not in Kyoto", "--db", tmp_db)
+    assert done.exit_code == 0 and f"resolved coverage #2 of run {r1}: no, by cy" in done.stdout, done.output
+    (row,) = store.adjudications()
+    assert (row.item_index, row.label, row.adjudicator, row.comment, row.campaign) == (1, False, "cy", "Nara is not in Kyoto", "c")
+    assert json.loads(cli("campaign", "status", "c", "--json", "--db", tmp_db).stdout)["pending"] == []

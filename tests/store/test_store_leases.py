@@ -70,6 +70,21 @@ def test_appends_check_the_lease_in_the_same_statement(store: Store):
     assert len(store.events(run.id)) == 5
 
 
+def test_a_driver_that_lost_the_lease_cannot_change_the_runs_row(store: Store):
+    """The run's status is as guarded as its events: a stale driver cannot mark it finished."""
+    run = store.create_run("t", status="running")
+    me, other = new_owner(), new_owner()
+    assert claim(store, run_key(run.id), me, 30) is None
+    assert store.update_run(run.id, status="running", termination=None, lease=me).status == "running"
+    with pytest.raises(LeaseLost, match=f"run {run.id} was taken over"):
+        store.update_run(run.id, status="finished", termination="done", lease=other)
+    assert (store.get_run(run.id).status, store.get_run(run.id).termination) == ("running", None)
+    release(store, run_key(run.id), me)
+    with pytest.raises(LeaseLost):  # released: nobody holds it, so no owner may claim to
+        store.update_run(run.id, status="finished", lease=me)
+    assert store.update_run(run.id, status="finished").status == "finished"  # no lease asked: as before
+
+
 def test_a_database_from_before_leases_opens_and_gets_the_table(tmp_path):
     path = tmp_path / "old.db"
     run = Store(path).create_run("t")

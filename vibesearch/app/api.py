@@ -20,6 +20,7 @@ from typing import Any
 
 import gradio as gr
 
+from .._fields import for_surface
 from .._secrets import scrub
 from ..store import LeaseHeld, Run, RunNotFound
 from ._access import Who
@@ -91,7 +92,7 @@ def register(ctx: AppContext) -> None:
             )
             live = ctx.manager.start(req, task, owner_id)
         except (KeyError, ValueError, TypeError) as exc:
-            raise gr.Error(str(exc).strip("'\"")) from None
+            raise gr.Error(for_surface(exc, "api")) from None
         return live.run_id
 
     def run_events(run_id: str, after: int = 0, request: gr.Request | None = None) -> list[dict[str, Any]]:

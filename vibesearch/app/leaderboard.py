@@ -11,12 +11,14 @@ All numbers come from ``vibesearch.scoring`` (``collect_runs``, ``score_table``,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import gradio as gr
 import plotly.graph_objects as go
 
 from ..tables import aggregate_table_scores, table_score_of
+from ..store.tables import Run
+from ._access import Who
 from .context import AppContext
 from .panels import judge_text
 
@@ -27,6 +29,7 @@ INTERACTION_HEADERS = ["configuration", "profile", "runs", "#Asst", "#User", "#A
 ERROR_HEADERS = ["compactions", "runs", "mean F1", "mean recall"]
 TABLE_HEADERS = ["configuration", "tasks", "runs", "SR Avg@N", "SR Pass@N", "Row-F1 Avg@N", "Row-F1 Max@N", "Item-F1 Avg@N", "Item-F1 Max@N"]
 AUTO = "(judge with most scores)"
+Keep = Callable[[Run], bool]
 # column widths wide enough for each header's longest word (headers wrap only between words)
 SCORE_WIDTHS: list[str | int] = ["20%", "10%", "8%", "5%", "5%", "4%", "5%", "5%", "6%", "5%", "5%", "6%", "6%", "6%", "4%"]
 INTERACTION_WIDTHS: list[str | int] = ["20%", "10%", "5%", "6%", "6%", "10%", "6%", "7%", "10%", "7%", "7%", "6%"]
@@ -46,12 +49,13 @@ def judges(ctx: AppContext) -> list[str]:
     return [AUTO, *sorted({s.judge for s in ctx.store.scores()})]
 
 
-def tables(ctx: AppContext, judge: str | None):
+def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None):
+    """The tab's figures over the runs ``keep`` accepts (every run without it)."""
     from ..scoring import collect_runs, interaction_table, score_table
     from ..scoring.aggregate import left_out_runs
     from ..scoring.errors import f1_by_compactions, termination_types
 
-    records, used = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge)
+    records, used = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge, keep=keep)
     samples = [r for r in records if not r.left_out]
     scores = score_table(records)
     score_rows = [
@@ -72,7 +76,8 @@ def tables(ctx: AppContext, judge: str | None):
     left_out = left_out_runs(records)
     profiles = sorted({r.profile for r in records if r.scored})
     summary = (
-        f"{len({r.run_id for r in records})} finished or scored persona runs · {n_scored} scores by the **{judge_text(used)}** · "
+        ("Your runs only (runs are private on this server) · " if keep is not None else "")
+        + f"{len({r.run_id for r in records})} finished or scored persona runs · {n_scored} scores by the **{judge_text(used)}** · "
         + (f"profiles: {', '.join(profiles)} · " if profiles else "")
         + (f"left out (cancelled by a person, not samples): {len(left_out)} · " if left_out else "")
         + ("terminations: " + ", ".join(f"{k} {v}" for k, v in terms.items()) if terms else "no runs yet")
@@ -98,8 +103,8 @@ def without_repeats(scores: list[dict]) -> list[dict]:
     return out
 
 
-def table_rows(ctx: AppContext) -> list[list[str | int]]:
-    """WideSearch-style figures of the table-task runs, per configuration (latest score per run)."""
+def table_rows(ctx: AppContext, keep: Keep | None = None) -> list[list[str | int]]:
+    """WideSearch-style figures of the table-task runs ``keep`` accepts, per configuration (latest score per run)."""
     from ..scoring.aggregate import config_key
 
     latest = {}
@@ -107,7 +112,7 @@ def table_rows(ctx: AppContext) -> list[list[str | int]]:
         latest[sc.run_id] = sc
     by_config: dict[str, list] = {}
     for run in ctx.store.list_runs(kind="table"):
-        if run.id in latest:
+        if run.id in latest and (keep is None or keep(run)):
             by_config.setdefault(config_key(run), []).append((run.task_id, table_score_of(latest[run.id])))
     rows: list[list[str | int]] = []
     for config, pairs in sorted(by_config.items()):
@@ -164,7 +169,15 @@ def pr_figure(records: list) -> go.Figure:
     return fig
 
 
-def build(ctx: AppContext) -> dict[str, Any]:
+def reader(ctx: AppContext, who: Who) -> Keep | None:
+    """Under ``VIBESEARCH_READ_RUNS=own`` the tab counts only the runs ``who`` may read (an admin:
+    all); otherwise every run."""
+    if not ctx.access.read_own:
+        return None
+    return lambda run: ctx.readable(who, run)
+
+
+def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
     with gr.Row():
         judge = gr.Dropdown(judges(ctx), value=AUTO, label="Scores of the judge", scale=3)
         refresh = gr.Button("Refresh", variant="primary", scale=1, elem_id="vs-lb-refresh")
@@ -181,11 +194,12 @@ def build(ctx: AppContext) -> dict[str, Any]:
     with gr.Accordion("Error analysis: F1 by number of compactions", open=False):
         err_df = gr.Dataframe(headers=ERROR_HEADERS, value=[], interactive=False)
 
-    def on_refresh(j: str):
-        s, sr, ir, er, f1, pr = tables(ctx, j)
-        return gr.Dropdown(choices=judges(ctx)), s, sr, ir, er, f1, pr, table_rows(ctx)
+    def on_refresh(tok: str | None, j: str, request: gr.Request):
+        keep = reader(ctx, ctx.who(request, tok))
+        s, sr, ir, er, f1, pr = tables(ctx, j, keep)
+        return gr.Dropdown(choices=judges(ctx)), s, sr, ir, er, f1, pr, table_rows(ctx, keep)
 
     outs = [judge, summary, score_df, inter_df, err_df, f1_plot, pr_plot, table_df]
-    refresh.click(on_refresh, [judge], outs, api_visibility="private")
-    judge.input(on_refresh, [judge], outs, api_visibility="private")
-    return {"refresh": refresh, "on_refresh": on_refresh, "outputs": outs, "judge": judge}
+    refresh.click(on_refresh, [owner, judge], outs, api_visibility="private")
+    judge.input(on_refresh, [owner, judge], outs, api_visibility="private")
+    return {"refresh": refresh, "on_refresh": on_refresh, "inputs": [owner, judge], "outputs": outs, "judge": judge}

@@ -15,7 +15,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr
 
-from ..config import Settings, get_settings
+from ..config import Settings, db_location, get_settings
 from ..store import Store, open_db
 from . import api, label, leaderboard, play, runs
 from ._assets import CSS, SHORTCUTS_JS, theme
@@ -53,7 +53,7 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
             with gr.Tab("Label", id="label", elem_id="vs-label-panel") as label_tab:
                 label_h = label.build(ctx)
             with gr.Tab("Leaderboard", id="leaderboard", elem_id="vs-lb-panel") as lb_tab:
-                lb_h = leaderboard.build(ctx)
+                lb_h = leaderboard.build(ctx, owner)
         api.register(ctx)
 
         def ensure_owner(tok: str) -> str:
@@ -66,7 +66,7 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         demo.load(label_h["on_show"], None, label_h["outputs"], api_visibility="private", show_progress="hidden")
         label_tab.select(label_h["on_show"], None, label_h["outputs"], api_visibility="private", show_progress="hidden")
         runs_tab.select(runs_h["on_show"], runs_h["filters"], runs_h["table"], api_visibility="private", show_progress="hidden")
-        lb_tab.select(lb_h["on_refresh"], [lb_h["judge"]], lb_h["outputs"], api_visibility="private", show_progress="hidden")
+        lb_tab.select(lb_h["on_refresh"], lb_h["inputs"], lb_h["outputs"], api_visibility="private", show_progress="hidden")
 
     demo.queue(default_concurrency_limit=settings.app_concurrency, max_size=settings.app_max_queue)
     demo.vibesearch = ctx  # tests and launch() reach the context here, through app_context()
@@ -102,8 +102,8 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
     from ..llm.fake import install_from_env
 
     settings = settings or get_settings()
-    if db is not None:
-        settings = settings.model_copy(update={"db": Path(db)})
+    if db is not None:  # through the settings' validator: a URL stays a URL, sqlite:///x is the file x
+        settings = settings.model_copy(update={"db": db_location(db)})
     install_from_env()
     demo = build_app(settings)
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any, NoReturn, Optional, TypeVar
 
 import typer
@@ -17,7 +16,7 @@ DbOption = typer.Option(None, "--db", help="SQLite database file or PostgreSQL U
 JsonOption = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables")
 
 
-def open_store(db: Optional[Path], *, writes: bool = True):
+def open_store(db: Optional[str], *, writes: bool = True):
     """The database for a command. A damaged or foreign file is refused; a read-only file is
     opened for a command that only reads (``writes=False``) and refused for one that writes."""
     from ..store import SchemaError, StoreOpenError, open_db
@@ -26,6 +25,17 @@ def open_store(db: Optional[Path], *, writes: bool = True):
         return open_db(db, writes=writes)
     except (StoreOpenError, SchemaError) as exc:
         fail(str(exc))
+
+
+def db_shown(value: object) -> str:
+    """The database as messages name it: a path, or a URL with its password hidden."""
+    from .._secrets import scrub
+    from ..store._url import db_target
+
+    try:
+        return db_target(str(value)).shown
+    except ValueError:
+        return scrub(str(value))
 
 
 def one_line(error: BaseException | str) -> str:

@@ -33,6 +33,7 @@ from ..store import Store, new_run_id
 from ..tasks.models import Task
 from ..users import HumanUser, ShadowUser, UserTurn, shadow_agreement
 from ..users import KIND_MEANING, auto_message
+from ._common import db_shown
 from ._play_score import print_score
 
 # the key that stands for each decision (every one of ``run.events.DECISIONS``)
@@ -209,7 +210,7 @@ def _terminal_state() -> Callable[[], None]:
 
 
 def resume_command(run_id: str, settings: Settings) -> str:
-    return f"vibesearch play --resume {run_id} --db {settings.db}"
+    return f"vibesearch play --resume {run_id} --db {db_shown(settings.db)}"
 
 
 async def play(
@@ -296,7 +297,7 @@ async def play(
         restore()
     console.print(
         f"run {result.run_id}: {result.status} ({result.termination}) · stages reached {result.stages_reached} of {result.stages_total} · "
-        f"user turns {result.user_turns} · database {settings.db}",
+        f"user turns {result.user_turns} · database {db_shown(settings.db)}",
         highlight=False,
     )
     if isinstance(user, ShadowUser):

@@ -9,6 +9,7 @@ from ..llm import scrub
 from ..run import RunConfig
 from ..store import Store
 from ..tasks.models import Task
+from ._common import db_shown
 
 MAX_MISSED_SHOWN = 40
 
@@ -24,7 +25,7 @@ async def print_score(console: Console, store: Store, run_id: str, task: Task, c
     try:
         score = await score_run_async(store, run_id, judge=judge, settings=config.settings_for(settings))
     except Exception as exc:  # noqa: BLE001 - the run stays; its score can be computed later
-        console.print(f"[red]scoring failed:[/red] {scrub(str(exc))[:500]} — try `vibesearch score {run_id} --judge {judge} --db {settings.db}`", highlight=False)
+        console.print(f"[red]scoring failed:[/red] {scrub(str(exc))[:500]} — try `vibesearch score {run_id} --judge {judge} --db {db_shown(settings.db)}`", highlight=False)
         return
     console.print(
         f"[b]score[/b] ({judge_label(judge)}): P {100 * score.precision:.1f} · R {100 * score.recall:.1f} · F1 {100 * score.f1:.1f} · "

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from ._common import console, err_console, fail
+from ._common import console, db_shown, err_console, fail
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -109,7 +109,7 @@ def ask(
     endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help="OpenAI-compatible base URL (endpoint agent)"),
     endpoint_model: Optional[str] = typer.Option(None, "--endpoint-model", help="Model name sent to the endpoint"),
     graph: bool = typer.Option(False, "--graph", help="Also run the final graph extraction and print the triples"),
-    db: Optional[Path] = typer.Option(None, "--db", help="Store the turn as a run in this SQLite file (default: not stored)"),
+    db: Optional[str] = typer.Option(None, "--db", help="Store the turn as a run in this database: an SQLite file or a URL (default: not stored)"),
 ) -> None:
     """One agent turn: print tool calls live, then the reply (and the graph with --graph)."""
     from ..config import get_settings
@@ -149,7 +149,7 @@ def ask(
         fail("interrupted", code=130)
 
 
-async def _one_turn(agent: Agent, config: RunConfig, task: Task, settings: Settings, message: str, *, graph: bool, db: Optional[Path]) -> None:
+async def _one_turn(agent: Agent, config: RunConfig, task: Task, settings: Settings, message: str, *, graph: bool, db: Optional[str]) -> None:
     from ..llm import LLMError, scrub
     from ..run import Conversation, EndEvent, ErrorEvent, GraphEvent, MessageEvent
 
@@ -196,7 +196,7 @@ async def _one_turn(agent: Agent, config: RunConfig, task: Task, settings: Setti
     if store is not None:
         emit(EndEvent(termination="answer", detail="one turn (vibesearch agent ask)"))
         store.update_run(run_id, status="finished", termination="answer")
-        err_console.print(f"[dim]stored as run {run_id} in {db}[/dim]")
+        err_console.print(f"[dim]stored as run {run_id} in {db_shown(db)}[/dim]", highlight=False)
 
 
 def _print_graph(result: Any) -> None:

@@ -1,4 +1,7 @@
-"""CLI commands: the ``campaign`` group (labelling campaigns: create, status, export)."""
+"""CLI commands: the ``campaign`` group (labelling campaigns: create, status, adjudicate, export).
+
+Items are numbered from 1 here as in every view (``#1`` is the first ground-truth or predicted
+triple); the JSON of ``status`` keeps the stored 0-based ``index`` beside that ``number``."""
 
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ def campaign_create(
     annotators: list[str] = typer.Option([], "--annotator", help="A person who labels (repeat for each)"),
     sides: str = typer.Option("coverage,validity", "--sides", help="coverage, validity or both (comma-separated)"),
     overlap: int = typer.Option(2, "--overlap", help="How many people label each item (k)"),
-    db: Optional[Path] = DbOption,
+    db: Optional[str] = DbOption,
 ) -> None:
     """Make a campaign. The runs are fixed now (a filter picks the finished runs with a graph)."""
     from ..scoring.campaigns import CampaignError, create_campaign, parse_filters
@@ -41,7 +44,7 @@ def campaign_create(
 
 
 @campaign_app.command("status")
-def campaign_status(name: str = typer.Argument(...), as_json: bool = JsonOption, db: Optional[Path] = DbOption) -> None:
+def campaign_status(name: str = typer.Argument(...), as_json: bool = JsonOption, db: Optional[str] = DbOption) -> None:
     """Progress overall and per annotator, and the disagreements waiting for a third person."""
     from ..scoring.campaigns import CampaignError, disagreements, get_campaign, progress
 
@@ -52,7 +55,8 @@ def campaign_status(name: str = typer.Argument(...), as_json: bool = JsonOption,
         fail(str(exc))
     prog = progress(store, camp)
     open_items = disagreements(store, camp, pending_only=True)
-    pending = [{"run_id": e.item.run_id, "side": e.item.side, "index": e.item.index, "labels": e.labels} for e in open_items]
+    pending = [{"run_id": e.item.run_id, "side": e.item.side, "index": e.item.index, "number": e.item.index + 1, "labels": e.labels}
+               for e in open_items]
     if as_json:
         print_json({**prog, "pending": pending})
         return
@@ -68,12 +72,46 @@ def campaign_status(name: str = typer.Argument(...), as_json: bool = JsonOption,
     console.print(f"disagreements: {prog['disagreements']} ({prog['disagreements_pending']} waiting for adjudication)", highlight=False, soft_wrap=True)
     for e in open_items:
         said = ", ".join(f"{who}={'yes' if v else 'no'}" for who, v in sorted(e.labels.items()))
-        console.print(f"  {e.item.run_id} {e.item.side} #{e.item.index}: {said}", highlight=False, soft_wrap=True)
+        console.print(f"  {e.item.run_id} {e.item.side} #{e.item.index + 1}: {said}", highlight=False, soft_wrap=True)
+    if open_items:
+        console.print("resolve one with: vibesearch campaign adjudicate NAME RUN SIDE NUMBER --by WHO --label yes|no",
+                      highlight=False, soft_wrap=True)
+
+
+@campaign_app.command("adjudicate")
+def campaign_adjudicate(
+    name: str = typer.Argument(..., help="The campaign's name"),
+    run_id: str = typer.Argument(..., help="The run the item belongs to"),
+    side: str = typer.Argument(..., help="coverage (a ground-truth triple) or validity (a predicted triple)"),
+    number: int = typer.Argument(..., help="The item's number, from 1, as `campaign status` shows it"),
+    by: str = typer.Option(..., "--by", help="Who resolves it (someone who did not label the item)"),
+    label: str = typer.Option(..., "--label", help="yes (covered / valid) or no"),
+    comment: str = typer.Option("", "--comment", help="Why (kept with the adjudication)"),
+    db: Optional[str] = DbOption,
+) -> None:
+    """Resolve a disagreement: the adjudicator's label becomes the item's final label."""
+    from ..scoring.campaigns import SIDES, CampaignError, Item, adjudicate, get_campaign
+
+    if side not in SIDES:
+        fail(f"side must be coverage or validity, got {side!r}")
+    answer = {"yes": True, "y": True, "true": True, "no": False, "n": False, "false": False}.get(label.strip().lower())
+    if answer is None:
+        fail(f"--label must be yes or no, got {label!r}")
+    if number < 1:
+        fail(f"the item number counts from 1, got {number}")
+    store = open_store(db)
+    try:
+        camp = get_campaign(store, name)
+        row = adjudicate(store, camp, Item(run_id, side, number - 1), by, answer, comment)
+    except CampaignError as exc:
+        fail(str(exc))
+    console.print(f"resolved {side} #{number} of run {run_id}: {'yes' if row.label else 'no'}, by {row.adjudicator}",
+                  highlight=False, soft_wrap=True)
 
 
 @campaign_app.command("export")
 def campaign_export(name: str = typer.Argument(...), out: Path = typer.Argument(..., help="A .jsonl or .csv file"),
-                    db: Optional[Path] = DbOption) -> None:
+                    db: Optional[str] = DbOption) -> None:
     """Write the campaign's labels (triple text, annotator, adjudication, final label)."""
     from ..scoring.campaign_export import export_campaign
     from ..scoring.campaigns import CampaignError, get_campaign

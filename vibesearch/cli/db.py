@@ -32,7 +32,7 @@ def db_upgrade(db: Optional[str] = typer.Option(None, "--db", help=_DB_HELP)) ->
     except (StoreOpenError, SchemaError, ValueError) as exc:
         fail(str(exc))
     except Exception as exc:  # noqa: BLE001 - a database that cannot be reached: one line
-        fail(f"{db}: cannot upgrade the database: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+        fail(f"{shown}: cannot upgrade the database: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
     if before == after:
         console.print(f"{shown}: schema already at revision {after}", highlight=False, soft_wrap=True)
     else:

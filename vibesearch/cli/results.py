@@ -32,7 +32,7 @@ def export_command(
     official: Path = typer.Option(..., "--official", help="Folder to write the official grader's result files to"),
     judge: Optional[str] = typer.Option(None, "--judge", help="Whose scores (default: the judge with the most official-profile scores)"),
     as_json: bool = JsonOption,
-    db: Optional[Path] = DbOption,
+    db: Optional[str] = DbOption,
 ) -> None:
     """Write official-profile scores as the official grader's output: <qid>_sample<i>.json,
     summary.json (avg@N_* / best@N_*, num_queries, num_samples), item_ratings.json and

@@ -15,7 +15,7 @@ from typing import Any, List, Optional
 
 import typer
 
-from ._common import DbOption, JsonOption, console, err_console, fail, one_line, print_json
+from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json
 
 AGENT_HELP = "baseline (offline, no model) | react (an LLM with tools; needs --model) | endpoint (an OpenAI-compatible agent)"
 USER_HELP = "rules (offline) | simulator (LLM, needs --simulator-model) | paper (the official prompt) | direct | staged"
@@ -24,13 +24,13 @@ HARNESS_HELP = "the official profile's prompts: your checkout of VibeBench/VibeS
 SUMMARY_KEYS = ("run_id", "task_id", "status", "termination", "stages_reached", "stages_total", "user_turns", "assistant_steps", "tool_calls")
 
 
-def _settings(db: Optional[Path], **overrides: Any):
-    from ..config import get_settings
+def _settings(db: Optional[str], **overrides: Any):
+    from ..config import db_location, get_settings
 
     settings = get_settings()
     update = {k: v for k, v in overrides.items() if v is not None}
-    if db is not None:  # through the validator: a URL that went through Path gets its "//" back
-        update["db"] = type(settings).model_validate({"db": str(db)}).db
+    if db is not None:  # as the settings read it: sqlite:///x is the file x, a URL stays a URL
+        update["db"] = db_location(db)
     return settings.model_copy(update=update) if update else settings
 
 
@@ -94,7 +94,7 @@ def run_cmd(
     batch: Optional[str] = typer.Option(None, "--batch", help="the batch id for --resume"),
     events: bool = typer.Option(False, "--events", help="print every stored event as a JSON line"),
     json_out: bool = JsonOption,
-    db: Optional[Path] = DbOption,
+    db: Optional[str] = DbOption,
 ) -> None:
     """Run tasks headless: each task × --runs, --concurrency at a time."""
     _start_fakes()
@@ -119,7 +119,7 @@ def run_cmd(
         assert store is not None
         plan = batch_plan(store, batch)
         if plan is None:
-            fail(f"--resume: no batch {'with id ' + repr(batch) if batch else 'at all'} in {settings.db}")
+            fail(f"--resume: no batch {'with id ' + repr(batch) if batch else 'at all'} in {db_shown(settings.db)}")
         assert plan is not None  # (fail exits)
         if not tasks and not more and plan.get("tasks"):
             tasks = list(plan["tasks"])
@@ -168,7 +168,7 @@ def run_cmd(
         print_json([{k: r[k] for k in SUMMARY_KEYS} for r in rows])
     else:
         _summary(rows)
-        err_console.print(f"batch {spec.batch_id} · database {settings.db}", highlight=False, soft_wrap=True)
+        err_console.print(f"batch {spec.batch_id} · database {db_shown(settings.db)}", highlight=False, soft_wrap=True)
     raise typer.Exit(_report_failures(rows))
 
 
@@ -214,7 +214,7 @@ def resume_cmd(
     run_id: str = typer.Argument(..., help="the run to continue"),
     events: bool = typer.Option(False, "--events", help="print every stored event as a JSON line"),
     json_out: bool = JsonOption,
-    db: Optional[Path] = DbOption,
+    db: Optional[str] = DbOption,
 ) -> None:
     """Continue one interrupted run from its stored events."""
     _start_fakes()
@@ -246,7 +246,7 @@ def play_cmd(
     official_harness: Optional[Path] = typer.Option(None, "--official-harness", help=HARNESS_HELP),
     tasks_path: Optional[Path] = typer.Option(None, "--tasks", help="a task file or folder besides the bundled ones"),
     resume: Optional[str] = typer.Option(None, "--resume", help="continue a run you left with Ctrl-C (its id; the run keeps its own task and settings)"),
-    db: Optional[Path] = DbOption,
+    db: Optional[str] = DbOption,
 ) -> None:
     """Play the persona yourself in the terminal while the agent answers."""
     _start_fakes()
@@ -265,7 +265,7 @@ def play_cmd(
         from ..store import is_db_url
 
         if not is_db_url(settings.db) and not Path(settings.db).exists():
-            fail(f"--resume {resume}: no database at {settings.db} (pass the --db the run was played with)")
+            fail(f"--resume {resume}: no database at {db_shown(settings.db)} (pass the --db the run was played with)")
         store = open_db(settings.db)
         config, the_task, the_agent, the_user = _resumed_parts(store, resume, settings)
     else:
@@ -322,7 +322,7 @@ def _resumed_parts(store: Any, run_id: str, settings: Any) -> tuple[Any, Any, An
         the_agent = make_agent(config, the_task, settings)
         the_user = make_user(config, the_task, settings)
     except (RunNotFound, KeyError):
-        fail(f"--resume {run_id}: no such run in {settings.db}")
+        fail(f"--resume {run_id}: no such run in {db_shown(settings.db)}")
     except (ResumeError, ValueError) as exc:
         fail(f"--resume {run_id}: {one_line(exc)}")
     assert isinstance(the_user, (HumanUser, ShadowUser))

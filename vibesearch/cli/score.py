@@ -47,7 +47,7 @@ def score_command(
         None, "--official-harness", help="Your checkout of the official harness: its judge prompt is used under the official profile (default: VIBESEARCH_OFFICIAL_HARNESS, else our own prompts)"
     ),
     as_json: bool = JsonOption,
-    db: Optional[Path] = DbOption,
+    db: Optional[str] = DbOption,
 ) -> None:
     """Judge runs' graphs against their ground truth and store P/R/F1 with every verdict.
 
@@ -181,7 +181,7 @@ def report_command(
     out: Optional[Path] = typer.Option(None, "--out", help="Write to this file instead of standard output"),
     judge: Optional[str] = typer.Option(None, "--judge", help="Whose scores to use (default: the judge with the most scored runs)"),
     protocol: Optional[str] = typer.Option(None, "--protocol", help="Only scores of this profile: official or vibesearch (default: both, each row named)"),
-    db: Optional[Path] = DbOption,
+    db: Optional[str] = DbOption,
 ) -> None:
     """Aggregate scores (Avg@N / Best@N), interaction statistics and error analysis.
 
@@ -208,7 +208,7 @@ def import_command(
     task: Optional[Path] = typer.Option(None, "--task", help="Task file (official or ours) giving the ground truth"),
     extraction: Optional[Path] = typer.Option(None, "--extraction", help="Final-extraction file {qid, total, triplets}"),
     as_json: bool = JsonOption,
-    db: Optional[Path] = DbOption,
+    db: Optional[str] = DbOption,
 ) -> None:
     """Load official VibeSearchBench trajectories as runs and check our counts against theirs."""
     from .._files import short
@@ -264,7 +264,7 @@ def labels_export(
     annotator: Optional[str] = typer.Option(None, "--annotator", help="With --official: fill human_label/human_comment from this person's labels"),
     judge: Optional[str] = typer.Option(None, "--judge", help="With --official: the judge whose decisions fill the model columns (default: the latest score)"),
     run: Optional[str] = typer.Option(None, "--run", help="Only this run's labels"),
-    db: Optional[Path] = DbOption,
+    db: Optional[str] = DbOption,
 ) -> None:
     """Write human labels to a CSV or JSONL file, or the official meta-eval CSVs to a folder."""
     from ..scoring.labels_io import export_labels
@@ -292,17 +292,19 @@ def labels_export(
 def labels_import(
     file: Path = typer.Argument(..., help="CSV or JSONL label file, or a filled meta-eval folder (with --annotator)"),
     annotator: Optional[str] = typer.Option(None, "--annotator", help="Whose labels a meta-eval folder holds (needed for a folder)"),
-    db: Optional[Path] = DbOption,
+    db: Optional[str] = DbOption,
 ) -> None:
     """Read human labels from a CSV or JSONL file (same columns as export), or from a filled
     official meta-eval folder; nothing is stored unless every row is good."""
     from ..config import get_settings
     from ..scoring.labels_io import LabelFileError, read_label_file, store_labels
 
-    def existing_db() -> Optional[Path]:
-        db_path = db or get_settings().db
-        if not Path(db_path).exists():  # labels belong to stored runs: never create an empty database here
-            fail(f"{db_path}: no database there; labels can only be imported into a database that holds the runs")
+    def existing_db() -> Optional[str]:
+        from ..store._url import db_target
+
+        where = db_target(db or get_settings().db)
+        if where.path is not None and not where.path.exists():  # labels belong to stored runs: never create an empty database here
+            fail(f"{where.shown}: no database there; labels can only be imported into a database that holds the runs")
         return db
 
     if file.is_dir():
@@ -327,7 +329,7 @@ def labels_import(
 
 
 @labels_app.command("agreement")
-def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only this run"), as_json: bool = JsonOption, db: Optional[Path] = DbOption) -> None:
+def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only this run"), as_json: bool = JsonOption, db: Optional[str] = DbOption) -> None:
     """Agreement of each judge with the human labels, and between annotators."""
     from ..scoring.agreement import agreement_report
     from ..scoring.verdicts import judge_label

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Optional
 
 import typer
@@ -17,7 +16,7 @@ def register(app: typer.Typer) -> None:
     def serve(
         host: Optional[str] = typer.Option(None, "--host", help="Address to listen on (default: VIBESEARCH_HOST or 127.0.0.1)"),
         port: Optional[int] = typer.Option(None, "--port", help="Port (default: VIBESEARCH_PORT or 7860)"),
-        db: Optional[Path] = DbOption,
+        db: Optional[str] = DbOption,
     ) -> None:
         """Serve the app: play, replay, label and compare runs in the browser (offline by default)."""
         import os

@@ -31,7 +31,7 @@ import json
 from collections import Counter, defaultdict
 from datetime import datetime
 from statistics import mean
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel
 
@@ -144,12 +144,13 @@ def latest_scores_by_profile(store: Store, judge: str) -> dict[str, dict[Protoco
 
 
 def collect_runs(
-    store: Store, *, judge: str | None = None, include_tables: bool = False, protocol: ProtocolProfile | None = None
+    store: Store, *, judge: str | None = None, include_tables: bool = False, protocol: ProtocolProfile | None = None,
+    keep: Callable[[Run], bool] | None = None,
 ) -> tuple[list[RunRecord], str]:
     """Every persona run (finished or with a score) with its latest score by ``judge``: one record
     per profile the run was scored under (``protocol``: only that one), or one unscored record
-    under the run's own profile."""
-    runs = [r for r in store.list_runs() if include_tables or r.kind != "table"]
+    under the run's own profile. ``keep`` narrows the runs (e.g. to those a person may read)."""
+    runs = [r for r in store.list_runs() if (include_tables or r.kind != "table") and (keep is None or keep(r))]
     judge = judge or choose_judge(store, runs, protocol)
     by_run = latest_scores_by_profile(store, judge)
     records = []

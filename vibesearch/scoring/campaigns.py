@@ -42,6 +42,10 @@ class Item:
     def key(self) -> str:
         return f"{self.run_id}/{self.side}/{self.index}"
 
+    def label(self) -> str:
+        """How a person reads it: the item numbered from 1, as every view shows it."""
+        return f"{self.side} #{self.index + 1} of run {self.run_id}"
+
 
 @dataclass
 class ItemLabels:
@@ -268,11 +272,11 @@ def adjudicate(store: Store, campaign: CampaignRow, item: Item, adjudicator: str
         raise CampaignError("the adjudicator needs a name")
     entry = next((e for e in item_labels(store, campaign) if e.item == item), None)
     if entry is None:
-        raise CampaignError(f"item {item.key()} is not in campaign {campaign.name!r}")
+        raise CampaignError(f"{item.label()} is not in campaign {campaign.name!r}")
     if not entry.disagree:
-        raise CampaignError(f"item {item.key()} has no disagreement to resolve")
+        raise CampaignError(f"{item.label()} has no disagreement to resolve")
     if who in entry.labels:
-        raise CampaignError(f"{who!r} labelled item {item.key()}: a disagreement is resolved by a third person")
+        raise CampaignError(f"{who!r} labelled {item.label()}: a disagreement is resolved by a third person")
     return store.put_adjudication(AdjudicationRow(
         run_id=item.run_id, side=item.side, item_index=item.index, label=label, adjudicator=who,
         comment=(comment or "")[:10_000], campaign=campaign.name,

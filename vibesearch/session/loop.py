@@ -65,6 +65,7 @@ class Session:
         self.run_id = run_id
         self.cancel = cancel
         self.rec = Recorder(store, run_id, listeners, config.limits, lease)
+        self._owner = lease.owner if lease is not None else None  # the run's row is updated only while it holds
         self.budget_hit = asyncio.Event()
         self.rec.on_budget = self.budget_hit.set
         self.error: str | None = None
@@ -161,7 +162,7 @@ class Session:
             return self._close("abandoned", f"{idle}; the run's owner may continue it", status="abandoned")
         except UserAway:  # the person left: no end is written, the run waits to be resumed
             self.rec.drain()
-            self.store.update_run(self.run_id, status="interrupted")
+            self.store.update_run(self.run_id, status="interrupted", lease=self._owner)
             raise
         except asyncio.CancelledError:
             self._close("cancelled", "the session task was cancelled")
@@ -218,7 +219,7 @@ class Session:
         status = status or STATUS_OF.get(termination, "finished")
         self.rec.emit(EndEvent.model_validate({"termination": termination, "detail": detail or (self.error or "")}))
         self.rec.drain()  # the end is stored before the run's row says so
-        self.store.update_run(self.run_id, status=status, termination=termination)
+        self.store.update_run(self.run_id, status=status, termination=termination, lease=self._owner)
         return self.result(status, termination)
 
     async def _converse(self, position: Position) -> Termination:
@@ -321,7 +322,7 @@ class Session:
         self.rec.drain()  # the conversation is stored before the run's row records its end
         if self.detail:  # kept with the run, so a run resumed from here ends with the same words
             fields["meta"] = {**self.store.get_run(self.run_id).meta(), "termination_detail": self.detail}
-        self.store.update_run(self.run_id, **fields)
+        self.store.update_run(self.run_id, **fields, lease=self._owner)
         # the official harness asks for the graph even when the budget cut the agent's only turn
         worked = self.rec.replied() or (self.official and self.rec.assistant_steps > 0)
         if is_table_task(self.task) or not worked:
@@ -411,7 +412,7 @@ async def _drive(
         reopened = existing.status == "abandoned"  # continued by its owner: the abandonment is history
         position = locate(events, None if reopened else existing.termination)
         detail = str(existing.meta().get("termination_detail", "")) if position.phase == "finish" else ""
-        store.update_run(run_id, status="running", **({"termination": None} if reopened else {}))
+        store.update_run(run_id, status="running", **({"termination": None} if reopened else {}), lease=lease.owner if lease else None)
     session = Session(config, task, agent, user, store, run_id, listeners, cancel, lease)
     session.rec.replay(events)
     session.restore(events, detail)

@@ -1,8 +1,9 @@
 """Where the database is: a plain SQLite path, an ``sqlite:///path`` URL or a PostgreSQL URL
 (``postgresql+psycopg://user@host:port/db``), as ``VIBESEARCH_DB`` / ``--db`` give it.
 
-A URL that went through ``pathlib.Path`` (the ``--db`` options are typed as paths) lost one of
-its two slashes; ``db_target`` puts it back, so ``--db postgresql+psycopg://…`` works too.
+A URL that went through ``pathlib.Path`` lost one of its two slashes (the ``--db`` options are
+text, but a caller may pass a ``Path``); ``db_target`` puts a PostgreSQL URL's back. ``sqlite:///x``
+is the relative file x and ``sqlite:////x`` the absolute /x, as in SQLAlchemy.
 """
 
 from __future__ import annotations

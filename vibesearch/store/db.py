@@ -97,11 +97,20 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin):
                 raise RunNotFound(run_id)
             return run
 
-    def update_run(self, run_id: str, **fields: Any) -> Run:
+    def update_run(self, run_id: str, *, lease: str | None = None, **fields: Any) -> Run:
+        """Set fields of the run's row. With ``lease`` (an owner id, as ``append_many`` takes it)
+        the caller must still hold the run's lease, checked in the same transaction (the row is
+        locked first on PostgreSQL), else ``LeaseLost`` and nothing is changed."""
         with self._lock, Session(self.engine) as s:
-            run = s.get(Run, run_id)
+            run = s.get(Run, run_id, with_for_update=self.dialect == "postgresql" and lease is not None)
             if run is None:
                 raise RunNotFound(run_id)
+            if lease is not None:
+                from .leases import OWNS_SQL, LeaseLost, holder, run_key
+
+                key = run_key(run_id)
+                if not s.connection().execute(text(f"SELECT {OWNS_SQL}"), {"key": key, "owner": lease}).scalar():
+                    raise LeaseLost(f"run {run_id}", holder(self, key))
             for key, value in fields.items():
                 if key in ("meta", "config"):
                     setattr(run, f"{key}_json", json.dumps(value, ensure_ascii=False))

@@ -69,27 +69,9 @@ class LabelsMixin:
         in one transaction: every one of them is stored, or on any error none is."""
         with self._lock, Session(self.engine) as s:
             for item in coverage:
-                q = select(LabelRow).where(
-                    LabelRow.run_id == item["run_id"], LabelRow.gt_index == item["gt_index"], LabelRow.annotator == item["annotator"]
-                )
-                row = s.exec(q).first() or LabelRow(run_id=item["run_id"], gt_index=item["gt_index"], annotator=item["annotator"], covered=item["covered"])
-                row.covered = item["covered"]
-                row.evidence_json = json.dumps(item.get("evidence") or [])
-                row.note = item.get("note") or ""
-                row.created_at = item.get("created_at") or utcnow()
-                s.add(row)
-                s.flush()  # the next item with the same key finds this row
+                _upsert(s, LabelRow, "gt_index", "covered", item)
             for item in validity:
-                pq = select(PredLabelRow).where(
-                    PredLabelRow.run_id == item["run_id"], PredLabelRow.pred_index == item["pred_index"], PredLabelRow.annotator == item["annotator"]
-                )
-                prow = s.exec(pq).first() or PredLabelRow(run_id=item["run_id"], pred_index=item["pred_index"], annotator=item["annotator"], valid=item["valid"])
-                prow.valid = item["valid"]
-                prow.evidence_json = json.dumps(item.get("evidence") or [])
-                prow.note = item.get("note") or ""
-                prow.created_at = item.get("created_at") or utcnow()
-                s.add(prow)
-                s.flush()
+                _upsert(s, PredLabelRow, "pred_index", "valid", item)
             s.commit()
         return len(coverage), len(validity)
 
@@ -116,3 +98,16 @@ class LabelsMixin:
             if annotator is not None:
                 q = q.where(LabelRow.annotator == annotator)
             return list(s.exec(q.order_by(col(LabelRow.run_id), col(LabelRow.gt_index), col(LabelRow.annotator))))
+
+
+def _upsert(s: Session, table: type[LabelRow] | type[PredLabelRow], index: str, answer: str, item: dict[str, Any]) -> None:
+    """Store one label (a later one with the same run, index and annotator replaces it)."""
+    key = {"run_id": item["run_id"], index: item[index], "annotator": item["annotator"]}
+    q = select(table).where(*(getattr(table, k) == v for k, v in key.items()))
+    row = s.exec(q).first() or table(**key, **{answer: item[answer]})
+    setattr(row, answer, item[answer])
+    row.evidence_json = json.dumps(item.get("evidence") or [])
+    row.note = item.get("note") or ""
+    row.created_at = item.get("created_at") or utcnow()
+    s.add(row)
+    s.flush()  # the next item with the same key finds this row
