@@ -382,3 +382,31 @@ def test_usage_events_name_every_budgeted_purpose():
     from vibesearch.protocol.profile import BUDGET_PURPOSES
 
     assert BUDGET_PURPOSES <= set(UsageEvent.model_fields["purpose"].annotation.__args__)
+
+
+async def test_a_run_is_resumed_only_with_the_prompts_it_started_with(fake, task, store, settings, tmp_path):
+    import shutil
+
+    from vibesearch.session import ResumeError, resume_run
+
+    fake.register("off-agent", _answer_agent)
+    fake.register("off-sim", lambda req: litellm_reply("[DONE]"))
+    official = settings.model_copy(update={"official_harness": HARNESS})
+    result = await run_session(*_build(task, official, agent_model="fake/off-agent"), store, official)
+    store.update_run(result.run_id, status="interrupted")  # as if the process had stopped
+    events_before = len(store.events(result.run_id))
+
+    edited = tmp_path / "harness"
+    shutil.copytree(HARNESS, edited)
+    (edited / "agent" / "prompts.py").write_text((HARNESS / "agent" / "prompts.py").read_text() + "\n# edited\n")
+    for other, now in ((settings.model_copy(update={"official_harness": None}), "own prompts"),
+                       (settings.model_copy(update={"official_harness": edited}), r"official prompts \(")):
+        with pytest.raises(ResumeError, match=rf"was started with official prompts \(.*but this process has {now}"):
+            await resume_run(store, result.run_id, other)
+    assert len(store.events(result.run_id)) == events_before and store.get_run(result.run_id).status == "interrupted"
+    # the same checkout passes the check and the resume goes on to read the events (this run had
+    # in fact ended, which is what stops it there)
+    from vibesearch.session._restore import RunAlreadyEnded
+
+    with pytest.raises(RunAlreadyEnded):
+        await resume_run(store, result.run_id, official)

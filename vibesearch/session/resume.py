@@ -133,9 +133,28 @@ async def _resume(
     config = config_of_run(run, settings)
     if user is None and config.user.kind == "human":
         raise ResumeError("a run played by a person can only be resumed where that person is (the app or `vibesearch play`)")
+    _check_same_prompts(run, config, settings)
     agent = agent or make_agent(config, task, settings)
     user = user or make_user(config, task, settings)
     meta = run.meta()
     meta["resumed"] = int(meta.get("resumed", 0)) + 1
     store.update_run(run.id, meta=meta)
     return await run_session(config, task, agent, user, store, settings, run_id=run.id, listeners=listeners, cancel=cancel, lease=lease)
+
+
+def _check_same_prompts(run: Run, config: RunConfig, settings: Settings) -> None:
+    """An official-profile run goes on only with the prompts it was started with (the same kind
+    and the same files by sha256): half a trajectory under other prompts would be neither run."""
+    from ..protocol.profile import prompts_for
+
+    prompts = prompts_for(config, settings)
+    stored = run.meta().get("prompts")
+    if prompts is None or not isinstance(stored, dict):
+        return  # our profile, or a run from before the prompts were recorded
+    now = prompts.source.record()
+    if (stored.get("kind"), stored.get("files") or {}) != (now["kind"], now["files"] or {}):
+        was = str(run.meta().get("prompt_source") or stored.get("kind"))
+        raise ResumeError(
+            f"run {run.id} was started with {was}, but this process has {prompts.source.label()}: "
+            "continue it with the same official harness checkout (--official-harness or VIBESEARCH_OFFICIAL_HARNESS)"
+        )
