@@ -118,14 +118,27 @@ def options(page: Page, *checks: str, **fields: str | float) -> None:
 
 # --------------------------------------------------------------------------- Play
 def start(page: Page) -> str:
-    """Press Start; the id of the run it began (fails with the page's error if Start was refused)."""
+    """Press Start; the id of the run it began (fails with the page's error if Start was refused).
+
+    The status line may still name the run shown before: wait for another id (or an error)."""
+    shown = page.locator("#vs-play-status code")
+    before = shown.first.inner_text().strip() if shown.count() else ""
     page.click("#vs-start")
-    page.wait_for_selector("#vs-play-status code, .toast-body.error", state="visible")
+    page.wait_for_function(
+        """(before) => {
+            const code = document.querySelector('#vs-play-status code');
+            const id = code ? code.innerText.trim() : '';
+            if (id && id !== before) return true;
+            return [...document.querySelectorAll('.toast-body.error')].some((el) => el.offsetParent !== null);
+        }""",
+        arg=before,
+    )
     started = page.locator("#vs-play-status code")
-    if not started.count():
+    run_id = started.first.inner_text().strip() if started.count() else ""
+    if not run_id or run_id == before:
         refused = page.locator(".toast-body.error").all_inner_texts()
         raise AssertionError(f"Start was refused: {refused}")
-    return started.inner_text().strip()
+    return run_id
 
 
 def status_is(page: Page, what: str) -> None:
