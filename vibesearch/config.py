@@ -116,6 +116,9 @@ class Settings(BaseSettings):
     # signs the owner tokens the app hands to browsers; set the same value on every app server of
     # one database so a token from one is honoured by the others (unset: a random one per process)
     secret_key: SecretStr | None = None
+    # with a login on and ``secret_key`` set, logins are kept in the database (shared by the app
+    # servers of one database) and last this long (hours) from the moment they are made
+    login_ttl_h: float = Field(default=24.0, gt=0)
     app_concurrency: int = 4
     app_max_queue: int = 64
     admins: str = Field(default="", description="logins (comma-separated) that may stop, drive and read every run")

@@ -98,14 +98,18 @@ def auth_pairs(settings: Settings) -> list[tuple[str, str]] | None:
 
 
 def launch(settings: Settings | None = None, *, host: str | None = None, port: int | None = None, db: str | Path | None = None, **kwargs) -> None:
-    """Serve the app (blocking). Fake models named in VIBESEARCH_FAKE_MODELS are installed first."""
+    """Serve the app (blocking). Fake models named in VIBESEARCH_FAKE_MODELS are installed first.
+    With a login and ``VIBESEARCH_SECRET_KEY``, logins are shared through the database (``_logins``)."""
     from ..llm.fake import install_from_env
+    from . import _logins
 
     settings = settings or get_settings()
     if db is not None:  # through the settings' validator: a URL stays a URL, sqlite:///x is the file x
         settings = settings.model_copy(update={"db": db_location(db)})
     install_from_env()
     demo = build_app(settings)
+    shared = _logins.shared_logins(settings, app_context(demo).store)
+    blocking = not kwargs.pop("prevent_thread_lock", False)
     try:
         demo.launch(
             server_name=host or settings.host,
@@ -119,7 +123,14 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
             js=SHORTCUTS_JS,
             footer_links=["api"],
             max_file_size=int(settings.load_max_file_mb * 1_000_000),
+            # Gradio makes its app object in launch(): return, so the shared logins go in before we
+            # block (with GRADIO_DEBUG=1 Gradio blocks in launch() itself and logins stay per process)
+            prevent_thread_lock=True,
             **kwargs,
         )
+        if shared is not None:
+            _logins.install(demo.server_app, shared)
+        if blocking:
+            demo.block_thread()
     finally:
         app_context(demo).manager.shutdown()

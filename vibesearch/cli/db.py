@@ -45,7 +45,8 @@ def db_copy(
     dst: str = typer.Argument(..., help="A new or empty database to copy into (SQLite file or URL)"),
 ) -> None:
     """Copy every table (runs, events, graphs, scores, verdicts, labels, campaigns ...; not the
-    leases, which belong to the source's running processes) and verify counts and checksums."""
+    leases, stop requests and logins, which belong to the source's running processes and app
+    servers) and verify counts and checksums."""
     from ..store import SchemaError, StoreOpenError
     from ..store.copy import CopyError, copy_database
 

@@ -9,6 +9,7 @@ from ._open import DamagedDatabase, ReadOnlyDatabase, StoreOpenError
 from .campaigns import CampaignExists
 from .db import RunNotFound, SchemaError, Store, build_run, new_run_id, open_db
 from .leases import LeaseHeld, LeaseLost
+from .logins import StoredLogin, login_digest
 from .stops import StopRequest
 from .tables import SCHEMA_VERSION, AdjudicationRow, CampaignRow, GraphRow, LabelRow, PredLabelRow, Run, ScoreRow, VerdictRow
 
@@ -30,10 +31,12 @@ __all__ = [
     "ScoreRow",
     "Store",
     "StopRequest",
+    "StoredLogin",
     "StoreOpenError",
     "VerdictRow",
     "build_run",
     "is_db_url",
+    "login_digest",
     "new_run_id",
     "open_db",
     "upgrade_database",

@@ -4,7 +4,8 @@
 copies every table in foreign-key order in batches (one transaction per batch), moves
 PostgreSQL's id sequences past the copied ids, and compares each table's row count and checksum
 on both sides. Leases and stop requests are not copied: they name processes of the source's
-machines (and their runs in flight), which drive no run of the copy.
+machines (and their runs in flight), which drive no run of the copy. Logins are not copied
+either: they are the source's app servers' sessions (people log in again on the copy's servers).
 
 The checksum (``table_checksum``) is a sha256 over the rows in primary-key order, each value
 normalised (booleans, integers, floats by ``repr``, times as ISO text without a zone, NULL), so
@@ -28,7 +29,7 @@ from . import tables as _tables  # noqa: F401 - registers the tables on SQLModel
 from ._engine import make_engine, upgrade_database
 from ._url import db_target
 
-# foreign-key order; ``leases`` and ``stop_requests`` are left out on purpose (see the module's docstring)
+# foreign-key order; ``leases``, ``stop_requests`` and ``logins`` are left out on purpose (see the module's docstring)
 COPIED = ("meta", "runs", "events", "graphs", "scores", "verdicts", "labels", "pred_labels", "campaigns", "adjudications")
 BATCH = 1000
 

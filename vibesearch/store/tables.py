@@ -198,6 +198,19 @@ class StopRequestRow(SQLModel, table=True):
     done_at: Optional[float] = None  # when the driving server cancelled the run
 
 
+class LoginRow(SQLModel, table=True):
+    """A person's login to the app, shared by the app servers of one database (``store.logins``):
+    the sha256 of the login token the browser holds as a cookie, never the token itself. Times are
+    seconds since the epoch; a row past ``expires_at`` counts for nothing. Added by migration 0004;
+    not copied by ``db copy`` (like leases)."""
+
+    __tablename__ = "logins"
+    token_sha256: str = Field(primary_key=True)
+    username: str = Field(index=True)
+    created_at: float
+    expires_at: float
+
+
 class CampaignRow(SQLModel, table=True):
     """A labelling campaign: which runs, who labels, which sides, how many labels per item.
 

@@ -1,0 +1,102 @@
+"""The login methods of ``Store``: the app's logins (``VIBESEARCH_AUTH``), shared by the app
+servers of one database so a person logged in on one is known to all. Mixed into ``Store``
+(``store.db``).
+
+A login is the random token the browser holds as a cookie and the name it was given to. The
+database keeps only the token's sha256 (``login_digest``): a copy of the database logs no one in.
+Every login expires (``ttl_s`` when it is made); an expired row counts for nothing and is deleted
+by the next login made (``put_login``) or by ``purge_expired_logins``. Each write is one SQL
+statement, atomic on SQLite and PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass
+from typing import Mapping
+
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
+
+_COLUMNS = "token_sha256, username, created_at, expires_at"
+
+
+def login_digest(token: str) -> str:
+    """What the database keeps of a login token (hex sha256)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredLogin:
+    token_sha256: str
+    username: str
+    created_at: float
+    expires_at: float
+
+
+class LoginsMixin:
+    """Needs the ``Store``'s ``engine`` and ``_lock``."""
+
+    engine: Engine
+    _lock: threading.RLock
+
+    def _logins_write(self, sql: str, params: dict[str, object]) -> int:
+        for attempt in range(50):
+            try:
+                with self._lock, self.engine.begin() as conn:
+                    return int(conn.execute(text(sql), params).rowcount or 0)
+            except OperationalError as exc:
+                if not ("locked" in str(exc) or "deadlock" in str(exc)) or attempt >= 49:
+                    raise
+                time.sleep(0.01 * (attempt + 1))
+        raise RuntimeError("unreachable")
+
+    def _logins_read(self, where: str, params: Mapping[str, object]) -> list[StoredLogin]:
+        params = {**params, "now": time.time()}
+        with self.engine.connect() as conn:
+            rows = conn.execute(text(f"SELECT {_COLUMNS} FROM logins WHERE expires_at > :now AND {where}"), params)
+            return [StoredLogin(*row) for row in rows]
+
+    def put_login(self, token: str, username: str, ttl_s: float) -> StoredLogin:
+        """Record a login (its token's digest) for ``ttl_s`` seconds; drops the expired ones."""
+        if not token or ttl_s <= 0:
+            raise ValueError("a login needs a token and a positive lifetime")
+        now = time.time()
+        row = StoredLogin(login_digest(token), username, now, now + ttl_s)
+        self.purge_expired_logins()
+        self._logins_write(
+            "INSERT INTO logins (token_sha256, username, created_at, expires_at) VALUES (:d, :u, :c, :e) "
+            "ON CONFLICT(token_sha256) DO UPDATE SET username = excluded.username, "
+            "created_at = excluded.created_at, expires_at = excluded.expires_at",
+            {"d": row.token_sha256, "u": username, "c": row.created_at, "e": row.expires_at},
+        )
+        return row
+
+    def login_user(self, token: str) -> str | None:
+        """The login name of a token, if it is a login that has not expired."""
+        got = self._logins_read("token_sha256 = :d", {"d": login_digest(token)})
+        return got[0].username if got else None
+
+    def logins(self, username: str | None = None) -> list[StoredLogin]:
+        """The logins that have not expired (of one person, or everyone's), oldest first."""
+        where, params = ("username = :u", {"u": username}) if username is not None else ("1 = 1", {})
+        return sorted(self._logins_read(where, params), key=lambda r: (r.created_at, r.token_sha256))
+
+    def delete_login(self, token: str) -> bool:
+        """End one login (by its token); False when there was none."""
+        return self.delete_login_digest(login_digest(token))
+
+    def delete_login_digest(self, token_sha256: str) -> bool:
+        """End one login by its stored digest (a ``StoredLogin`` read back); False when there was none."""
+        return self._logins_write("DELETE FROM logins WHERE token_sha256 = :d", {"d": token_sha256}) > 0
+
+    def delete_logins_of(self, username: str) -> int:
+        """End every login of one person (logged out everywhere); how many there were."""
+        return self._logins_write("DELETE FROM logins WHERE username = :u", {"u": username})
+
+    def purge_expired_logins(self) -> int:
+        """Delete the logins past their expiry; how many."""
+        return self._logins_write("DELETE FROM logins WHERE expires_at <= :now", {"now": time.time()})
