@@ -119,7 +119,7 @@ def test_a_made_up_or_digest_cookie_is_refused(lab):
 
 def test_the_mapping_gradio_uses(tmp_path):
     store = Store(tmp_path / "m.db")
-    tokens = SharedLogins(store, 3600, cookie_id(SECRET))
+    tokens = SharedLogins(store, 3600, cookie_id(SECRET), ["ann", "bob"])
     t1, t2, t3 = (secrets.token_urlsafe(16) for _ in range(3))
     tokens[t1], tokens[t2], tokens[t3] = "ann", "ann", "bob"
     assert tokens.get(t1) == "ann" and tokens.get(None) is None and tokens.get("nope") is None  # type: ignore[call-overload]  # Gradio passes None: no cookie
@@ -135,8 +135,12 @@ def test_the_mapping_gradio_uses(tmp_path):
     del tokens[t3]
     del tokens[t3]  # already gone (another server ended it): no error
     assert len(tokens) == 0 and t1 not in repr(tokens)
+    # a login of a name no longer among VIBESEARCH_AUTH's (still in the database) counts for nothing
+    tokens[t1] = "cy"
+    assert store.login_user(t1) == "cy" and tokens.get(t1) is None
     # only with a login and a shared secret
-    assert shared_logins(Settings(auth=SecretStr("ann:pw"), secret_key=SecretStr(SECRET)), store) is not None
-    assert shared_logins(Settings(auth=SecretStr("ann:pw")), store) is None
-    assert shared_logins(Settings(secret_key=SecretStr(SECRET)), store) is None
+    keyed, unkeyed = Settings(secret_key=SecretStr(SECRET)), Settings(secret_key=None)
+    shared = shared_logins(keyed, store, ["ann"])
+    assert shared is not None and shared.users == {"ann"} and shared.cookie_id == cookie_id(SECRET)
+    assert shared_logins(unkeyed, store, ["ann"]) is None and shared_logins(keyed, store, []) is None
     assert cookie_id(SECRET) == cookie_id(SECRET) != cookie_id("another-secret") and SECRET not in cookie_id(SECRET)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterable, Iterator, MutableMapping
 from typing import Any
 
 from ..config import Settings
@@ -55,10 +55,13 @@ class SharedLogins(MutableMapping[str, str]):
     from each login. Deleting a login that is already gone is not an error (another server may
     have ended it a moment before)."""
 
-    def __init__(self, store: Store, ttl_s: float, cookie_id: str):
+    def __init__(self, store: Store, ttl_s: float, cookie_id: str, users: Iterable[str]):
         self.store = store
         self.ttl_s = ttl_s
         self.cookie_id = cookie_id  # the app's cookie name part, the same on every server
+        # the logins this server accepts (``VIBESEARCH_AUTH``): a stored login of a name taken out
+        # of it counts for nothing here, though it outlives the restart that took it out
+        self.users = frozenset(users)
 
     def __getitem__(self, key: str) -> str:
         if isinstance(key, ListedLogin):
@@ -66,7 +69,7 @@ class SharedLogins(MutableMapping[str, str]):
         if type(key) is not str or not key:  # None: no cookie
             raise KeyError(key)
         name = self.store.login_user(key)
-        if name is None:
+        if name is None or name not in self.users:
             raise KeyError("<login token>")  # the token itself never reaches a message or a log
         return name
 
@@ -96,13 +99,14 @@ def cookie_id(secret_key: str) -> str:
     return hmac.new(secret_key.encode(), _COOKIE_LABEL, hashlib.sha256).hexdigest()[:32]
 
 
-def shared_logins(settings: Settings, store: Store) -> SharedLogins | None:
-    """The shared mapping, when a login is on and ``VIBESEARCH_SECRET_KEY`` is set; else None."""
-    auth = settings.auth.get_secret_value().strip() if settings.auth is not None else ""
+def shared_logins(settings: Settings, store: Store, users: Iterable[str]) -> SharedLogins | None:
+    """The shared mapping, when a login is on (``users``: the logins of ``VIBESEARCH_AUTH``) and
+    ``VIBESEARCH_SECRET_KEY`` is set; else None."""
+    names = frozenset(users)
     key = settings.secret_key.get_secret_value() if settings.secret_key is not None else ""
-    if not auth or not key:
+    if not names or not key:
         return None
-    return SharedLogins(store, settings.login_ttl_h * 3600.0, cookie_id(key))
+    return SharedLogins(store, settings.login_ttl_h * 3600.0, cookie_id(key), names)
 
 
 def install(server_app: Any, logins: SharedLogins) -> None:

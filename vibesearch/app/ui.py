@@ -108,13 +108,14 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
         settings = settings.model_copy(update={"db": db_location(db)})
     install_from_env()
     demo = build_app(settings)
-    shared = _logins.shared_logins(settings, app_context(demo).store)
+    pairs = auth_pairs(settings)
+    shared = _logins.shared_logins(settings, app_context(demo).store, (user for user, _ in pairs or []))
     blocking = not kwargs.pop("prevent_thread_lock", False)
     try:
         demo.launch(
             server_name=host or settings.host,
             server_port=port or settings.port,
-            auth=auth_pairs(settings),
+            auth=pairs,
             share=False,
             ssr_mode=False,
             show_error=True,
