@@ -34,3 +34,19 @@ def test_the_bound_is_the_plain_computation_across_calls(monkeypatch):
             tools = tools + [{"type": "function", "function": {"name": "visit", "description": "ouvre"}}]
     messages[2] = {"role": "tool", "content": "ß" * 500}  # an edited context is measured anew
     assert compaction._token_ceiling(messages, tools) == plain(messages, tools)
+
+
+def test_the_bound_measured_from_the_last_context_is_the_plain_computation():
+    memo = compaction._Measured()
+    tools = [{"type": "function", "function": {"name": "search", "description": "cherche"}}]
+    messages: list[dict] = [{"role": "system", "content": "sys"}, {"role": "user", "content": "plain words"}]
+    for i in range(20):
+        call = {"id": f"c{i}", "type": "function", "function": {"name": "search", "arguments": json.dumps({"q": f"été {i}"})}}
+        messages = [*map(dict, messages), {"role": "assistant", "content": None, "tool_calls": [call]}]  # copies, as agents build them
+        messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": "résumé 中文 " * (i + 1)})
+        assert compaction._token_ceiling(messages, tools, memo) == plain(messages, tools)
+    summarised = [messages[0], {"role": "user", "content": "[Summary] all of it"}, *messages[-2:]]  # a compaction
+    assert compaction._token_ceiling(summarised, tools, memo) == plain(summarised, tools)
+    edited = [*messages[:5], {"role": "tool", "content": "ß" * 500}, *messages[6:]]
+    assert compaction._token_ceiling(edited, tools, memo) == plain(edited, tools)
+    assert compaction._token_ceiling(messages[:3], None, memo) == plain(messages[:3], None)

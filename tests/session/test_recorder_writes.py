@@ -51,3 +51,21 @@ async def test_a_failed_write_is_raised_by_the_next_emit_and_nothing_after_it_is
         rec.emit(NoteEvent(text="two"))
     rec.close()
     assert store.events(run_id) == []
+
+
+async def test_listeners_are_told_while_the_run_waits_without_a_drain(tmp_path):
+    import asyncio
+
+    store = Store(tmp_path / "w.db")
+    run_id = store.create_run("t").id
+    seen: list[int] = []
+    rec = Recorder(store, run_id, [lambda ev: seen.append(ev.seq)], Limits())
+    rec.emit(NoteEvent(text="one"))
+    rec.emit(NoteEvent(text="two"))  # flushed together: handed to the writer at once, in order
+    for _ in range(300):
+        if len(seen) == 2:
+            break
+        await asyncio.sleep(0.01)  # the run waits (for a model, say): the writer writes meanwhile
+    assert seen == [1, 2]
+    assert [e.seq for e in store.events(run_id)] == [1, 2]
+    rec.close()

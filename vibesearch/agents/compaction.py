@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Callable, Mapping
 
 from ..config import Settings
@@ -43,6 +44,7 @@ class Compactor:
     settings: Settings
     system_prompt: str
     sampling: Mapping[str, float | int] | None = None  # the summary call's (None: the settings')
+    _measured: _Measured = field(default_factory=lambda: _Measured(), init=False, repr=False, compare=False)
 
     @property
     def window(self) -> int:
@@ -65,7 +67,7 @@ class Compactor:
         """Compact when the context ``build(convo)`` is over the threshold; return the event."""
         messages = build(convo)
         threshold = self.threshold
-        if _token_ceiling(messages, tools) <= threshold:
+        if _token_ceiling(messages, tools, self._measured) <= threshold:
             return None  # certainly below: skip the exact (slow) count
         before = self.count(messages, tools)
         if before <= threshold:
@@ -118,13 +120,21 @@ class Compactor:
         return summary
 
 
-def _token_ceiling(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
+def _token_ceiling(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, memo: "_Measured | None" = None) -> int:
     """A cheap bound that natural text never exceeds: half a token per UTF-8 byte.
 
     English runs about a quarter of a token per byte and Chinese about a third to a half, so
     when this bound is under the threshold the exact count (slow on long contexts) is not needed.
-    (Made before every model call over the whole context, so nothing is encoded twice.)
+    (Made before every model call over the whole context, so nothing is encoded twice; with
+    ``memo``, only the messages added since the context it measured last.)
     """
+    size = memo.size(messages) if memo is not None else _messages_size(messages)
+    if tools:
+        size += _tools_size(tools)
+    return size // 2 + 8 * len(messages) + 16
+
+
+def _messages_size(messages: list[dict[str, Any]]) -> int:
     size = 0
     for m in messages:
         content = m.get("content")
@@ -134,9 +144,29 @@ def _token_ceiling(messages: list[dict[str, Any]], tools: list[dict[str, Any]] |
             size += 4 if content is None else len(json.dumps(content, ensure_ascii=False))
         for tc in m.get("tool_calls") or ():
             size += len(str(tc["function"]["arguments"]).encode("utf-8")) + 32
-    if tools:
-        size += _tools_size(tools)
-    return size // 2 + 8 * len(messages) + 16
+    return size
+
+
+class _Measured:
+    """The messages of the last context an agent measured and their size: the next context
+    usually starts with the same messages (compared by value, in C), so only the ones after
+    them are measured."""
+
+    def __init__(self) -> None:
+        self.contents: list[Any] = []
+        self.calls: list[Any] = []
+        self.total = 0
+
+    def size(self, messages: list[dict[str, Any]]) -> int:
+        contents = list(map(dict.get, messages, repeat("content")))
+        calls = list(map(dict.get, messages, repeat("tool_calls")))
+        n = len(self.contents)
+        if n and len(contents) >= n and contents[:n] == self.contents and calls[:n] == self.calls:
+            total = self.total + _messages_size(messages[n:])
+        else:
+            total = _messages_size(messages)
+        self.contents, self.calls, self.total = contents, calls, total
+        return total
 
 
 _UTF8_LEN: dict[str, int] = {}  # byte lengths of the non-ASCII texts of recent contexts

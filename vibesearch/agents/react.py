@@ -57,6 +57,7 @@ class ReactAgent:
         self.settings = settings
         self.model = model
         self.toolbox: Toolbox = toolbox
+        self._tools: tuple[Toolbox, list[dict[str, Any]], set[str]] | None = None  # ``_offered``
         self.sampling = sampling or Sampling()
         self.api_base = api_base
         self._api_key = api_key
@@ -85,8 +86,7 @@ class ReactAgent:
             return await self.official.respond(convo, emit)
         stored = open_turn_steps(convo)  # steps of this turn stored before an interruption
         emit = tracking_emit(convo, emit)
-        schemas = self.toolbox.schemas()
-        known = tool_names(self.toolbox)
+        schemas, known = self._offered()
         owed = missing_results(stored)
         if owed:  # calls cut off before their results: run those, and only those
             await self._run_calls(emit, owed, known)
@@ -134,6 +134,12 @@ class ReactAgent:
         return record_graph_answer(emit, result.content, result.thinking)
 
     # ------------------------------------------------------------------ internals
+    def _offered(self) -> tuple[list[dict[str, Any]], set[str]]:
+        """The toolbox's schemas and tool names, asked once per toolbox (not again every turn)."""
+        if self._tools is None or self._tools[0] is not self.toolbox:
+            self._tools = (self.toolbox, self.toolbox.schemas(), tool_names(self.toolbox))
+        return self._tools[1], self._tools[2]
+
     def _messages(self, convo: Conversation) -> list[dict[str, Any]]:
         return [{"role": "system", "content": self.system}, *convo.agent_messages()]
 

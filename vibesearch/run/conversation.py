@@ -66,6 +66,8 @@ class Conversation:
     usage: list[UsageEvent] = field(default_factory=list)
     # agent_messages() of finished turns (they no longer change), by turn index
     _turn_messages: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False, compare=False)
+    # the agent_messages() of the finished turns: (what the summary covers, turns in, messages)
+    _finished: tuple[tuple[bool, int, int], int, list[dict[str, Any]]] | None = field(default=None, repr=False, compare=False)
 
     # ---------------------------------------------------------------- building
     def add(self, data: EventData) -> None:
@@ -136,24 +138,40 @@ class Conversation:
         msgs: list[dict[str, Any]] = []
         if self.summary is not None:
             msgs.append({"role": "user", "content": f"[Summary of the conversation and research so far]\n{self.summary}"})
-        for ti, turn in enumerate(self.turns):
-            if self.summary is not None and ti < self.summary_upto - 1:
-                continue
-            partially_summarised = self.summary is not None and ti == self.summary_upto - 1
-            if not partially_summarised:
-                msgs.append({"role": "user", "content": turn.user})
-            if partially_summarised:
-                for step in turn.steps[self.summary_steps :]:
-                    msgs.extend(_step_messages(step))
-                continue
-            finished = ti < len(self.turns) - 1
-            cached = self._turn_messages.get(ti) if finished else None
-            if cached is None:
-                cached = [m for step in turn.steps for m in _step_messages(step)]
-                if finished:
-                    self._turn_messages[ti] = cached
-            msgs.extend(map(dict, cached))  # copies: callers may edit what they get
+        last = len(self.turns) - 1
+        msgs.extend(map(dict, self._finished_messages(last)))  # copies: callers may edit what they get
+        if last >= 0:
+            msgs.extend(self._turn_view(last))
         return msgs
+
+    def _finished_messages(self, upto: int) -> list[dict[str, Any]]:
+        """The messages of the turns before ``upto`` (finished: they no longer change), kept and
+        extended as turns finish; built again when a compaction changes what is shown."""
+        key = (self.summary is not None, self.summary_upto, self.summary_steps)
+        cached = self._finished
+        if cached is None or cached[0] != key or cached[1] > upto:
+            cached = self._finished = (key, 0, [])
+        _, done, msgs = cached
+        for ti in range(done, upto):
+            msgs.extend(self._turn_view(ti, finished=True))
+        if upto > done:
+            self._finished = (key, upto, msgs)
+        return msgs
+
+    def _turn_view(self, ti: int, *, finished: bool = False) -> list[dict[str, Any]]:
+        """Turn ``ti`` as the agent sees it: nothing when the summary replaced it, only its steps
+        after the summary when it replaced part of it, else the user message and every step."""
+        turn = self.turns[ti]
+        if self.summary is not None and ti < self.summary_upto - 1:
+            return []
+        if self.summary is not None and ti == self.summary_upto - 1:  # partially summarised
+            return [m for step in turn.steps[self.summary_steps :] for m in _step_messages(step)]
+        cached = self._turn_messages.get(ti) if finished else None
+        if cached is None:
+            cached = [m for step in turn.steps for m in _step_messages(step)]
+            if finished:
+                self._turn_messages[ti] = cached
+        return [{"role": "user", "content": turn.user}, *cached]
 
 
 def _step_messages(step: Step) -> list[dict[str, Any]]:

@@ -83,13 +83,19 @@ class Recorder:
     With a lease (``_lease.Driving``) every write checks that this process still drives the run.
 
     Inside an event loop the writes are made by one writer thread, in order, while the run goes
-    on (the next model call usually): the harness does not wait for the database. Listeners
+    on (the next model call usually): the harness does not wait for the database. The groups
+    flushed within ``hand_over_s`` are handed to it together, once: the writer is woken once for
+    them (and the loop once when they are committed, only when there are listeners), and it works
+    while the run waits for the model instead of competing with the harness or a tool. Listeners
     still see an event only once it is committed (what a person is shown is stored first). A
     write that failed (``LeaseLost``) is raised by the next ``emit``; ``drain`` waits for the
     writes and raises it, and is called before the run's row is updated and when the run ends.
     """
 
     write_behind = True  # False: every group is written on the run's thread (a benchmark compares)
+    # groups flushed within this long go to the writer together (0: at the loop's next turn): it
+    # then writes while the run waits for the model, not while the harness or a tool works
+    hand_over_s = 0.02
 
     def __init__(self, store: Store, run_id: str, listeners: Iterable[Listener], limits: Limits, lease: Driving | None = None):
         self.store = store
@@ -107,6 +113,9 @@ class Recorder:
         self._pending: list[EventData] = []
         self._writer: ThreadPoolExecutor | None = None
         self._inflight: Future[None] | None = None
+        self._queued: list[list[EventData]] = []  # groups not yet handed to the writer thread
+        self._hand: asyncio.Handle | None = None  # the hand-over scheduled on the run's loop
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._failure: BaseException | None = None
         self._stored: deque[list[StoredEvent]] = deque()  # committed, listeners not yet told
 
@@ -135,7 +144,7 @@ class Recorder:
         """Write what waits (one transaction) and tell the listeners once it is committed.
 
         Returns the events as stored when written here; inside an event loop they are handed to
-        the writer thread and [] is returned (``drain`` waits for them)."""
+        the writer thread (within ``hand_over_s``) and [] is returned (``drain`` waits for them)."""
         if not self._pending:
             return []
         items, self._pending = self._pending, []
@@ -149,29 +158,50 @@ class Recorder:
             self._stored.append(stored)
             self._deliver()
             return stored
+        self._queued.append(items)
+        self._loop = loop
+        if self._hand is None:  # the groups of this stretch of the run go to the writer together
+            delay = self.hand_over_s
+            self._hand = loop.call_later(delay, self._hand_over, loop) if delay > 0 else loop.call_soon(self._hand_over, loop)
+        return []
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        """(the run's thread) Hand the groups flushed since the last hand-over to the writer
+        thread as one job: one wake-up of the writer, and of the loop when they are committed."""
+        if self._hand is not None:
+            self._hand.cancel()
+            self._hand = None
+        if not self._queued:
+            return
+        groups, self._queued = self._queued, []
         if self._writer is None:
             self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"events-{self.run_id}")
-        self._inflight = self._writer.submit(self._write_behind, items, loop)
-        return []
+        self._inflight = self._writer.submit(self._write_behind, groups, loop)
 
     def _write(self, items: list[EventData]) -> list[StoredEvent]:
         owner = self.lease.owner if self.lease is not None else None
         return self.store.append_many(self.run_id, items, lease=owner)
 
-    def _write_behind(self, items: list[EventData], loop: asyncio.AbstractEventLoop) -> None:
-        """(the writer thread) Write one group unless an earlier write failed; listeners are
-        told on the loop's thread."""
-        if self._failure is not None:
-            return  # nothing after a failed write is written
-        try:
-            self._stored.append(self._write(items))
-        except BaseException as exc:  # noqa: BLE001 - raised on the run's side (next emit / drain)
-            self._failure = exc
-            return
-        try:
-            loop.call_soon_threadsafe(self._deliver)
-        except RuntimeError:  # the loop has closed: ``drain`` delivers
-            pass
+    def _write_behind(self, groups: list[list[EventData]], loop: asyncio.AbstractEventLoop) -> None:
+        """(the writer thread) Write the groups in order, each in its own transaction, until one
+        fails; listeners (if any) are told on the loop's thread, once for them all."""
+        told = False
+        for items in groups:
+            if self._failure is not None:
+                break  # nothing after a failed write is written
+            try:
+                stored = self._write(items)
+            except BaseException as exc:  # noqa: BLE001 - raised on the run's side (next emit / drain)
+                self._failure = exc
+                break
+            if self.listeners:  # without listeners there is nobody to tell
+                self._stored.append(stored)
+                told = True
+        if told:
+            try:
+                loop.call_soon_threadsafe(self._deliver)
+            except RuntimeError:  # the loop has closed: ``drain`` delivers
+                pass
 
     def _deliver(self) -> None:
         """Tell the listeners about committed events, in order (on the run's thread)."""
@@ -186,6 +216,8 @@ class Recorder:
     def drain(self, *, raise_failure: bool = True) -> None:
         """Wait for the writes handed to the writer thread, tell the listeners, and raise the
         failure of a write (if any; with ``raise_failure``)."""
+        if self._queued and self._loop is not None:
+            self._hand_over(self._loop)
         inflight, self._inflight = self._inflight, None
         if inflight is not None:
             inflight.result()
