@@ -23,16 +23,17 @@ from typing import Any, Awaitable, Iterable, TypeVar
 from ..config import Settings
 from ..llm import scrub
 from ..run import Agent, Conversation, RunConfig, User, UserAway, UserIdle, UserState, UserTurn
-from ..protocol.profile import llm_calls_used, profile_config, profile_limits, prompts_for
+from ..protocol.profile import llm_calls_used, profile_config, profile_limits
 from ..run.events import EndEvent, ErrorEvent, GraphEvent, MessageEvent, NoteEvent, StageEvent, StoredEvent, Termination
 from ..run.result import PartFailed
-from ..run.stages import stage_step
 from ..store import Store, new_run_id
 from ..store.leases import LeaseLost, run_key
 from ..tasks.models import Task
 from ._lease import Driving
 from ._record import STATUS_OF, Listener, Recorder, RunFields, RunResult, create_run, is_table_task
+from ._prompt_note import with_prompt_source
 from ._restore import Position, locate
+from ._turn_events import turn_events
 from ._unfinished import answer_unanswered, owed_message
 
 T = TypeVar("T")
@@ -280,41 +281,8 @@ class Session:
 
     # ------------------------------------------------------------------ user turns
     def _record_turn(self, turn: UserTurn) -> None:
-        stages = self.task.persona.stages
-        before = self.convo.stage_index
-        step = stage_step(before, len(stages), turn.reply_kind, turn.stage_advanced)
-        self.rec.emit(
-            StageEvent(
-                stage_index=step.stage_index,
-                stage_name=stages[step.stage_index].name,
-                advanced=step.advanced,
-                reply_kind=step.reply_kind,
-                trigger_met=turn.trigger_met,
-                decided_by=turn.decided_by,
-                rationale=turn.rationale,
-            )
-        )
-        shadow = turn.shadow
-        if shadow is not None:  # the shadow judged the same state: the same rule, the same pointer
-            s_step = stage_step(before, len(stages), shadow.reply_kind, shadow.stage_advanced)
-            said = f" (would have said: {shadow.message[:500]})" if shadow.message else ""
-            self.rec.emit(
-                StageEvent(
-                    stage_index=s_step.stage_index,
-                    stage_name=stages[s_step.stage_index].name,
-                    advanced=s_step.advanced,
-                    reply_kind=s_step.reply_kind,
-                    trigger_met=shadow.trigger_met,
-                    decided_by="shadow",
-                    rationale=((shadow.rationale or "") + said).strip() or None,
-                    shadow=True,
-                )
-            )
-        if self.official and turn.reply_kind == "done":
-            # official: [DONE] ends the conversation; it is not a user turn and the agent never sees it
-            self.rec.emit(NoteEvent(text="the simulator said [DONE]: the conversation ends", data={"done": turn.message}))
-            return
-        self.rec.emit(MessageEvent(role="user", content=turn.message))
+        for data in turn_events(self.task, self.convo.stage_index, turn, official=self.official):
+            self.rec.emit(data)
 
     # ------------------------------------------------------------------ the end
     async def _extract(self, termination: str) -> None:
@@ -403,7 +371,7 @@ async def _drive(
     note: NoteEvent | None = None
     if existing is None:
         config = profile_config(config)  # stored with the official samplings filled in
-        run_fields, note = _with_prompt_source(config, settings, run_fields)
+        run_fields, note = with_prompt_source(config, settings, run_fields)
         create_run(store, config, task, settings, run_id, run_fields)
         events: list[StoredEvent] = []
         position = Position("open")
@@ -422,17 +390,3 @@ async def _drive(
         return await session.run(position)
     finally:
         session.rec.close()  # every write made (or failed) before the lease is let go
-
-
-def _with_prompt_source(config: RunConfig, settings: Settings, run_fields: RunFields | None) -> tuple[RunFields | None, NoteEvent | None]:
-    """Under the official profile: the prompt source (official files and their sha256, or our
-    own) put in the new run's meta, and the note that opens the run saying the same."""
-    prompts = prompts_for(config, settings)
-    if prompts is None:
-        return run_fields, None
-    label, record = prompts.source.label(), prompts.source.record()
-    fields: RunFields = run_fields.copy() if run_fields else {}
-    fields["meta"] = {**(fields.get("meta") or {}), "protocol": "official", "prompt_source": label, "prompts": record}
-    text = f"official protocol, {label}" if prompts.source.kind == "official" else "official protocol, own prompts"
-    data: dict[str, object] = {"protocol": "official", "prompts": record, "notes": list(prompts.notes)}
-    return fields, NoteEvent(text=text, data=data)
