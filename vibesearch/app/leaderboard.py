@@ -11,6 +11,7 @@ All numbers come from ``vibesearch.scoring`` (``collect_runs``, ``score_table``,
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any, Callable
 
 import gradio as gr
@@ -32,7 +33,7 @@ AUTO = "(judge with most scores)"
 Keep = Callable[[Run], bool]
 # column widths wide enough for each header's longest word (headers wrap only between words)
 SCORE_WIDTHS: list[str | int] = ["20%", "10%", "8%", "5%", "5%", "4%", "5%", "5%", "6%", "5%", "5%", "6%", "6%", "6%", "4%"]
-INTERACTION_WIDTHS: list[str | int] = ["20%", "10%", "5%", "6%", "6%", "10%", "6%", "7%", "10%", "7%", "7%", "6%"]
+INTERACTION_WIDTHS: list[str | int] = ["19%", "10%", "5%", "6%", "6%", "9%", "6%", "7%", "10%", "7%", "7%", "8%"]
 
 
 def _pct(x: float | None) -> str:
@@ -131,7 +132,7 @@ def f1_figure(scores: list[dict]) -> go.Figure:
         if not by:
             continue
         fig.add_trace(go.Bar(
-            name=name, x=configs, y=[100 * by[c]["avg_f1"] if c in by else None for c in configs],
+            name=name, x=[_tick(c) for c in configs], y=[100 * by[c]["avg_f1"] if c in by else None for c in configs],
             text=[f"{100 * by[c]['avg_f1']:.1f}" if c in by else "" for c in configs], textposition="outside",
             hovertext=[f"{c}<br>{name}: Avg F1 {100 * by[c]['avg_f1']:.2f}, Best F1 {100 * by[c]['best_f1']:.2f} ({by[c]['n_runs']} runs)" if c in by else "" for c in configs],
             hoverinfo="text",
@@ -140,9 +141,16 @@ def f1_figure(scores: list[dict]) -> go.Figure:
     fig.update_layout(title="Avg@N F1 by configuration and subset", barmode="group", yaxis_title="F1 (%)", height=420,
                       margin={"l": 40, "r": 10, "t": 80, "b": 80}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"})
     fig.update_yaxes(range=[0, min(100, max(10.0, top * 1.25))])
+    fig.update_xaxes(tickfont={"size": 10})
     if not configs:
         fig.add_annotation(text="No scored runs yet", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     return fig
+
+
+def _tick(series: str) -> str:
+    """A configuration's name under its bars, wrapped on a few short lines (long names written on
+    one line were slanted and squeezed the plot)."""
+    return "<br>".join(textwrap.wrap(series, 24)) or series
 
 
 def _series(row: dict) -> str:
