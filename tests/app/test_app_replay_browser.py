@@ -75,3 +75,20 @@ def test_an_official_trajectory_replays_to_its_last_stage(pages, imported_run):
     expect(page.locator("#vs-replay-step")).to_be_disabled()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "replay_official_end.png"), full_page=True)
+
+
+def test_a_run_is_picked_from_the_replay_list_in_play(pages, imported_run):
+    """Opening Play's replay controls lists the latest runs (the imported one too): pick, Replay."""
+    page = pages()
+    page.get_by_text("Replay a stored run", exact=True).click()
+    page.locator("#vs-replay-run input").click()  # the list, as a person sees it
+    expect(page.get_by_role("option").first).to_be_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "replay_picker.png"))
+    page.get_by_role("option", name=re.compile(rf"^{imported_run} · ")).click()
+    expect(page.locator("#vs-replay-run input")).to_have_value(re.compile(imported_run))
+    page.get_by_label("20×", exact=True).check()
+    page.click("#vs-replay-start")
+    shows(page, "vs-play-status", re.compile(rf"Replay of run {imported_run} · "))
+    shows(page, "vs-play-status", "· finished ·")
+    shows(page, "vs-play-score", "Official F1")

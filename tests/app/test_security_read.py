@@ -108,3 +108,15 @@ def test_the_leaderboard_counts_only_runs_you_may_read(app, alices_run):
     assert alices_run not in bob_all
     assert "Your runs only" in alice_summary and "0 finished" not in alice_summary
     assert "0 finished" not in carol_summary  # an admin reads every run
+
+
+def test_the_replay_list_offers_only_runs_you_may_read(app, alices_run):
+    def offered(s: RawSession) -> str:
+        fn, _ = s.dependency(s.component(elem_id="vs-replay-box")["id"], "expand")
+        res = s.call(fn, [None])
+        assert res.ok, res
+        return str(res.data)
+
+    assert alices_run in offered(RawSession(app.url, "alice", USERS["alice"]))
+    assert alices_run not in offered(RawSession(app.url, "bob", USERS["bob"]))
+    assert alices_run in offered(RawSession(app.url, "carol", USERS["carol"]))  # an admin

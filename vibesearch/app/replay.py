@@ -46,7 +46,7 @@ TICK_S = 0.2  # how often a playing replay looks for due events
 @dataclass
 class ReplayControls:
     box: gr.Accordion
-    run_id: gr.Textbox
+    run_id: gr.Dropdown
     speed: gr.Radio
     start: gr.Button
     pause: gr.Button
@@ -66,7 +66,8 @@ class ReplayHandles:
 def controls() -> ReplayControls:
     """The replay controls, placed where this is called (Play's left column)."""
     with gr.Accordion("Replay a stored run", open=False, elem_id="vs-replay-box") as box:
-        run_id = gr.Textbox(label="Run id (from the Runs tab; imported runs too)", elem_id="vs-replay-run")
+        run_id = gr.Dropdown(choices=[], value=None, allow_custom_value=True, filterable=True, elem_id="vs-replay-run",
+                             label="Run (newest first; or type its id)")
         speed = gr.Radio(list(SPEEDS), value=DEFAULT_SPEED, label="Speed", elem_id="vs-replay-speed")
         start = gr.Button("Replay", variant="secondary", elem_id="vs-replay-start")
         with gr.Row():
@@ -78,6 +79,21 @@ def controls() -> ReplayControls:
 
 class ReplayRefused(ValueError):
     pass
+
+
+RUN_CHOICES = 200  # the most recent runs offered in the picker (any other can still be typed)
+
+
+def run_choices(ctx: AppContext, who: Who) -> list[tuple[str, str]]:
+    """The runs this caller may read, newest first: (label, run id)."""
+    out: list[tuple[str, str]] = []
+    for run in ctx.store.list_runs():
+        if not ctx.readable(who, run):
+            continue
+        out.append((f"{run.id} · {run.task_id} · {run.status}", run.id))
+        if len(out) >= RUN_CHOICES:
+            break
+    return out
 
 
 def open_replay(ctx: AppContext, who: Who, run_id: str, speed: str = DEFAULT_SPEED, *, now: float = 0.0) -> Cursor:
@@ -200,7 +216,7 @@ def wire(ctx: AppContext, owner: gr.BrowserState, rc: ReplayControls, comps: dic
     def begin(tok: Any, run_id: Any, speed: Any, v: RunView, request: gr.Request) -> dict:
         run_id = (run_id if isinstance(run_id, str) else "").strip()[:200]
         if not run_id:
-            raise gr.Error("Type the id of a run to replay (the Runs tab lists them).")
+            raise gr.Error("Pick a run to replay, or type its id (the Runs tab lists them).")
         if v.run_id and ctx.manager.is_live(v.run_id):
             raise gr.Error(f"Run {v.run_id} is still going in this tab — stop it or let it finish before a replay.")
         try:
@@ -244,9 +260,12 @@ def wire(ctx: AppContext, owner: gr.BrowserState, rc: ReplayControls, comps: dic
         """A live Start ends a replay in this tab (its timer would draw over the live run)."""
         return {rc.cursor: None, **_buttons(rc, None)}
 
+    def fill(tok: Any, request: gr.Request) -> gr.Dropdown:
+        return gr.Dropdown(choices=run_choices(ctx, ctx.who(request, tok)))
+
     private: dict[str, Any] = dict(api_visibility="private")
+    rc.box.expand(fill, [owner], [rc.run_id], show_progress="hidden", **private)
     rc.start.click(begin, [owner, rc.run_id, rc.speed, view], outputs, **private)
-    rc.run_id.submit(begin, [owner, rc.run_id, rc.speed, view], outputs, **private)
     rc.timer.tick(on_tick, [rc.cursor], outputs, concurrency_limit=None, show_progress="hidden", trigger_mode="always_last", **private)
     rc.pause.click(lambda c: moved(c, Cursor.toggle), [rc.cursor], outputs, show_progress="hidden", **private)
     rc.step.click(lambda c: moved(c, Cursor.step), [rc.cursor], outputs, show_progress="hidden", **private)
