@@ -29,6 +29,7 @@ from ..run.config import RunConfig
 from ..run.events import EventData, GraphEvent, StoredEvent, parse_event, utcnow
 from ._engine import make_engine, prepare_schema
 from ._url import DbTarget, db_target
+from ._write import is_busy
 from .campaigns import CampaignsMixin
 from .labels import LabelsMixin
 from .logins import LoginsMixin
@@ -187,7 +188,7 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin):
                     raise RunNotFound(run_id) from None
                 time.sleep(0.001 * (attempt + 1))  # another process took this number first
             except OperationalError as exc:  # database locked past the busy timeout / a deadlock
-                if not ("locked" in str(exc) or "deadlock" in str(exc)) or attempt >= 49:
+                if not is_busy(exc) or attempt >= 49:
                     raise
                 time.sleep(0.01 * (attempt + 1))
         raise RuntimeError(f"could not append an event to run {run_id}")

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError
+from ._write import write_statement
 
 
 class Store(Protocol):
@@ -103,16 +103,7 @@ _GET_SQL = "SELECT key, owner, pid, host, acquired_at, expires_at FROM leases WH
 
 def _write(store: "Store", sql: str, params: dict[str, Any]) -> Any:
     """Run one writing statement in its own transaction, waiting out a locked database."""
-    for attempt in range(50):
-        try:
-            with store._lock, store.engine.begin() as conn:
-                result = conn.execute(text(sql), params)
-                return result.fetchall() if result.returns_rows else result.rowcount
-        except OperationalError as exc:
-            if not ("locked" in str(exc) or "deadlock" in str(exc)) or attempt >= 49:
-                raise
-            time.sleep(0.01 * (attempt + 1))
-    raise RuntimeError("unreachable")
+    return write_statement(store.engine, store._lock, sql, params)
 
 
 def claim(store: "Store", key: str, owner: str, ttl_s: float) -> Lease | None:

@@ -19,7 +19,8 @@ from typing import Mapping
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError
+
+from ._write import write_statement
 
 _COLUMNS = "token_sha256, username, created_at, expires_at"
 
@@ -44,15 +45,7 @@ class LoginsMixin:
     _lock: threading.RLock
 
     def _logins_write(self, sql: str, params: dict[str, object]) -> int:
-        for attempt in range(50):
-            try:
-                with self._lock, self.engine.begin() as conn:
-                    return int(conn.execute(text(sql), params).rowcount or 0)
-            except OperationalError as exc:
-                if not ("locked" in str(exc) or "deadlock" in str(exc)) or attempt >= 49:
-                    raise
-                time.sleep(0.01 * (attempt + 1))
-        raise RuntimeError("unreachable")
+        return int(write_statement(self.engine, self._lock, sql, params) or 0)
 
     def _logins_read(self, where: str, params: Mapping[str, object]) -> list[StoredLogin]:
         params = {**params, "now": time.time()}

@@ -19,6 +19,8 @@ from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
+from ._write import write_statement
+
 
 @dataclass(frozen=True)
 class StopRequest:
@@ -50,15 +52,7 @@ class StopsMixin:
     read_only: bool
 
     def _stops_write(self, sql: str, params: dict[str, object]) -> int:
-        for attempt in range(50):
-            try:
-                with self._lock, self.engine.begin() as conn:
-                    return int(conn.execute(text(sql), params).rowcount or 0)
-            except OperationalError as exc:
-                if not ("locked" in str(exc) or "deadlock" in str(exc)) or attempt >= 49:
-                    raise
-                time.sleep(0.01 * (attempt + 1))
-        raise RuntimeError("unreachable")
+        return int(write_statement(self.engine, self._lock, sql, params) or 0)
 
     def request_stop(self, run_id: str, by: str) -> bool:
         """Ask the server driving ``run_id`` to stop it; False when a request is already pending."""
