@@ -16,7 +16,7 @@ from sqlmodel import select
 
 from _procs import LEASE_LINE, cli, env, read_events_until, wait_for
 from _parts import parts
-from conftest import normalised
+from _normalised import normalised
 from test_resume import copy_prefix
 from vibesearch.session import resume_run, run_session
 from vibesearch.store import LeaseLost, Store

@@ -17,7 +17,7 @@ import pytest
 from _engines import sqlite_only
 from _procs import LEASE_LINE, cli, env, read_events_until, wait_for
 from _parts import parts
-from conftest import normalised
+from _normalised import normalised
 from vibesearch.scoring.stats import stats_from_events
 from vibesearch.session import ResumeError, RunAlreadyEnded, resume_run, run_session
 from vibesearch.store import Store

@@ -19,6 +19,7 @@ and calls it.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib
 import itertools
 import json
@@ -125,9 +126,12 @@ def _answer(req: Request, reply: Reply) -> dict[str, Any]:
     """The reply as an OpenAI chat-completion document (what both paths hand back)."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
     if reply.tool_calls:
+        # Ids follow from the request, not from a process-wide counter: concurrent runs that ask the
+        # same thing get the same ids, so a conversation (and anything keyed on it) is reproducible.
+        seed = hashlib.sha1((req.model + json.dumps(req.messages, sort_keys=True, default=str)).encode()).hexdigest()[:12]
         message["tool_calls"] = [
             {
-                "id": f"call_{next(_counter)}",
+                "id": f"call_{seed}_{i}",
                 "type": "function",
                 "function": {
                     "name": name,
