@@ -95,7 +95,7 @@ def test_short_quotes_never_walk_a_value():
     assert short(shared) == "a list of 9 items"
     assert short("x" * 10_000).endswith("(10000 characters)") and len(short("x" * 10_000)) < 100
     assert short(10**30) == "a 31-digit number"
-    assert time.monotonic() - started < 0.1
+    assert time.monotonic() - started < 2  # microseconds when nothing is walked; walking would take hours
 
 
 @pytest.mark.parametrize("value, expected", [(3, 3), ("12", 12), (4.0, 4), (" 7 ", 7)])
