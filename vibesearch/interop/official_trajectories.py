@@ -5,7 +5,9 @@ the termination, the official judge's ``metrics``, the official ``stats`` and th
 file becomes one run (``source="imported"``, agent "imported", user "simulator") whose events are:
 
 * a user entry → ``message`` (user); the last user entry, the official triple-request prompt,
-  with ``phase="extraction"``, as is every assistant entry after it;
+  with ``phase="extraction"``, as is every assistant entry after it; with the task attached, each
+  dialogue user entry is preceded by a ``stage`` decision read off its text (``decided_by="import"``:
+  the file records none), so a replay moves through the persona's stages;
 * an assistant entry → ``message`` (assistant: thinking, content, ``n_tool_calls``), then for each
   tool call a ``tool_call`` (its args) and a ``tool_result`` (its result);
 * the final answer's triples → ``graph`` (``source="import"``), read from the last assistant
@@ -32,8 +34,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..store import Run, Store, build_run
-from ..run import EndEvent, EventData, GraphEvent, MessageEvent, NoteEvent, Termination, ToolCallEvent, ToolResultEvent
+from ..run import EndEvent, EventData, GraphEvent, MessageEvent, NoteEvent, StageEvent, Termination, ToolCallEvent, ToolResultEvent
 from ..run.events import Phase
+from ..run.protocols import UserState
+from ..run.stages import decision_event
 from ..tasks.models import Task
 from ._answer import is_cut, parse_triples
 from ._read import ImportFileError, Trajectory, read_extraction, read_trajectory
@@ -125,6 +129,30 @@ def _answer_triples(traj: Trajectory, last_user: int | None) -> tuple[list[dict[
     return triples, answer, repaired, dropped, "the cut final answer (response_preview + last assistant message)"
 
 
+class _StageReader:
+    """Stage decisions for an imported dialogue whose task is attached. The file records none, so
+    each simulated user message is read the way the paper simulator's replies are
+    (``users.paper.infer_turn``: the next stage counts as disclosed when its line appears in the
+    message) and the pointer moves by the one rule (``run.stages.decision_event``)."""
+
+    def __init__(self, task: Task):
+        self.task = task
+        self.pointer: int | None = None  # None until the opening
+
+    def read(self, text: str) -> StageEvent:
+        from ..users.paper import infer_turn
+
+        if self.pointer is None:
+            self.pointer = 0
+            first = self.task.persona.stages[0]
+            return StageEvent(stage_index=0, stage_name=first.name, reply_kind="open", decided_by="import",
+                              rationale="the file's first user message")
+        turn = infer_turn(self.task, UserState(task=self.task, stage_index=self.pointer), text)
+        event = decision_event(self.task, self.pointer, turn, "import", (turn.rationale or "").replace("inferred from text", "read off the text at import", 1))
+        self.pointer = event.stage_index
+        return event
+
+
 @dataclass
 class PreparedImport:
     """One trajectory turned into a run row and its events, not yet stored."""
@@ -181,11 +209,15 @@ def prepare_import(
     )
     events: list[EventData] = [NoteEvent(text=f"imported from {Path(path).name}", data={"qid": traj.qid, "complete": traj.complete})]
     phase: Phase = "dialogue"
+    stages = _StageReader(task) if task is not None and task.persona.stages else None
     for i, turn in enumerate(traj.turns):
         if i == extraction_prompt or turn.get("_tail_of_last_turn"):
             phase = "extraction"
         if turn["type"] == "user":
-            events.append(MessageEvent(role="user", content=str(turn.get("content") or ""), phase=phase))
+            text = str(turn.get("content") or "")
+            if stages is not None and phase == "dialogue":
+                events.append(stages.read(text))
+            events.append(MessageEvent(role="user", content=text, phase=phase))
             continue
         calls = turn.get("tool_calls") or []
         events.append(

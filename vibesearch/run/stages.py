@@ -7,8 +7,13 @@ Every user (simulator, paper simulator, rules, a person, a script) and the sessi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .events import ReplyKind
+from .events import DecidedBy, ReplyKind, StageEvent
+
+if TYPE_CHECKING:
+    from ..tasks.models import Task
+    from .protocols import UserTurn
 
 
 @dataclass(frozen=True)
@@ -30,3 +35,14 @@ def stage_step(pointer: int, stages_total: int, reply_kind: ReplyKind, advance: 
     if kind == "open" or (kind == "disclose" and not advanced):
         kind = "push"
     return StageStep(kind, advanced, nxt if advanced and nxt is not None else pointer)
+
+
+def decision_event(task: "Task", before: int, turn: "UserTurn", decided_by: DecidedBy, rationale: str | None) -> StageEvent:
+    """The ``stage`` event recording ``turn`` taken with the pointer at ``before`` (``stage_step`` applied)."""
+    stages = task.persona.stages
+    step = stage_step(before, len(stages), turn.reply_kind, turn.stage_advanced)
+    return StageEvent(
+        stage_index=step.stage_index, stage_name=stages[step.stage_index].name, advanced=step.advanced,
+        reply_kind=step.reply_kind, trigger_met=turn.trigger_met, decided_by=decided_by, rationale=rationale,
+        shadow=decided_by == "shadow",
+    )
