@@ -106,6 +106,11 @@ def test_termination_mapping_and_bad_files(store, traj_dir, tmp_path):
     res = import_trajectory(store, f)
     end = store.events(res.run_id)[-1].data
     assert (end.termination, end.detail) == ("max_rounds", "official termination: max_rounds")
+    for official, ours in (("error_loop", "error_loop"), ("empty_response", "error")):
+        data["termination"] = official
+        f.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        run = store.get_run(import_trajectory(store, f).run_id)
+        assert (run.termination, run.status) == (ours, "finished"), official  # an imported run always finished
     data["turns"][3]["type"] = "tool"
     f.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(ImportFileError, match=r"t.json: turns\[3\].type"):

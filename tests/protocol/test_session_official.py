@@ -1,10 +1,11 @@
 """The official profile in a running conversation: the session, the react agent and the official
 simulator, driven through litellm by fake models, stored in a real SQLite store.
 
-Each rule of docs/protocol.md rows 11-18 has a test here: 30 simulator replies after the opening,
+Each rule of docs/protocol.md rows 11-19 has a test here: 30 simulator replies after the opening,
 ``[DONE]`` neither shown to the agent nor counted, 200 model calls then ``max_rounds``, compaction
 above 229,376 reported prompt tokens and on a 400 or a timeout, per-role sampling, what the
-simulator sees, and the prompts (a stand-in checkout, or ours) recorded with the run.
+simulator sees, the prompts (a stand-in checkout, or ours) recorded with the run, and empty replies
+and failing calls (dropped, asked again, ``error_loop``).
 """
 
 from __future__ import annotations
@@ -410,3 +411,106 @@ async def test_a_run_is_resumed_only_with_the_prompts_it_started_with(fake, task
 
     with pytest.raises(RunAlreadyEnded):
         await resume_run(store, result.run_id, official)
+
+
+# ------------------------------------------------------------------ empty replies and failing calls
+def _dialogue_replies(store, run_id):
+    return [e.data.content for e in store.events(run_id, kinds=["message"])
+            if e.data.role == "assistant" and e.data.phase == "dialogue"]
+
+
+def _notes(store, run_id, key):
+    return [n.data.data[key] for n in store.events(run_id, kinds=["note"]) if key in n.data.data]
+
+
+async def test_empty_replies_are_dropped_asked_again_and_given_back_to_the_budget(fake, task, store, settings):
+    calls = {"n": 0}
+
+    def agent(req):
+        if not req.tools:
+            return litellm_reply("[]")
+        calls["n"] += 1
+        if calls["n"] <= 2:
+            return litellm_reply("")  # dropped, asked again
+        return litellm_reply("", tool_calls=[("no_such_tool", {"x": calls["n"]})])  # never replies
+
+    fake.register("empty-agent", agent)
+    fake.register("off-sim", lambda req: litellm_reply("More."))
+    result = await run_session(*_build(task, settings, agent_model="fake/empty-agent"), store, settings)
+    assert result.termination == "max_rounds" and result.status == "finished"
+    assert _notes(store, result.run_id, "discarded_empty_reply") == [1, 2]
+    usage = [e.data.purpose for e in store.events(result.run_id, kinds=["usage"])]
+    # the first turn ran its 200 tries (2 of them dropped replies, given back to the budget), so the
+    # simulator spoke once more and the second turn spent the last 2 calls: 202 calls paid for
+    assert usage.count("agent") == MAX_LLM_CALLS + 2 and usage.count("simulator") == 1
+    assert _notes(store, result.run_id, "turn_tries_spent") == [True]
+    assert _notes(store, result.run_id, "max_llm_calls") == [MAX_LLM_CALLS]
+
+
+async def test_five_empty_replies_end_the_turn_without_a_reply_and_the_conversation_goes_on(fake, task, store, settings):
+    calls = {"n": 0}
+    seen_by_sim = []
+
+    def agent(req):
+        if not req.tools:
+            return litellm_reply("[]")
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return litellm_reply("Looking.", tool_calls=[("no_such_tool", {})])  # text on a tool step
+        return litellm_reply("" if calls["n"] <= 6 else "A real answer.")
+
+    def sim(req):
+        seen_by_sim.append(req.messages[-1]["content"])
+        return litellm_reply("More." if len(seen_by_sim) == 1 else "[DONE]")
+
+    fake.register("mute-agent", agent)
+    fake.register("off-sim", sim)
+    result = await run_session(*_build(task, settings, agent_model="fake/mute-agent"), store, settings)
+    assert result.termination == "done" and result.status == "finished"
+    assert _notes(store, result.run_id, "discarded_empty_reply") == [1, 2, 3, 4, 5]
+    assert _notes(store, result.run_id, "empty_response") == [True]
+    # the simulator was handed the agent's last text, as the official harness does
+    assert seen_by_sim == ["Looking.", "A real answer."]
+    assert "" not in _dialogue_replies(store, result.run_id)
+
+
+async def test_ten_failed_agent_calls_in_a_row_end_the_conversation_as_error_loop(fake, task, store, settings):
+    def agent(req):
+        if not req.tools:
+            return litellm_reply('[{"head": "a", "relation": "b", "tail": "c"}]')
+        return litellm_reply("", error="500")
+
+    fake.register("down-agent", agent)
+    fake.register("off-sim", lambda req: litellm_reply("More."))
+    settings = settings.model_copy(update={"llm_retries": 0})
+    result = await run_session(*_build(task, settings, agent_model="fake/down-agent"), store, settings)
+    assert result.termination == "error_loop" and result.status == "finished", result
+    errors = [e.data for e in store.events(result.run_id, kinds=["error"]) if e.data.source == "agent"]
+    assert [e.attempt for e in errors] == list(range(1, 11)) and not any(e.fatal for e in errors)
+    assert store.events(result.run_id, kinds=["graph"])[0].data.triples == [{"head": "a", "relation": "b", "tail": "c"}]
+    end = store.events(result.run_id, kinds=["end"])[-1].data
+    assert end.termination == "error_loop" and "in a row" in end.detail
+
+
+async def test_a_step_with_unreadable_arguments_is_dropped_and_a_good_step_resets_the_count(fake, task, store, settings):
+    calls = {"n": 0}
+
+    def agent(req):
+        if not req.tools:
+            return litellm_reply("[]")
+        calls["n"] += 1
+        if calls["n"] in (1, 2):
+            return litellm_reply("", tool_calls=[("search", {})], raw_arguments=["[1, 2]"])  # a list, not an object
+        if calls["n"] == 3:
+            return litellm_reply("", tool_calls=[("search", {"query": "uji tea"})], raw_arguments=['{"query": "uji tea"'])  # repairable
+        return litellm_reply("Found it.")
+
+    fake.register("sloppy-agent", agent)
+    fake.register("off-sim", lambda req: litellm_reply("[DONE]"))
+    result = await run_session(*_build(task, settings, agent_model="fake/sloppy-agent"), store, settings)
+    assert result.termination == "done"
+    calls_made = [e.data for e in store.events(result.run_id, kinds=["tool_call"])]
+    assert [(c.tool, c.arguments) for c in calls_made] == [("search", {"query": "uji tea"})]
+    errors = [e.data for e in store.events(result.run_id, kinds=["error"]) if e.data.source == "agent"]
+    assert [e.attempt for e in errors] == [1, 2] and all("unreadable arguments for search" in e.message for e in errors)
+    assert _dialogue_replies(store, result.run_id)[-1] == "Found it."

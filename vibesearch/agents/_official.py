@@ -1,5 +1,5 @@
 """The react agent's turns under the official profile (``agent/general_agent.py`` of the official
-harness, rule by rule; docs/protocol.md rows 11-18).
+harness, rule by rule; docs/protocol.md rows 11-19).
 
 * No step limit per turn: the agent calls tools until it replies or the trajectory's budget of
   model calls (agent calls plus compactions, ``ProfileLimits.max_llm_calls``) is spent. A turn cut
@@ -9,6 +9,12 @@ harness, rule by rule; docs/protocol.md rows 11-18).
   Each compaction is one call of the budget.
 * The system prompt and the extraction request come from the ``PromptSet`` (the user's checkout
   of the official harness, or our own), in the task's language.
+* A reply with neither text nor tool calls is dropped from the context and asked again, up to
+  ``MAX_EMPTY_REPLIES`` times in a turn (dropped replies do not count against the budget); then the
+  turn ends without a reply and the conversation goes on. A step whose tool arguments even
+  json-repair cannot read as an object is dropped too, and counts as a failure, as does a call that
+  fails after the client's retries; ``MAX_CONSECUTIVE_ERRORS`` failures in a row end the
+  conversation (``error_loop``: the extraction still runs).
 * Before the extraction request, one more compaction when the latest prompt was above 0.85 x the
   threshold; none during extraction. An empty extraction answer is asked again, up to
   ``EXTRACTION_MIN_CALLS`` calls (the official extraction loop always gets at least that many).
@@ -18,11 +24,19 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from .._secrets import scrub
 from ..llm import LLMError, LLMResult
 from ..protocol import ProfileLimits, PromptSet
-from ..protocol.profile import last_prompt_tokens, llm_calls_used
-from ..protocol.rules import EXTRACTION_MIN_CALLS, OFFICIAL_COMPACTION_TOKENS, PRE_EXTRACTION_COMPACT_FRACTION
-from ..run import AgentReply, Conversation, Emit, GraphResult, MessageEvent, NoteEvent, Toolbox, ToolCallEvent
+from ..protocol.profile import DISCARDED_EMPTY, last_prompt_tokens, llm_calls_used
+from ..protocol.rules import (
+    EXTRACTION_MIN_CALLS,
+    MAX_CONSECUTIVE_ERRORS,
+    MAX_EMPTY_REPLIES,
+    OFFICIAL_COMPACTION_TOKENS,
+    PRE_EXTRACTION_COMPACT_FRACTION,
+)
+from ..run import AgentReply, Conversation, Emit, GraphResult, MessageEvent, NoteEvent, Termination, Toolbox, ToolCallEvent
+from ..run.events import ErrorEvent
 from ..run.tools import tool_names
 from ..tasks.models import Task
 from ._context import missing_results, open_turn_steps, plain_messages, tracking_emit
@@ -63,10 +77,6 @@ class OfficialTurns:
     def threshold(self) -> int:
         return self.limits.compaction_tokens if self.limits.compaction_tokens is not None else OFFICIAL_COMPACTION_TOKENS
 
-    def calls_left(self, convo: Conversation) -> bool:
-        left = self.limits.llm_calls_left(llm_calls_used(convo))
-        return left is None or left > 0
-
     # ------------------------------------------------------------------ dialogue
     async def respond(self, convo: Conversation, emit: Emit) -> AgentReply:
         agent = self.agent
@@ -77,7 +87,12 @@ class OfficialTurns:
         owed = missing_results(stored)
         if owed:  # calls cut off before their results: run those, and only those
             await agent._run_calls(emit, owed, known)
-        while self.calls_left(convo):
+        # the turn's loop runs at most as many times as the budget had calls left when it began;
+        # a discarded or failed call uses one of those tries (the official ``range(max_rounds)``)
+        tries = self.limits.llm_calls_left(llm_calls_used(convo))
+        empty = failed = 0
+        while tries is None or tries > 0:
+            tries = None if tries is None else tries - 1
             before = last_prompt_tokens(convo)
             if self.limits.should_compact(before, self.threshold):
                 await agent.compactor.compact(convo, emit, agent._messages, schemas, before=before, threshold=self.threshold)
@@ -85,27 +100,62 @@ class OfficialTurns:
             try:
                 result = await agent._call(agent._messages(convo), emit, tools=schemas, purpose="agent")
             except LLMError as exc:
-                if not (self.limits.compact_on_context_overflow and (exc.bad_request or exc.timed_out)):
-                    raise
-                measured = agent.compactor.count(agent._messages(convo), schemas)
-                await agent.compactor.compact(convo, emit, agent._messages, schemas, before=measured, threshold=self.threshold)
+                if self.limits.compact_on_context_overflow and (exc.bad_request or exc.timed_out):
+                    measured = agent.compactor.count(agent._messages(convo), schemas)
+                    await agent.compactor.compact(convo, emit, agent._messages, schemas, before=measured, threshold=self.threshold)
+                    continue
+                failed += 1
+                if self._failed(emit, failed, f"the agent's call failed: {exc}"):
+                    return self._stop_here(convo, "error_loop")
                 continue
+            if not result.tool_calls and not result.content.strip():
+                empty += 1  # dropped from the context and asked again; it does not count against the budget
+                emit(NoteEvent(text=f"empty reply {empty} of at most {MAX_EMPTY_REPLIES} this turn: dropped and asked again",
+                               data={DISCARDED_EMPTY: empty}))
+                if empty >= MAX_EMPTY_REPLIES:
+                    emit(NoteEvent(text=f"{MAX_EMPTY_REPLIES} empty replies: the turn ends without a reply", data={"empty_response": True}))
+                    return self._stop_here(convo, None)
+                continue
+            unreadable = [c.name for c in result.tool_calls if _unreadable(c.raw_arguments)]
+            if unreadable:  # the step is dropped; it counts against the budget and as a failure
+                failed += 1
+                if self._failed(emit, failed, f"unreadable arguments for {', '.join(unreadable)}: the step is dropped"):
+                    return self._stop_here(convo, "error_loop")
+                continue
+            failed = 0
             if not result.tool_calls:
                 return agent._reply(emit, result.content, result.thinking)
             calls = agent._record_step(emit, result)
             await agent._run_calls(emit, calls, known)
 
-        # the trajectory's budget is spent inside this turn: it ends without a reply
-        if not any(n.data.get("max_llm_calls") for n in convo.turns[-1].notes):
+        # the turn used every try it had: it ends without a reply (the session ends the
+        # conversation when the trajectory's budget is spent; dropped replies gave some back)
+        if self.limits.llm_calls_left(llm_calls_used(convo)) != 0:
+            emit(NoteEvent(text="this turn used every try the budget allowed when it began; it ends without a reply", data={"turn_tries_spent": True}))
+        elif not any(n.data.get("max_llm_calls") for n in convo.turns[-1].notes):
             emit(
                 NoteEvent(
                     text=f"the budget of {self.limits.max_llm_calls} model calls is spent; the turn ends without a reply",
                     data={"max_llm_calls": self.limits.max_llm_calls},
                 )
             )
+        return self._stop_here(convo, None)
+
+    def _failed(self, emit: Emit, failed: int, what: str) -> bool:
+        """Record a failed try (``failed`` in a row); True when that many end the conversation."""
+        emit(ErrorEvent(source="agent", message=scrub(what)[:1000], fatal=False, attempt=failed))
+        if failed < MAX_CONSECUTIVE_ERRORS:
+            return False
+        emit(NoteEvent(text=f"{failed} failed agent calls in a row: the conversation ends (error_loop)", data={"error_loop": failed}))
+        return True
+
+    @staticmethod
+    def _stop_here(convo: Conversation, ends: Termination | None) -> AgentReply:
+        """The turn ends without a new reply; the agent's last text stands (what the official
+        harness hands the simulator)."""
         steps = convo.turns[-1].steps if convo.turns else []
         last = next((s.content for s in reversed(steps) if s.content.strip()), "")
-        return AgentReply(text=last, final=False)
+        return AgentReply(text=last, final=False, ends_conversation=ends)
 
     # ------------------------------------------------------------------ extraction
     async def extract_graph(self, convo: Conversation, emit: Emit) -> GraphResult:
@@ -129,3 +179,16 @@ class OfficialTurns:
                 break
         assert result is not None
         return record_graph_answer(emit, result.content, result.thinking)
+
+
+def _unreadable(raw: str | None) -> bool:
+    """Arguments the official loop drops its step for: not readable as an object even by
+    json-repair (the client kept the raw text only when strict JSON failed)."""
+    if raw is None:
+        return False
+    from json_repair import repair_json
+
+    try:
+        return not isinstance(repair_json(raw, return_objects=True), dict)
+    except Exception:  # noqa: BLE001 - whatever json-repair cannot read is unreadable
+        return True

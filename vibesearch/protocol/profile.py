@@ -21,6 +21,7 @@ from .rules import Sampling as RuleSampling
 # model calls that count against the official budget of a trajectory (general_agent.py counts the
 # agent's calls and each compaction as one round)
 BUDGET_PURPOSES = frozenset({"agent", "compaction"})
+DISCARDED_EMPTY = "discarded_empty_reply"  # a note's data key: an empty agent reply the official loop dropped
 # the calls whose reported prompt size decides the official compaction
 _PROMPT_PURPOSES = frozenset({"agent", "compaction", "extraction"})
 
@@ -70,8 +71,10 @@ def prompts_for(config: RunConfig, settings: Settings) -> PromptSet | None:
 
 
 def llm_calls_used(convo: Conversation) -> int:
-    """Model calls of the trajectory so far that count against the official budget."""
-    return sum(1 for u in convo.usage if u.purpose in BUDGET_PURPOSES)
+    """Model calls of the trajectory so far that count against the official budget: agent calls
+    and compactions, less the empty replies the official loop discarded (it takes those back)."""
+    discarded = sum(1 for t in convo.turns for n in t.notes if n.data.get(DISCARDED_EMPTY))
+    return sum(1 for u in convo.usage if u.purpose in BUDGET_PURPOSES) - discarded
 
 
 def last_prompt_tokens(convo: Conversation) -> int:

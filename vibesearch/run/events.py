@@ -31,6 +31,7 @@ Termination = Literal[
     "max_user_turns",
     "budget",
     "max_rounds",  # the official profile's budget of model calls per trajectory was spent
+    "error_loop",  # official profile: the agent's calls failed 10 times in a row; the conversation ended there
     "error",
     "cancelled",
     "abandoned",  # nobody answered a person's turn within the idle timeout (the owner may continue)

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from ..tasks.models import Task
 from .conversation import Conversation
-from .events import DecidedBy, Emit, ReplyKind
+from .events import DecidedBy, Emit, ReplyKind, Termination
 from .tools import Toolbox
 
 
@@ -34,6 +34,9 @@ class AgentReply:
     text: str
     # True when the agent considers its work finished (a final answer rather than a question)
     final: bool = False
+    # set when the agent's own rules end the conversation (the official loop's "error_loop");
+    # the session then goes to the extraction with this termination
+    ends_conversation: Termination | None = None
 
 
 @dataclass

@@ -12,6 +12,7 @@ STATUS_OF = {
     "max_user_turns": "finished",
     "budget": "finished",
     "max_rounds": "finished",
+    "error_loop": "finished",  # the extraction still runs and is scored, as the official harness does
     "context_length": "finished",
     "error": "failed",
     "cancelled": "cancelled",

@@ -200,6 +200,8 @@ class Session:
             return "max_user_turns"
         if self._calls_spent():
             return "max_rounds"
+        if any(n.data.get("error_loop") for t in self.convo.turns for n in t.notes):
+            return "error_loop"
         return "answer" if self.limits.stop_on_final_answer else "max_user_turns"
 
     def _turns_spent(self) -> bool:
@@ -256,6 +258,9 @@ class Session:
             if phase == "agent":
                 self._check_stop()
                 reply = await self._call("agent", self.agent.respond(self.convo, self.rec.emit))
+                if reply.ends_conversation is not None:
+                    self.detail = "the agent's calls failed too many times in a row" if reply.ends_conversation == "error_loop" else ""
+                    return reply.ends_conversation
                 final = reply.final
                 phase = "replied"
             if phase == "replied":
@@ -291,8 +296,9 @@ class Session:
         if self.detail:  # kept with the run, so a run resumed from here ends with the same words
             fields["meta"] = {**self.store.get_run(self.run_id).meta(), "termination_detail": self.detail}
         self.store.update_run(self.run_id, **fields, lease=self._owner)
-        # the official harness asks for the graph even when the budget cut the agent's only turn
-        worked = self.rec.replied() or (self.official and self.rec.assistant_steps > 0)
+        # the official harness asks for the graph even when the budget cut the agent's only turn,
+        # or its calls kept failing (error_loop)
+        worked = self.rec.replied() or (self.official and (self.rec.assistant_steps > 0 or termination == "error_loop"))
         if is_table_task(self.task) or not worked:
             return
         last = self.convo.turns[-1]
