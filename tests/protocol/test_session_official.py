@@ -423,18 +423,26 @@ def _notes(store, run_id, key):
     return [n.data.data[key] for n in store.events(run_id, kinds=["note"]) if key in n.data.data]
 
 
-async def test_empty_replies_are_dropped_asked_again_and_given_back_to_the_budget(fake, task, store, settings):
+def _nth_call_agent(step):
+    """An agent model answering the extraction with ``[]`` and its n-th dialogue call (from 1) with ``step(n)``."""
     calls = {"n": 0}
 
     def agent(req):
         if not req.tools:
             return litellm_reply("[]")
         calls["n"] += 1
-        if calls["n"] <= 2:
-            return litellm_reply("")  # dropped, asked again
-        return litellm_reply("", tool_calls=[("no_such_tool", {"x": calls["n"]})])  # never replies
+        return step(calls["n"])
 
-    fake.register("empty-agent", agent)
+    return agent
+
+
+async def test_empty_replies_are_dropped_asked_again_and_given_back_to_the_budget(fake, task, store, settings):
+    def step(n):
+        if n <= 2:
+            return litellm_reply("")  # dropped, asked again
+        return litellm_reply("", tool_calls=[("no_such_tool", {"x": n})])  # never replies
+
+    fake.register("empty-agent", _nth_call_agent(step))
     fake.register("off-sim", lambda req: litellm_reply("More."))
     result = await run_session(*_build(task, settings, agent_model="fake/empty-agent"), store, settings)
     assert result.termination == "max_rounds" and result.status == "finished"
@@ -448,22 +456,18 @@ async def test_empty_replies_are_dropped_asked_again_and_given_back_to_the_budge
 
 
 async def test_five_empty_replies_end_the_turn_without_a_reply_and_the_conversation_goes_on(fake, task, store, settings):
-    calls = {"n": 0}
     seen_by_sim = []
 
-    def agent(req):
-        if not req.tools:
-            return litellm_reply("[]")
-        calls["n"] += 1
-        if calls["n"] == 1:
+    def step(n):
+        if n == 1:
             return litellm_reply("Looking.", tool_calls=[("no_such_tool", {})])  # text on a tool step
-        return litellm_reply("" if calls["n"] <= 6 else "A real answer.")
+        return litellm_reply("" if n <= 6 else "A real answer.")
 
     def sim(req):
         seen_by_sim.append(req.messages[-1]["content"])
         return litellm_reply("More." if len(seen_by_sim) == 1 else "[DONE]")
 
-    fake.register("mute-agent", agent)
+    fake.register("mute-agent", _nth_call_agent(step))
     fake.register("off-sim", sim)
     result = await run_session(*_build(task, settings, agent_model="fake/mute-agent"), store, settings)
     assert result.termination == "done" and result.status == "finished"
@@ -493,19 +497,14 @@ async def test_ten_failed_agent_calls_in_a_row_end_the_conversation_as_error_loo
 
 
 async def test_a_step_with_unreadable_arguments_is_dropped_and_a_good_step_resets_the_count(fake, task, store, settings):
-    calls = {"n": 0}
-
-    def agent(req):
-        if not req.tools:
-            return litellm_reply("[]")
-        calls["n"] += 1
-        if calls["n"] in (1, 2):
+    def step(n):
+        if n in (1, 2):
             return litellm_reply("", tool_calls=[("search", {})], raw_arguments=["[1, 2]"])  # a list, not an object
-        if calls["n"] == 3:
+        if n == 3:
             return litellm_reply("", tool_calls=[("search", {"query": "uji tea"})], raw_arguments=['{"query": "uji tea"'])  # repairable
         return litellm_reply("Found it.")
 
-    fake.register("sloppy-agent", agent)
+    fake.register("sloppy-agent", _nth_call_agent(step))
     fake.register("off-sim", lambda req: litellm_reply("[DONE]"))
     result = await run_session(*_build(task, settings, agent_model="fake/sloppy-agent"), store, settings)
     assert result.termination == "done"
