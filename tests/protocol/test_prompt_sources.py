@@ -49,13 +49,17 @@ def test_checkout_is_parsed_not_executed(marker):
     assert "Claims (3, GT-12..GT-14):\nGT-12: y" in judge
     assert '{"index": 12, "covered": true' in judge and '{"index": 13, ...}' in judge and '{"index": 14}' in judge
     assert prompts.notes == ()
+    assert prompts.compaction is not None and prompts.compaction.system == "STAND-IN compaction system: summarise only."
+    assert prompts.compaction.request("[user]: {x} and {conversation}") == (
+        "STAND-IN compaction request. The research so far:\n[user]: {x} and {conversation}\nEnd of research.")  # braces in the text stay
+    assert own_prompts().compaction is None  # without a checkout: our own compaction prompt
 
 
 def test_source_records_each_file_hash():
     prompts = load_prompts(STAND_IN)
-    for name in ("agent/prompts.py", "eval/evaluator.py"):
+    for name in ("agent/prompts.py", "agent/general_agent.py", "eval/evaluator.py"):
         assert prompts.source.files[name] == hashlib.sha256((STAND_IN / name).read_bytes()).hexdigest()
-    assert prompts.source.label().startswith("official prompts (agent/prompts.py sha256 ")
+    assert prompts.source.label().startswith("official prompts (agent/general_agent.py sha256 ")
     assert prompts.source.record()["kind"] == "official"
 
 
@@ -146,3 +150,18 @@ def test_cli_value_wins_over_the_setting(tmp_path):
 def test_setting_reads_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("VIBESEARCH_OFFICIAL_HARNESS", str(tmp_path))
     assert Settings().official_harness == tmp_path
+
+
+def test_compaction_prompts_are_checked(tmp_path, marker):
+    root = _copy(tmp_path)
+    _edit(root / "agent" / "general_agent.py", "{conversation}", "{conversation.__class__}")
+    with pytest.raises(HarnessError, match="COMPACT_PROMPT: unexpected field"):
+        load_prompts(root)
+    _edit(root / "agent" / "general_agent.py", "{conversation.__class__}", "(nothing)")
+    with pytest.raises(HarnessError, match=r"COMPACT_PROMPT: the template lacks \{conversation\}"):
+        load_prompts(root)
+    _edit(root / "agent" / "general_agent.py", "COMPACT_SYSTEM =", "SOMETHING_ELSE =")
+    with pytest.raises(HarnessError) as err:
+        load_prompts(root)
+    assert "agent/general_agent.py" in str(err.value) and "COMPACT_SYSTEM" in str(err.value)
+    assert not marker.exists()

@@ -121,7 +121,7 @@ def test_protocol_option_overrides_and_harness_names_the_prompt_source(cli, tmp_
     assert out.exit_code == 0, out.output
     score = store.scores(ours)[-1]
     assert score.protocol == "official" and score.prompt_source is not None
-    assert score.prompt_source.startswith("official prompts (agent/prompts.py sha256 ")
+    assert score.prompt_source.startswith("official prompts (agent/general_agent.py sha256 ")
     assert score.details()["prompt_source"]["kind"] == "official"
 
     refused = cli("score", ours, "--protocol", "official", "--db", tmp_db)  # the offline judge

@@ -513,3 +513,39 @@ async def test_a_step_with_unreadable_arguments_is_dropped_and_a_good_step_reset
     errors = [e.data for e in store.events(result.run_id, kinds=["error"]) if e.data.source == "agent"]
     assert [e.attempt for e in errors] == [1, 2] and all("unreadable arguments for search" in e.message for e in errors)
     assert _dialogue_replies(store, result.run_id)[-1] == "Found it."
+
+
+async def test_with_a_checkout_compaction_asks_with_its_prompts_over_the_official_transcript(fake, task, store, settings):
+    compactions = []
+
+    def step(n):
+        tokens = OFFICIAL_COMPACTION_TOKENS + 1 if n == 1 else 100  # the first step's prompt is over the threshold
+        if n <= 2:
+            return litellm_reply("Checking.", tool_calls=[("no_such_tool", {})], input_tokens=tokens)
+        return litellm_reply("Done researching.")
+
+    inner = _nth_call_agent(step)
+
+    def agent(req):
+        if req.system.startswith("STAND-IN compaction system"):
+            compactions.append(req)
+            return litellm_reply("" if len(compactions) < 3 else "SUMMARY from the third try.")  # asked until not empty
+        return inner(req)
+
+    fake.register("big-agent", agent)
+    fake.register("off-sim", lambda req: litellm_reply("[DONE]"))
+    settings = settings.model_copy(update={"official_harness": HARNESS})
+    result = await run_session(*_build(task, settings, agent_model="fake/big-agent"), store, settings)
+    assert result.termination == "done"
+    assert len(compactions) == 3 and all(not c.tools for c in compactions)
+    request = compactions[0].last_user
+    assert request.startswith("STAND-IN compaction request. The research so far:\n") and request.endswith("\nEnd of research.")
+    transcript = request.split("The research so far:\n", 1)[1].rsplit("\nEnd of research.", 1)[0]
+    lines = transcript.split("\n")
+    assert lines[0] == f"[user]: {task.persona.initial_query}"
+    assert lines[1] == "[assistant]: Checking. [tool_calls: no_such_tool]"
+    assert lines[2].startswith("[tool]: ")
+    events = store.events(result.run_id)
+    comp = [e.data for e in events if isinstance(e.data, CompactionEvent)]
+    assert [c.summary for c in comp] == ["SUMMARY from the third try."]
+    assert [e.data.purpose for e in events if e.kind == "usage"].count("compaction") == 3

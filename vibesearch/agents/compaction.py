@@ -6,6 +6,10 @@ Before every LLM call the agent measures its context. When it is over the thresh
 summarise the research and the conversation so far. A ``compaction`` event records the token
 counts and the summary; from then on the ``Conversation`` shows the summary in place of what it
 replaced (``Conversation.agent_messages``), so the agent continues from system prompt + summary.
+
+Under the official profile with a checkout of the official harness, the summary is asked with that
+checkout's compaction prompts over the official transcript (``official_transcript``;
+docs/protocol.md row 13).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from typing import Any, Callable, Mapping
 
 from ..config import Settings
 from ..llm import complete, context_window, count_tokens
+from ..protocol.prompts import CompactionPrompts
+from ..protocol.rules import COMPACT_ATTEMPTS, COMPACT_MAX_CHARS
 from ..run.conversation import Conversation
 from ..run.events import CompactionEvent, Emit
 from ._context import transcript
@@ -44,6 +50,8 @@ class Compactor:
     settings: Settings
     system_prompt: str
     sampling: Mapping[str, float | int] | None = None  # the summary call's (None: the settings')
+    # the official compaction prompts (the official profile with a checkout); None: ours
+    official: CompactionPrompts | None = None
     _measured: _Measured = field(default_factory=lambda: _Measured(), init=False, repr=False, compare=False)
 
     @property
@@ -96,6 +104,8 @@ class Compactor:
 
     async def summarise(self, convo: Conversation, emit: Emit) -> str:
         """Ask the model for a summary of everything in the agent's context."""
+        if self.official is not None:
+            return await self._official_summary(convo, emit, self.official)
         context = convo.agent_messages()
         budget = max(self.window - min(4000, self.window // 4), self.window // 2)
         text = ""
@@ -112,12 +122,43 @@ class Compactor:
         result = await complete(
             messages, model=self.model, purpose="compaction", emit=emit, settings=self.settings, sampling=self.sampling
         )
-        summary = result.content.strip()
-        if not summary:
-            # the model returned nothing: keep at least what the user asked for
-            asked = [t.user for t in convo.turns if t.user]
-            summary = "The user's messages so far:\n" + "\n".join(f"- {u}" for u in asked)
-        return summary
+        return result.content.strip() or _asked_so_far(convo)
+
+    async def _official_summary(self, convo: Conversation, emit: Emit, prompts: CompactionPrompts) -> str:
+        """The official compaction call: its prompts over the official transcript (cut to its first
+        ``COMPACT_MAX_CHARS`` characters), asked up to ``COMPACT_ATTEMPTS`` times for a summary."""
+        text = official_transcript(convo.agent_messages())[:COMPACT_MAX_CHARS]
+        messages = [{"role": "system", "content": prompts.system}, {"role": "user", "content": prompts.request(text)}]
+        for _ in range(COMPACT_ATTEMPTS):
+            result = await complete(
+                messages, model=self.model, purpose="compaction", emit=emit, settings=self.settings, sampling=self.sampling
+            )
+            if result.content.strip():
+                return result.content.strip()
+        return _asked_so_far(convo)
+
+
+def _asked_so_far(convo: Conversation) -> str:
+    """The summary when the model returned none: at least what the user asked for."""
+    asked = [t.user for t in convo.turns if t.user]
+    return "The user's messages so far:\n" + "\n".join(f"- {u}" for u in asked)
+
+
+def official_transcript(messages: list[dict[str, Any]]) -> str:
+    """The context as the official compaction shows it: one ``[role]: text`` line per message
+    (system prompts left out), a step's tool calls named after its text as ``[tool_calls: a, b]``."""
+    lines = []
+    for m in messages:
+        if m.get("role") == "system":
+            continue
+        content = m.get("content") or ""
+        if not isinstance(content, str):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        names = [tc["function"]["name"] for tc in m.get("tool_calls") or () if isinstance(tc, dict) and "function" in tc]
+        if names:
+            content = f"{content} [tool_calls: {', '.join(names)}]".strip()
+        lines.append(f"[{m.get('role')}]: {content}")
+    return "\n".join(lines)
 
 
 def _token_ceiling(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, memo: "_Measured | None" = None) -> int:

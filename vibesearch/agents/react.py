@@ -70,6 +70,7 @@ class ReactAgent:
             settings=settings,
             system_prompt=self.system,
             sampling=self.sampling.params() if self.official is not None else None,
+            official=self.official.prompts.compaction if self.official is not None else None,
         )
         self.name = f"react:{model}"
         self.description = (

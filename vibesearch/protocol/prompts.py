@@ -8,7 +8,8 @@ our own texts written to the same structure.
     prompts.source.label()   # what every report says about the prompts it used
 
 With a checkout (``--official-harness PATH`` or ``VIBESEARCH_OFFICIAL_HARNESS``) the strings are
-read from ``agent/prompts.py`` and the judge template from ``eval/evaluator.py`` by parsing the
+read from ``agent/prompts.py``, the compaction prompts from ``agent/general_agent.py`` and the
+judge template from ``eval/evaluator.py`` by parsing the
 files (``ast``); they are never imported or executed. Every expected name must be there: a missing
 one is an error naming the file and the name. The files' sha256 are kept with the prompts so a run
 records exactly which text it used. Without a checkout the prompts are our own (source "own").
@@ -35,6 +36,7 @@ from ._harness_ast import (
 from .rules import JUDGE_ATTEMPTS, JUDGE_MAX_BATCHES
 
 PROMPTS_FILE = "agent/prompts.py"
+AGENT_FILE = "agent/general_agent.py"
 EVALUATOR_FILE = "eval/evaluator.py"
 
 # agent/prompts.py: the simulated mode's prompts (agent, extraction request, user simulator)
@@ -42,6 +44,9 @@ AGENT_PROMPT_NAMES = {"en": "RESEARCH_SYSTEM_PROMPT_EN", "zh": "RESEARCH_SYSTEM_
 EXTRACTION_PROMPT_NAMES = {"en": "TRIPLE_REQUEST_PROMPT_EN", "zh": "TRIPLE_REQUEST_PROMPT_ZH"}
 SIMULATOR_PROMPT_NAME = "USER_SIMULATOR_SYSTEM_PROMPT"
 SIMULATOR_FIELDS = frozenset({"user_persona", "initial_query"})
+# agent/general_agent.py: the compaction call's system prompt and request (one field: the transcript)
+COMPACT_SYSTEM_NAME, COMPACT_PROMPT_NAME = "COMPACT_SYSTEM", "COMPACT_PROMPT"
+COMPACT_FIELDS = frozenset({"conversation"})
 # eval/evaluator.py: the judge prompt is built inside this function, in this variable
 JUDGE_FUNCTION, JUDGE_VARIABLE = "_run_gt_coverage_batch", "prompt"
 LAYOUT_CONSTANTS = {"NUM_EVAL_BATCHES": JUDGE_MAX_BATCHES, "_COUNT_RETRIES": JUDGE_ATTEMPTS}
@@ -101,6 +106,17 @@ class PromptSource:
 
 
 @dataclass(frozen=True)
+class CompactionPrompts:
+    """The official compaction call: a system prompt and a request with one ``{conversation}``."""
+
+    system: str
+    template: str
+
+    def request(self, conversation: str) -> str:
+        return _fill(self.template, {"conversation": conversation})
+
+
+@dataclass(frozen=True)
 class PromptSet:
     source: PromptSource
     agent: dict[str, str]
@@ -108,6 +124,7 @@ class PromptSet:
     simulator: str
     judge: JudgeTemplate
     notes: tuple[str, ...] = ()
+    compaction: CompactionPrompts | None = None  # None: our own compaction prompt
 
     @staticmethod
     def _lang(language: str) -> Language:
@@ -121,13 +138,18 @@ class PromptSet:
 
     def simulator_system_prompt(self, user_persona: str, initial_query: str) -> str:
         """The simulator's system prompt; an empty persona reads as the official default does."""
-        values = {"user_persona": user_persona or "A curious researcher", "initial_query": initial_query}
-        out = []
-        for literal, name, _spec, _conv in string.Formatter().parse(self.simulator):
-            out.append(literal)
-            if name is not None:
-                out.append(values[name])
-        return "".join(out)
+        return _fill(self.simulator, {"user_persona": user_persona or "A curious researcher", "initial_query": initial_query})
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    """``template`` with its fields (checked at load: plain names only) replaced by ``values``;
+    unlike ``str.format``, braces inside the values are left alone."""
+    out = []
+    for literal, name, _spec, _conv in string.Formatter().parse(template):
+        out.append(literal)
+        if name is not None:
+            out.append(values[name])
+    return "".join(out)
 
 
 def resolve_harness(cli_value: str | Path | None, settings: Settings | None = None) -> Path | None:
@@ -162,7 +184,10 @@ def load_prompts(harness: Path | None) -> PromptSet:
     agent = {lang: module_string(prompts_file, name) for lang, name in AGENT_PROMPT_NAMES.items()}
     extraction = {lang: module_string(prompts_file, name) for lang, name in EXTRACTION_PROMPT_NAMES.items()}
     simulator = module_string(prompts_file, SIMULATOR_PROMPT_NAME)
-    _check_simulator_fields(prompts_file.path, simulator)
+    _check_fields(prompts_file.path, simulator, SIMULATOR_FIELDS, SIMULATOR_PROMPT_NAME)
+    agent_file = parse_file(root / AGENT_FILE)
+    compaction = CompactionPrompts(module_string(agent_file, COMPACT_SYSTEM_NAME), module_string(agent_file, COMPACT_PROMPT_NAME))
+    _check_fields(agent_file.path, compaction.template, COMPACT_FIELDS, COMPACT_PROMPT_NAME)
 
     pieces = function_template(evaluator, JUDGE_FUNCTION, JUDGE_VARIABLE, JUDGE_FIELDS)
     judge = JudgeTemplate(tuple(pieces))
@@ -178,25 +203,28 @@ def load_prompts(harness: Path | None) -> PromptSet:
         source=PromptSource(
             kind="official",
             root=str(root.resolve()),
-            files={PROMPTS_FILE: prompts_file.sha256, EVALUATOR_FILE: evaluator.sha256},
+            files={PROMPTS_FILE: prompts_file.sha256, AGENT_FILE: agent_file.sha256, EVALUATOR_FILE: evaluator.sha256},
         ),
         agent=agent,
         extraction=extraction,
         simulator=simulator,
         judge=judge,
         notes=tuple(notes),
+        compaction=compaction,
     )
 
 
-def _check_simulator_fields(path: Path, template: str) -> None:
+def _check_fields(path: Path, template: str, allowed: frozenset[str], name: str) -> None:
+    """``template`` uses exactly the fields ``allowed``, each a plain name (no attribute, index,
+    format spec or conversion: nothing in a checkout can make filling it run code)."""
     try:
-        fields = [(name, spec, conv) for _lit, name, spec, conv in string.Formatter().parse(template) if name is not None]
+        fields = [(f, spec, conv) for _lit, f, spec, conv in string.Formatter().parse(template) if f is not None]
     except ValueError as exc:
-        raise HarnessError(path, f"not a valid format template: {exc}", field=SIMULATOR_PROMPT_NAME) from None
-    names = {name for name, _spec, _conv in fields}
-    odd = [name for name, spec, conv in fields if name not in SIMULATOR_FIELDS or spec or conv]
+        raise HarnessError(path, f"not a valid format template: {exc}", field=name) from None
+    names = {f for f, _spec, _conv in fields}
+    odd = [f for f, spec, conv in fields if f not in allowed or spec or conv]
     if odd:
-        raise HarnessError(path, f"unexpected field {{{odd[0]}}} (allowed: user_persona, initial_query)", field=SIMULATOR_PROMPT_NAME)
-    if names != SIMULATOR_FIELDS:
-        missing = ", ".join(sorted(SIMULATOR_FIELDS - names))
-        raise HarnessError(path, f"the template lacks {{{missing}}}", field=SIMULATOR_PROMPT_NAME)
+        raise HarnessError(path, f"unexpected field {{{odd[0]}}} (allowed: {', '.join(sorted(allowed))})", field=name)
+    if names != allowed:
+        missing = ", ".join(sorted(allowed - names))
+        raise HarnessError(path, f"the template lacks {{{missing}}}", field=name)
