@@ -439,7 +439,7 @@ def _nth_call_agent(step):
 async def test_empty_replies_are_dropped_asked_again_and_given_back_to_the_budget(fake, task, store, settings):
     def step(n):
         if n <= 2:
-            return litellm_reply("")  # dropped, asked again
+            return litellm_reply("", reasoning="Thinking it over.")  # reasoning but no text: dropped, asked again
         return litellm_reply("", tool_calls=[("no_such_tool", {"x": n})])  # never replies
 
     fake.register("empty-agent", _nth_call_agent(step))
@@ -461,7 +461,7 @@ async def test_five_empty_replies_end_the_turn_without_a_reply_and_the_conversat
     def step(n):
         if n == 1:
             return litellm_reply("Looking.", tool_calls=[("no_such_tool", {})])  # text on a tool step
-        return litellm_reply("" if n <= 6 else "A real answer.")
+        return litellm_reply("", reasoning="Hmm.") if n <= 6 else litellm_reply("A real answer.")
 
     def sim(req):
         seen_by_sim.append(req.messages[-1]["content"])
@@ -476,6 +476,30 @@ async def test_five_empty_replies_end_the_turn_without_a_reply_and_the_conversat
     # the simulator was handed the agent's last text, as the official harness does
     assert seen_by_sim == ["Looking.", "A real answer."]
     assert "" not in _dialogue_replies(store, result.run_id)
+
+
+async def test_blank_answers_are_asked_again_as_the_official_client_does(fake, task, store, settings):
+    def step(n):
+        return litellm_reply("") if n <= 4 else litellm_reply("Answer after four blanks.")  # no text, calls or reasoning
+
+    fake.register("blank-agent", _nth_call_agent(step))
+    fake.register("off-sim", lambda req: litellm_reply("[DONE]"))
+    result = await run_session(*_build(task, settings, agent_model="fake/blank-agent"), store, settings)
+    assert result.termination == "done"
+    assert _dialogue_replies(store, result.run_id) == ["Answer after four blanks."]
+    assert _notes(store, result.run_id, "discarded_empty_reply") == [1, 2, 3, 4]
+    assert not [e for e in store.events(result.run_id, kinds=["error"]) if e.data.source == "agent"]  # four is not yet a failure
+
+
+async def test_an_agent_that_only_answers_blank_ends_in_error_loop_after_fifty_calls(fake, task, store, settings):
+    fake.register("void-agent", _nth_call_agent(lambda n: litellm_reply("")))
+    fake.register("off-sim", lambda req: litellm_reply("More."))
+    result = await run_session(*_build(task, settings, agent_model="fake/void-agent"), store, settings)
+    assert result.termination == "error_loop" and result.status == "finished"
+    usage = [e.data.purpose for e in store.events(result.run_id, kinds=["usage"])]
+    assert usage.count("agent") == 50 and usage.count("simulator") == 0  # 10 failures of 5 blank answers each
+    errors = [e.data for e in store.events(result.run_id, kinds=["error"]) if e.data.source == "agent"]
+    assert [e.attempt for e in errors] == list(range(1, 11)) and "answered nothing 5 times" in errors[0].message
 
 
 async def test_ten_failed_agent_calls_in_a_row_end_the_conversation_as_error_loop(fake, task, store, settings):

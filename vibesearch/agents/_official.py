@@ -9,9 +9,11 @@ harness, rule by rule; docs/protocol.md rows 11-19).
   Each compaction is one call of the budget.
 * The system prompt and the extraction request come from the ``PromptSet`` (the user's checkout
   of the official harness, or our own), in the task's language.
-* A reply with neither text nor tool calls is dropped from the context and asked again, up to
-  ``MAX_EMPTY_REPLIES`` times in a turn (dropped replies do not count against the budget); then the
-  turn ends without a reply and the conversation goes on. A step whose tool arguments even
+* A reply with reasoning but neither text nor tool calls is dropped from the context and asked
+  again, up to ``MAX_EMPTY_REPLIES`` times in a turn (dropped replies do not count against the
+  budget); then the turn ends without a reply and the conversation goes on. A blank answer (no
+  reasoning either) is what the official client retries as a failed call: asked again up to
+  ``CLIENT_ATTEMPTS`` times, none counted against the budget, then one failure. A step whose tool arguments even
   json-repair cannot read as an object is dropped too, and counts as a failure, as does a call that
   fails after the client's retries; ``MAX_CONSECUTIVE_ERRORS`` failures in a row end the
   conversation (``error_loop``: the extraction still runs).
@@ -29,6 +31,7 @@ from ..llm import LLMError, LLMResult
 from ..protocol import ProfileLimits, PromptSet
 from ..protocol.profile import DISCARDED_EMPTY, last_prompt_tokens, llm_calls_used
 from ..protocol.rules import (
+    CLIENT_ATTEMPTS,
     EXTRACTION_MIN_CALLS,
     MAX_CONSECUTIVE_ERRORS,
     MAX_EMPTY_REPLIES,
@@ -90,7 +93,7 @@ class OfficialTurns:
         # the turn's loop runs at most as many times as the budget had calls left when it began;
         # a discarded or failed call uses one of those tries (the official ``range(max_rounds)``)
         tries = self.limits.llm_calls_left(llm_calls_used(convo))
-        empty = failed = 0
+        empty = failed = blank = 0
         while tries is None or tries > 0:
             tries = None if tries is None else tries - 1
             before = last_prompt_tokens(convo)
@@ -108,8 +111,24 @@ class OfficialTurns:
                 if self._failed(emit, failed, f"the agent's call failed: {exc}"):
                     return self._stop_here(convo, "error_loop")
                 continue
+            if not result.tool_calls and not result.content.strip() and not (result.thinking or "").strip():
+                # no text, no calls, no reasoning: the official client takes this for a failed call and
+                # asks again (up to its attempts; none counts against the budget); then one failure
+                blank += 1
+                emit(NoteEvent(text=f"blank answer {blank} of at most {CLIENT_ATTEMPTS} for this call: asked again",
+                               data={DISCARDED_EMPTY: blank, "blank": True}))
+                if blank < CLIENT_ATTEMPTS:
+                    tries = None if tries is None else tries + 1  # still the same try
+                    continue
+                blank = 0
+                failed += 1
+                if self._failed(emit, failed, f"the agent answered nothing {CLIENT_ATTEMPTS} times in a row"):
+                    return self._stop_here(convo, "error_loop")
+                continue
+            blank = 0
             if not result.tool_calls and not result.content.strip():
-                empty += 1  # dropped from the context and asked again; it does not count against the budget
+                # reasoning but no text: dropped from the context and asked again (not counted against the budget)
+                empty += 1
                 emit(NoteEvent(text=f"empty reply {empty} of at most {MAX_EMPTY_REPLIES} this turn: dropped and asked again",
                                data={DISCARDED_EMPTY: empty}))
                 if empty >= MAX_EMPTY_REPLIES:

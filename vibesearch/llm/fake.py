@@ -78,6 +78,7 @@ class Reply:
     delay_s: float = 0.0
     error: str | None = None  # "429" | "500" | "timeout" | "400"
     raw_arguments: list[str] | None = None  # override argument text (to test broken JSON)
+    reasoning: str | None = None  # the message's reasoning_content (a thinking model's)
 
 
 def _text(content: Any) -> str:
@@ -125,6 +126,8 @@ def _estimate_tokens(obj: Any) -> int:
 def _answer(req: Request, reply: Reply) -> dict[str, Any]:
     """The reply as an OpenAI chat-completion document (what both paths hand back)."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+    if reply.reasoning:
+        message["reasoning_content"] = reply.reasoning
     if reply.tool_calls:
         # Ids follow from the request, not from a process-wide counter: concurrent runs that ask the
         # same thing get the same ids, so a conversation (and anything keyed on it) is reproducible.

@@ -36,6 +36,7 @@ AGENT_TOP_P = 0.95
 AGENT_MAX_TOKENS = 16_384
 PRE_EXTRACTION_COMPACT_FRACTION = 0.85  # compact once more before the extraction request above this
 MAX_CONSECUTIVE_ERRORS = 10  # failed agent calls in a row before "error_loop"
+CLIENT_ATTEMPTS = 5  # the official client's attempts per call (a blank answer, no text/calls/reasoning, is one that failed)
 MAX_EMPTY_REPLIES = 5  # empty agent replies discarded in one user turn before the turn ends without one
 COMPACT_MAX_CHARS = 300_000  # the transcript a compaction summarises is cut to its first this many characters
 COMPACT_ATTEMPTS = 3  # compaction calls until the summary is not empty
