@@ -13,6 +13,7 @@ import pytest
 
 from vibesearch.config import Settings
 from vibesearch.protocol import HarnessError, load_prompts, own_prompts, resolve_harness
+from vibesearch.protocol._harness_ast import Slot
 from vibesearch.protocol.prompts import JUDGE_SLOTS
 
 STAND_IN = Path(__file__).resolve().parents[1] / "data" / "official_harness"
@@ -52,6 +53,8 @@ def test_checkout_is_parsed_not_executed(marker):
     assert prompts.compaction is not None and prompts.compaction.system == "STAND-IN compaction system: summarise only."
     assert prompts.compaction.request("[user]: {x} and {conversation}") == (
         "STAND-IN compaction request. The research so far:\n[user]: {x} and {conversation}\nEnd of research.")  # braces in the text stay
+    assert prompts.compaction.summary_lead == ("STAND-IN summary lead:\n\n", Slot("summary"))
+    assert prompts.compaction.go_on == "STAND-IN: go on."  # the literal one, not the append of `question`
     assert own_prompts().compaction is None  # without a checkout: our own compaction prompt
 
 
@@ -159,6 +162,16 @@ def test_compaction_prompts_are_checked(tmp_path, marker):
         load_prompts(root)
     _edit(root / "agent" / "general_agent.py", "{conversation.__class__}", "(nothing)")
     with pytest.raises(HarnessError, match=r"COMPACT_PROMPT: the template lacks \{conversation\}"):
+        load_prompts(root)
+    _edit(root / "agent" / "general_agent.py", "(nothing)", "{conversation}")
+    _edit(root / "agent" / "general_agent.py", "{summary}", "{summary.upper()}")
+    with pytest.raises(HarnessError, match=r"_compact_context.summary_msg\['content'\]: unexpected field \{summary.upper\(\)\}"):
+        load_prompts(root)
+    _edit(root / "agent" / "general_agent.py", "{summary.upper()}", "(gone)")
+    with pytest.raises(HarnessError, match="the summary message never shows the summary"):
+        load_prompts(root)
+    _edit(root / "agent" / "general_agent.py", '"STAND-IN: go on."', "question")
+    with pytest.raises(HarnessError, match="no such append of a literal message"):
         load_prompts(root)
     _edit(root / "agent" / "general_agent.py", "COMPACT_SYSTEM =", "SOMETHING_ELSE =")
     with pytest.raises(HarnessError) as err:

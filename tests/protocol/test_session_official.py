@@ -29,6 +29,7 @@ from vibesearch.protocol.rules import (
     SIMULATOR_TEMPERATURE,
     USER_REPLIES_AFTER_OPENING,
 )
+from vibesearch.protocol.prompts import OWN_GO_ON
 from vibesearch.run import RunConfig
 from vibesearch.run.events import CompactionEvent, EndEvent, MessageEvent, NoteEvent, UsageEvent
 from vibesearch.session import run_session
@@ -228,6 +229,10 @@ async def test_compaction_when_the_reported_prompt_is_above_the_threshold(fake, 
         assert kinds[i - 1] == ("usage", "agent") and kinds[i + 1] == ("compaction", None) and kinds[i + 2] == ("usage", "agent")
         after = [c for c in calls if c.tools][1]
         assert "SUMMARY of the research." in json.dumps(after.messages)
+        # the official rebuild in our words: the question, the summary as the agent's, a request to go on
+        assert [m["role"] for m in after.messages[:4]] == ["system", "user", "assistant", "user"]
+        assert after.messages[1]["content"] == task.persona.initial_query
+        assert after.messages[2]["content"].endswith("SUMMARY of the research.") and after.messages[3]["content"] == OWN_GO_ON
 
 
 @pytest.mark.parametrize("error", ["context", "400", "timeout"])
@@ -550,10 +555,14 @@ async def test_with_a_checkout_compaction_asks_with_its_prompts_over_the_officia
 
     inner = _nth_call_agent(step)
 
+    agent_calls = []
+
     def agent(req):
         if req.system.startswith("STAND-IN compaction system"):
             compactions.append(req)
             return litellm_reply("" if len(compactions) < 3 else "SUMMARY from the third try.")  # asked until not empty
+        if req.tools:
+            agent_calls.append(req)
         return inner(req)
 
     fake.register("big-agent", agent)
@@ -569,6 +578,12 @@ async def test_with_a_checkout_compaction_asks_with_its_prompts_over_the_officia
     assert lines[0] == f"[user]: {task.persona.initial_query}"
     assert lines[1] == "[assistant]: Checking. [tool_calls: no_such_tool]"
     assert lines[2].startswith("[tool]: ")
+    # afterwards the context is the official rebuild: system, question, summary, the request to go on
+    after = agent_calls[-1].messages
+    assert [m["role"] for m in after[:4]] == ["system", "user", "assistant", "user"]
+    assert after[1]["content"] == task.persona.initial_query
+    assert after[2]["content"] == "STAND-IN summary lead:\n\nSUMMARY from the third try."
+    assert after[3]["content"] == "STAND-IN: go on."
     events = store.events(result.run_id)
     comp = [e.data for e in events if isinstance(e.data, CompactionEvent)]
     assert [c.summary for c in comp] == ["SUMMARY from the third try."]

@@ -30,6 +30,7 @@ from .._secrets import scrub
 from ..llm import LLMError, LLMResult
 from ..protocol import ProfileLimits, PromptSet
 from ..protocol.profile import DISCARDED_EMPTY, last_prompt_tokens, llm_calls_used
+from ..protocol.prompts import OWN_GO_ON, OWN_SUMMARY_LEAD
 from ..protocol.rules import (
     CLIENT_ATTEMPTS,
     EXTRACTION_MIN_CALLS,
@@ -75,6 +76,18 @@ class OfficialTurns:
 
     def system_prompt(self) -> str:
         return self.prompts.agent_system_prompt(self.agent.task.language)
+
+    def summary_messages(self, summary: str) -> list[dict[str, Any]]:
+        """The official context after a compaction (after the system prompt): the question, the
+        summary as the agent's own message, and a request to go on — in the checkout's words, or ours."""
+        words = self.prompts.compaction
+        lead = words.summary_lead if words is not None else OWN_SUMMARY_LEAD
+        go_on = words.go_on if words is not None else OWN_GO_ON
+        return [
+            {"role": "user", "content": self.agent.task.persona.initial_query},
+            {"role": "assistant", "content": "".join(p if isinstance(p, str) else summary for p in lead)},
+            {"role": "user", "content": go_on},
+        ]
 
     @property
     def threshold(self) -> int:

@@ -8,8 +8,9 @@ counts and the summary; from then on the ``Conversation`` shows the summary in p
 replaced (``Conversation.agent_messages``), so the agent continues from system prompt + summary.
 
 Under the official profile with a checkout of the official harness, the summary is asked with that
-checkout's compaction prompts over the official transcript (``official_transcript``;
-docs/protocol.md row 13).
+checkout's compaction prompts over the official transcript (``official_transcript``), and under
+that profile the summary stands in the context as the official harness puts it (``summary_view``:
+the question, the summary as the agent's message, a request to go on; docs/protocol.md row 13).
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class Compactor:
     sampling: Mapping[str, float | int] | None = None  # the summary call's (None: the settings')
     # the official compaction prompts (the official profile with a checkout); None: ours
     official: CompactionPrompts | None = None
+    # how the summary stands in the agent's context (``Conversation.agent_messages``); None: ours
+    summary_view: Callable[[str], list[dict[str, Any]]] | None = None
     _measured: _Measured = field(default_factory=lambda: _Measured(), init=False, repr=False, compare=False)
 
     @property
@@ -106,7 +109,7 @@ class Compactor:
         """Ask the model for a summary of everything in the agent's context."""
         if self.official is not None:
             return await self._official_summary(convo, emit, self.official)
-        context = convo.agent_messages()
+        context = convo.agent_messages(self.summary_view)
         budget = max(self.window - min(4000, self.window // 4), self.window // 2)
         text = ""
         for cap in _TOOL_CAPS:
@@ -127,7 +130,7 @@ class Compactor:
     async def _official_summary(self, convo: Conversation, emit: Emit, prompts: CompactionPrompts) -> str:
         """The official compaction call: its prompts over the official transcript (cut to its first
         ``COMPACT_MAX_CHARS`` characters), asked up to ``COMPACT_ATTEMPTS`` times for a summary."""
-        text = official_transcript(convo.agent_messages())[:COMPACT_MAX_CHARS]
+        text = official_transcript(convo.agent_messages(self.summary_view))[:COMPACT_MAX_CHARS]
         messages = [{"role": "system", "content": prompts.system}, {"role": "user", "content": prompts.request(text)}]
         for _ in range(COMPACT_ATTEMPTS):
             result = await complete(

@@ -71,6 +71,7 @@ class ReactAgent:
             system_prompt=self.system,
             sampling=self.sampling.params() if self.official is not None else None,
             official=self.official.prompts.compaction if self.official is not None else None,
+            summary_view=self.official.summary_messages if self.official is not None else None,
         )
         self.name = f"react:{model}"
         self.description = (
@@ -142,7 +143,7 @@ class ReactAgent:
         return self._tools[1], self._tools[2]
 
     def _messages(self, convo: Conversation) -> list[dict[str, Any]]:
-        return [{"role": "system", "content": self.system}, *convo.agent_messages()]
+        return [{"role": "system", "content": self.system}, *convo.agent_messages(self.compactor.summary_view)]
 
     async def _context(self, convo: Conversation, emit: Emit, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
         built: list[list[dict[str, Any]]] = []

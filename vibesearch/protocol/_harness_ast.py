@@ -146,3 +146,53 @@ def _merge(pieces: list[Piece]) -> list[Piece]:
         elif p != "":
             out.append(p)
     return out
+
+
+def _function_anywhere(parsed: ParsedFile, function: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """The first function or method named ``function`` anywhere in the file."""
+    for node in ast.walk(parsed.tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            return node
+    raise HarnessError(parsed.path, "no function or method of this name", field=function)
+
+
+def _dict_value(node: ast.expr, key: str) -> ast.expr | None:
+    if isinstance(node, ast.Dict):
+        for k, v in zip(node.keys, node.values):
+            if isinstance(k, ast.Constant) and k.value == key:
+                return v
+    return None
+
+
+def method_dict_template(parsed: ParsedFile, function: str, variable: str, key: str, slots: dict[str, str]) -> list[Piece]:
+    """The template under ``key`` of the dict literal assigned to ``variable`` in ``function`` (a
+    function or method anywhere in the file), as literal text and slots."""
+    where = f"{function}.{variable}[{key!r}]"
+    value = _assigned(_function_anywhere(parsed, function), variable)
+    entry = _dict_value(value, key) if value is not None else None
+    if entry is None:
+        raise HarnessError(parsed.path, "no dict literal with this key assigned there", field=where)
+    pieces: list[Piece] = []
+    _collect(entry, slots, pieces, parsed.path, where)
+    return _merge(pieces)
+
+
+def appended_text(parsed: ParsedFile, function: str, receiver: str, role: str) -> str:
+    """The literal ``content`` of the last ``receiver.append({"role": role, "content": "..."})``
+    in ``function`` whose content is plain text."""
+    where = f"{function}: {receiver}.append role {role}"
+    found: tuple[int, str] | None = None
+    for node in ast.walk(_function_anywhere(parsed, function)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"):
+            continue
+        if not (isinstance(node.func.value, ast.Name) and node.func.value.id == receiver and len(node.args) == 1):
+            continue
+        message = node.args[0]
+        said = _dict_value(message, "role")
+        content = _dict_value(message, "content")
+        text = _literal_text(content) if content is not None else None
+        if isinstance(said, ast.Constant) and said.value == role and text is not None and (found is None or node.lineno > found[0]):
+            found = (node.lineno, text)  # the last in the source
+    if found is None:
+        raise HarnessError(parsed.path, "no such append of a literal message", field=where)
+    return found[1]

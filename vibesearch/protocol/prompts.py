@@ -28,7 +28,9 @@ from ._harness_ast import (
     HarnessError,
     Piece,
     Slot,
+    appended_text,
     function_template,
+    method_dict_template,
     module_int,
     module_string,
     parse_file,
@@ -47,6 +49,8 @@ SIMULATOR_FIELDS = frozenset({"user_persona", "initial_query"})
 # agent/general_agent.py: the compaction call's system prompt and request (one field: the transcript)
 COMPACT_SYSTEM_NAME, COMPACT_PROMPT_NAME = "COMPACT_SYSTEM", "COMPACT_PROMPT"
 COMPACT_FIELDS = frozenset({"conversation"})
+# the method that rebuilds the context around the summary (its lead-in and the request to go on)
+COMPACT_METHOD = "_compact_context"
 # eval/evaluator.py: the judge prompt is built inside this function, in this variable
 JUDGE_FUNCTION, JUDGE_VARIABLE = "_run_gt_coverage_batch", "prompt"
 LAYOUT_CONSTANTS = {"NUM_EVAL_BATCHES": JUDGE_MAX_BATCHES, "_COUNT_RETRIES": JUDGE_ATTEMPTS}
@@ -107,10 +111,13 @@ class PromptSource:
 
 @dataclass(frozen=True)
 class CompactionPrompts:
-    """The official compaction call: a system prompt and a request with one ``{conversation}``."""
+    """The official compaction call (a system prompt and a request with one ``{conversation}``),
+    and the words of the context it leaves: the summary's lead-in and the request to go on."""
 
     system: str
     template: str
+    summary_lead: tuple[Piece, ...] = ()  # literal text and the ``summary`` slot
+    go_on: str = ""
 
     def request(self, conversation: str) -> str:
         return _fill(self.template, {"conversation": conversation})
@@ -171,6 +178,11 @@ def own_prompts() -> PromptSet:
     )
 
 
+# the official context after a compaction, in our words (used when no checkout gives its own)
+OWN_SUMMARY_LEAD: tuple[Piece, ...] = ("What my research has found so far, in summary:\n\n", Slot("summary"))
+OWN_GO_ON = "Go on with the research from this summary."
+
+
 def load_prompts(harness: Path | None) -> PromptSet:
     """The official prompts read from ``harness`` (a checkout), or our own when it is None."""
     if harness is None:
@@ -186,8 +198,15 @@ def load_prompts(harness: Path | None) -> PromptSet:
     simulator = module_string(prompts_file, SIMULATOR_PROMPT_NAME)
     _check_fields(prompts_file.path, simulator, SIMULATOR_FIELDS, SIMULATOR_PROMPT_NAME)
     agent_file = parse_file(root / AGENT_FILE)
-    compaction = CompactionPrompts(module_string(agent_file, COMPACT_SYSTEM_NAME), module_string(agent_file, COMPACT_PROMPT_NAME))
+    compaction = CompactionPrompts(
+        module_string(agent_file, COMPACT_SYSTEM_NAME),
+        module_string(agent_file, COMPACT_PROMPT_NAME),
+        tuple(method_dict_template(agent_file, COMPACT_METHOD, "summary_msg", "content", {"summary": "summary"})),
+        appended_text(agent_file, COMPACT_METHOD, "api_msgs", "user"),
+    )
     _check_fields(agent_file.path, compaction.template, COMPACT_FIELDS, COMPACT_PROMPT_NAME)
+    if not any(isinstance(p, Slot) for p in compaction.summary_lead):
+        raise HarnessError(agent_file.path, "the summary message never shows the summary", field=f"{COMPACT_METHOD}.summary_msg")
 
     pieces = function_template(evaluator, JUDGE_FUNCTION, JUDGE_VARIABLE, JUDGE_FIELDS)
     judge = JudgeTemplate(tuple(pieces))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .events import (
     CompactionEvent,
@@ -129,14 +129,16 @@ class Conversation:
     def user_turns(self) -> int:
         return sum(1 for t in self.turns if t.phase == "dialogue")
 
-    def agent_messages(self) -> list[dict[str, Any]]:
+    def agent_messages(self, summary_view: Callable[[str], list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
         """The agent's own working context as OpenAI-style chat messages (no system prompt).
 
         After a compaction, everything the summary replaced is left out and the summary stands
-        in its place as a user message.
+        in its place: as one user message, or as the messages ``summary_view(summary)`` gives.
         """
         msgs: list[dict[str, Any]] = []
-        if self.summary is not None:
+        if self.summary is not None and summary_view is not None:
+            msgs.extend(summary_view(self.summary))
+        elif self.summary is not None:
             msgs.append({"role": "user", "content": f"[Summary of the conversation and research so far]\n{self.summary}"})
         last = len(self.turns) - 1
         msgs.extend(map(dict, self._finished_messages(last)))  # copies: callers may edit what they get

@@ -14,3 +14,19 @@ COMPACT_PROMPT = """\
 STAND-IN compaction request. The research so far:
 {conversation}
 End of research."""
+
+
+class StandInAgent:
+    """Only the shape of the official method matters here: a dict literal whose content holds the
+    summary, and the literal request to go on appended after it."""
+
+    def _compact_context(self, api_msgs, question, summary):
+        api_msgs.clear()
+        api_msgs.append({"role": "user", "content": question})
+        summary_msg: dict = {
+            "role": "assistant",
+            "content": f"STAND-IN summary lead:\n\n{summary}",
+        }
+        api_msgs.append(summary_msg)
+        api_msgs.append({"role": "user", "content": "STAND-IN: go on."})
+        return 1
