@@ -104,3 +104,16 @@ def test_pace_slows_simulated_turns_and_is_recorded(manager, store, task):
     assert len(turns) == 2  # max 3 user turns: the opening and two answers
     assert (events[-1].ts - events[0].ts).total_seconds() >= 0.55
     assert store.get_run(live.run_id).run_config().pace_s == 0.3  # recorded with the run's config
+
+
+def test_a_started_run_can_be_read_as_soon_as_its_id_is_handed_back(manager, store, task):
+    # a busy run loop (another run's blocking moment) delays the session's first write; the id
+    # handed back must still name a stored run at once (the API's next call reads it)
+    import asyncio
+
+    loop = manager._ensure_loop()
+    asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=10)  # the loop is up
+    loop.call_soon_threadsafe(time.sleep, 0.5)  # then held for half a second
+    live = manager.start(form_request(manager.settings, task_id=task.id), task, "owner-a")
+    assert store.get_run(live.run_id).owner == "owner-a"  # (without the wait for the row: RunNotFound)
+    manager.wait(live.run_id, timeout=60)

@@ -72,7 +72,7 @@ def register(ctx: AppContext) -> None:
         protocol: str = "vibesearch",
         request: gr.Request | None = None,
     ) -> str:
-        """Start a run; returns its id at once (the run goes on in the server). ``protocol`` is the
+        """Start a run; returns its id as soon as the run is stored (it goes on in the server). ``protocol`` is the
         profile ("vibesearch" or "official"); the official prompts come only from the server's
         configured checkout."""
         who = caller(request, owner)

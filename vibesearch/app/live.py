@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 STOP_GRACE_S = 5.0
 STOP_POLL_S = 0.5  # how often a server looks for stop requests other servers wrote for its runs
 KEEP_FINISHED_S = 3600.0  # a finished run's live handle is dropped after this (its data is in the DB)
+ROW_WAIT_S = 30.0  # how long a start waits for its run row (written by the session, in the run loop)
 __all__ = ["DECISIONS", "LiveRun", "NotYourRun", "RunManager", "RunRequest", "form_request"]
 
 
@@ -189,7 +190,27 @@ class RunManager:
         # a model without its key: a clear error now, not a failed run later
         check_config_credentials(config, self.settings, judge=True)
         live = LiveRun(run_id=new_run_id(), owner=owner, task=task, request=req, user=user, cancel=asyncio.Event())
-        return self._launch(live, agent)
+        self._launch(live, agent)
+        self._await_row(live)
+        return live
+
+    def _await_row(self, live: LiveRun, timeout_s: float = ROW_WAIT_S) -> None:
+        """Wait until the new run's row is stored (the session writes it in the run loop's
+        thread, a moment after the launch), so the id handed back can be read at once — by this
+        browser, the API or another server. Returns early when the run ended before writing it
+        (its error is on ``live``)."""
+        deadline = time.monotonic() + timeout_s
+        pause = 0.002
+        while True:
+            try:
+                self.store.get_run(live.run_id)
+                return
+            except KeyError:
+                pass
+            if (live.future is not None and live.future.done()) or time.monotonic() > deadline:
+                return
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     def _set_idle_timeout(self, user: User) -> None:
         """A person who lets their turn wait past ``human_idle_timeout_s`` abandons the run."""
