@@ -8,11 +8,17 @@ OpenAI-compatible endpoint (its direct HTTP path, see vibesearch/llm/_direct.py)
 sends every call through litellm instead, as before that path existed.
 
     python benchmarks/harness_overhead.py [--latency 0.05] [--turns 30] [--tools-per-turn 5] [--litellm] [--compare]
+        [--no-write-behind] [--variants --rounds 3]
 
 The session writes its events from a writer thread while the run goes on (``session._record``);
 "SQLite" is what the run waits for, the writer's own time is printed beside it. ``--compare``
 runs four times, alternating that with writing on the run's thread (as before), so the two are
 compared in one invocation (single runs on a loaded machine vary by a millisecond or more).
+
+``--no-write-behind`` writes every event group on the run's thread (``Recorder.write_behind``).
+``--variants`` runs ``--rounds`` rounds of two set-ups, alternating: (a) as is, (b) write-behind
+off, and prints each one's medians. (Several runs on one event loop, on SQLite and PostgreSQL:
+benchmarks/write_behind_concurrency.py.)
 
 "Waiting for the model" is the time the fake model really took: its sleep as slept (the event
 loop wakes up a little late), its handler, and on the direct path the fake endpoint reading the
@@ -28,10 +34,12 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -40,11 +48,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from vibesearch.agents import make_agent  # noqa: E402
 from vibesearch.config import BUNDLED_TASKS, Settings  # noqa: E402
 from vibesearch.llm import fake  # noqa: E402
-from vibesearch.run import RunConfig  # noqa: E402
 from vibesearch.session import run_session  # noqa: E402
 from vibesearch.store import Store  # noqa: E402
 from vibesearch.tasks import load_tasks  # noqa: E402
 from vibesearch.users import make_user  # noqa: E402
+from vibesearch.protocol import build_config
 
 TIMES: dict[str, float] = {"model_wait": 0.0, "sqlite": 0.0, "sqlite_behind": 0.0, "tokens": 0.0}
 
@@ -195,6 +203,10 @@ async def main() -> None:
     ap.add_argument("--compare", action="store_true",
                     help="run four times, alternating events written on the run's thread (as before) and by the writer "
                          "thread, and print both (a loaded machine makes single runs noisy)")
+    ap.add_argument("--no-write-behind", action="store_true", help="write every event group on the run's thread (no writer thread)")
+    ap.add_argument("--variants", action="store_true",
+                    help="run --rounds rounds of (a) as is, (b) --no-write-behind, alternating; print the medians")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of --variants")
     args = ap.parse_args()
     if args.litellm:
         os.environ["VIBESEARCH_LLM_DIRECT"] = "0"
@@ -203,12 +215,16 @@ async def main() -> None:
 
     fake.register("bench-agent", agent_model(args.latency, args.tools_per_turn))
     fake.register("bench-sim", simulator_model(args.latency))
+    from vibesearch.session._record import Recorder
+
+    if args.variants:
+        await variants(args)
+        return
+    Recorder.write_behind = not args.no_write_behind
     if not args.compare:
         await measure(args)
         return
-    from vibesearch.session._record import Recorder
-
-    got: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+    got: dict[bool, list[Measured]] = {False: [], True: []}
     for behind in (False, True, False, True):
         Recorder.write_behind = behind
         print(f"\n=== events written {'by the writer thread' if behind else 'on the run thread (before)'} ===")
@@ -216,7 +232,49 @@ async def main() -> None:
     print("\nharness per model call, tools excluded (ms; each run), and share at 50 ms / 1 s without the tools:")
     for behind, runs in got.items():
         label = "writer thread     " if behind else "run thread before "
-        print(f"  {label} " + "  ".join(f"{per * 1000:5.2f} ms ({share(per, args.latency):4.2f}% / {share(per, 1.0):4.2f}%)" for per, _ in runs))
+        print(f"  {label} " + "  ".join(f"{m.per_call * 1000:5.2f} ms ({share(m.per_call, args.latency):4.2f}% / {share(m.per_call, 1.0):4.2f}%)" for m in runs))
+
+
+VARIANTS = {"a) as is": True, "b) write-behind off": False}  # set-up: Recorder.write_behind
+
+
+async def variants(args: argparse.Namespace) -> None:
+    """``--rounds`` rounds of the set-ups of ``VARIANTS`` (write-behind on or off), one run of
+    each per round in turn (the machine's load changes over time), then their medians."""
+    from vibesearch.session._record import Recorder
+
+    got: dict[str, list[Measured]] = {name: [] for name in VARIANTS}
+    for round_no in range(1, args.rounds + 1):
+        for name, behind in VARIANTS.items():
+            Recorder.write_behind = behind
+            print(f"\n=== round {round_no}/{args.rounds}: {name} ===")
+            got[name].append(await measure(args))
+    Recorder.write_behind = True
+    print(f"\nmedians of {args.rounds} runs each at {args.latency * 1000:.0f} ms model latency ({args.turns} turns):")
+    print(f"  {'set-up':<26} {'harness/call':>12} {'share of wall':>13} {'SQLite waited/call':>18} {'writer/call':>11} {'CPU/call':>9}"
+          f"   each run's harness/call (ms)")
+    for name, runs in got.items():
+        per = statistics.median(m.per_call for m in runs) * 1000
+        wall_share = statistics.median(m.share for m in runs)
+        waited = statistics.median(m.sqlite_waited for m in runs) * 1000
+        behind = statistics.median(m.sqlite_behind for m in runs) * 1000
+        cpu = statistics.median(m.cpu_per_call for m in runs) * 1000
+        each = " ".join(f"{m.per_call * 1000:.2f}" for m in runs)
+        print(f"  {name:<26} {per:9.2f} ms {wall_share:11.3f} % {waited:15.3f} ms {behind:8.3f} ms {cpu:6.2f} ms   {each}")
+    print("  (harness/call: wall minus the model's wait minus the tools, per model call; share of wall: the same over the\n"
+          "   wall time; SQLite waited: what the run waited for appends; writer: the writer thread's appends, overlapped)")
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One run's figures (seconds; per model call where named so)."""
+
+    per_call: float  # harness per model call, tools excluded
+    wall: float
+    share: float  # harness without the tools, % of the wall time
+    sqlite_waited: float  # per model call: appends on the run's thread and waits for the writer
+    sqlite_behind: float  # per model call: the writer thread's appends
+    cpu_per_call: float  # process CPU time per model call, the tools' wall time taken off
 
 
 def share(per_call: float, latency: float) -> float:
@@ -224,8 +282,8 @@ def share(per_call: float, latency: float) -> float:
     return 100 * per_call / (per_call + latency)
 
 
-async def measure(args: argparse.Namespace) -> tuple[float, float]:
-    """One run; prints its breakdown and returns (harness per model call without the tools, wall)."""
+async def measure(args: argparse.Namespace) -> Measured:
+    """One run; prints its breakdown and returns its figures."""
     task = next(t for t in load_tasks([BUNDLED_TASKS]) if t.id == args.task)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
@@ -233,7 +291,7 @@ async def measure(args: argparse.Namespace) -> tuple[float, float]:
         store = Store(db)
         instrument(store)
         user_kind = "simulator" if args.simulator == "fake" else "rules"
-        config = RunConfig.from_settings(
+        config = build_config(
             settings, task_id=task.id, agent="react", agent_model="fake/bench-agent", user=user_kind, simulator_model="fake/bench-sim"
         )
         agent = make_agent(config, task, settings)
@@ -308,7 +366,8 @@ async def measure(args: argparse.Namespace) -> tuple[float, float]:
         print("  own code (cProfile, callees excluded; the profiler slows everything down):")
         for part, secs in own.items():
             print(f"    vibesearch/{part + '/':<19}{secs:8.3f} s")
-    return per_call, wall
+    return Measured(per_call=per_call, wall=wall, share=100 * (harness - tool_time) / wall, sqlite_waited=TIMES["sqlite"] / calls,
+                    sqlite_behind=TIMES["sqlite_behind"] / calls, cpu_per_call=(cpu - tool_time) / calls)
 
 
 if __name__ == "__main__":

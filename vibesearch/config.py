@@ -12,7 +12,7 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -28,6 +28,10 @@ BUNDLED_TABLE_TASKS = REPO_DIR / "tables"
 AgentKind = Literal["baseline", "react", "endpoint"]
 UserKind = Literal["rules", "simulator", "paper", "human", "direct", "staged"]
 SearchBackend = Literal["offline", "ddgs", "serper", "tavily", "searxng"]
+# the vocabularies every list of them is shown from
+AGENT_KINDS: tuple[AgentKind, ...] = get_args(AgentKind)
+USER_KINDS: tuple[UserKind, ...] = get_args(UserKind)
+SEARCH_BACKENDS: tuple[SearchBackend, ...] = get_args(SearchBackend)
 
 
 _DB_URL = re.compile(r"^(postgres(?:ql)?(?:\+\w+)?):/+", re.IGNORECASE)

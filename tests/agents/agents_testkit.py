@@ -7,13 +7,14 @@ import json
 from pathlib import Path
 
 from vibesearch.agents import make_agent
-from vibesearch.run import Agent, Conversation, MessageEvent, RunConfig
+from vibesearch.run import Agent, Conversation, MessageEvent
 from vibesearch.store import Store
+from vibesearch.protocol import build_config
 
 
 def agent_of(kind, task, settings, *, model=None, endpoint_url=None, endpoint_model=None, toolbox=None, endpoint_key=None) -> Agent:
     """``make_agent`` of the run config these describe, built the way the CLI and the app build one."""
-    config = RunConfig.from_settings(
+    config = build_config(
         settings, task_id=task.id, agent=kind, agent_model=model, endpoint_url=endpoint_url, endpoint_model=endpoint_model
     )
     return make_agent(config, task, settings, toolbox=toolbox, endpoint_key=endpoint_key)

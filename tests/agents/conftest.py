@@ -45,6 +45,6 @@ def toolbox_for():
     from vibesearch.tools import make_toolbox
 
     def make(task, settings):
-        return make_toolbox(task, settings.model_copy(update={"search_backend": "offline"}))
+        return make_toolbox(task, settings)  # the default search: the offline corpus
 
     return make

@@ -197,7 +197,9 @@ def test_key_sentences_pick_the_matching_ones():
 def test_baseline_always_searches_the_corpus(small_task, settings):
     from vibesearch.tools import make_toolbox
 
-    web = make_toolbox(small_task, settings.model_copy(update={"search_backend": "ddgs"}))
+    from vibesearch.run import SearchSpec
+
+    web = make_toolbox(small_task, settings, search=SearchSpec(backend="ddgs"))
     agent = agent_of("baseline", small_task, settings, toolbox=web)
     assert agent.toolbox is not web and agent.toolbox.backend_name == "offline"
     assert agent.corpus is agent.toolbox.backend.corpus

@@ -5,6 +5,7 @@ from __future__ import annotations
 from vibesearch.agents.compaction import threshold_for, window_for
 from vibesearch.agents.prompts import COMPACTION_PROMPT
 from vibesearch.agents.react import ReactAgent
+from vibesearch.run import Limits
 from vibesearch.llm import count_tokens
 from vibesearch.run import CompactionEvent, MessageEvent, UsageEvent
 
@@ -17,7 +18,7 @@ def _is_compaction(req) -> bool:
 
 
 async def test_compaction_fires_at_threshold_and_next_call_is_below(fake, settings, small_task, recorder_for, toolbox_for):
-    settings = settings.model_copy(update={"context_window": 2000, "compaction_threshold": 0.5})
+    limits = Limits(context_window=2000, compaction_threshold=0.5)
     calls: list[tuple[str, int]] = []  # (kind, tokens the model saw)
 
     def handler(req):
@@ -32,7 +33,7 @@ async def test_compaction_fires_at_threshold_and_next_call_is_below(fake, settin
         return fake.Reply(content="Euler was born in Basel.")
 
     model = fake.register("compaction", handler)
-    agent = ReactAgent(small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
+    agent = ReactAgent(small_task, settings, model=model, toolbox=toolbox_for(small_task, settings), limits=limits)
     assert agent.compactor.threshold == 1000
     rec = recorder_for(small_task)
     rec.user("Who taught Leonhard Euler, and where was he born?")
@@ -62,7 +63,7 @@ async def test_compaction_fires_at_threshold_and_next_call_is_below(fake, settin
 
 
 async def test_compaction_request_carries_the_research(fake, settings, small_task, recorder_for, toolbox_for):
-    settings = settings.model_copy(update={"context_window": 2000, "compaction_threshold": 0.5})
+    limits = Limits(context_window=2000, compaction_threshold=0.5)
     compaction_requests = []
 
     def handler(req):
@@ -75,7 +76,7 @@ async def test_compaction_request_carries_the_research(fake, settings, small_tas
         return fake.Reply(content="Done.")
 
     model = fake.register("compaction-content", handler)
-    agent = ReactAgent(small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
+    agent = ReactAgent(small_task, settings, model=model, toolbox=toolbox_for(small_task, settings), limits=limits)
     rec = recorder_for(small_task)
     rec.user("Who taught Leonhard Euler?")
     await agent.respond(rec.convo, rec.emit)
@@ -90,7 +91,7 @@ async def test_compaction_request_carries_the_research(fake, settings, small_tas
 
 
 async def test_compaction_before_extraction_keeps_the_instruction(fake, settings, small_task, recorder_for, toolbox_for):
-    settings = settings.model_copy(update={"context_window": 2000, "compaction_threshold": 0.5})
+    limits = Limits(context_window=2000, compaction_threshold=0.5)
     extraction_requests = []
 
     def handler(req):
@@ -102,7 +103,7 @@ async def test_compaction_before_extraction_keeps_the_instruction(fake, settings
         return fake.Reply(content="Basel " * 1200)  # a long reply fills the context
 
     model = fake.register("compaction-extract", handler)
-    agent = ReactAgent(small_task, settings, model=model, toolbox=toolbox_for(small_task, settings))
+    agent = ReactAgent(small_task, settings, model=model, toolbox=toolbox_for(small_task, settings), limits=limits)
     rec = recorder_for(small_task)
     rec.user("Where was Euler born?")
     await agent.respond(rec.convo, rec.emit)
@@ -117,10 +118,10 @@ async def test_compaction_before_extraction_keeps_the_instruction(fake, settings
 
 def test_configured_window_wins_when_smaller(settings):
     # gpt-4o has a 128k window in litellm's local map
-    small = settings.model_copy(update={"context_window": 2000, "compaction_threshold": 0.8})
+    small = Limits(context_window=2000, compaction_threshold=0.8)
     assert window_for("gpt-4o", small) == 2000
     assert threshold_for("gpt-4o", small) == 1600
-    large = settings.model_copy(update={"context_window": 10_000_000})
+    large = Limits(context_window=10_000_000)
     assert window_for("gpt-4o", large) == 128_000
     # an unknown model falls back to the configured window
     assert window_for("fake/unknown", small) == 2000

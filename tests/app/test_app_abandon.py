@@ -71,11 +71,12 @@ def test_an_admin_stops_an_abandoned_run(manager, store, task):
 
 
 def test_the_next_manager_closes_runs_left_running_without_a_driver(store, settings, task):
+    from vibesearch.protocol import build_config
     from vibesearch.store.leases import claim, new_owner, run_key
 
     # what a killed server leaves: a "running" row and a lease nobody renews (expired at once here)
     run = store.create_run(task.id, task_json=task.model_dump(mode="json"), status="running", owner="user:alice", agent="baseline", user="human",
-                           meta={"task_file": task.source_file})
+                           meta={"task_file": task.source_file}, run_config=build_config(settings, task_id=task.id, user="human"))
     assert claim(store, run_key(run.id), new_owner(), 0.0) is None
     busy = RunManager(store, settings)  # the next server: it closes the run at its start
     try:

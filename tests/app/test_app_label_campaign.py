@@ -19,6 +19,13 @@ GT = [{"head": "Kyoto", "relation": "has temple", "tail": "Kinkaku-ji"}, {"head"
 PRED = [{"head": "Kyoto", "relation": "has temple", "tail": "Kinkaku-ji"}]
 
 
+def _snapshot(task_id: str) -> dict:
+    """A run's stored task (a whole ``Task`` dump: a partial one reads as no task) with ``GT``."""
+    stage = {"name": "s", "trigger": {"kind": "start", "condition": "c"}, "line": "l"}
+    return {"id": task_id, "subset": "daily", "language": "en", "graph": GT,
+            "persona": {"background": "b", "initial_query": "q", "stages": [stage]}}
+
+
 class _Ctx:
     """What the functions reach: the store."""
 
@@ -32,7 +39,7 @@ def _ctx(store: Store) -> AppContext:
 
 @pytest.fixture
 def run_id(store: Store) -> str:
-    run = store.create_run("t1", task_json={"id": "t1", "graph": GT}, agent="baseline", user="rules", status="finished")
+    run = store.create_run("t1", task_json=_snapshot("t1"), agent="baseline", user="rules", status="finished")
     store.append(run.id, GraphEvent(triples=PRED, raw_text="[]"))
     return run.id
 

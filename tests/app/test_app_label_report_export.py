@@ -41,8 +41,15 @@ def _ctx(store: Store, own: bool = True) -> AppContext:
     return _Ctx(store, own=own)  # type: ignore[return-value]
 
 
+def _snapshot(task_id: str) -> dict:
+    """A run's stored task (a whole ``Task`` dump: a partial one reads as no task) with ``GT``."""
+    stage = {"name": "s", "trigger": {"kind": "start", "condition": "c"}, "line": "l"}
+    return {"id": task_id, "subset": "daily", "language": "en", "graph": GT,
+            "persona": {"background": "b", "initial_query": "q", "stages": [stage]}}
+
+
 def _run(store: Store, owner: str, task_id: str = "t1") -> str:
-    run = store.create_run(task_id, task_json={"id": task_id, "graph": GT, "language": "en", "subset": "daily"},
+    run = store.create_run(task_id, task_json=_snapshot(task_id),
                            agent="baseline", user="rules", status="finished", owner=owner)
     store.append(run.id, GraphEvent(triples=PRED, raw_text="[]"))
     verdicts = [VerdictRow(score_id=0, run_id=run.id, gt_index=i, covered=True, evidence_json=json.dumps([i])) for i in range(2)]

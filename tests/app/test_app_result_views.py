@@ -14,7 +14,7 @@ from vibesearch.app.context import RunView
 from vibesearch.app.ui import build_app
 from vibesearch.run import EndEvent, GraphEvent, MessageEvent
 from vibesearch.scoring import run_stats
-from vibesearch.scoring.metrics import score_run
+from vibesearch.scoring import score_run
 from vibesearch.store import ScoreRow, VerdictRow
 
 COMPONENTS = {name: name for name in (

@@ -22,6 +22,7 @@ from vibesearch.app._loading import (
 from vibesearch.app._policy import RunRequest, check_model, check_request, check_turns, form_request
 from vibesearch.config import BUNDLED_TASKS
 from vibesearch.run import RunConfig
+from vibesearch.protocol import build_config
 
 KEY = "sk-configured-endpoint-key-0001"
 
@@ -32,7 +33,7 @@ def configured(settings):
 
 
 def _endpoint(settings, url=None) -> RunConfig:
-    return RunConfig.from_settings(settings, agent="endpoint", endpoint_url=url)
+    return build_config(settings, agent="endpoint", endpoint_url=url)
 
 
 def test_the_configured_endpoint_key_goes_only_to_the_configured_url(configured, bundled_tasks):
@@ -45,19 +46,22 @@ def test_the_configured_endpoint_key_goes_only_to_the_configured_url(configured,
 
 
 def test_resuming_a_run_sends_no_key_to_the_url_it_recorded(configured, bundled_tasks, store):
-    """The URL stored with a run (its config, or the settings snapshot of an older run) never takes
-    the configured key along, whatever the resuming process has configured."""
+    """The URL stored with a run (its config, or the one the upgrade read off the settings snapshot
+    of an older run: migration 0005) never takes the configured key along, whatever the resuming
+    process has configured."""
+    from vibesearch.run import RunConfig
     from vibesearch.session import config_of_run
+    from vibesearch.store.migrations.versions.r0005_resolved_configs import _derived
 
     task = bundled_tasks[0]
     for recorded, key in (("http://elsewhere.example/v1", None), ("http://127.0.0.1:9/v1", KEY)):
         new = store.create_run(task.id, run_config=_endpoint(configured, recorded), agent="endpoint", user="rules")
         old = store.create_run(task.id, config={"endpoint_url": recorded}, meta={"agent_config": {"kind": "endpoint"}}, agent="endpoint", user="rules")
-        for run in (new, old):
-            config = config_of_run(store.get_run(run.id), configured)
+        upgraded = RunConfig.model_validate(_derived(store.get_run(old.id)))
+        for config in (config_of_run(store.get_run(new.id), configured), upgraded):
             assert config.agent.endpoint_url == recorded
             assert make_agent(config, task, configured)._key == key
-            assert config.settings_for(configured).endpoint_key_for(recorded) == key
+            assert configured.endpoint_key_for(recorded) == key
 
 
 def test_a_typed_endpoint_url_never_gets_the_configured_key(configured, bundled_tasks):
@@ -96,10 +100,10 @@ def test_run_requests_are_checked(settings, configured):
     form_request(configured, task_id="t", agent="endpoint", endpoint_url="http://127.0.0.1:9/v1/")
     assert check_turns("7") == 7 and check_turns(3.0) == 3 and check_turns(0) is None and check_turns(None) is None
     # a request made some other way is checked again when it starts: the config itself
-    sneaky = RunRequest(RunConfig.from_settings(configured, agent="endpoint", endpoint_url="http://evil.example/v1"))
+    sneaky = RunRequest(build_config(configured, agent="endpoint", endpoint_url="http://evil.example/v1"))
     with pytest.raises(ValueError, match="not allowed"):
         check_request(sneaky, configured)
-    too_long = RunRequest(RunConfig.from_settings(configured, max_user_turns=10_000))
+    too_long = RunRequest(build_config(configured, max_user_turns=10_000))
     with pytest.raises(ValueError, match="max_user_turns"):
         check_request(too_long, configured)
 

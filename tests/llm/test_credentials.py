@@ -12,7 +12,7 @@ import pytest
 
 from vibesearch.config import Settings
 from vibesearch.llm.credentials import MissingCredentials, check_config_credentials, missing_variables
-from vibesearch.run.config import RunConfig
+from vibesearch.protocol import build_config
 
 REPO = Path(__file__).resolve().parents[2]
 PRESENT_KEY = "sk-present-openai-key-0123456789"
@@ -50,7 +50,7 @@ def test_models_that_need_no_variable_pass(no_keys, model, kwargs):
 
 def check_run_credentials(settings: Settings, judge_model: str | None = None, **fields: str) -> None:
     """The run's models as a ``RunConfig`` the way the CLI and the app build one."""
-    config = RunConfig.from_settings(settings, task_id="t", judge=judge_model, **fields)
+    config = build_config(settings, task_id="t", judge=judge_model, **fields)
     check_config_credentials(config, settings, judge=judge_model is not None)
 
 

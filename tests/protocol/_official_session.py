@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from vibesearch.agents import make_agent
-from vibesearch.run import RunConfig
 from vibesearch.users import make_user
+from vibesearch.protocol import build_config
 
 HERE = Path(__file__).resolve().parent
 HARNESS = HERE.parent / "data" / "official_harness"
@@ -18,7 +18,7 @@ from _tea_task import TASK  # noqa: E402,F401 - re-exported: the task the fixtur
 
 
 def _build(task, settings, *, agent_model, sim_model="fake/off-sim", user="paper", **flat):
-    config = RunConfig.from_settings(
+    config = build_config(
         settings, task_id=task.id, agent="react", agent_model=agent_model, user=user, simulator_model=sim_model,
         protocol="official", **flat,
     )

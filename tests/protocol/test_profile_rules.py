@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
-from vibesearch.protocol import OFFICIAL_LIMITS, limits_for
+from vibesearch.config import Settings
+from vibesearch.protocol import build_config, profile_of
 from vibesearch.protocol.rules import (
     OFFICIAL_COMPACTION_TOKENS,
     official_compaction_threshold,
 )
+from vibesearch.run import Limits
+
+OFFICIAL = profile_of("official")
+OURS = profile_of("vibesearch")
+
+
+def _official_limits() -> Limits:
+    return build_config(Settings(), protocol="official").limits
+
+
+def _our_limits(**given) -> Limits:
+    return build_config(Settings(), **given).limits
 
 
 def test_compaction_threshold_is_the_capped_context():
@@ -16,33 +29,43 @@ def test_compaction_threshold_is_the_capped_context():
 
 
 def test_compaction_only_strictly_above_the_threshold():
-    assert not OFFICIAL_LIMITS.should_compact(229_376, default_threshold=10)
-    assert OFFICIAL_LIMITS.should_compact(229_377, default_threshold=10)
-    assert OFFICIAL_LIMITS.compact_on_context_overflow
-    ours = limits_for("vibesearch")
-    assert ours.should_compact(205_000, default_threshold=204_800)  # ours: the run's own threshold
-    assert not ours.compact_on_context_overflow
+    from vibesearch.agents.compaction import threshold_for
+
+    # the official agent compacts strictly above its fixed threshold ...
+    assert threshold_for("fake/any", _official_limits()) == 229_376
+    # ... ours at the run's own threshold (context window x fraction)
+    assert threshold_for("fake/any", _our_limits(context_window=256_000, compaction_threshold=0.8)) == 204_800
+    assert _our_limits().compaction_tokens is None
 
 
 def test_thirty_simulator_replies_after_the_opening():
     # user messages so far, the opening query included
-    assert OFFICIAL_LIMITS.user_turns_left(1) == 30
-    assert OFFICIAL_LIMITS.user_turns_left(30) == 1
-    assert OFFICIAL_LIMITS.user_turns_left(31) == 0
-    ours = limits_for("vibesearch", max_user_turns=30)
-    assert ours.user_turns_left(1) == 29  # ours counts the opening
-    assert ours.user_turns_left(30) == 0
+    limits = _official_limits()
+    assert OFFICIAL.user_turns_left(limits, 1) == 30
+    assert OFFICIAL.user_turns_left(limits, 30) == 1
+    assert OFFICIAL.user_turns_left(limits, 31) == 0
+    ours = _our_limits(max_user_turns=30)
+    assert OURS.user_turns_left(ours, 1) == 29  # ours counts the opening
+    assert OURS.user_turns_left(ours, 30) == 0
 
 
 def test_two_hundred_llm_calls_per_trajectory():
-    assert OFFICIAL_LIMITS.llm_calls_left(0) == 200
-    assert OFFICIAL_LIMITS.llm_calls_left(199) == 1
-    assert OFFICIAL_LIMITS.llm_calls_left(200) == 0
-    assert OFFICIAL_LIMITS.max_steps_per_turn is None
-    assert limits_for("vibesearch").llm_calls_left(10_000) is None
+    from vibesearch.run import Conversation, UsageEvent
+
+    limits = _official_limits()
+    convo = Conversation()
+    assert OFFICIAL.rounds_left(limits, convo) == 200
+    for _ in range(199):
+        convo.add(UsageEvent(purpose="agent", model="fake/a"))
+    assert OFFICIAL.rounds_left(limits, convo) == 1
+    convo.add(UsageEvent(purpose="compaction", model="fake/a"))  # a compaction is a round too
+    assert OFFICIAL.rounds_left(limits, convo) == 0
+    assert limits.max_steps_per_turn is None
+    assert OURS.rounds_left(_our_limits(), convo) is None
 
 
 def test_per_role_sampling():
-    assert OFFICIAL_LIMITS.judge.params() == {"temperature": 0.7, "max_tokens": 32_768}
-    assert OFFICIAL_LIMITS.simulator.params() == {"temperature": 0.7, "max_tokens": 32_768}
-    assert limits_for("vibesearch").judge.params() == {}
+    official = build_config(Settings(), protocol="official")
+    assert official.judge.sampling.params() == {"temperature": 0.7, "max_tokens": 32_768}
+    assert official.user.sampling.params() == {"temperature": 0.7, "max_tokens": 32_768}
+    assert build_config(Settings()).judge.sampling.params() == {}

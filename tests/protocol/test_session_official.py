@@ -28,10 +28,10 @@ from vibesearch.protocol.rules import (
     USER_REPLIES_AFTER_OPENING,
 )
 from vibesearch.protocol.prompts import OWN_GO_ON
-from vibesearch.run import RunConfig
 from vibesearch.run.events import CompactionEvent, EndEvent, MessageEvent, NoteEvent, UsageEvent
 from vibesearch.session import run_session
 from vibesearch.users import OfficialUser, make_user
+from vibesearch.protocol import build_config
 
 from _official_session import HARNESS, TASK, _answer_agent, _build, _text, _user_messages, litellm_reply
 
@@ -59,7 +59,7 @@ async def test_a_simulator_that_never_ends_gets_exactly_30_replies_after_the_ope
 async def test_the_vibesearch_profile_still_counts_the_opening(fake, task, store, settings):
     fake.register("off-agent", _answer_agent)
     fake.register("plain-sim", lambda req: litellm_reply(json.dumps({"trigger_met": False, "reply_kind": "push", "reply": "More, please."})))
-    config = RunConfig.from_settings(settings, task_id=task.id, agent="react", agent_model="fake/off-agent", user="simulator",
+    config = build_config(settings, task_id=task.id, agent="react", agent_model="fake/off-agent", user="simulator",
                                      simulator_model="fake/plain-sim", max_user_turns=5)
     result = await run_session(config, task, make_agent(config, task, settings), make_user(config, task, settings), store, settings)
     assert result.termination == "max_user_turns"
@@ -217,7 +217,7 @@ async def test_a_refused_or_timed_out_call_compacts_and_goes_on(fake, task, stor
 
 async def test_our_profile_still_ends_the_run_on_a_400(fake, task, store, settings):
     fake.register("bad-agent", lambda req: litellm_reply("", error="400"))
-    config = RunConfig.from_settings(settings, task_id=task.id, agent="react", agent_model="fake/bad-agent", user="rules")
+    config = build_config(settings, task_id=task.id, agent="react", agent_model="fake/bad-agent", user="rules")
     result = await run_session(config, task, make_agent(config, task, settings), make_user(config, task, settings), store, settings)
     assert result.status == "failed" and result.termination == "error"
     assert not store.events(result.run_id, kinds=["compaction"])
@@ -288,14 +288,13 @@ async def test_without_a_checkout_the_run_says_own_prompts(fake, zh_task, store,
 
 
 def test_a_sampling_the_run_set_is_kept(settings):
-    from vibesearch.protocol.profile import profile_config
+    from vibesearch.protocol import resolve
 
-    config = RunConfig.from_settings(settings.model_copy(update={"temperature": 0.2}), protocol="official")
-    filled = profile_config(config)
+    filled = build_config(settings.model_copy(update={"temperature": 0.2}), protocol="official")  # resolved when built
     assert filled.agent.sampling.temperature == 0.2 and filled.agent.sampling.top_p == AGENT_TOP_P
     assert filled.user.sampling.temperature == 0.2 and filled.user.sampling.max_tokens == SIMULATOR_MAX_TOKENS
-    ours = RunConfig.from_settings(settings)
-    assert profile_config(ours) == ours
+    ours = build_config(settings)
+    assert resolve(ours) == ours
 
 
 # ------------------------------------------------------------------ the choice: app form and CLI
@@ -337,7 +336,7 @@ def test_the_cli_runs_the_official_profile_with_a_checkout(fake, tmp_path, monke
 
 def test_usage_events_name_every_budgeted_purpose():
     # the budget counts agent calls and compactions; both are purposes the usage event knows
-    from vibesearch.protocol.profile import BUDGET_PURPOSES
+    from vibesearch.protocol.profiles import BUDGET_PURPOSES
 
     assert BUDGET_PURPOSES <= set(UsageEvent.model_fields["purpose"].annotation.__args__)
 

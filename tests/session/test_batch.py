@@ -10,10 +10,11 @@ from _engines import sqlite_only
 from vibesearch.run import RunConfig
 from vibesearch.session.batch import BatchSpec, plan_config, plan_jobs, run_batch
 from vibesearch.store import Store
+from vibesearch.protocol import build_config
 
 
 def react_and_simulator(settings) -> RunConfig:
-    return RunConfig.from_settings(settings, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim")
+    return build_config(settings, agent="react", agent_model="fake/agent", user="simulator", simulator_model="fake/sim")
 
 
 async def test_a_fifth_of_model_calls_failing_every_run_still_finishes(fakes, persona_tasks, store, settings, monkeypatch):

@@ -63,9 +63,17 @@ def test_score_table_run_partial_and_no_reply(store):
 
 
 def test_score_table_run_rejects_a_persona_run(store):
-    run = store.create_run("p", task_json={"id": "p", "extra": {}})
+    from vibesearch.store import TaskSnapshotError
+    from vibesearch.tasks import get_task
+
+    task = get_task("daily-en-japan-heritage-trip")
+    run = store.create_run(task.id, task_json=task.model_dump(mode="json"))
     with pytest.raises(ValueError, match="not a table task"):
         score_table_run(store, run.id)
+    # a snapshot that is no task at all: the one error of an unreadable snapshot, naming the run
+    broken = store.create_run("p", task_json={"id": "p", "extra": {}})
+    with pytest.raises(TaskSnapshotError, match=f"run {broken.id}: its task snapshot cannot be read"):
+        score_table_run(store, broken.id)
 
 
 def _s(task_id: str, success: bool, row_f1: float, item_f1: float) -> TableScore:

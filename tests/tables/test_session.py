@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 
 from vibesearch.agents import make_agent
-from vibesearch.run import RunConfig
 from vibesearch.scoring import score_run
 from vibesearch.session import run_session
 from vibesearch.tables import get_table_task, gold_markdown, table_score_of, table_task_to_task
 from vibesearch.users import make_user
+from vibesearch.protocol import build_config
 
 
 async def test_table_task_runs_through_the_session_and_scores(fake, settings, store):
@@ -28,7 +28,7 @@ async def test_table_task_runs_through_the_session_and_scores(fake, settings, st
         return fake.Reply(content="From the sources:\n\n```markdown\n" + table + "\n```")
 
     model = fake.register("table-agent", agent)
-    config = RunConfig.from_settings(settings, task_id=task.id, agent="react", agent_model=model, user="direct")
+    config = build_config(settings, task_id=task.id, agent="react", agent_model=model, user="direct")
     agent_, user = make_agent(config, task, settings), make_user(config, task, settings)
     result = await run_session(config, task, agent_, user, store, settings)
     assert result.status == "finished", result

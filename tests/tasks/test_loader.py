@@ -35,6 +35,13 @@ def test_json_and_yaml_give_the_same_task(tmp_path, ours_task):
     assert a[0].origin == "ours" and a[0].source_file == str(tmp_path / "a.json")
 
 
+def test_a_file_cannot_name_its_own_source_file(tmp_path, ours_task):
+    # the loader gives ``source_file`` (where it read the task); in a file it is an unknown field
+    (tmp_path / "a.json").write_text(json.dumps({**ours_task, "source_file": "/elsewhere.json"}))
+    tasks, problems = parse_task_file(tmp_path / "a.json")
+    assert tasks == [] and [(p.field, p.message) for p in problems] == [("source_file", "unknown field")]
+
+
 def test_folder_loads_every_task_and_skips_corpus(tmp_path, ours_task):
     nested = tmp_path / "more" / "deeper"
     nested.mkdir(parents=True)

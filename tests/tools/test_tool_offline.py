@@ -10,6 +10,8 @@ import pytest
 from vibesearch.tools import OfflineCorpus, make_toolbox
 from vibesearch.tools.offline import clear_cache, corpus_for_task, url_key
 
+from _tool_search import search_of
+
 
 @pytest.fixture
 def corpus(docs) -> OfflineCorpus:
@@ -77,7 +79,7 @@ def test_empty_corpus_is_usable():
 
 
 async def test_toolbox_search_visit_scholar(corpus_task, tool_settings):
-    tb = make_toolbox(corpus_task, tool_settings)
+    tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings))
     assert [s["function"]["name"] for s in tb.schemas()] == ["search", "visit", "scholar_search", "python"]
 
     out = await tb.call("search", {"query": "first seismoscope", "topn": 2})
@@ -99,7 +101,7 @@ async def test_toolbox_search_visit_scholar(corpus_task, tool_settings):
 
 
 async def test_visit_unknown_url_is_a_clear_not_found(corpus_task, tool_settings):
-    tb = make_toolbox(corpus_task, tool_settings)
+    tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings))
     out = await tb.call("visit", {"url": ["https://nowhere.example.net/page"], "goal": "x"})
     assert out.error
     assert "Not found" in out.content and "https://nowhere.example.net/page" in out.content
@@ -109,7 +111,7 @@ async def test_visit_unknown_url_is_a_clear_not_found(corpus_task, tool_settings
 
 
 async def test_visit_long_page_shows_goal_passages(corpus_task, tool_settings):
-    tb = make_toolbox(corpus_task, tool_settings)
+    tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings))
     out = await tb.call("visit", {"url": "https://long.example.org/valley", "goal": "who built the stone bridge"})
     assert not out.error
     assert "Aldo Ferri" in out.content
@@ -118,8 +120,7 @@ async def test_visit_long_page_shows_goal_passages(corpus_task, tool_settings):
 
 
 async def test_result_over_the_cap_is_cut_with_a_marker(corpus_task, tool_settings):
-    tool_settings.tool_result_max_chars = 300
-    tb = make_toolbox(corpus_task, tool_settings)
+    tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings, tool_result_max_chars=300))
     out = await tb.call("search", {"query": "seismoscope tea valley bridge history", "topn": 10})
     assert out.truncated_chars > 0
     assert out.content.endswith(f"[... {out.truncated_chars} characters cut ...]")
@@ -135,7 +136,7 @@ async def test_visit_with_summariser_model(corpus_task, tool_settings, fake):
 
     tool_settings.summariser_model = fake.register("tools-summariser", handler)
     events = []
-    tb = make_toolbox(corpus_task, tool_settings, emit=events.append)
+    tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings), emit=events.append)
     out = await tb.call("visit", {"url": ["https://history.example.org/zhang-heng"], "goal": "year of the seismoscope"})
     assert not out.error
     assert "Summary for the goal:\nThe seismoscope was built in 132 AD by Zhang Heng." in out.content
@@ -147,7 +148,7 @@ async def test_visit_with_summariser_model(corpus_task, tool_settings, fake):
 
 async def test_visit_falls_back_to_passages_when_the_summariser_fails(corpus_task, tool_settings, fake):
     tool_settings.summariser_model = fake.register("tools-broken", lambda req: fake.Reply(error="400"))
-    tb = make_toolbox(corpus_task, tool_settings)
+    tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings))
     out = await tb.call("visit", {"url": ["https://history.example.org/zhang-heng"], "goal": "seismoscope"})
     assert not out.error
     assert "summariser failed" in out.content and "eight dragons" in out.content
@@ -156,7 +157,7 @@ async def test_visit_falls_back_to_passages_when_the_summariser_fails(corpus_tas
 async def test_task_without_corpus_gives_an_error_text(corpus_task, tool_settings):
     bare = corpus_task.model_copy(update={"corpus": None})
     bare._file = corpus_task.source_file
-    tb = make_toolbox(bare, tool_settings)
+    tb = make_toolbox(bare, tool_settings, search=search_of(tool_settings))
     out = await tb.call("search", {"query": "anything"})
     assert out.error and "no offline corpus" in out.content
 
@@ -165,7 +166,7 @@ def test_index_is_cached_per_task_and_corpus_file(corpus_task):
     clear_cache()
     first = corpus_for_task(corpus_task)
     assert corpus_for_task(corpus_task) is first
-    assert make_toolbox(corpus_task, _settings()).backend.corpus is first
+    assert make_toolbox(corpus_task, _settings(), search=search_of(_settings())).backend.corpus is first
     # editing the corpus file gives a fresh index
     path = os.path.join(os.path.dirname(corpus_task.source_file), corpus_task.corpus)
     with open(path, "a", encoding="utf-8") as fh:

@@ -21,6 +21,8 @@ import pytest
 from vibesearch.tools import make_toolbox
 from vibesearch.tools.sandbox import PythonSandbox, detect_isolation
 
+from _tool_search import search_of
+
 FAKE_KEY = "sk-fakesecretkey-do-not-leak-0123456789"
 MODE = detect_isolation()
 IS_ROOT = os.geteuid() == 0
@@ -29,7 +31,7 @@ IS_ROOT = os.geteuid() == 0
 @pytest.fixture
 def tb(corpus_task, tool_settings, monkeypatch):
     monkeypatch.setenv("FAKE_API_KEY", FAKE_KEY)
-    return make_toolbox(corpus_task, tool_settings)
+    return make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings))
 
 
 async def _still_works(tb):

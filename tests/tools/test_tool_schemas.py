@@ -6,6 +6,8 @@ import pytest
 
 from vibesearch.tools import SCHEMAS, ArgumentError, check_arguments, make_toolbox
 
+from _tool_search import search_of
+
 
 def test_schemas_have_the_papers_names_and_parameters():
     fns = {name: s["function"] for name, s in SCHEMAS.items()}
@@ -59,13 +61,13 @@ async def test_bad_arguments_give_an_error_text(corpus_task, tool_settings, name
     with pytest.raises(ArgumentError, match=None) as info:
         check_arguments(name, args)
     assert needle in str(info.value)
-    out = await make_toolbox(corpus_task, tool_settings).call(name, args)
+    out = await make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings)).call(name, args)
     assert out.error is True
     assert needle in out.content
 
 
 async def test_non_object_arguments(corpus_task, tool_settings):
-    out = await make_toolbox(corpus_task, tool_settings).call("search", "just a string")  # type: ignore[arg-type]
+    out = await make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings)).call("search", "just a string")  # type: ignore[arg-type]
     assert out.error and "must be a JSON object" in out.content
 
 
@@ -84,7 +86,7 @@ async def test_a_crashing_backend_becomes_an_error_text_without_the_key(corpus_t
         async def scholar(self, query):
             raise AssertionError("not called")
 
-    tb = make_toolbox(corpus_task, tool_settings, backend=Exploding())
+    tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings), backend=Exploding())
     out = await tb.call("search", {"query": "x"})
     assert out.error and "search failed: RuntimeError: boom" in out.content
     assert "serper-secret-value-123456" not in out.content
@@ -105,7 +107,7 @@ async def test_a_hanging_backend_times_out(corpus_task, tool_settings):
         visit = scholar = search
 
     tool_settings.http_timeout_s = 0.05
-    tb = make_toolbox(corpus_task, tool_settings, backend=Hanging())
+    tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings), backend=Hanging())
     tb.deadline = lambda name: 0.2  # keep the test fast; the real deadline derives from settings
     out = await tb.call("search", {"query": "x"})
     assert out.error and "timed out" in out.content

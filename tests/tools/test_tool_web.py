@@ -9,6 +9,8 @@ import pytest
 from vibesearch.tools import make_toolbox
 from vibesearch.tools.web import WebBackend
 
+from _tool_search import search_of
+
 ARTICLE = """<!doctype html><html><head><title>The Bridge of Valdoria</title></head><body>
 <nav><a href="/">Home</a> | <a href="/about">About</a> | Subscribe to our newsletter</nav>
 <article><h1>The Bridge of Valdoria</h1>
@@ -33,7 +35,7 @@ def backend(web, settings, provider="serper", **kw) -> WebBackend:
 
 
 def toolbox(task, settings, be):
-    return make_toolbox(task, settings, backend=be)
+    return make_toolbox(task, settings, search=search_of(settings), backend=be)
 
 
 # ---------------------------------------------------------------- search providers
@@ -89,7 +91,7 @@ async def test_tavily_and_searxng_results(local_web, corpus_task, tool_settings,
 
 
 async def test_searxng_without_an_instance_is_an_error_text(corpus_task, tool_settings):
-    tb = make_toolbox(corpus_task, tool_settings, backend=WebBackend(tool_settings, provider="searxng"))
+    tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings), backend=WebBackend(tool_settings, provider="searxng"))
     out = await tb.call("search", {"query": "q"})
     assert out.error and "VIBESEARCH_SEARXNG_URL" in out.content
 
@@ -241,4 +243,4 @@ async def test_visit_refuses_private_addresses_by_default(local_web, corpus_task
 
 def test_unknown_backend_name_is_rejected(corpus_task, tool_settings):
     with pytest.raises(ValueError, match="unknown backend 'bing'"):
-        make_toolbox(corpus_task, tool_settings, backend="bing")
+        make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings), backend="bing")

@@ -8,10 +8,10 @@ import threading
 from vibesearch.run.conversation import Conversation
 from vibesearch.run.events import MessageEvent, StageEvent
 from vibesearch.config import Settings
-from vibesearch.run import RunConfig
 from vibesearch.users import HumanUser, PaperUser, ShadowUser, UserState, UserTurn, make_user, shadow_agreement
 from vibesearch.users.paper import infer_turn, persona_markdown
 from vibesearch.users.scripted import direct_query
+from vibesearch.protocol import build_config
 
 
 def convo_with(reply: str) -> Conversation:
@@ -30,7 +30,7 @@ async def test_paper_user_sends_the_whole_persona_and_infers_progress(fake, tea_
         seen.append(req)
         return fake.Reply(content=f"Oh nice. {line}" if len(seen) == 1 else "[DONE]")
 
-    user = make_user(RunConfig.from_settings(settings, user="paper", simulator_model=fake.register("paper-sim", handler)), tea_task, settings)
+    user = make_user(build_config(settings, user="paper", simulator_model=fake.register("paper-sim", handler)), tea_task, settings)
     assert isinstance(user, PaperUser)
     first = await user.next_turn(convo_with("Matcha is a good choice."), UserState(tea_task, 0, 1))
     assert first.stage_advanced and first.reply_kind == "disclose" and first.decided_by == "simulator"
@@ -97,7 +97,7 @@ async def test_human_disclose_with_nothing_left_is_a_push(tea_task):
 
 # ------------------------------------------------------------------ shadow
 async def test_shadow_runs_beside_the_person(tea_task, settings):
-    user = make_user(RunConfig.from_settings(settings, user="human", shadow="rules"), tea_task, settings)
+    user = make_user(build_config(settings, user="human", shadow="rules"), tea_task, settings)
     assert isinstance(user, ShadowUser)
     task = asyncio.create_task(user.next_turn(convo_with("Try matcha."), UserState(tea_task, 0, 1)))
     await user.wait_pending()
@@ -124,19 +124,19 @@ def test_shadow_agreement_counts_turns():
 
 # ------------------------------------------------------------------ scripted
 async def test_direct_user(tea_task):
-    user = make_user(RunConfig.from_settings(Settings(), user="direct"), tea_task, Settings())
+    user = make_user(build_config(Settings(), user="direct"), tea_task, Settings())
     opening = await user.opening(UserState(tea_task))
     assert opening.message == direct_query(tea_task)
     assert all(s.line in opening.message for s in tea_task.stages[1:])
     done = await user.next_turn(convo_with("answer"), UserState(tea_task, 0, 1))
     assert done.reply_kind == "done" and done.decided_by == "script"
     tea_task.final_query = "Everything at once, please."
-    assert (await make_user(RunConfig.from_settings(Settings(), user="direct"), tea_task, Settings()).opening(UserState(tea_task))).message == "Everything at once, please."
+    assert (await make_user(build_config(Settings(), user="direct"), tea_task, Settings()).opening(UserState(tea_task))).message == "Everything at once, please."
 
 
 async def test_staged_user(tea_task):
     tea_task.sub_queries = ["q1", "q2", "q3"]
-    user = make_user(RunConfig.from_settings(Settings(), user="staged"), tea_task, Settings())
+    user = make_user(build_config(Settings(), user="staged"), tea_task, Settings())
     assert (await user.opening(UserState(tea_task))).message == "q1"
     t2 = await user.next_turn(convo_with("a"), UserState(tea_task, 0, 1))
     t3 = await user.next_turn(convo_with("a"), UserState(tea_task, 1, 2))

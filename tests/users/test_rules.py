@@ -5,9 +5,9 @@ from __future__ import annotations
 from vibesearch.run.conversation import Conversation
 from vibesearch.run.events import MessageEvent
 from vibesearch.config import Settings
-from vibesearch.run import RunConfig
 from vibesearch.users import RuleUser, UserState, make_user
 from vibesearch.users._stages import derive_cues, push_message, questions, trigger_fires
+from vibesearch.protocol import build_config
 
 
 def convo_with(reply: str) -> Conversation:
@@ -18,7 +18,7 @@ def convo_with(reply: str) -> Conversation:
 
 
 async def test_mentions_stage_fires_on_cue_case_insensitive(tea_task):
-    user = make_user(RunConfig.from_settings(Settings(), user="rules"), tea_task, Settings())
+    user = make_user(build_config(Settings(), user="rules"), tea_task, Settings())
     turn = await user.next_turn(convo_with("Try MATCHA and sencha."), UserState(tea_task, 0, 1))
     assert turn.reply_kind == "disclose" and turn.stage_advanced and turn.trigger_met
     assert turn.message == tea_task.stages[1].line

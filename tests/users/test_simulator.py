@@ -8,8 +8,8 @@ import pytest
 
 from vibesearch.run.conversation import Conversation
 from vibesearch.run.events import ErrorEvent, MessageEvent, UsageEvent
-from vibesearch.run import RunConfig
 from vibesearch.users import SimulatorUser, UserState, make_user
+from vibesearch.protocol import build_config
 
 
 def convo_with(reply: str) -> Conversation:
@@ -113,6 +113,6 @@ async def test_retry_fixes_a_bad_first_output(fake, tea_task, settings):
 
 def test_make_user_needs_a_model(tea_task, settings):
     with pytest.raises(ValueError, match="simulator model"):
-        make_user(RunConfig.from_settings(settings, user="simulator"), tea_task, settings)
+        make_user(build_config(settings, user="simulator"), tea_task, settings)
     with pytest.raises(ValueError, match="'rules', 'simulator'"):  # the config refuses a kind no user has
-        make_user(RunConfig.from_settings(settings, user="robot"), tea_task, settings)
+        make_user(build_config(settings, user="robot"), tea_task, settings)

@@ -5,13 +5,12 @@ default). ``make_agent`` builds the one a ``RunConfig`` names."""
 from __future__ import annotations
 
 from .._fields import MissingSetting
-from ..config import Settings
-from ..protocol.profile import profile_config, profile_limits, prompts_for
+from ..config import AGENT_KINDS, Settings
+from ..protocol import profile_of, require_resolved
 from ..run import Agent, AgentReply, GraphResult, RunConfig, Toolbox
 from ..tasks.models import Task
 from ._triples import parse_triples
 
-AGENT_KINDS = ("baseline", "react", "endpoint")
 
 __all__ = ["AGENT_KINDS", "Agent", "AgentReply", "GraphResult", "make_agent", "parse_triples"]
 
@@ -24,39 +23,40 @@ def make_agent(
     toolbox: Toolbox | None = None,
     endpoint_key: str | None = None,
 ) -> Agent:
-    """Build the agent under test that ``config.agent`` describes, with the run's behaviour
-    settings (``config.settings_for``).
+    """Build the agent under test that ``config.agent`` describes (a config resolved for its
+    profile: ``vibesearch.protocol.build_config``). The agent reads the run's limits and search
+    from ``config``; ``settings`` gives only process facts (retries, timeouts, keys' places).
 
     * ``react``: ``config.agent.model`` is a litellm model string; the toolbox defaults to
-      ``make_toolbox(task, settings)``. Under the official profile it runs the official loop
-      with the official prompts (``protocol.profile.prompts_for``: the configured checkout, or ours).
+      ``make_toolbox(task, config.search, settings)``. When the run's profile runs the official
+      loop it is the official agent (``official.OfficialAgent``) with the profile's prompts (the
+      configured checkout, or ours).
     * ``endpoint``: ``config.agent.endpoint_url`` and ``endpoint_model``; ``endpoint_key`` is a key
       given with the URL (never stored). Without one, the configured key (``settings.endpoint_key``)
       is sent only when the URL is the configured one (``Settings.endpoint_key_for``).
     * ``baseline``: no model; it needs the task's offline corpus.
     """
-    config = profile_config(config)  # the official profile's sampling where the run set none
+    require_resolved(config)
     spec = config.agent
-    settings = config.settings_for(settings)
     if spec.kind == "react":
         if not spec.model:
             raise MissingSetting("the react agent needs a model", "agent_model",
                                  example="a litellm model string such as 'openai/gpt-4o-mini' or 'ollama_chat/qwen2.5'")
-        from .react import ReactAgent
-
         if toolbox is None:
             from ..tools import make_toolbox
 
-            toolbox = make_toolbox(task, settings)
-        return ReactAgent(
-            task,
-            settings,
-            model=spec.model,
-            toolbox=toolbox,
-            sampling=spec.sampling,
-            profile=profile_limits(config) if config.protocol == "official" else None,
-            prompts=prompts_for(config, settings),
-        )
+            toolbox = make_toolbox(task, settings, search=config.search)
+        profile = profile_of(config.protocol)
+        if profile.official_loop:
+            from .official import OfficialAgent
+
+            prompts = profile.prompts(settings)
+            if prompts is None:
+                raise ValueError(f"the {profile.name} profile runs the official loop but gives it no prompts")
+            return OfficialAgent(task, settings, model=spec.model, toolbox=toolbox, limits=config.limits, prompts=prompts, sampling=spec.sampling)
+        from .react import ReactAgent
+
+        return ReactAgent(task, settings, model=spec.model, toolbox=toolbox, limits=config.limits, sampling=spec.sampling)
     if spec.kind == "endpoint":
         url = spec.endpoint_url
         if not url:
@@ -67,7 +67,7 @@ def make_agent(
         key = endpoint_key if endpoint_key is not None else settings.endpoint_key_for(url)
         from .endpoint import EndpointAgent
 
-        return EndpointAgent(task, settings, url=url, model=spec.endpoint_model or settings.endpoint_model, key=key, sampling=spec.sampling)
+        return EndpointAgent(task, settings, url=url, model=spec.endpoint_model or "agent", key=key, sampling=spec.sampling)
     if spec.kind == "baseline":
         if not task.corpus:
             raise ValueError(
@@ -76,5 +76,5 @@ def make_agent(
             )
         from .baseline import BaselineAgent
 
-        return BaselineAgent(task, settings, toolbox=toolbox)
+        return BaselineAgent(task, settings, search=config.search, toolbox=toolbox)
     raise ValueError(f"unknown agent kind {spec.kind!r}: expected one of {', '.join(AGENT_KINDS)}")

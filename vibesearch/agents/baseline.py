@@ -20,7 +20,7 @@ import uuid
 from typing import Any
 
 from ..config import Settings
-from ..run import AgentReply, Conversation, Emit, GraphResult, MessageEvent, Step, Toolbox, ToolCallEvent, ToolOutput
+from ..run import AgentReply, Conversation, Emit, GraphResult, MessageEvent, SearchSpec, Step, Toolbox, ToolCallEvent, ToolOutput
 from ..run.tools import execute_tool_call
 from ..tasks.models import CorpusDoc, Task
 from ..tools.offline import OfflineCorpus
@@ -45,16 +45,25 @@ class BaselineAgent:
         "annotated facts of the visited pages (not read by a model). No LLM."
     )
 
-    def __init__(self, task: Task, settings: Settings, *, toolbox: Toolbox | None = None, corpus: OfflineCorpus | None = None):
+    def __init__(
+        self,
+        task: Task,
+        settings: Settings,
+        *,
+        search: SearchSpec | None = None,
+        toolbox: Toolbox | None = None,
+        corpus: OfflineCorpus | None = None,
+    ):
         from ..tools import AgentToolbox, OfflineBackend, make_toolbox
         from ..tools.offline import corpus_for_task
 
         self.task = task
-        self.settings = settings
+        # the baseline reads the corpus' annotations, so it always searches the corpus
+        self.search = (search or SearchSpec()).model_copy(update={"backend": "offline"})
         if isinstance(toolbox, AgentToolbox) and toolbox.backend_name != "offline":
-            toolbox = None  # the baseline reads the corpus' annotations, so it always searches the corpus
+            toolbox = None
         if toolbox is None:
-            toolbox = make_toolbox(task, settings.model_copy(update={"search_backend": "offline"}))
+            toolbox = make_toolbox(task, settings, search=self.search)
         self.toolbox: Toolbox = toolbox
         if corpus is None:
             # the toolbox's own corpus when it has one (same index, same ranking), else the task's
@@ -72,7 +81,7 @@ class BaselineAgent:
         message = convo.turns[-1].user if convo.turns else ""
         discussed = _conversation_text(convo)
 
-        topn = max(VISIT_TOP, self.settings.search_topn)
+        topn = max(VISIT_TOP, self.search.topn)
         shown = await self._step(emit, stored, 0, "search", {"query": message, "topn": topn})
         table_columns = _table_columns(self.task)
         docs = self._ranked_docs(message, shown, topn)[: topn if table_columns else VISIT_TOP]

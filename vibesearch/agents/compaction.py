@@ -1,16 +1,16 @@
 """Context compaction (SPEC 4.2).
 
-Before every LLM call the agent measures its context. When it is over the threshold —
-``settings.compaction_threshold`` times the context window, where the window is the model's
-(from litellm's map) or ``settings.context_window``, whichever is smaller — the model is asked to
-summarise the research and the conversation so far. A ``compaction`` event records the token
-counts and the summary; from then on the ``Conversation`` shows the summary in place of what it
-replaced (``Conversation.agent_messages``), so the agent continues from system prompt + summary.
+Before every LLM call the agent measures its context. When it is over the threshold — the run's
+``limits.compaction_tokens`` when its profile fixes one, else ``limits.compaction_threshold``
+times the context window, where the window is the model's (from litellm's map) or
+``limits.context_window``, whichever is smaller — the model is asked to summarise the research
+and the conversation so far. A ``compaction`` event records the token counts and the summary; from
+then on the ``Conversation`` shows the summary in place of what it replaced
+(``Conversation.agent_messages``), so the agent continues from system prompt + summary.
 
-Under the official profile with a checkout of the official harness, the summary is asked with that
-checkout's compaction prompts over the official transcript (``official_transcript``), and under
-that profile the summary stands in the context as the official harness puts it (``summary_view``:
-the question, the summary as the agent's message, a request to go on; docs/protocol.md row 13).
+An agent with other compaction rules subclasses ``Compactor``: ``summarise`` (how the summary is
+asked) and ``context`` (how the summary stands in the agent's context); the official agent's is
+``official.OfficialCompactor``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from typing import Any, Callable, Mapping
 
 from ..config import Settings
 from ..llm import complete, context_window, count_tokens
-from ..protocol.prompts import CompactionPrompts
-from ..protocol.rules import COMPACT_ATTEMPTS, COMPACT_MAX_CHARS
+from ..run.config import Limits
 from ..run.conversation import Conversation
 from ..run.events import CompactionEvent, Emit
 from ._context import transcript
@@ -34,39 +33,47 @@ from .prompts import COMPACTION_PROMPT, COMPACTION_TRANSCRIPT_HEADER
 _TOOL_CAPS: tuple[int | None, ...] = (None, 4000, 1500, 500, 150)
 
 
-def window_for(model: str, settings: Settings) -> int:
-    """The context window used for ``model``: its own, or the configured one when smaller."""
-    return min(context_window(model, settings.context_window), settings.context_window)
+def window_for(model: str, limits: Limits) -> int:
+    """The context window used for ``model``: its own, or the run's when smaller."""
+    return min(context_window(model, limits.context_window), limits.context_window)
 
 
-def threshold_for(model: str, settings: Settings) -> int:
-    return int(window_for(model, settings) * settings.compaction_threshold)
+def threshold_for(model: str, limits: Limits) -> int:
+    """Prompt tokens above which the context is compacted."""
+    if limits.compaction_tokens is not None:
+        return limits.compaction_tokens
+    return int(window_for(model, limits) * limits.compaction_threshold)
 
 
 @dataclass
 class Compactor:
-    """Measures an agent's context and compacts it when it is over the threshold."""
+    """Measures an agent's context and compacts it when it is over the threshold.
+
+    ``settings`` gives the process facts of the summary call (retries, timeouts); the limits are
+    the run's."""
 
     model: str
     settings: Settings
     system_prompt: str
-    sampling: Mapping[str, float | int] | None = None  # the summary call's (None: the settings')
-    # the official compaction prompts (the official profile with a checkout); None: ours
-    official: CompactionPrompts | None = None
-    # how the summary stands in the agent's context (``Conversation.agent_messages``); None: ours
-    summary_view: Callable[[str], list[dict[str, Any]]] | None = None
+    limits: Limits = field(default_factory=Limits)
+    sampling: Mapping[str, float | int] | None = None  # the summary call's (None: the provider's)
     _measured: _Measured = field(default_factory=lambda: _Measured(), init=False, repr=False, compare=False)
 
     @property
     def window(self) -> int:
-        return window_for(self.model, self.settings)
+        return window_for(self.model, self.limits)
 
     @property
     def threshold(self) -> int:
-        return threshold_for(self.model, self.settings)
+        return threshold_for(self.model, self.limits)
 
     def count(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
         return count_tokens(messages, self.model, tools)
+
+    def context(self, convo: Conversation) -> list[dict[str, Any]]:
+        """The agent's working context after its system prompt (a summary standing in for what
+        it replaced)."""
+        return convo.agent_messages()
 
     async def ensure_room(
         self,
@@ -107,9 +114,7 @@ class Compactor:
 
     async def summarise(self, convo: Conversation, emit: Emit) -> str:
         """Ask the model for a summary of everything in the agent's context."""
-        if self.official is not None:
-            return await self._official_summary(convo, emit, self.official)
-        context = convo.agent_messages(self.summary_view)
+        context = self.context(convo)
         budget = max(self.window - min(4000, self.window // 4), self.window // 2)
         text = ""
         for cap in _TOOL_CAPS:
@@ -125,43 +130,13 @@ class Compactor:
         result = await complete(
             messages, model=self.model, purpose="compaction", emit=emit, settings=self.settings, sampling=self.sampling
         )
-        return result.content.strip() or _asked_so_far(convo)
-
-    async def _official_summary(self, convo: Conversation, emit: Emit, prompts: CompactionPrompts) -> str:
-        """The official compaction call: its prompts over the official transcript (cut to its first
-        ``COMPACT_MAX_CHARS`` characters), asked up to ``COMPACT_ATTEMPTS`` times for a summary."""
-        text = official_transcript(convo.agent_messages(self.summary_view))[:COMPACT_MAX_CHARS]
-        messages = [{"role": "system", "content": prompts.system}, {"role": "user", "content": prompts.request(text)}]
-        for _ in range(COMPACT_ATTEMPTS):
-            result = await complete(
-                messages, model=self.model, purpose="compaction", emit=emit, settings=self.settings, sampling=self.sampling
-            )
-            if result.content.strip():
-                return result.content.strip()
-        return _asked_so_far(convo)
+        return result.content.strip() or asked_so_far(convo)
 
 
-def _asked_so_far(convo: Conversation) -> str:
+def asked_so_far(convo: Conversation) -> str:
     """The summary when the model returned none: at least what the user asked for."""
     asked = [t.user for t in convo.turns if t.user]
     return "The user's messages so far:\n" + "\n".join(f"- {u}" for u in asked)
-
-
-def official_transcript(messages: list[dict[str, Any]]) -> str:
-    """The context as the official compaction shows it: one ``[role]: text`` line per message
-    (system prompts left out), a step's tool calls named after its text as ``[tool_calls: a, b]``."""
-    lines = []
-    for m in messages:
-        if m.get("role") == "system":
-            continue
-        content = m.get("content") or ""
-        if not isinstance(content, str):
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        names = [tc["function"]["name"] for tc in m.get("tool_calls") or () if isinstance(tc, dict) and "function" in tc]
-        if names:
-            content = f"{content} [tool_calls: {', '.join(names)}]".strip()
-        lines.append(f"[{m.get('role')}]: {content}")
-    return "\n".join(lines)
 
 
 def _token_ceiling(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, memo: "_Measured | None" = None) -> int:

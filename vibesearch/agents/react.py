@@ -3,8 +3,8 @@
 Each user turn is a sequence of steps; a step is one LLM call. A step that calls tools is
 recorded as an assistant ``message`` (with ``n_tool_calls``), one ``tool_call`` per call and one
 ``tool_result`` per call; the tools of a step run concurrently. The first step without tool
-calls is the reply to the user (``final=True``). After ``settings.max_steps_per_turn`` tool steps
-the agent is made to reply with one more call that offers no tools.
+calls is the reply to the user (``final=True``). After the run's ``limits.max_steps_per_turn`` tool
+steps the agent is made to reply with one more call that offers no tools.
 
 The working context is always rebuilt from the ``Conversation`` (system prompt +
 ``convo.agent_messages()``), which the session updates with every event the agent emits; so a
@@ -19,25 +19,24 @@ extraction whose instruction is stored goes on from it.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import date
 from typing import Any
 
 from ..config import Settings
-from ..llm import LLMResult, ToolCall, complete
-from ..run import AgentReply, Conversation, Emit, GraphResult, MessageEvent, NoteEvent, Sampling, Toolbox, ToolCallEvent
-from ..protocol import ProfileLimits, PromptSet, own_prompts
-from ..run.tools import execute_tool_call, tool_names
+from ..run import AgentReply, Conversation, Emit, GraphResult, Limits, MessageEvent, NoteEvent, Sampling, Toolbox
 from ..tasks.models import Task
-from ._context import ends_with_question, missing_results, open_turn_steps, plain_messages, tracking_emit
-from ._official import OfficialTurns
+from ._context import missing_results, open_turn_steps, plain_messages, tracking_emit
 from .compaction import Compactor
 from .extraction import extraction_instruction, parse_triples, pending_instruction, record_graph_answer
 from .prompts import FORCED_REPLY_NOTE, system_prompt
+from .steps import StepKit, is_final_answer
 
 
 class ReactAgent:
-    """A tool-using LLM agent (any litellm model string)."""
+    """A tool-using LLM agent (any litellm model string).
+
+    ``limits`` are the run's (``RunConfig.limits``: the step cap per turn, the compaction
+    threshold); ``settings`` only the process facts of its model calls (retries, timeouts)."""
 
     def __init__(
         self,
@@ -46,33 +45,17 @@ class ReactAgent:
         *,
         model: str,
         toolbox: Toolbox,
+        limits: Limits | None = None,
         today: date | None = None,
         api_base: str | None = None,
         api_key: str | None = None,
         sampling: Sampling | None = None,
-        profile: ProfileLimits | None = None,
-        prompts: PromptSet | None = None,
     ):
         self.task = task
-        self.settings = settings
-        self.model = model
-        self.toolbox: Toolbox = toolbox
-        self._tools: tuple[Toolbox, list[dict[str, Any]], set[str]] | None = None  # ``_offered``
-        self.sampling = sampling or Sampling()
-        self.api_base = api_base
-        self._api_key = api_key
-        # the official profile (``profile.protocol == "official"``) runs the official agent loop
-        # (``_official.OfficialTurns``) with ``prompts``; None: our profile, from the settings
-        self.official = OfficialTurns(self, profile, prompts or own_prompts()) if profile is not None and profile.protocol == "official" else None
-        self.system = self.official.system_prompt() if self.official is not None else system_prompt(today)
-        self.compactor = Compactor(
-            model=model,
-            settings=settings,
-            system_prompt=self.system,
-            sampling=self.sampling.params() if self.official is not None else None,
-            official=self.official.prompts.compaction if self.official is not None else None,
-            summary_view=self.official.summary_messages if self.official is not None else None,
-        )
+        self.limits = limits or Limits()
+        self.kit = StepKit(model=model, toolbox=toolbox, settings=settings, sampling=sampling or Sampling(), api_base=api_base, api_key=api_key)
+        self.system = system_prompt(today)
+        self.compactor = Compactor(model=model, settings=settings, system_prompt=self.system, limits=self.limits)
         self.name = f"react:{model}"
         self.description = (
             f"ReAct agent on {model}: native function calling over the tools search, visit, "
@@ -82,31 +65,41 @@ class ReactAgent:
     kind = "react"
     resumes_open_turn = True
 
+    @property
+    def model(self) -> str:
+        return self.kit.model
+
+    @property
+    def toolbox(self) -> Toolbox:
+        return self.kit.toolbox
+
     # ------------------------------------------------------------------ dialogue
     async def respond(self, convo: Conversation, emit: Emit) -> AgentReply:
-        if self.official is not None:
-            return await self.official.respond(convo, emit)
+        kit = self.kit
         stored = open_turn_steps(convo)  # steps of this turn stored before an interruption
         emit = tracking_emit(convo, emit)
-        schemas, known = self._offered()
+        schemas, known = kit.offered()
         owed = missing_results(stored)
         if owed:  # calls cut off before their results: run those, and only those
-            await self._run_calls(emit, owed, known)
+            await kit.run_calls(emit, owed, known)
+        cap = self.limits.max_steps_per_turn
         limit_noted = bool(stored) and any(n.data.get("max_steps_per_turn") for n in convo.turns[-1].notes)
-        for _ in range(max(1, self.settings.max_steps_per_turn) - len(stored)):
+        steps = 0
+        while cap is None or steps < max(1, cap) - len(stored):
+            steps += 1
             messages = await self._context(convo, emit, schemas)
-            result = await self._call(messages, emit, tools=schemas, purpose="agent")
+            result = await kit.call(messages, emit, tools=schemas, purpose="agent")
             if not result.tool_calls:
-                return self._reply(emit, result.content, result.thinking)
-            calls = self._record_step(emit, result)
-            await self._run_calls(emit, calls, known)
+                return kit.reply(emit, result.content, result.thinking)
+            calls = kit.record_step(emit, result)
+            await kit.run_calls(emit, calls, known)
 
         # the step budget is spent: one more call, without tools, for the reply
         if not limit_noted:
             emit(
                 NoteEvent(
-                    text=f"step limit of {self.settings.max_steps_per_turn} reached; asking the agent to reply without tools",
-                    data={"max_steps_per_turn": self.settings.max_steps_per_turn},
+                    text=f"step limit of {cap} reached; asking the agent to reply without tools",
+                    data={"max_steps_per_turn": cap},
                 )
             )
 
@@ -114,13 +107,11 @@ class ReactAgent:
             return plain_messages(self._messages(c)) + [{"role": "user", "content": FORCED_REPLY_NOTE}]
 
         await self.compactor.ensure_room(convo, emit, forced)
-        result = await self._call(forced(convo), emit, tools=None, purpose="agent")
-        return self._reply(emit, result.content, result.thinking)
+        result = await kit.call(forced(convo), emit, tools=None, purpose="agent")
+        return kit.reply(emit, result.content, result.thinking)
 
     # ------------------------------------------------------------------ extraction
     async def extract_graph(self, convo: Conversation, emit: Emit) -> GraphResult:
-        if self.official is not None:
-            return await self.official.extract_graph(convo, emit)
         emit = tracking_emit(convo, emit)
         instruction = extraction_instruction(self.task.language)
 
@@ -132,18 +123,12 @@ class ReactAgent:
             await self.compactor.ensure_room(convo, emit, with_instruction)
             emit(MessageEvent(role="user", content=instruction, phase="extraction"))
         messages = plain_messages(self._messages(convo))
-        result = await self._call(messages, emit, tools=None, purpose="extraction")
+        result = await self.kit.call(messages, emit, tools=None, purpose="extraction")
         return record_graph_answer(emit, result.content, result.thinking)
 
     # ------------------------------------------------------------------ internals
-    def _offered(self) -> tuple[list[dict[str, Any]], set[str]]:
-        """The toolbox's schemas and tool names, asked once per toolbox (not again every turn)."""
-        if self._tools is None or self._tools[0] is not self.toolbox:
-            self._tools = (self.toolbox, self.toolbox.schemas(), tool_names(self.toolbox))
-        return self._tools[1], self._tools[2]
-
     def _messages(self, convo: Conversation) -> list[dict[str, Any]]:
-        return [{"role": "system", "content": self.system}, *convo.agent_messages(self.compactor.summary_view)]
+        return [{"role": "system", "content": self.system}, *self.compactor.context(convo)]
 
     async def _context(self, convo: Conversation, emit: Emit, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
         built: list[list[dict[str, Any]]] = []
@@ -159,57 +144,9 @@ class ReactAgent:
             return built[-1]
         return self._messages(convo)
 
-    async def _call(self, messages: list[dict[str, Any]], emit: Emit, *, tools: list[dict[str, Any]] | None, purpose: str) -> LLMResult:
-        return await complete(
-            messages,
-            model=self.model,
-            purpose=purpose,
-            emit=emit,
-            tools=tools or None,
-            settings=self.settings,
-            api_base=self.api_base,
-            api_key=self._api_key,
-            sampling=self.sampling.params(),
-        )
-
-    def _reply(self, emit: Emit, content: str, thinking: str | None) -> AgentReply:
-        emit(MessageEvent(role="assistant", content=content, thinking=thinking, final=True))
-        return AgentReply(text=content, final=self.reply_is_final(content))
-
     def reply_is_final(self, text: str) -> bool:
         """A reply is a final answer unless it is empty or ends by asking the user something."""
-        return bool(text.strip()) and not ends_with_question(text)
-
-    def _record_step(self, emit: Emit, result: LLMResult) -> list[ToolCallEvent]:
-        """Record a step that called tools (the message, then each call); return the calls."""
-        calls = [
-            ToolCallEvent(call_id=c.id, tool=c.name, arguments=c.arguments, raw_arguments=c.raw_arguments)
-            for c in _unique_ids(result.tool_calls)
-        ]
-        emit(MessageEvent(role="assistant", content=result.content, thinking=result.thinking, n_tool_calls=len(calls)))
-        for call in calls:
-            emit(call)
-        return calls
-
-    async def _run_calls(self, emit: Emit, calls: list[ToolCallEvent], known: set[str]) -> None:
-        tasks = [asyncio.create_task(execute_tool_call(self.toolbox, call, emit, known=known)) for call in calls]
-        try:
-            for task in tasks:  # run concurrently, recorded in call order
-                emit(await task)
-        finally:  # a cancelled run leaves no tool running behind it
-            for task in tasks:
-                if not task.done():
-                    task.cancel()
-
-
-def _unique_ids(calls: list[ToolCall]) -> list[ToolCall]:
-    """Tool call ids must be unique within a step (some providers repeat or omit them)."""
-    seen: set[str] = set()
-    for i, call in enumerate(calls):
-        if not call.id or call.id in seen:
-            call.id = f"{call.id or 'call'}_{i}"
-        seen.add(call.id)
-    return calls
+        return is_final_answer(text)
 
 
 __all__ = ["ReactAgent", "parse_triples"]

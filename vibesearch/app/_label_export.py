@@ -30,7 +30,7 @@ def readable_run_ids(ctx: AppContext, who: Who) -> list[str]:
 def export_file(ctx: AppContext, who: Who, fmt: Any, *, run_id: Any = None, annotator: str = "", out_dir: Path | None = None) -> tuple[Path, str]:
     """Write the export into a fresh folder; returns the file to download and a one-line summary.
     ``run_id``: that run only (it must be readable), else every readable run."""
-    if fmt not in ("jsonl", "csv", "official"):
+    if fmt not in {value for _, value in EXPORT_FORMATS}:
         raise ExportRefused("Pick an export format.")
     readable = readable_run_ids(ctx, who)
     if run_id:

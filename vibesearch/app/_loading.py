@@ -188,9 +188,7 @@ def parse_in_worker(path: Path, settings: Settings, owner: str | None = None) ->
         out = json.loads(proc.stdout)
         tasks = []
         for item in out["tasks"]:
-            task = Task.model_validate(item["task"])
-            task._file = item.get("file")
-            tasks.append(task)
+            tasks.append(Task.model_validate({**item["task"], "source_file": item.get("file")}))
         problems = [str(p)[:MAX_PROBLEM_CHARS] for p in out["problems"]]
     except Exception:  # noqa: BLE001 - a worker that printed something else
         raise LoadRefused("loading failed (the loader's answer could not be read)") from None

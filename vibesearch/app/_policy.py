@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from ..config import SearchBackend, Settings
-from ..protocol.rules import PROTOCOLS
+from ..config import AGENT_KINDS, USER_KINDS, SearchBackend, Settings
+from ..protocol import PROTOCOLS, build_config
 from ..run import RunConfig
 
 MAX_ID = 200
@@ -33,8 +33,8 @@ MAX_URL = 2000
 MAX_MESSAGE = 20_000
 MAX_TURNS = 500
 MAX_PACE_S = 30.0
-APP_AGENTS = ("baseline", "react", "endpoint")
-APP_USERS = ("rules", "simulator", "paper", "human", "direct", "staged")
+APP_AGENTS = AGENT_KINDS  # every kind may be asked for by the form or the API
+APP_USERS = USER_KINDS
 OPENAI_ROUTES = {"openai", "hosted_vllm", "fake"}
 
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+@\-]*(?:/[A-Za-z0-9_.:+@\-]+)*$")
@@ -165,7 +165,7 @@ def form_request(
     turns = check_turns(max_user_turns)
     pace = _pace(pace_s)
     profile = check_protocol(protocol)
-    config = RunConfig.from_settings(
+    config = build_config(
         settings,
         task_id=task_id,
         agent=agent,

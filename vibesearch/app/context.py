@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Settings
-from ..store import Run, Store
+from ..store import Run, Store, TaskSnapshotError
 from ..tasks.models import Task
 from ._access import Access, Who
 from .catalog import TaskCatalog
@@ -33,12 +33,13 @@ class AppContext:
         return self.access.may_read(who, run.owner)
 
     def task_of_run(self, run: Run) -> Task | None:
-        """The task snapshot stored with a run (falls back to the catalog)."""
+        """The task stored with a run (``Run.task()``); the catalog's task of that id when the
+        snapshot cannot be read or has no ground truth (an imported trajectory without its task)."""
         try:
-            data = run.task_snapshot()
-            if data:
-                return Task.model_validate(data)
-        except Exception:  # noqa: BLE001 - an old or imported snapshot: try the catalog
+            task = run.task()
+            if task.graph:
+                return task
+        except TaskSnapshotError:
             pass
         return self.catalog.tasks.get(run.task_id)
 

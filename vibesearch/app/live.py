@@ -31,8 +31,9 @@ from typing import Any
 
 from ..config import Settings
 from ..llm import scrub
-from ..run import DECISIONS, Agent, EndEvent, RunConfig, RunResult, User, UserTurn
-from ..store import LeaseHeld, LeaseLost, Store, new_run_id
+from ..run import DECISIONS, Agent, RunConfig, RunResult, User, UserTurn
+from ..run.result import CONTINUABLE
+from ..store import LeaseHeld, LeaseLost, Store
 from ..tasks.models import Task
 from ..users import HumanUser, ShadowUser
 from ._policy import RunRequest, check_message, check_request, form_request
@@ -42,15 +43,11 @@ log = logging.getLogger(__name__)
 STOP_GRACE_S = 5.0
 STOP_POLL_S = 0.5  # how often a server looks for stop requests other servers wrote for its runs
 KEEP_FINISHED_S = 3600.0  # a finished run's live handle is dropped after this (its data is in the DB)
-ROW_WAIT_S = 30.0  # how long a start waits for its run row (written by the session, in the run loop)
 __all__ = ["DECISIONS", "LiveRun", "NotYourRun", "RunManager", "RunRequest", "form_request"]
 
 
 class NotYourRun(PermissionError):
     pass
-
-
-CONTINUABLE = ("interrupted", "abandoned")  # and "running" when no process drives it (``is_orphaned``)
 
 
 def _serve(loop: asyncio.AbstractEventLoop) -> None:
@@ -91,6 +88,7 @@ class LiveRun:
     future: Future[None] | None = None
     aio_task: asyncio.Task[None] | None = None
     result: RunResult | None = None
+    lease_owner: str | None = None  # the lease the run was opened under, for the session to adopt
     error: str | None = None
     score_error: str | None = None
     scoring: bool = False
@@ -175,9 +173,12 @@ class RunManager:
 
     # ------------------------------------------------------------------ starting
     def start(self, req: RunRequest, task: Task, owner: str) -> LiveRun:
-        """Build the agent and the user (errors surface here, before anything runs) and start."""
+        """Build the agent and the user (errors surface here, before anything runs), open the
+        run's row (so the id handed back can be read at once — by this browser, the API or another
+        server) and start it."""
         from ..agents import make_agent
         from ..llm.credentials import check_config_credentials
+        from ..session.lifecycle import open_run
         from ..users import make_user
 
         if not owner:
@@ -189,28 +190,11 @@ class RunManager:
         self._set_idle_timeout(user)
         # a model without its key: a clear error now, not a failed run later
         check_config_credentials(config, self.settings, judge=True)
-        live = LiveRun(run_id=new_run_id(), owner=owner, task=task, request=req, user=user, cancel=asyncio.Event())
+        opened = open_run(self.store, config, task, self.settings, fields={"owner": owner, "source": "live", "meta": {"started_from": "app"}})
+        live = LiveRun(run_id=opened.run_id, owner=owner, task=task, request=req, user=user, cancel=asyncio.Event(),
+                       lease_owner=opened.lease_owner)
         self._launch(live, agent)
-        self._await_row(live)
         return live
-
-    def _await_row(self, live: LiveRun, timeout_s: float = ROW_WAIT_S) -> None:
-        """Wait until the new run's row is stored (the session writes it in the run loop's
-        thread, a moment after the launch), so the id handed back can be read at once — by this
-        browser, the API or another server. Returns early when the run ended before writing it
-        (its error is on ``live``)."""
-        deadline = time.monotonic() + timeout_s
-        pause = 0.002
-        while True:
-            try:
-                self.store.get_run(live.run_id)
-                return
-            except KeyError:
-                pass
-            if (live.future is not None and live.future.done()) or time.monotonic() > deadline:
-                return
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
 
     def _set_idle_timeout(self, user: User) -> None:
         """A person who lets their turn wait past ``human_idle_timeout_s`` abandons the run."""
@@ -256,17 +240,16 @@ class RunManager:
         return self._launch(live, agent, resume=True)
 
     async def _drive(self, live: LiveRun, agent: Agent, *, resume: bool = False) -> None:
-        from ..session import RunFields, resume_run, run_session
+        from ..session import resume_run, run_session
 
         live.aio_task = asyncio.current_task()
-        fields: RunFields = {"owner": live.owner, "source": "live", "meta": {"started_from": "app"}}
         try:
             if resume:
                 live.result = await resume_run(self.store, live.run_id, self.settings, agent=agent, user=live.user, cancel=live.cancel)
-            else:
+            else:  # the run was opened by ``start``: the session adopts the lease it was opened under
                 live.result = await run_session(
                     live.config, live.task, agent, live.user, self.store, self.settings,
-                    run_id=live.run_id, run_fields=fields, cancel=live.cancel,
+                    run_id=live.run_id, cancel=live.cancel, lease_owner=live.lease_owner,
                 )
             live.error = live.result.error
         except asyncio.CancelledError:
@@ -282,7 +265,7 @@ class RunManager:
         try:
             if not live.cancel.is_set() and self._scorable(live.run_id):
                 live.scoring = True
-                await asyncio.to_thread(self.score, live.run_id, live.config.judge.name, live.config.settings_for(self.settings))
+                await asyncio.to_thread(self.score, live.run_id, live.config.judge.name)
         except Exception as exc:  # noqa: BLE001 - a failed score is shown beside the finished run, which stays
             live.score_error = scrub(f"{type(exc).__name__}: {exc}")[:2000]
             log.exception("scoring run %s failed", live.run_id)
@@ -307,10 +290,20 @@ class RunManager:
             run = self.store.get_run(live.run_id)
         except KeyError:
             return
-        if run.status == "running":
-            self.store.append(live.run_id, EndEvent.model_validate({"termination": termination, "detail": detail}))
-            status = "cancelled" if termination == "cancelled" else "failed"
-            self.store.update_run(live.run_id, status=status, termination=termination)
+        if run.status != "running":
+            return
+        from ..session.lifecycle import close_run
+        from ..store.leases import claim, new_owner, release, run_key
+
+        # under the run's lease: the one it was opened under (its session may never have taken
+        # it over), or a new one when the session let its own go
+        key, owner = run_key(live.run_id), live.lease_owner or new_owner()
+        if claim(self.store, key, owner, self.settings.lease_ttl_s) is not None:
+            return  # another process drives it now
+        try:
+            close_run(self.store, live.run_id, termination, detail, status="cancelled" if termination == "cancelled" else "failed", lease=owner)
+        finally:
+            release(self.store, key, owner)
 
     # ------------------------------------------------------------------ access
     def get(self, run_id: str) -> LiveRun | None:

@@ -7,7 +7,7 @@ import html
 import json
 from typing import Any
 
-from ..store import Run, ScoreRow, Store, VerdictRow
+from ..store import Run, ScoreRow, Store, TaskSnapshotError, VerdictRow
 from ..tables import render_table_html, table_score_of
 
 BASELINE_LABEL = "retrieval baseline with oracle reader"
@@ -162,13 +162,12 @@ GT_HEADERS = ["#", "head", "relation", "tail", "judge", "rule / rationale", "evi
 
 
 def ground_truth(run: Run) -> list[dict[str, Any]]:
-    """The run's ground-truth triples, from the task as the run stored it."""
+    """The run's ground-truth triples (``head`` / ``relation`` / ``tail`` dicts), from the task as
+    the run stored it; none when that cannot be read."""
     try:
-        snap = run.task_snapshot()
-    except (ValueError, TypeError):
+        return [t.model_dump() for t in run.task().graph]
+    except TaskSnapshotError:
         return []
-    graph = snap.get("graph") if isinstance(snap, dict) else None
-    return [t for t in graph or [] if isinstance(t, dict)]
 
 
 def _triple(t: dict[str, Any]) -> str:

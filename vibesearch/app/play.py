@@ -13,7 +13,8 @@ from typing import Any
 
 import gradio as gr
 
-from ..run import DECISIONS, Decision
+from ..config import AGENT_KINDS, SEARCH_BACKENDS, USER_KINDS, AgentKind, UserKind
+from ..run import DECISIONS, PROTOCOLS, Decision, ProtocolProfile
 from ..store import RunNotFound
 from .._fields import for_surface
 from ._access import Who
@@ -43,22 +44,23 @@ from .panels import (
 from .render import chat_messages, human_card_html, next_line, persona_html, stage_pointer, stepper_html
 from . import replay as replay_ui
 
-USER_CHOICES = [
-    ("Rule-based simulator (offline)", "rules"),
-    ("LLM simulator", "simulator"),
-    ("Paper simulator (LLM, paper prompt)", "paper"),
-    ("Me — I play the persona", "human"),
-]
-AGENT_CHOICES = [
-    ("Offline baseline (retrieval + oracle reader)", "baseline"),
-    ("ReAct agent with a model", "react"),
-    ("Endpoint (OpenAI-compatible agent)", "endpoint"),
-]
-BACKENDS = ["offline", "ddgs", "serper", "tavily", "searxng"]
-PROTOCOL_CHOICES = [
-    ("vibesearch (ours)", "vibesearch"),
-    ("official (the paper's harness)", "official"),
-]
+# the user kinds the form offers (the scripted ones, direct and staged, are for the API and tests)
+_USER_LABELS: dict[UserKind, str] = {
+    "rules": "Rule-based simulator (offline)",
+    "simulator": "LLM simulator",
+    "paper": "Paper simulator (LLM, paper prompt)",
+    "human": "Me — I play the persona",
+}
+_AGENT_LABELS: dict[AgentKind, str] = {
+    "baseline": "Offline baseline (retrieval + oracle reader)",
+    "react": "ReAct agent with a model",
+    "endpoint": "Endpoint (OpenAI-compatible agent)",
+}
+_PROTOCOL_LABELS: dict[ProtocolProfile, str] = {"vibesearch": "vibesearch (ours)", "official": "official (the paper's harness)"}
+USER_CHOICES = [(_USER_LABELS[k], k) for k in USER_KINDS if k in _USER_LABELS]
+AGENT_CHOICES = [(_AGENT_LABELS[k], k) for k in AGENT_KINDS]
+BACKENDS = list(SEARCH_BACKENDS)
+PROTOCOL_CHOICES = [(_PROTOCOL_LABELS[p], p) for p in PROTOCOLS]
 _DECISION_LABELS: dict[Decision, str] = {
     "disclose": "disclose the next stage",
     "push": "push (trigger not met)",

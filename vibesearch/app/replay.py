@@ -18,8 +18,8 @@ from typing import Any, Callable
 
 import gradio as gr
 
-from ..store import RunNotFound
-from ..tasks.models import Persona, Task
+from ..store import RunNotFound, TaskSnapshotError
+from ..tasks.models import Task
 from ._access import Who
 from ._replay_cursor import DEFAULT_SPEED, SPEEDS, Cursor
 from .context import AppContext, RunView
@@ -136,16 +136,14 @@ def _official_note(meta: dict[str, Any]) -> str:
 
 
 def view_task(ctx: AppContext, run: Any) -> Task | None:
-    """The run's task for drawing; an imported trajectory's snapshot has no ground truth (so it is
-    no valid task) but its persona still gives the stepper its stages."""
+    """The run's task for drawing; an imported trajectory's snapshot has no ground truth (so
+    ``task_of_run`` passes it by) but its persona still gives the stepper its stages."""
     task = ctx.task_of_run(run)
     if task is not None:
         return task
     try:
-        snap = run.task_snapshot()
-        persona = Persona.model_validate(snap["persona"])
-        return Task.model_construct(**{**{k: v for k, v in snap.items() if k in Task.model_fields}, "persona": persona, "graph": []})
-    except Exception:  # noqa: BLE001 - no persona either: the replay shows the chat alone
+        return run.task()
+    except TaskSnapshotError:  # no readable task: the replay shows the chat alone
         return None
 
 

@@ -16,13 +16,13 @@ from typing import Any
 import gradio as gr
 
 from ..session import is_orphaned
-from ..session.orphans import STOPPABLE
+from ..run.result import CONTINUABLE, RUN_STATUSES, STOPPABLE
 from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ._access import Who
 from ._policy import check_model
 from .context import AppContext, RunView
 from .graph_view import GraphData, graph_panel
-from .live import CONTINUABLE, NotYourRun
+from .live import NotYourRun
 from .panels import (
     GT_HEADERS,
     PRED_HEADERS,
@@ -44,7 +44,7 @@ from .render import chat_messages, stage_timeline_html, stepper_html
 
 ANY = "(any)"
 RUN_HEADERS = ["run", "started (UTC)", "task", "agent", "agent model", "user", "status", "termination", "F1", "judge", "source"]
-STATUSES = [ANY, "running", "finished", "failed", "cancelled", "interrupted", "abandoned"]
+STATUSES = [ANY, *RUN_STATUSES]
 SCORE_HEADERS = ["judge", "profile", "P", "R", "F1", "covered / GT", "valid / predicted", "unscored", "when"]
 
 

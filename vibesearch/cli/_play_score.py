@@ -23,7 +23,7 @@ async def print_score(console: Console, store: Store, run_id: str, task: Task, c
     judge = config.judge.name or "offline"
     console.print(f"scoring with the {judge_label(judge)} judge…", highlight=False)
     try:
-        score = await score_run_async(store, run_id, judge=judge, settings=config.settings_for(settings))
+        score = await score_run_async(store, run_id, judge=judge, settings=settings)
     except Exception as exc:  # noqa: BLE001 - the run stays; its score can be computed later
         console.print(f"[red]scoring failed:[/red] {scrub(str(exc))[:500]} — try `vibesearch score {run_id} --judge {judge} --db {db_shown(settings.db)}`", highlight=False)
         return

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
+from ..config import AGENT_KINDS, SEARCH_BACKENDS
 from ._common import console, db_shown, err_console, fail
 
 if TYPE_CHECKING:
@@ -102,9 +103,9 @@ def make_printer(show: Any = None):
 def ask(
     message: str = typer.Argument(..., help="What the user says to the agent"),
     task_id: str = typer.Option(..., "--task", help="Task id (its corpus is searched offline; its language sets the replies)"),
-    agent: Optional[str] = typer.Option(None, "--agent", help="react | endpoint | baseline (default: VIBESEARCH_AGENT or baseline)"),
+    agent: Optional[str] = typer.Option(None, "--agent", help=f"{' | '.join(AGENT_KINDS)} (default: VIBESEARCH_AGENT or baseline)"),
     model: Optional[str] = typer.Option(None, "--model", help="litellm model string for the react agent"),
-    search: Optional[str] = typer.Option(None, "--search", help="offline | ddgs | serper | tavily | searxng"),
+    search: Optional[str] = typer.Option(None, "--search", help=" | ".join(SEARCH_BACKENDS)),
     tasks: Optional[Path] = typer.Option(None, "--tasks", help="Extra task file or folder to look for --task in"),
     endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help="OpenAI-compatible base URL (endpoint agent)"),
     endpoint_model: Optional[str] = typer.Option(None, "--endpoint-model", help="Model name sent to the endpoint"),
@@ -115,24 +116,20 @@ def ask(
     from ..config import get_settings
 
     settings = get_settings()
-    updates: dict[str, Any] = {}
-    if search is not None:
-        if search not in ("offline", "ddgs", "serper", "tavily", "searxng"):
-            fail(f"--search {search!r}: expected offline, ddgs, serper, tavily or searxng")
-        updates["search_backend"] = search
+    if search is not None and search not in SEARCH_BACKENDS:
+        fail(f"--search {search!r}: expected one of {', '.join(SEARCH_BACKENDS)}")
     kind = agent or settings.agent
-    if kind not in ("react", "endpoint", "baseline"):
-        fail(f"--agent {kind!r}: expected react, endpoint or baseline")
-    if updates:
-        settings = settings.model_copy(update=updates)
+    if kind not in AGENT_KINDS:
+        fail(f"--agent {kind!r}: expected one of {', '.join(AGENT_KINDS)}")
     task = _find_task(task_id, tasks, settings)
 
     from ..agents import make_agent
-    from ..run import RunConfig
+    from ..protocol import build_config
 
     try:
-        config = RunConfig.from_settings(
-            settings, task_id=task.id, agent=kind, agent_model=model, endpoint_url=endpoint_url, endpoint_model=endpoint_model, user="direct"
+        config = build_config(
+            settings, task_id=task.id, agent=kind, agent_model=model, endpoint_url=endpoint_url, endpoint_model=endpoint_model, user="direct",
+            search_backend=search,
         )
         the_agent = make_agent(config, task, settings)
     except ValueError as exc:
@@ -142,7 +139,7 @@ def ask(
 
         fail(scrub(f"could not set up the {kind} agent: {exc}"))
 
-    err_console.print(f"[dim]agent: {the_agent.name} · task: {task.id} · search: {settings.search_backend}[/dim]")
+    err_console.print(f"[dim]agent: {the_agent.name} · task: {task.id} · search: {config.search.backend}[/dim]")
     try:
         asyncio.run(_one_turn(the_agent, config, task, settings, message, graph=graph, db=db))
     except KeyboardInterrupt:
@@ -150,34 +147,36 @@ def ask(
 
 
 async def _one_turn(agent: Agent, config: RunConfig, task: Task, settings: Settings, message: str, *, graph: bool, db: Optional[str]) -> None:
+    """One agent turn (and the graph with ``graph``); with ``db`` stored as a run of its own,
+    opened and closed by the run lifecycle like every other run."""
     from ..llm import LLMError, scrub
-    from ..run import Conversation, EndEvent, ErrorEvent, GraphEvent, MessageEvent
+    from ..run import Conversation, ErrorEvent, GraphEvent, MessageEvent
 
     convo = Conversation()
     show = make_printer()
-    store = run_id = None
+    store = opened = None
     if db is not None:
+        from ..session.lifecycle import open_run
         from ._common import open_store
 
         store = open_store(db)
-        run = store.create_run(
-            task.id,
-            task_json=task.model_dump(mode="json"),
-            config=settings.snapshot(),
-            meta={"source": "vibesearch agent ask", "agent_name": agent.name},
-            run_config=config,
-            agent=config.agent.kind,
-            agent_model=config.agent.shown_model,
-            user="direct",
-            search_backend=config.search.backend,
-        )
-        run_id = run.id
+        opened = open_run(store, config, task, settings, fields={"meta": {"source": "vibesearch agent ask", "agent_name": agent.name}})
 
     def emit(ev: Any) -> None:
-        if store is not None:
-            store.append(run_id, ev)
+        if store is not None and opened is not None:
+            store.append(opened.run_id, ev, lease=opened.lease_owner)
         convo.add(ev)
         show(ev)
+
+    def close(termination: str, detail: str, failed: bool = False) -> None:
+        if store is not None and opened is not None:
+            from ..session.lifecycle import close_run
+            from ..store.leases import release, run_key
+
+            try:
+                close_run(store, opened.run_id, termination, detail, failed=failed, lease=opened.lease_owner)
+            finally:
+                release(store, run_key(opened.run_id), opened.lease_owner)
 
     emit(MessageEvent(role="user", content=message))
     try:
@@ -189,14 +188,12 @@ async def _one_turn(agent: Agent, config: RunConfig, task: Task, settings: Setti
     except LLMError as exc:
         text = scrub(str(exc))
         if store is not None:
-            store.append(run_id, ErrorEvent(source="agent", message=text, fatal=True))
-            store.append(run_id, EndEvent(termination="error", detail=text[:500]))
-            store.update_run(run_id, status="failed", termination="error")
+            emit(ErrorEvent(source="agent", message=text, fatal=True))
+        close("error", text[:500], failed=True)
         fail(text)
-    if store is not None:
-        emit(EndEvent(termination="answer", detail="one turn (vibesearch agent ask)"))
-        store.update_run(run_id, status="finished", termination="answer")
-        err_console.print(f"[dim]stored as run {run_id} in {db_shown(db)}[/dim]", highlight=False)
+    close("answer", "one turn (vibesearch agent ask)")
+    if store is not None and opened is not None:
+        err_console.print(f"[dim]stored as run {opened.run_id} in {db_shown(db)}[/dim]", highlight=False)
 
 
 def _print_graph(result: Any) -> None:

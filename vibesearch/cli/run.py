@@ -15,10 +15,15 @@ from typing import Any, List, Optional
 
 import typer
 
+from ..config import AGENT_KINDS, SEARCH_BACKENDS, USER_KINDS, AgentKind, UserKind
 from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json
 
-AGENT_HELP = "baseline (offline, no model) | react (an LLM with tools; needs --model) | endpoint (an OpenAI-compatible agent)"
-USER_HELP = "rules (offline) | simulator (LLM, needs --simulator-model) | paper (the official prompt) | direct | staged"
+_AGENT_WORDS: dict[AgentKind, str] = {"baseline": "offline, no model", "react": "an LLM with tools; needs --model", "endpoint": "an OpenAI-compatible agent"}
+# the users a batch may run (a person plays with ``vibesearch play``)
+_USER_WORDS: dict[UserKind, str] = {"rules": "offline", "simulator": "LLM, needs --simulator-model", "paper": "the official prompt",
+                                    "direct": "", "staged": ""}
+AGENT_HELP = " | ".join(f"{k} ({_AGENT_WORDS[k]})" for k in AGENT_KINDS)
+USER_HELP = " | ".join(f"{k} ({_USER_WORDS[k]})" if _USER_WORDS[k] else k for k in USER_KINDS if k in _USER_WORDS)
 PROTOCOL_HELP = "vibesearch (ours, the default) | official (the paper's harness rule by rule: docs/protocol.md)"
 HARNESS_HELP = "the official profile's prompts: your checkout of VibeBench/VibeSearchBench, parsed, never run (default: VIBESEARCH_OFFICIAL_HARNESS; unset: our own prompts)"
 SUMMARY_KEYS = ("run_id", "task_id", "status", "termination", "stages_reached", "stages_total", "user_turns", "assistant_steps", "tool_calls")
@@ -85,7 +90,7 @@ def run_cmd(
     budget_usd: Optional[float] = typer.Option(None, "--budget-usd", help="stop a run once it has cost this much"),
     budget_tokens: Optional[int] = typer.Option(None, "--budget-tokens", help="stop a run once it has used this many tokens"),
     stop_on_answer: Optional[bool] = typer.Option(None, "--stop-on-answer/--no-stop-on-answer", help="end a run when the agent gives its final answer"),
-    search: Optional[str] = typer.Option(None, "--search", help="offline | ddgs | serper | tavily | searxng"),
+    search: Optional[str] = typer.Option(None, "--search", help=" | ".join(SEARCH_BACKENDS)),
     endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help="the endpoint agent's OpenAI-compatible base URL"),
     endpoint_model: Optional[str] = typer.Option(None, "--endpoint-model"),
     protocol: Optional[str] = typer.Option(None, "--protocol", help=PROTOCOL_HELP),
@@ -98,11 +103,10 @@ def run_cmd(
 ) -> None:
     """Run tasks headless: each task × --runs, --concurrency at a time."""
     _start_fakes()
-    from ..run import RunConfig
+    from ..protocol import build_config, rebuild_config
     from ..session.batch import BatchSpec, batch_plan, plan_config
     from ..store import open_db
     from ..tasks import TaskLoadError
-    from ..users import USER_KINDS
     from ._resolve import TaskArgError, resolve_tasks
 
     _check_protocol(protocol)
@@ -125,14 +129,15 @@ def run_cmd(
             tasks = list(plan["tasks"])
     try:  # the resumed batch's own config, with what was given now on top
         if plan is not None:
-            config = plan_config(plan, settings).with_overrides(**given)
+            config = rebuild_config(plan_config(plan, settings), **given)
         else:
-            config = RunConfig.from_settings(settings, **given)
+            config = build_config(settings, **given)
     except ValueError as exc:
         fail(one_line(exc))
     _check_prompts(config, settings)
-    if config.user.kind not in USER_KINDS or config.user.kind == "human":
-        fail(f"--user {config.user.kind!r}: choose one of rules, simulator, paper, direct, staged (a person plays with `vibesearch play`)")
+    if config.user.kind not in _USER_WORDS:
+        offered = ", ".join(_USER_WORDS)
+        fail(f"--user {config.user.kind!r}: choose one of {offered} (a person plays with `vibesearch play`)")
     from ..llm.credentials import MissingCredentials, check_config_credentials
 
     try:  # a model without its key stops here, before the database file is created
@@ -285,14 +290,14 @@ def play_cmd(
 
 def _new_parts(task: str, settings: Any, agent: Optional[str], model: Optional[str], shadow_model: Optional[str], protocol: Optional[str]) -> tuple[Any, Any, Any, Any]:
     from ..agents import make_agent
-    from ..run import RunConfig
+    from ..protocol import build_config
     from ..tasks import TaskLoadError
     from ..users import HumanUser, ShadowUser, make_user
     from ._resolve import TaskArgError, resolve_tasks
 
     try:
         the_task = resolve_tasks([task], settings)[0]
-        config = RunConfig.from_settings(
+        config = build_config(
             settings, task_id=the_task.id, agent=agent, agent_model=model, user="human", shadow=shadow_model, protocol=protocol
         )
         _check_prompts(config, settings)
@@ -307,7 +312,8 @@ def _new_parts(task: str, settings: Any, agent: Optional[str], model: Optional[s
 def _resumed_parts(store: Any, run_id: str, settings: Any) -> tuple[Any, Any, Any, Any]:
     """The parts of a run a person left, checked before anything runs (one clear line otherwise)."""
     from ..agents import make_agent
-    from ..session.resume import RESUMABLE, ResumeError, config_of_run, run_task
+    from ..run.result import RESUMABLE
+    from ..session.resume import ResumeError, config_of_run, run_task
     from ..store import RunNotFound
     from ..users import HumanUser, ShadowUser, make_user
 
@@ -340,15 +346,14 @@ def _check_prompts(config: Any, settings: Any) -> None:
     """Under the official profile: read the prompts now (a bad checkout stops here, naming the file
     and the name) and say which source the runs will use."""
     from ..protocol import HarnessError
-    from ..protocol.profile import prompts_for
+    from ..protocol import profile_of
 
     try:
-        prompts = prompts_for(config, settings)
+        prompts = profile_of(config.protocol).prompts(settings)
     except HarnessError as exc:
         fail(one_line(exc))
     if prompts is not None:
-        label = prompts.source.label() if prompts.source.kind == "official" else "own prompts (no --official-harness given)"
-        err_console.print(f"official protocol, {label}", highlight=False, soft_wrap=True, markup=False)
+        err_console.print(f"official protocol, {prompts.source.announced()}", highlight=False, soft_wrap=True, markup=False)
         for note in prompts.notes:
             err_console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
 

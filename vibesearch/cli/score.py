@@ -55,14 +55,14 @@ def score_command(
     profile the run's extraction answer is parsed strictly and judged by an LLM in the official
     layout (the offline judge is refused there); --batch-size does not apply to it."""
     from ..llm import LLMError
-    from ..protocol import PromptSet, load_prompts, resolve_harness
+    from ..protocol import PROTOCOLS, PromptSet, as_profile, load_prompts, profile_named, profile_of, resolve_harness
     from ..scoring import NoGroundTruth, compute_metrics, majority_verdicts, score_run, stored_verdicts
-    from ..scoring.profile import NotASample, OfficialJudgeRequired, as_profile, run_protocol
+    from ..scoring.profile import NotASample, OfficialJudgeRequired, run_protocol
     from ..scoring.verdicts import judge_label
     from ..store import RunNotFound
 
-    if protocol is not None and protocol not in ("official", "vibesearch"):
-        fail(f"--protocol must be official or vibesearch, not {protocol!r}")
+    if protocol is not None and protocol not in PROTOCOLS:
+        fail(f"--protocol must be {' or '.join(sorted(PROTOCOLS))}, not {protocol!r}")
     chosen = as_profile(protocol) if protocol is not None else None
     settings = _settings(batch_size, concurrency)
     judges = list(judge or []) or [settings.judge_model or "offline"]
@@ -79,7 +79,7 @@ def score_command(
     if all_runs:
         # finished runs; under the official profile failed ones too (each is a 0 sample)
         ids = [r.id for r in reversed(store.list_runs())
-               if r.status == "finished" or (r.status == "failed" and (chosen or run_protocol(r)) == "official")]
+               if r.status == "finished" or (r.status == "failed" and profile_of(chosen or run_protocol(r)).failed_runs_are_samples)]
     elif run_ids:
         ids = list(run_ids)
     else:
@@ -98,9 +98,9 @@ def score_command(
                     progress.update(_t, completed=done, total=total)
 
                 try:
-                    profile = chosen or run_protocol(store.get_run(rid))
-                    row = score_run(store, rid, judge=j, settings=settings, progress=on_batch, protocol=profile,
-                                    prompts=prompts() if profile == "official" else None)
+                    profile = profile_of(chosen or run_protocol(store.get_run(rid)))
+                    row = score_run(store, rid, judge=j, settings=settings, progress=on_batch, protocol=profile.name,
+                                    prompts=prompts() if profile.official_grader else None)
                 except RunNotFound as exc:
                     problems.append(str(exc))
                     break
@@ -119,7 +119,7 @@ def score_command(
                     progress.advance(overall)
                 rows.append(row)
                 results.append(_row_json(store, row))
-            if len(rows) > 1 and all(r.n_gt == rows[0].n_gt and r.protocol != "official" for r in rows):
+            if len(rows) > 1 and all(r.n_gt == rows[0].n_gt and profile_named(r.protocol).combines_judges for r in rows):
                 verdicts = majority_verdicts([stored_verdicts(store, r.id) for r in rows])
                 m = compute_metrics(verdicts, rows[0].n_gt, rows[0].n_pred)
                 results.append({**_row_json(store, rows[0]), "judge": "majority:" + "+".join(r.judge for r in rows),
@@ -187,12 +187,12 @@ def report_command(
 
     Every row names the profile (and prompt source) of its numbers; the JSON format also carries
     the official ``summary`` and ``per_item`` records of official-profile scores."""
+    from ..protocol import PROTOCOLS, as_profile
     from ..reports import Format, build_report, render
-    from ..scoring.profile import as_profile
 
     report_format: Format = one_of("--format", fmt, ("md", "csv", "json", "html"))
-    if protocol is not None and protocol not in ("official", "vibesearch"):
-        fail(f"--protocol must be official or vibesearch, not {protocol!r}")
+    if protocol is not None and protocol not in PROTOCOLS:
+        fail(f"--protocol must be {' or '.join(sorted(PROTOCOLS))}, not {protocol!r}")
     report = build_report(open_store(db, writes=False), judge=judge, protocol=as_profile(protocol) if protocol else None)
     text = render(report, report_format)
     if out is None:

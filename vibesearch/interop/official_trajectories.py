@@ -34,10 +34,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..store import Run, Store, build_run
-from ..run import EndEvent, EventData, GraphEvent, MessageEvent, NoteEvent, StageEvent, Termination, ToolCallEvent, ToolResultEvent
+from ..run import EventData, GraphEvent, MessageEvent, NoteEvent, StageEvent, Termination, ToolCallEvent, ToolResultEvent
 from ..run.events import Phase
 from ..run.protocols import UserState
 from ..run.stages import decision_event
+from ..session.lifecycle import end_event
 from ..tasks.models import Task
 from ._answer import is_cut, parse_triples
 from ._read import ImportFileError, Trajectory, read_extraction, read_trajectory
@@ -255,7 +256,7 @@ def prepare_import(
     else:
         triples, raw, repaired, dropped, graph_from = _answer_triples(traj, extraction_prompt)
     events.append(GraphEvent(triples=triples, raw_text=raw, repaired=repaired, dropped=dropped, source="import"))
-    events.append(EndEvent(termination=termination, detail=f"official termination: {original}"))
+    events.append(end_event(termination, f"official termination: {original}"))
     return PreparedImport(str(path), traj, run, events, notes, len(triples), graph_from, repaired)
 
 

@@ -104,6 +104,10 @@ class PromptSource:
         hashes = ", ".join(f"{name} sha256 {digest[:12]}" for name, digest in sorted(self.files.items()))
         return f"official prompts ({hashes})"
 
+    def announced(self) -> str:
+        """What the command line says about the prompts its runs will use."""
+        return self.label() if self.kind == "official" else "own prompts (no --official-harness given)"
+
     def record(self) -> dict[str, object]:
         """What a run stores about its prompts."""
         return {"kind": self.kind, "root": self.root, "files": dict(self.files)}

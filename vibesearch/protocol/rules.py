@@ -1,18 +1,15 @@
-"""The official protocol's numbers, and the limits of each profile, in one place.
+"""The official protocol's numbers, in one place.
 
 Every number here was read off the public official harness (``VibeBench/VibeSearchBench``:
 ``run.py``, ``agent/general_agent.py``, ``eval/evaluator.py``, ``eval/grader.py``,
 ``scripts/run_inference.sh``); the comment beside each says where it comes from. Nothing in this
-module calls a model or touches a run: the session and the scoring read these values.
+module calls a model or touches a run: the official profile (``profiles.OfficialProfile``), the
+official agent and simulator and the official grader read these values.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
-Protocol = Literal["vibesearch", "official"]
-PROTOCOLS: tuple[Protocol, ...] = ("vibesearch", "official")
+from ..run.config import Sampling
 
 # ------------------------------------------------------------------ judge (eval/evaluator.py, eval/grader.py)
 JUDGE_MAX_BATCHES = 5  # ground-truth triples go in at most this many near-equal batches
@@ -54,89 +51,7 @@ def official_compaction_threshold(
 OFFICIAL_COMPACTION_TOKENS = official_compaction_threshold()  # 229,376
 
 
-@dataclass(frozen=True)
-class Sampling:
-    temperature: float | None = None
-    top_p: float | None = None
-    max_tokens: int | None = None
-
-    def params(self) -> dict[str, float | int]:
-        """Keyword arguments for ``vibesearch.llm.complete`` (only the values that are set)."""
-        out: dict[str, float | int] = {}
-        if self.temperature is not None:
-            out["temperature"] = self.temperature
-        if self.top_p is not None:
-            out["top_p"] = self.top_p
-        if self.max_tokens is not None:
-            out["max_tokens"] = self.max_tokens
-        return out
-
-
-@dataclass(frozen=True)
-class ProfileLimits:
-    """What ends or reshapes a conversation under one profile.
-
-    ``user_turn_limit`` counts simulator replies after the opening query when
-    ``opening_counts_as_turn`` is False (official), all user messages otherwise (ours).
-    ``max_llm_calls`` None: no cap on the whole trajectory. ``compaction_tokens`` None: use the
-    run's own threshold (context window x fraction)."""
-
-    protocol: Protocol
-    user_turn_limit: int
-    opening_counts_as_turn: bool
-    max_llm_calls: int | None
-    max_steps_per_turn: int | None
-    compaction_tokens: int | None
-    compact_on_context_overflow: bool  # a provider's 400 "context too long" or a timeout compacts
-    simulator: Sampling
-    judge: Sampling
-    strip_think_from_judge: bool
-
-    def user_turns_left(self, user_messages: int) -> int:
-        """Simulator replies still allowed, given the user messages so far (the opening included)."""
-        used = user_messages - (0 if self.opening_counts_as_turn else 1)
-        return max(0, self.user_turn_limit - max(0, used))
-
-    def llm_calls_left(self, calls: int) -> int | None:
-        return None if self.max_llm_calls is None else max(0, self.max_llm_calls - calls)
-
-    def should_compact(self, prompt_tokens: int, default_threshold: int) -> bool:
-        """Compact before the next call? Strictly above the threshold, as the official agent does."""
-        limit = self.compaction_tokens if self.compaction_tokens is not None else default_threshold
-        return prompt_tokens > limit
-
-
-OFFICIAL_LIMITS = ProfileLimits(
-    protocol="official",
-    user_turn_limit=USER_REPLIES_AFTER_OPENING,
-    opening_counts_as_turn=False,
-    max_llm_calls=MAX_LLM_CALLS,
-    max_steps_per_turn=None,
-    compaction_tokens=OFFICIAL_COMPACTION_TOKENS,
-    compact_on_context_overflow=True,
-    simulator=Sampling(temperature=SIMULATOR_TEMPERATURE, max_tokens=SIMULATOR_MAX_TOKENS),
-    judge=Sampling(temperature=JUDGE_TEMPERATURE, max_tokens=JUDGE_MAX_TOKENS),
-    strip_think_from_judge=True,
-)
-
-
-def vibesearch_limits(max_user_turns: int = 30, max_steps_per_turn: int = 30) -> ProfileLimits:
-    """Our profile (values from ``Settings``: ``max_user_turns``, ``max_steps_per_turn``)."""
-    return ProfileLimits(
-        protocol="vibesearch",
-        user_turn_limit=max_user_turns,
-        opening_counts_as_turn=True,
-        max_llm_calls=None,
-        max_steps_per_turn=max_steps_per_turn,
-        compaction_tokens=None,
-        compact_on_context_overflow=False,
-        simulator=Sampling(),
-        judge=Sampling(),
-        strip_think_from_judge=False,
-    )
-
-
-def limits_for(protocol: Protocol, *, max_user_turns: int = 30, max_steps_per_turn: int = 30) -> ProfileLimits:
-    if protocol == "official":
-        return OFFICIAL_LIMITS
-    return vibesearch_limits(max_user_turns, max_steps_per_turn)
+# each role's sampling under the official profile (where the run sets none of its own)
+OFFICIAL_AGENT_SAMPLING = Sampling(temperature=AGENT_TEMPERATURE, top_p=AGENT_TOP_P, max_tokens=AGENT_MAX_TOKENS)
+OFFICIAL_SIMULATOR_SAMPLING = Sampling(temperature=SIMULATOR_TEMPERATURE, max_tokens=SIMULATOR_MAX_TOKENS)
+OFFICIAL_JUDGE_SAMPLING = Sampling(temperature=JUDGE_TEMPERATURE, max_tokens=JUDGE_MAX_TOKENS)

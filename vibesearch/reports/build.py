@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from ..protocol import profile_named
 from ..run.config import ProtocolProfile
 from ..scoring.aggregate import (
     RunRecord,
@@ -34,7 +35,7 @@ def official_parts(records: list[RunRecord]) -> tuple[list[dict[str, Any]], list
     also naming its configuration, profile and prompt source."""
     summary, per_item = [], []
     for (config, protocol, source), recs in profile_groups(records).items():
-        if protocol != "official":
+        if not profile_named(protocol).official_grader:
             continue
         samples = official_samples(recs)
         if not samples and not any(r.left_out for r in recs):

@@ -6,12 +6,13 @@
 * ``protocols`` — the ``Agent`` and ``User`` the session plays, ``AgentReply``, ``GraphResult``,
   ``UserTurn``, ``UserState``;
 * ``stages`` — the stage pointer rule; ``tools`` — the ``Toolbox`` protocol and
-  ``execute_tool_call``; ``result`` — ``RunResult``.
+  ``execute_tool_call``; ``result`` — ``RunResult``, the status vocabulary (``RunStatus``) and
+  the sets of statuses derived from it.
 
 It imports nothing of the product but ``config`` and ``tasks``.
 """
 
-from .config import AgentSpec, JudgeSpec, Limits, ProtocolProfile, RunConfig, Sampling, SearchSpec, UserSpec
+from .config import PROTOCOLS, AgentSpec, JudgeSpec, Limits, ProtocolProfile, RunConfig, Sampling, SearchSpec, UserSpec
 from .conversation import Conversation, Step, Turn
 from .events import (
     DECISIONS,
@@ -36,11 +37,18 @@ from .events import (
     parse_event,
 )
 from .protocols import Agent, AgentReply, GraphResult, User, UserAway, UserIdle, UserState, UserTurn
-from .result import STATUS_OF, PartFailed, RunResult
+from .result import CONTINUABLE, RESUMABLE, RUN_STATUSES, STATUS_OF, STOPPABLE, PartFailed, RunResult, RunStatus, status_after
 from .stages import StageStep, stage_step
 from .tools import Toolbox, ToolOutput, execute_tool_call, tool_names
 
 __all__ = [
+    "CONTINUABLE",
+    "PROTOCOLS",
+    "RESUMABLE",
+    "RUN_STATUSES",
+    "STOPPABLE",
+    "RunStatus",
+    "status_after",
     "DECISIONS",
     "REPLY_KINDS",
     "STATUS_OF",

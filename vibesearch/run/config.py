@@ -1,20 +1,28 @@
 """``RunConfig``: one typed description of a run, stored with it and read back to resume it.
 
-The CLI, the batch runner and the app each build one (``RunConfig.from_settings``), ``make_agent``
-and ``make_user`` build the run's parts from it, the session stores it on the run row (one JSON
-column) and a resumed run is rebuilt from it. It never holds a key: an endpoint key is handed to
-``make_agent`` beside it, or comes from the settings for the configured endpoint URL only.
+A run's behaviour is its resolved ``RunConfig`` and the profile it names (``protocol``): nothing
+else. The CLI, the batch runner, the app and the API build one with
+``vibesearch.protocol.build_config(settings, **overrides)``, which drafts it here
+(``RunConfig.draft``: the settings' defaults with the overrides on top) and has the run's profile
+resolve it (``Profile.resolve``: the profile's sampling where the run set none, the limits the
+profile runs by). ``make_agent`` and ``make_user`` build the run's parts from it, the agents, the
+tools and the compaction read their limits from it (never from the ``Settings``, which hold only
+process facts), the session stores it on the run row (one JSON column) and a resumed run reads it
+back. It never holds a key: an endpoint key is handed to ``make_agent`` beside it, or comes from
+the settings for the configured endpoint URL only.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..config import AgentKind, SearchBackend, Settings, UserKind
 
+# the protocol profiles a run may name (``vibesearch.protocol`` implements each)
 ProtocolProfile = Literal["vibesearch", "official"]
+PROTOCOLS: tuple[ProtocolProfile, ...] = get_args(ProtocolProfile)
 
 
 class _Part(BaseModel):
@@ -65,17 +73,29 @@ class SearchSpec(_Part):
 
 
 class Limits(_Part):
+    """What ends or reshapes a conversation. What the user-turn cap counts is the profile's rule
+    (``Profile.user_turns_left``); the values here are the ones the run uses."""
+
     max_user_turns: int = Field(default=30, ge=1)
-    max_steps_per_turn: int = Field(default=30, ge=1)
-    max_llm_calls: int | None = Field(default=None, ge=1)  # the agent's model calls in the whole run
+    max_steps_per_turn: int | None = Field(default=30, ge=1)  # tool steps in one agent turn (None: no cap)
+    max_llm_calls: int | None = Field(default=None, ge=1)  # the agent's model calls in the whole run (a budget)
     budget_tokens: int | None = None
     budget_usd: float | None = None
     stop_on_final_answer: bool = False
     context_window: int = 256_000
     compaction_threshold: float = 0.8
+    # set by the profile, never by a flag: the model calls of the whole trajectory (agent calls and
+    # compactions) after which the conversation ends as ``max_rounds`` (official: 200) ...
+    max_rounds: int | None = Field(default=None, ge=1)
+    # ... and a fixed prompt size above which the agent compacts (None: context window x threshold)
+    compaction_tokens: int | None = Field(default=None, ge=1)
 
 
-# flat keyword -> (part, field) for ``from_settings``
+# limits only a profile sets (``Profile.resolve``)
+PROFILE_LIMITS = ("max_rounds", "compaction_tokens")
+
+
+# flat keyword -> (part, field) for ``draft``
 _FLAT: dict[str, tuple[str, str]] = {
     "agent": ("agent", "kind"),
     "agent_model": ("agent", "model"),
@@ -91,7 +111,7 @@ _FLAT: dict[str, tuple[str, str]] = {
     "search_backend": ("search", "backend"),
     "search_topn": ("search", "topn"),
     "tool_result_max_chars": ("search", "tool_result_max_chars"),
-    **{name: ("limits", name) for name in Limits.model_fields},
+    **{name: ("limits", name) for name in Limits.model_fields if name not in PROFILE_LIMITS},
 }
 _TOP = ("task_id", "protocol", "seed", "pace_s")
 
@@ -108,10 +128,11 @@ class RunConfig(_Part):
     pace_s: float = Field(default=0.0, ge=0)  # a wait before each simulated user turn (watching)
 
     @classmethod
-    def from_settings(cls, settings: Settings, **overrides: Any) -> "RunConfig":
+    def draft(cls, settings: Settings, **overrides: Any) -> "RunConfig":
         """The run the settings describe, with ``overrides`` (flat names: ``agent``, ``agent_model``,
         ``user``, ``simulator_model``, ``shadow``, ``judge``, ``search_backend``, ``max_user_turns``,
-        ``task_id``, ``protocol`` ...; a None value means "not given").
+        ``task_id``, ``protocol`` ...; a None value means "not given"), not yet resolved for its
+        profile: ``vibesearch.protocol.build_config`` is what callers use.
 
         Only what the chosen kinds use is kept: a model for the react agent or an LLM-played user,
         the endpoint's URL and model name for the endpoint agent, a shadow beside a person."""
@@ -125,12 +146,13 @@ class RunConfig(_Part):
             "judge": {"name": settings.judge_model or "offline", "sampling": sampling()},
             "search": {"backend": settings.search_backend, "topn": settings.search_topn,
                        "tool_result_max_chars": settings.tool_result_max_chars},
-            "limits": {name: getattr(settings, name) for name in Limits.model_fields if hasattr(settings, name)},
+            "limits": {name: getattr(settings, name) for name in Limits.model_fields if hasattr(settings, name) and name not in PROFILE_LIMITS},
         }
         return cls._build(parts, overrides)
 
-    def with_overrides(self, **overrides: Any) -> "RunConfig":
-        """This config with ``overrides`` (the flat names of ``from_settings``; None: unchanged)."""
+    def draft_with(self, **overrides: Any) -> "RunConfig":
+        """This config with ``overrides`` (the flat names of ``draft``; None: unchanged), not yet
+        resolved again: ``vibesearch.protocol.rebuild_config`` is what callers use."""
         return self._build(self.model_dump(), overrides)
 
     @classmethod
@@ -156,23 +178,3 @@ class RunConfig(_Part):
         if user["kind"] != "human":
             user["shadow"] = None
         return cls.model_validate(parts)
-
-    def settings_for(self, settings: Settings) -> Settings:
-        """``settings`` with this run's behaviour put in: what the agents, the tools and the
-        compaction read from the settings. The endpoint URL stays out, so that the configured key
-        (``Settings.endpoint_key_for``) never follows a URL stored with a run."""
-        lim = self.limits
-        return settings.model_copy(
-            update={
-                "search_backend": self.search.backend,
-                "search_topn": self.search.topn,
-                "tool_result_max_chars": self.search.tool_result_max_chars,
-                "max_user_turns": lim.max_user_turns,
-                "max_steps_per_turn": lim.max_steps_per_turn,
-                "stop_on_final_answer": lim.stop_on_final_answer,
-                "budget_tokens": lim.budget_tokens,
-                "budget_usd": lim.budget_usd,
-                "context_window": lim.context_window,
-                "compaction_threshold": lim.compaction_threshold,
-            }
-        )

@@ -2,6 +2,7 @@
 analysis and agreement with human labels.
 
     score_run(store, run_id, judge="offline" | "<litellm model>") -> ScoreRow   # stores score + verdicts
+    scorer_for(kind, profile).score(store, run_id, ...) -> RunScore             # the value, not stored
     run_stats(store, run_id) -> RunStats                                        # from stored events only
 """
 
@@ -14,16 +15,20 @@ from .metrics import (
     compute_metrics,
     score_graph,
     score_graph_async,
-    score_run,
-    score_run_async,
     stored_verdicts,
 )
+from .scorer import GraphScorer, OfficialGraphScorer, Scorer, TableScorer, score_run, score_run_async, scorer_for
 from .offline_judge import OfflineJudge
 from .stats import RunStats, run_stats, stats_from_events
 from .verdicts import JudgeResult, Verdict, judge_label, majority_verdicts
 
 __all__ = [
     "GraphScore",
+    "GraphScorer",
+    "OfficialGraphScorer",
+    "Scorer",
+    "TableScorer",
+    "scorer_for",
     "JudgeResult",
     "Metrics",
     "NoGroundTruth",

@@ -16,7 +16,8 @@ from typing import Any, Iterable, Literal, Sequence
 
 from ..store import Store
 from ..store.tables import ScoreRow
-from ._stored import stored_prediction, task_snapshot
+from ..tasks.models import Task
+from ._stored import stored_prediction, stored_task
 from .metrics import stored_verdicts
 from .profile import profile_label
 
@@ -74,18 +75,21 @@ def judge_decisions(store: Store, side: Side, runs: Sequence[str]) -> dict[Judge
 
 def item_groups(store: Store, side: Side, items: Sequence[Item]) -> dict[Item, dict[str, str]]:
     """Each item's language and subset (of the run's task) and relation (of the triple)."""
-    runs: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    runs: dict[str, tuple[Task | None, list[dict[str, Any]]]] = {}
     out: dict[Item, dict[str, str]] = {}
     for rid, index in items:
         if rid not in runs:
-            snap = task_snapshot(store, rid)
-            triples = snap.get("graph") or [] if side == "coverage" else stored_prediction(store, rid)[0]
-            runs[rid] = (snap, [t if isinstance(t, dict) else {} for t in triples])
-        snap, triples = runs[rid]
+            task = stored_task(store, rid)
+            if side == "coverage":
+                triples = [t.model_dump() for t in task.graph] if task is not None else []
+            else:
+                triples = stored_prediction(store, rid)[0]
+            runs[rid] = (task, triples)
+        task, triples = runs[rid]
         triple = triples[index] if 0 <= index < len(triples) else {}
         out[(rid, index)] = {
-            "language": str(snap.get("language") or UNKNOWN),
-            "subset": str(snap.get("subset") or UNKNOWN),
+            "language": task.language if task is not None else UNKNOWN,
+            "subset": task.subset if task is not None else UNKNOWN,
             "relation": " ".join(str(triple.get("relation") or "").split()) or UNKNOWN,
         }
     return out

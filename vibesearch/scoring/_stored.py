@@ -1,25 +1,33 @@
-"""What scoring reads of a stored run: its task snapshot and its latest graph (shared by both
-profiles' scoring)."""
+"""What scoring reads of a stored run: its task (``Run.task()``) and its latest graph (shared by
+both profiles' scoring)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from ..store import Store
+from ..store import Store, TaskSnapshotError
+from ..tasks.models import Task
 
 
 class NoGroundTruth(ValueError):
     """The run's task snapshot has no ground-truth graph to score against."""
 
 
-def task_snapshot(store: Store, run_id: str) -> dict[str, Any]:
-    run = store.get_run(run_id)
+def stored_task(store: Store, run_id: str) -> Task | None:
+    """The run's task, or None when its snapshot cannot be read (scoring reads such a run as one
+    without ground truth)."""
     try:
-        data = run.task_snapshot()
-    except json.JSONDecodeError:
-        data = {}
-    return data if isinstance(data, dict) else {}
+        return store.get_run(run_id).task()
+    except TaskSnapshotError:
+        return None
+
+
+def stored_ground_truth(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The run's ground-truth triples as ``{"head", "relation", "tail"}`` dicts ([] when its task
+    has none or cannot be read)."""
+    task = stored_task(store, run_id)
+    return [t.model_dump() for t in task.graph] if task is not None else []
 
 
 def stored_prediction(store: Store, run_id: str) -> tuple[list[dict[str, Any]], int | None]:

@@ -27,7 +27,6 @@ included, ``[DONE]`` not).
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from datetime import datetime
 from statistics import mean
@@ -35,8 +34,9 @@ from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel
 
+from ..protocol import profile_of
 from ..run.config import ProtocolProfile
-from ..store import Store
+from ..store import Store, TaskSnapshotError
 from ..store.tables import Run, ScoreRow
 from .official_metrics import OfficialSummary, SampleResult, aggregate_official
 from .official_score import sample_of
@@ -85,10 +85,9 @@ class RunRecord(BaseModel):
 
     @property
     def left_out(self) -> bool:
-        """Not a sample under its profile: a run a person cancelled (ours: only one without a graph)."""
-        if not self.cancelled:
-            return False
-        return self.protocol == "official" or not self.has_graph
+        """Not a sample under its profile (``Profile.left_out``: a run a person cancelled; ours:
+        only one without a graph)."""
+        return profile_of(self.protocol).left_out(cancelled=self.cancelled, has_graph=self.has_graph)
 
 
 # The offline baseline reads the corpus' annotated facts; its scores must never pass for a model's.
@@ -166,15 +165,18 @@ def collect_runs(
 
 def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: ProtocolProfile) -> list[RunRecord]:
     """The run's records: one per score (or one without a score)."""
+    subset: str
+    language: str
     try:
-        task = run.task_snapshot()
-    except json.JSONDecodeError:
-        task = {}
+        task = run.task()
+        subset, language = task.subset, task.language
+    except TaskSnapshotError:  # counted, under an unknown subset and language
+        subset = language = "?"
     base = RunRecord(
         run_id=run.id,
         task_id=run.task_id,
-        subset=str(task.get("subset") or "?"),
-        language=str(task.get("language") or "?"),
+        subset=subset,
+        language=language,
         config=config_key(run),
         agent=run.agent,
         agent_model=run.agent_model,
@@ -244,7 +246,7 @@ def official_samples(records: Iterable[RunRecord]) -> list[tuple[RunRecord, Samp
     numbered per task from 0 in the order the runs were started."""
     by_task: dict[str, list[RunRecord]] = defaultdict(list)
     for r in records:
-        if r.official is not None and r.protocol == "official" and not r.left_out:
+        if r.official is not None and not r.left_out:  # (only the official grader keeps one)
             by_task[r.task_id].append(r)
     out = []
     for task_id in sorted(by_task):
@@ -258,7 +260,7 @@ def official_summary(records: Iterable[RunRecord]) -> OfficialSummary:
     are left out and listed."""
     records = list(records)
     samples = official_samples(records)
-    cancelled = [(r.task_id, i) for i, r in enumerate(r for r in records if r.protocol == "official" and r.left_out)]
+    cancelled = [(r.task_id, i) for i, r in enumerate(r for r in records if r.left_out)]
     return aggregate_official([s for _, s in samples], cancelled=cancelled)
 
 
@@ -310,7 +312,7 @@ def score_table(records: list[RunRecord]) -> list[dict[str, Any]]:
             samples = [r for r in members if r.scored and not r.left_out]
             if not samples:
                 continue
-            if key[1] == "official":
+            if profile_of(key[1]).official_grader:  # the official grader's Avg@N / Best@N
                 figures = _official_at_n(members)
             else:
                 figures = {**_at_n(samples), **_node_keys(None)}
@@ -322,8 +324,7 @@ def left_out_runs(records: list[RunRecord]) -> list[dict[str, Any]]:
     """The runs that are not samples, with the reason."""
     return [
         {"run_id": r.run_id, "task_id": r.task_id, "config": r.config, "profile": r.profile,
-         "reason": ("abandoned by a person" if r.status == "abandoned" else "cancelled by a person")
-         + ("" if r.protocol == "official" else ", no graph")}
+         "reason": profile_of(r.protocol).left_out_reason(r.status)}
         for r in records
         if r.left_out
     ]
@@ -336,9 +337,9 @@ def interaction_table(records: list[RunRecord]) -> list[dict[str, Any]]:
     included = (r for r in records if not r.left_out and (r.scored or r.status == "finished"))
     for key, recs in profile_groups(included).items():
         mine = [r.stats for r in recs]  # a run has one record per profile
-        official = key[1] == "official"
-        asst = [s.official.assistant_turns if official else s.n_asst for s in mine]
-        user = [s.official.user_turns if official else s.n_user for s in mine]
+        profile = profile_of(key[1])
+        asst = [profile.interaction_counts(s)[0] for s in mine]
+        user = [profile.interaction_counts(s)[1] for s in mine]
         total_user = sum(user)
         costs = [s.cost_usd for s in mine]
         rows.append(

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 from ..store import Store
 from ._agreement_items import SPLITS, Item, Side, item_groups, judge_decisions, latest_by_judge, side_labels, split
 from ._bootstrap import bootstrap_intervals, bootstrap_settings, point_measures
-from ._stored import stored_prediction, task_snapshot
+from ._stored import stored_ground_truth, stored_prediction
 from .metrics import f1_of
 from .profile import profile_label
 from .verdicts import judge_label
@@ -200,7 +200,7 @@ def agreement_report(store: Store, run_id: str | None = None) -> dict[str, Any]:
     majority = human_majority(by_annotator)
     prf = []
     for rid in sorted({item[0] for item in majority}):
-        n_gt = len(task_snapshot(store, rid).get("graph") or [])
+        n_gt = len(stored_ground_truth(store, rid))
         pred, _ = stored_prediction(store, rid)
         items = [i for i in majority if i[0] == rid]
         covered = [i for i in items if majority[i]]

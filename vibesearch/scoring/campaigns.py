@@ -19,9 +19,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
-from ..store import AdjudicationRow, CampaignRow, RunNotFound, Store
+from ..store import AdjudicationRow, CampaignRow, RunNotFound, Store, TaskSnapshotError
 from ..store.tables import Run
-from ._stored import stored_prediction, task_snapshot
+from ._stored import stored_ground_truth, stored_prediction
 
 Side = Literal["coverage", "validity"]
 SIDES: tuple[Side, ...] = ("coverage", "validity")
@@ -69,9 +69,15 @@ class ItemLabels:
 
 # --------------------------------------------------------------------------- making one
 def _run_facts(run: Run) -> dict[str, str]:
-    task = run.task_snapshot()
+    subset: str
+    language: str
+    try:
+        task = run.task()
+        subset, language = task.subset, task.language
+    except TaskSnapshotError:  # an unreadable task matches no subset or language filter
+        subset = language = ""
     return {
-        "task": run.task_id, "subset": str(task.get("subset", "")), "language": str(task.get("language", "")),
+        "task": run.task_id, "subset": subset, "language": language,
         "agent": run.agent, "agent_model": run.agent_model or "", "status": run.status,
     }
 
@@ -175,9 +181,7 @@ def get_campaign(store: Store, name: str) -> CampaignRow:
 # --------------------------------------------------------------------------- its items
 def item_texts(store: Store, run_id: str) -> dict[Side, list[dict[str, Any]]]:
     """The triples behind a run's items, per side."""
-    graph = task_snapshot(store, run_id).get("graph")
-    gt = [t for t in graph if isinstance(t, dict)] if isinstance(graph, list) else []
-    return {"coverage": gt, "validity": stored_prediction(store, run_id)[0]}
+    return {"coverage": stored_ground_truth(store, run_id), "validity": stored_prediction(store, run_id)[0]}
 
 
 def items(store: Store, campaign: CampaignRow) -> list[Item]:

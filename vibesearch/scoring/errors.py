@@ -21,7 +21,8 @@ from ..store import Store
 from ._matching import relation_matches
 from ._normalize import norm
 from .aggregate import RunRecord, mean_if_known
-from .metrics import stored_prediction, stored_verdicts, task_snapshot
+from ._stored import stored_ground_truth
+from .metrics import stored_prediction, stored_verdicts
 
 OVER_GENERATION = 0.8
 UNDER_RECALL = 0.2
@@ -79,7 +80,7 @@ def relation_coverage(store: Store, records: list[RunRecord]) -> list[dict[str, 
     for r in records:
         if not r.scored or r.score_id is None:
             continue
-        gt = [t for t in task_snapshot(store, r.run_id).get("graph") or [] if isinstance(t, dict)]
+        gt = stored_ground_truth(store, r.run_id)
         pred, _ = stored_prediction(store, r.run_id)
         pred_relations = {str(t.get("relation", "")) for t in pred}
         verdicts = {v.gt_index: v for v in stored_verdicts(store, r.score_id)}

@@ -18,7 +18,7 @@ from typing import Any, Collection, Literal
 
 from .._files import InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
 from ..store import RunNotFound, Store
-from ._stored import task_snapshot
+from ._stored import stored_ground_truth
 
 FIELDS = ["run_id", "gt_index", "annotator", "covered", "evidence", "note", "created_at", "head", "relation", "tail"]
 MAX_INDEX = 1_000_000  # ground-truth and predicted triple indices
@@ -36,15 +36,14 @@ def export_labels(
     rows = [r for r in store.labels(run_id=run_id) if run_ids is None or r.run_id in run_ids]
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    graphs: dict[str, list[Any]] = {}
+    graphs: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         if r.run_id not in graphs:
-            graph = task_snapshot(store, r.run_id).get("graph")
-            graphs[r.run_id] = graph if isinstance(graph, list) else []
+            graphs[r.run_id] = stored_ground_truth(store, r.run_id)
 
     def part(r: Any, key: str) -> str:
         graph = graphs[r.run_id]
-        triple = graph[r.gt_index] if 0 <= r.gt_index < len(graph) and isinstance(graph[r.gt_index], dict) else {}
+        triple = graph[r.gt_index] if 0 <= r.gt_index < len(graph) else {}
         return str(triple.get(key, ""))
 
     records = [

@@ -34,7 +34,7 @@ from typing import Any
 
 from .._files import InputFileError, read_text
 from ..store import RunNotFound, Store
-from ._stored import stored_prediction, task_snapshot
+from ._stored import stored_ground_truth, stored_prediction
 from .metrics import stored_verdicts
 
 GT_DIR = "gt_recall_check"
@@ -68,7 +68,7 @@ class JudgeSides:
 def judge_sides(store: Store, run_id: str, judge: str | None = None) -> JudgeSides:
     """The run's ground truth, prediction and the latest score's decisions (by ``judge``, or by
     whichever judge scored it last); empty decisions when it has no such score."""
-    gt = [t for t in task_snapshot(store, run_id).get("graph") or [] if isinstance(t, dict)]
+    gt = stored_ground_truth(store, run_id)
     pred, _ = stored_prediction(store, run_id)
     sides = JudgeSides(run_id=run_id, gt=gt, pred=pred)
     scores = [s for s in store.scores(run_id) if judge is None or s.judge == judge]

@@ -22,7 +22,6 @@ Choices, also in docs/scoring.md:
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any, Sequence, TypeVar
 
@@ -30,30 +29,14 @@ from pydantic import BaseModel
 
 from .._aio import run_sync
 from ..config import Settings, get_settings
+from ..run.scores import Metrics, RunScore
 from ..store import Store
-from ..protocol.prompts import PromptSet
-from ..run.config import ProtocolProfile
-from ..store.tables import ScoreRow, VerdictRow
-from ..tasks.models import snapshot_kind
 from ._normalize import norm
-from ._stored import NoGroundTruth, stored_prediction, task_snapshot
+from ._stored import NoGroundTruth, stored_prediction, stored_task
 from .offline_judge import OfflineJudge, as_text_triple
-from .official_score import score_run_official_async
-from .profile import run_protocol
 from .verdicts import JudgeResult, Verdict, judge_label
 
 T = TypeVar("T")
-
-
-class Metrics(BaseModel):
-    precision: float
-    recall: float
-    f1: float
-    n_gt: int
-    n_pred: int
-    n_covered: int
-    n_valid: int
-    n_unscored: int = 0
 
 
 def f1_of(precision: float, recall: float) -> float:
@@ -147,30 +130,10 @@ def score_graph(gt: Sequence[Any], pred: Sequence[Any], *, judge: str = "offline
     return run_sync(score_graph_async(gt, pred, judge=judge, settings=settings))
 
 
-async def score_run_async(
-    store: Store,
-    run_id: str,
-    *,
-    judge: str = "offline",
-    settings: Settings | None = None,
-    progress: Any = None,
-    protocol: ProtocolProfile | None = None,
-    prompts: PromptSet | None = None,
-) -> ScoreRow:
-    """Score a run's latest graph against its task snapshot's ground truth; store and return it.
-
-    ``protocol`` (default: the run's own profile) chooses how: ``official`` grades the run's
-    extraction answer as the official grader does (``official_score``; ``prompts``: the judge
-    prompt's source, default the configured checkout or our own), ``vibesearch`` as below."""
-    settings = settings or get_settings()
-    snapshot = task_snapshot(store, run_id)
-    if snapshot_kind(snapshot) == "table":
-        from ..tables import score_table_run
-
-        return await asyncio.to_thread(score_table_run, store, run_id, judge=judge, settings=settings)
-    if (protocol or run_protocol(store.get_run(run_id))) == "official":
-        return await score_run_official_async(store, run_id, judge=judge, prompts=prompts, settings=settings)
-    gt = [t for t in snapshot.get("graph") or [] if isinstance(t, dict)]
+async def score_graph_run(store: Store, run_id: str, *, judge: str, settings: Settings, progress: Any = None) -> RunScore:
+    """Score a run's latest graph against its task's ground truth (our profile's rules)."""
+    task = stored_task(store, run_id)
+    gt = [t.model_dump() for t in task.graph] if task is not None else []
     if not gt:
         raise NoGroundTruth(
             f"run {run_id} has no ground-truth graph in its task snapshot"
@@ -178,51 +141,12 @@ async def score_run_async(
         )
     pred, graph_id = stored_prediction(store, run_id)
     result = await score_graph_async(gt, pred, judge=judge, settings=settings, progress=progress)
-    m = result.metrics
     if graph_id is None:
         result.details["note"] = "the run has no graph"
-    row = ScoreRow(
-        run_id=run_id,
-        graph_id=graph_id,
-        judge=judge,
-        precision=m.precision,
-        recall=m.recall,
-        f1=m.f1,
-        n_gt=m.n_gt,
-        n_pred=m.n_pred,
-        n_covered=m.n_covered,
-        n_valid=m.n_valid,
-        n_unscored=m.n_unscored,
-        details_json=json.dumps(result.details, ensure_ascii=False, default=str),
-        protocol="vibesearch",
+    return RunScore(
+        run_id=run_id, judge=judge, protocol="vibesearch", graph_id=graph_id, details=result.details, verdicts=result.verdicts,
+        **result.metrics.model_dump(),
     )
-    verdicts = [
-        VerdictRow(
-            score_id=0,
-            run_id=run_id,
-            gt_index=v.gt_index,
-            covered=v.covered,
-            rule=str(v.rule) if v.rule is not None else None,
-            evidence_json=json.dumps(v.evidence),
-            rationale=v.rationale,
-        )
-        for v in result.verdicts
-    ]
-    return store.add_score(row, verdicts)
-
-
-def score_run(
-    store: Store,
-    run_id: str,
-    *,
-    judge: str = "offline",
-    settings: Settings | None = None,
-    progress: Any = None,
-    protocol: ProtocolProfile | None = None,
-    prompts: PromptSet | None = None,
-) -> ScoreRow:
-    """Sync entry point (see ``score_run_async``); usable from inside a running event loop too."""
-    return run_sync(score_run_async(store, run_id, judge=judge, settings=settings, progress=progress, protocol=protocol, prompts=prompts))
 
 
 def stored_verdicts(store: Store, score_id: int | None) -> list[Verdict]:

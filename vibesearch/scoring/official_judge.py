@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from ..config import Settings, get_settings
 from ..protocol.prompts import JudgeTemplate
-from ..protocol.rules import JUDGE_ATTEMPTS, JUDGE_MAX_BATCHES, OFFICIAL_LIMITS
+from ..protocol.rules import JUDGE_ATTEMPTS, JUDGE_MAX_BATCHES, OFFICIAL_JUDGE_SAMPLING
 from .official_metrics import (
     CoverageItem,
     CoverageResult,
@@ -224,8 +224,8 @@ async def _judge_batch(
                 model=model,
                 purpose="judge",
                 settings=settings,
-                temperature=OFFICIAL_LIMITS.judge.temperature,
-                max_tokens=OFFICIAL_LIMITS.judge.max_tokens,
+                temperature=OFFICIAL_JUDGE_SAMPLING.temperature,
+                max_tokens=OFFICIAL_JUDGE_SAMPLING.max_tokens,
             )
             report.input_tokens += result.input_tokens or 0
             report.output_tokens += result.output_tokens or 0

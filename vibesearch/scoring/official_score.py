@@ -1,7 +1,7 @@
 """Scoring a stored run under the official profile, and reading such a score back.
 
-    row = await score_run_official_async(store, run_id, judge="<litellm model>", prompts=prompts)
-    sample_of(row)   # the official per-sample record (``SampleResult``) kept in the score
+    score = await score_official_run(store, run_id, judge="<litellm model>", settings=s, prompts=prompts)  # a RunScore
+    sample_of(row)   # the official per-sample record (``SampleResult``) kept in a stored score
 
 The answer graded is the run's extraction answer as the agent wrote it (its last assistant message
 of phase ``extraction``), parsed as strictly as the official grader parses it; a run without one
@@ -18,17 +18,17 @@ the details, which holds the indices into the strict parse).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..config import Settings, get_settings
+from ..config import Settings
 from ..protocol.prompts import PromptSet, load_prompts, resolve_harness
 from ..run.events import MessageEvent
+from ..run.scores import RunScore, Verdict
 from ..store import Store
-from ..store.tables import ScoreRow, VerdictRow
-from ..tasks.models import Task, upgrade_task_data
-from ._stored import NoGroundTruth, stored_prediction, task_snapshot
+from ..store.tables import ScoreRow
+from ..tasks.models import Task
+from ._stored import NoGroundTruth, stored_prediction, stored_task
 from .official_grade import OfficialGrade, grade_official
 from .official_metrics import OfficialGroundTruth, SampleResult
 from .profile import NotASample, OfficialJudgeRequired, is_cancelled
@@ -47,8 +47,8 @@ def extraction_answer(store: Store, run_id: str) -> str | None:
     return answer
 
 
-def official_ground_truth(snapshot: Mapping[str, Any]) -> OfficialGroundTruth:
-    return OfficialGroundTruth.from_task(Task.model_validate(upgrade_task_data(snapshot)))
+def official_ground_truth(task: Task) -> OfficialGroundTruth:
+    return OfficialGroundTruth.from_task(task)
 
 
 def _key(t: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -68,11 +68,11 @@ def default_prompts(settings: Settings) -> PromptSet:
     return load_prompts(resolve_harness(None, settings))
 
 
-async def score_run_official_async(
-    store: Store, run_id: str, *, judge: str, prompts: PromptSet | None = None, settings: Settings | None = None
-) -> ScoreRow:
-    """Grade the run as the official grader would, store the score with its verdicts, return it."""
-    settings = settings or get_settings()
+async def score_official_run(
+    store: Store, run_id: str, *, judge: str, settings: Settings, prompts: PromptSet | None = None, progress: Any = None
+) -> RunScore:
+    """Grade the run as the official grader would (``progress`` is not reported: the official
+    judge's batches go out at once)."""
     run = store.get_run(run_id)
     if is_cancelled(run):
         raise NotASample(f"run {run_id} was cancelled by a person: under the official profile it is not a sample (left out, and counted)")
@@ -81,19 +81,20 @@ async def score_run_official_async(
             f"run {run_id}: the official profile is judged by an LLM in the official layout; give --judge MODEL "
             "(or score it with --protocol vibesearch to use the offline judge)"
         )
-    snapshot = task_snapshot(store, run_id)
-    if not [t for t in snapshot.get("graph") or [] if isinstance(t, dict)]:
+    task = stored_task(store, run_id)
+    if task is None or not task.graph:
         raise NoGroundTruth(f"run {run_id} has no ground-truth graph in its task snapshot")
     prompts = prompts or default_prompts(settings)
-    gt = official_ground_truth(snapshot)
+    gt = official_ground_truth(task)
     answer = extraction_answer(store, run_id)
     graph, graph_id = stored_prediction(store, run_id)
     graded = await grade_official(
         run.task_id, run.run_index, answer or "", gt, prompts.judge, model=judge, settings=settings, lenient=graph
     )
-    row = _score_row(run_id, graph_id, judge, graded, prompts, n_gt=len(gt.triples), answered=answer is not None)
-    row.prompt_source = prompt_source_label(run.meta().get("prompt_source"), prompts)
-    return store.add_score(row, _verdicts(run_id, graded, graph, len(gt.triples)))
+    score = _score(run_id, graph_id, judge, graded, prompts, n_gt=len(gt.triples), answered=answer is not None)
+    score.prompt_source = prompt_source_label(run.meta().get("prompt_source"), prompts)
+    score.verdicts = _verdicts(graded, graph, len(gt.triples))
+    return score
 
 
 def prompt_source_label(run_source: object, prompts: PromptSet) -> str:
@@ -105,9 +106,9 @@ def prompt_source_label(run_source: object, prompts: PromptSet) -> str:
     return judge_source
 
 
-def _score_row(
+def _score(
     run_id: str, graph_id: int | None, judge: str, graded: OfficialGrade, prompts: PromptSet, *, n_gt: int, answered: bool
-) -> ScoreRow:
+) -> RunScore:
     result, parse = graded.result, graded.parse
     coverage = result.coverage_details
     supports = {i for item in coverage.per_gt_triple for i in item.supporting_pred_indices} if coverage else set()
@@ -129,7 +130,7 @@ def _score_row(
     }
     if not answered:
         details["note"] = "the run gave no extraction answer: it scores 0 (a failed run is a sample under the official profile)"
-    return ScoreRow(
+    return RunScore(
         run_id=run_id,
         graph_id=graph_id,
         judge=judge,
@@ -141,26 +142,21 @@ def _score_row(
         n_covered=coverage.covered_count if coverage else 0,
         n_valid=len(supports),
         n_unscored=0,
-        details_json=json.dumps(details, ensure_ascii=False, default=str),
+        details=details,
         protocol="official",
         prompt_source=prompts.source.label(),
     )
 
 
-def _verdicts(run_id: str, graded: OfficialGrade, graph: Sequence[Mapping[str, Any]], n_gt: int) -> list[VerdictRow]:
+def _verdicts(graded: OfficialGrade, graph: Sequence[Mapping[str, Any]], n_gt: int) -> list[Verdict]:
     coverage = graded.result.coverage_details
     if coverage is None:  # nothing parsed: every ground-truth triple is not covered
-        return [
-            VerdictRow(score_id=0, run_id=run_id, gt_index=i, covered=False, rationale="no parsable predicted triples")
-            for i in range(n_gt)
-        ]
+        return [Verdict(gt_index=i, covered=False, rationale="no parsable predicted triples") for i in range(n_gt)]
     return [
-        VerdictRow(
-            score_id=0,
-            run_id=run_id,
+        Verdict(
             gt_index=item.gt_index,
             covered=item.covered,
-            evidence_json=json.dumps(_graph_evidence(graded.parse.triples, graph, item.supporting_pred_indices) if item.covered else []),
+            evidence=_graph_evidence(graded.parse.triples, graph, item.supporting_pred_indices) if item.covered else [],
             rationale="official judge" + ("" if item.covered else ": not covered"),
         )
         for item in coverage.per_gt_triple

@@ -13,13 +13,14 @@
 
 from __future__ import annotations
 
-from typing import get_args
-
+from ..protocol import PROTOCOLS, as_profile, profile_named
+from ..protocol.profiles import OWN_PROMPTS
 from ..run.config import ProtocolProfile
 from ..store.tables import Run, ScoreRow
 
-PROFILES: tuple[ProtocolProfile, ...] = get_args(ProtocolProfile)
-OWN_PROMPTS = "own prompts"
+PROFILES: tuple[ProtocolProfile, ...] = PROTOCOLS
+__all__ = ["OWN_PROMPTS", "PROFILES", "NotASample", "OfficialJudgeRequired", "as_profile", "is_cancelled", "profile_label",
+           "run_protocol", "score_protocol"]
 
 
 class NotASample(ValueError):
@@ -28,11 +29,6 @@ class NotASample(ValueError):
 
 class OfficialJudgeRequired(ValueError):
     """The official profile is judged by an LLM in the official layout; the offline judge is not offered."""
-
-
-def as_profile(value: str | None) -> ProtocolProfile:
-    """A stored profile name (None and unknown values read as ``vibesearch``)."""
-    return "official" if value == "official" else "vibesearch"
 
 
 def run_protocol(run: Run) -> ProtocolProfile:
@@ -52,8 +48,4 @@ def is_cancelled(run: Run) -> bool:
 
 def profile_label(protocol: str | None, prompt_source: str | None = None) -> str:
     """The name every report, export and leaderboard row gives a number's profile."""
-    if as_profile(protocol) == "vibesearch":
-        return "vibesearch profile"
-    if not prompt_source or prompt_source == OWN_PROMPTS:
-        return "official protocol, own prompts"
-    return f"official protocol, {prompt_source}"
+    return profile_named(protocol).label(prompt_source)

@@ -21,14 +21,12 @@ function, so their numbers compare. How each count is made (also in docs/scoring
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ..protocol.rules import DONE_MARKER
-from ..store import Store
+from ..store import Store, TaskSnapshotError
 from ..run.events import (
     CompactionEvent,
     EndEvent,
@@ -38,6 +36,7 @@ from ..run.events import (
     ToolCallEvent,
     UsageEvent,
 )
+from ..tasks.models import Task
 
 AGENT_PURPOSES = {"agent", "extraction", "compaction"}
 
@@ -170,20 +169,21 @@ def stats_from_events(
     )
 
 
-def _stages_total(task: dict[str, Any]) -> int | None:
-    stages = ((task.get("persona") or {}).get("stages")) if isinstance(task, dict) else None
-    if not stages or (task.get("extra") or {}).get("kind") == "imported":
+def _stages_total(task: Task | None) -> int | None:
+    """How many stages the run's task has (None: unknown, for an unreadable task or the one stage
+    an imported trajectory without its task is given)."""
+    if task is None or task.extra.get("kind") == "imported":
         return None
-    return len(stages)
+    return task.stage_count()
 
 
 def run_stats(store: Store, run_id: str) -> RunStats:
     """Statistics of one run from its stored events (SPEC 5.2)."""
     run = store.get_run(run_id)
     try:
-        task = run.task_snapshot()
-    except json.JSONDecodeError:
-        task = {}
+        task: Task | None = run.task()
+    except TaskSnapshotError:
+        task = None
     events = store.events(run_id)
     return stats_from_events(
         run_id, events, stages_total=_stages_total(task), termination=run.termination, imported=run.source == "imported"

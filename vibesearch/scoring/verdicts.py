@@ -1,9 +1,5 @@
-"""What a judge returns: one verdict per ground-truth triple, and the result of judging a graph.
-
-A verdict's ``covered`` is ``True``/``False``, or ``None`` when the judge could not give one
-(its output for that batch never parsed). ``evidence`` holds indices into the predicted graph
-exactly as it was stored, so a verdict can be shown beside the triples it cites.
-"""
+"""What a judge returns: one verdict per ground-truth triple (``run.scores.Verdict``, the domain
+value a score holds), and the result of judging a graph."""
 
 from __future__ import annotations
 
@@ -11,13 +7,9 @@ from typing import Any, Sequence
 
 from pydantic import BaseModel, Field
 
+from ..run.scores import Verdict
 
-class Verdict(BaseModel):
-    gt_index: int
-    covered: bool | None
-    rule: int | None = None  # 1 same fact, 2 states more, 3 jointly, 4 by composition
-    evidence: list[int] = Field(default_factory=list)
-    rationale: str = ""
+__all__ = ["JudgeResult", "Verdict", "judge_label", "majority_verdicts"]
 
 
 class JudgeResult(BaseModel):

@@ -7,6 +7,8 @@ over (this process stalled past the expiry and another one claimed it), the task
 the block is cancelled and the block raises ``LeaseLost``: the driver stops without writing, and
 the event writer refuses its writes anyway (it checks the lease in the same statement).
 With ``cancel_on_loss=False`` (a batch) the holder only learns it through ``lost``/``still_held``.
+``owner``: adopt a lease claimed earlier under that owner id (``lifecycle.open_run`` claims one for
+the driver that takes the run over); a new owner id otherwise.
 """
 
 from __future__ import annotations
@@ -23,11 +25,21 @@ log = logging.getLogger(__name__)
 
 
 class Driving:
-    def __init__(self, store: Store, key: str, what: str, settings: Settings, *, cancel_on_loss: bool = True, doing: str = "driven"):
+    def __init__(
+        self,
+        store: Store,
+        key: str,
+        what: str,
+        settings: Settings,
+        *,
+        cancel_on_loss: bool = True,
+        doing: str = "driven",
+        owner: str | None = None,
+    ):
         self.store, self.key, self.what, self.doing = store, key, what, doing
         self.cancel_on_loss = cancel_on_loss
         self.ttl = float(settings.lease_ttl_s)
-        self.owner = new_owner()
+        self.owner = owner or new_owner()
         self.lost = False
         self._beat: asyncio.Task[None] | None = None
         self._driver: asyncio.Task[Any] | None = None

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, TypedDict
 from ..config import Settings
 from ..run import Conversation, Limits, RunConfig
 from ..run.events import EventData, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, UsageEvent
-from ..run.result import STATUS_OF, RunResult
+from ..run.result import RunResult
 from ..store import Store
 from ..tasks.models import Task
 from ._lease import Driving
@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[StoredEvent], object]
 RUN_COLUMNS = {"batch_id", "run_index", "owner", "source"}
-__all__ = ["STATUS_OF", "Listener", "Recorder", "RunFields", "RunResult", "create_run", "is_table_task"]
+__all__ = ["Listener", "Recorder", "RunFields", "RunResult", "create_run", "is_table_task"]
 
 
 class RunFields(TypedDict, total=False):
@@ -38,8 +38,9 @@ def is_table_task(task: Task) -> bool:
 
 
 def create_run(store: Store, config: RunConfig, task: Task, settings: Settings, run_id: str | None, run_fields: RunFields | None) -> str:
-    """Store a new run: its ``RunConfig`` (one JSON column), the task as it is now, the settings
-    snapshot, and the columns the tables filter on (read off the config)."""
+    """Store a new run's row (``lifecycle.open_run`` is the one caller): its ``RunConfig`` (one JSON
+    column), the task as it is now, the settings snapshot, and the columns the tables filter on
+    (read off the config)."""
     fields: dict[str, object] = dict(run_fields or {})
     extra_meta = fields.pop("meta", None) or {}
     assert isinstance(extra_meta, dict)

@@ -17,16 +17,17 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..config import Settings
+from ..protocol import build_config
 from ..run import Agent, Conversation, RunConfig, User
 from ..run.events import ErrorEvent, MessageEvent, StoredEvent, ToolCallEvent
-from ..run.result import STATUS_OF, RunResult
-from ..store import Store, new_run_id
+from ..run.result import RESUMABLE, STATUS_OF, RunResult, as_status
+from ..store import Store, TaskSnapshotError, new_run_id
 from ..store.leases import LeaseHeld, LeaseLost, batch_key
 from ..tasks.models import Task
 from ._lease import Driving
 from ._record import RunFields
 from .loop import run_session
-from .resume import RESUMABLE, resume_run
+from .resume import resume_run
 
 
 @dataclass
@@ -59,7 +60,7 @@ def plan_config(plan: dict[str, Any], settings: Settings) -> RunConfig:
     and user kinds and models only)."""
     if isinstance(plan.get("config"), dict):
         return RunConfig.model_validate(plan["config"])
-    return RunConfig.from_settings(
+    return build_config(
         settings, agent=plan.get("agent"), agent_model=plan.get("model"), user=plan.get("user"), simulator_model=plan.get("simulator_model")
     )
 
@@ -92,11 +93,13 @@ def result_from_store(store: Store, run_id: str, stages_total: int | None = None
     calls = sum(1 for d in data if isinstance(d, ToolCallEvent))
     fatal = [d.message for d in data if isinstance(d, ErrorEvent) and d.fatal]
     if stages_total is None:
-        task = run.task_snapshot()
-        stages_total = len(((task.get("persona") or {}).get("stages")) or [])
+        try:
+            stages_total = run.task().stage_count()
+        except TaskSnapshotError:  # no task to count the stages of
+            stages_total = 0
     return RunResult(
         run_id=run_id,
-        status=run.status,
+        status=as_status(run.status),
         termination=run.termination,
         stages_reached=convo.stage_index + 1 if convo.stage_events else 0,
         stages_total=stages_total,
@@ -241,4 +244,4 @@ def skipped(job: Job, why: str) -> RunResult:
 
 
 def failed(results: list[tuple[Job, RunResult]]) -> list[tuple[Job, RunResult]]:
-    return [(j, r) for j, r in results if r.status == "failed" or STATUS_OF.get(r.termination or "", "") == "failed"]
+    return [(j, r) for j, r in results if r.status == "failed" or any(r.termination == t and STATUS_OF[t] == "failed" for t in STATUS_OF)]

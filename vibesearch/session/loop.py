@@ -22,19 +22,19 @@ from typing import Any, Awaitable, Iterable, TypeVar
 
 from ..config import Settings
 from ..llm import scrub
+from ..protocol import profile_of, require_resolved
 from ..run import Agent, Conversation, RunConfig, User, UserAway, UserIdle, UserState, UserTurn
-from ..protocol.profile import llm_calls_used, profile_config, profile_limits
-from ..run.events import EndEvent, ErrorEvent, GraphEvent, MessageEvent, NoteEvent, StageEvent, StoredEvent, Termination
-from ..run.result import PartFailed
+from ..run.events import ErrorEvent, GraphEvent, MessageEvent, StageEvent, StoredEvent, Termination
+from ..run.result import PartFailed, RunStatus, status_after
 from ..store import Store, new_run_id
 from ..store.leases import LeaseLost, run_key
 from ..tasks.models import Task
 from ._lease import Driving
-from ._record import STATUS_OF, Listener, Recorder, RunFields, RunResult, create_run, is_table_task
-from ._prompt_note import with_prompt_source
+from ._record import Listener, Recorder, RunFields, RunResult, is_table_task
 from ._restore import Position, locate
 from ._turn_events import turn_events
 from ._unfinished import answer_unanswered, owed_message
+from .lifecycle import close_run, mark_interrupted, open_run
 
 T = TypeVar("T")
 
@@ -61,8 +61,7 @@ class Session:
     ):
         self.config, self.task, self.agent, self.user, self.store = config, task, agent, user, store
         self.limits = config.limits
-        self.profile = profile_limits(config)  # what ends the conversation under the run's profile
-        self.official = config.protocol == "official"
+        self.profile = profile_of(config.protocol)  # what the run's profile decides (turn cap, [DONE], extraction)
         self.run_id = run_id
         self.cancel = cancel
         self.rec = Recorder(store, run_id, listeners, config.limits, lease)
@@ -82,7 +81,7 @@ class Session:
             task=self.task, stage_index=self.convo.stage_index, user_turns=self.convo.user_turns(), emit=self.rec.emit
         )
 
-    def result(self, status: str, termination: str | None) -> RunResult:
+    def result(self, status: RunStatus, termination: str | None) -> RunResult:
         return RunResult(
             run_id=self.run_id,
             status=status,
@@ -162,8 +161,7 @@ class Session:
         except UserIdle as idle:  # the person let the run wait too long: ended, the owner may continue it
             return self._close("abandoned", f"{idle}; the run's owner may continue it", status="abandoned")
         except UserAway:  # the person left: no end is written, the run waits to be resumed
-            self.rec.drain()
-            self.store.update_run(self.run_id, status="interrupted", lease=self._owner)
+            mark_interrupted(self.store, self.run_id, writer=self.rec, lease=self._owner)
             raise
         except asyncio.CancelledError:
             self._close("cancelled", "the session task was cancelled")
@@ -186,8 +184,7 @@ class Session:
             raise
         except _Stop as stop:
             return self._close("cancelled", stop.detail)
-        status = "failed" if self.error else STATUS_OF.get(termination or "error", "finished")
-        return self._close(termination or "error", self.detail, status=status)
+        return self._close(termination or "error", self.detail, status=status_after(termination, failed=bool(self.error)))
 
     def _infer_termination(self) -> str:
         """Why a run that stopped during extraction had ended (its reason was not yet written)."""
@@ -198,32 +195,28 @@ class Session:
             return "budget"
         if self._turns_spent():
             return "max_user_turns"
-        if self._calls_spent():
+        if self._rounds_spent():
             return "max_rounds"
         if any(n.data.get("error_loop") for t in self.convo.turns for n in t.notes):
             return "error_loop"
         return "answer" if self.limits.stop_on_final_answer else "max_user_turns"
 
     def _turns_spent(self) -> bool:
-        """No user turn left: ours counts every user message, the official profile the simulator's
-        replies after the opening."""
-        return self.profile.user_turns_left(self.convo.user_turns()) <= 0
+        """No user turn left (what counts as one is the profile's rule)."""
+        return self.profile.user_turns_left(self.limits, self.convo.user_turns()) <= 0
 
-    def _calls_spent(self) -> bool:
-        """The official budget of model calls of the trajectory is spent (ours has none)."""
-        return self.profile.llm_calls_left(llm_calls_used(self.convo)) == 0
+    def _rounds_spent(self) -> bool:
+        """The trajectory's model calls (``limits.max_rounds``, when its profile counts them) are spent."""
+        return self.profile.rounds_left(self.limits, self.convo) == 0
 
     def _fatal(self, source: str, exc: BaseException) -> None:
         message = scrub(f"{type(exc).__name__}: {exc}")[:2000]
         self.error = f"{source}: {message}"
         self.rec.emit(ErrorEvent(source=source, message=message, fatal=True))
 
-    def _close(self, termination: str, detail: str = "", *, status: str | None = None) -> RunResult:
-        status = status or STATUS_OF.get(termination, "finished")
-        self.rec.emit(EndEvent.model_validate({"termination": termination, "detail": detail or (self.error or "")}))
-        self.rec.drain()  # the end is stored before the run's row says so
-        self.store.update_run(self.run_id, status=status, termination=termination, lease=self._owner)
-        return self.result(status, termination)
+    def _close(self, termination: str, detail: str = "", *, status: RunStatus | None = None) -> RunResult:
+        final = close_run(self.store, self.run_id, termination, detail or (self.error or ""), status=status, writer=self.rec, lease=self._owner)
+        return self.result(final, termination)
 
     async def _converse(self, position: Position) -> Termination:
         phase: str = position.phase
@@ -240,8 +233,8 @@ class Session:
             phase = "agent"
         elif phase == "user_message":
             if position.dangling is not None and position.dangling.reply_kind == "done":
-                if not self.official:  # the official profile never shows [DONE] to the agent
-                    self.rec.emit(MessageEvent(role="user", content="[DONE]"))
+                for data in self.profile.done_events("[DONE]"):  # the words are lost: the signal is stored
+                    self.rec.emit(data)
                 return "done"
             state = self.user_state().copy(stage_index=position.pointer_before)  # ask again for the words
             turn = await self._call("user", self.user.next_turn(self.convo, state))
@@ -269,11 +262,10 @@ class Session:
                     return "answer"
                 phase = "user"
             if self._turns_spent():
-                limit = self.profile.user_turn_limit
-                self.detail = f"{limit} simulator replies after the opening" if self.official else f"{limit} user turns"
+                self.detail = self.profile.turn_cap_detail(self.limits)
                 return "max_user_turns"
-            if self._calls_spent():
-                self.detail = f"{self.profile.max_llm_calls} model calls (agent calls and compactions)"
+            if self._rounds_spent():
+                self.detail = f"{self.limits.max_rounds} model calls (agent calls and compactions)"
                 return "max_rounds"
             if self.user.kind == "human":
                 self.rec.drain()  # a person is shown the whole agent turn before being asked
@@ -286,7 +278,7 @@ class Session:
 
     # ------------------------------------------------------------------ user turns
     def _record_turn(self, turn: UserTurn) -> None:
-        for data in turn_events(self.task, self.convo.stage_index, turn, official=self.official):
+        for data in turn_events(self.task, self.convo.stage_index, turn, self.profile):
             self.rec.emit(data)
 
     # ------------------------------------------------------------------ the end
@@ -296,9 +288,7 @@ class Session:
         if self.detail:  # kept with the run, so a run resumed from here ends with the same words
             fields["meta"] = {**self.store.get_run(self.run_id).meta(), "termination_detail": self.detail}
         self.store.update_run(self.run_id, **fields, lease=self._owner)
-        # the official harness asks for the graph even when the budget cut the agent's only turn,
-        # or its calls kept failing (error_loop)
-        worked = self.rec.replied() or (self.official and (self.rec.assistant_steps > 0 or termination == "error_loop"))
+        worked = self.profile.extracts(replied=self.rec.replied(), steps=self.rec.assistant_steps, termination=termination)
         if is_table_task(self.task) or not worked:
             return
         last = self.convo.turns[-1]
@@ -339,18 +329,22 @@ async def run_session(
     listeners: Iterable[Listener] = (),
     cancel: asyncio.Event | None = None,
     lease: Driving | None = None,
+    lease_owner: str | None = None,
 ) -> RunResult:
     """Run (or, given an existing ``run_id``, continue) the run ``config`` describes and return its
-    result. ``agent`` and ``user`` are its parts (``make_agent``/``make_user`` of the same config,
-    or a person); a new run stores ``config`` with it.
+    result. ``config`` is resolved for its profile (``vibesearch.protocol.build_config``);
+    ``agent`` and ``user`` are its parts (``make_agent``/``make_user`` of the same config, or a
+    person); a new run is opened with ``config`` (``lifecycle.open_run``).
 
     Raises ``LeaseHeld`` when another process drives the run, ``LeaseLost`` when it took the run
     over while this one was driving (this one then stopped without writing).
-    ``lease``: one the caller already holds on this run (``resume_run``).
+    ``lease``: one the caller already holds on this run (``resume_run``); ``lease_owner``: the
+    owner id of the lease ``open_run`` left for this driver to adopt.
     """
+    require_resolved(config)
     run_id = run_id or new_run_id()
     if lease is None:
-        async with Driving(store, run_key(run_id), f"run {run_id}", settings) as held:
+        async with Driving(store, run_key(run_id), f"run {run_id}", settings, owner=lease_owner) as held:
             return await _drive(config, task, agent, user, store, settings, run_id, run_fields, listeners, cancel, held)
     return await _drive(config, task, agent, user, store, settings, run_id, run_fields, listeners, cancel, lease)
 
@@ -374,13 +368,10 @@ async def _drive(
     except KeyError:
         existing = None
     detail = ""
-    note: NoteEvent | None = None
     if existing is None:
-        config = profile_config(config)  # stored with the official samplings filled in
-        run_fields, note = with_prompt_source(config, settings, run_fields)
-        create_run(store, config, task, settings, run_id, run_fields)
-        events: list[StoredEvent] = []
-        position = Position("open")
+        open_run(store, config, task, settings, run_id=run_id, fields=run_fields, lease=lease.owner)
+        events: list[StoredEvent] = store.events(run_id)  # what the profile records first (its note)
+        position = locate(events)
     else:
         events = store.events(run_id)
         reopened = existing.status == "abandoned"  # continued by its owner: the abandonment is history
@@ -391,8 +382,6 @@ async def _drive(
     session.rec.replay(events)
     session.restore(events, detail)
     try:
-        if note is not None:
-            session.rec.emit(note)
         return await session.run(position)
     finally:
         session.rec.close()  # every write made (or failed) before the lease is let go

@@ -14,12 +14,12 @@ closes it, and a second sweep finds nothing to do.
 from __future__ import annotations
 
 from ..config import Settings
-from ..run.events import EndEvent, NoteEvent
+from ..run.result import STOPPABLE
 from ..store import Store
 from ..store.leases import LeaseHeld, claim, holder, new_owner, release, run_key
+from .lifecycle import close_run, mark_interrupted
 
 ORPHAN_NOTE = "the process driving this run stopped before it ended; the run was closed as interrupted and can be continued"
-STOPPABLE = ("running", "interrupted", "abandoned")
 
 
 def is_orphaned(store: Store, run_id: str) -> bool:
@@ -41,8 +41,7 @@ def close_orphaned(store: Store, settings: Settings) -> list[str]:
         try:
             if store.get_run(run.id).status != "running":
                 continue  # another sweep (or a resume) was first
-            store.append(run.id, NoteEvent(text=ORPHAN_NOTE, data={"closed": "interrupted"}), lease=me)
-            store.update_run(run.id, status="interrupted")
+            mark_interrupted(store, run.id, note=ORPHAN_NOTE, lease=me)
             closed.append(run.id)
         finally:
             release(store, key, me)
@@ -60,7 +59,6 @@ def stop_idle_run(store: Store, run_id: str, settings: Settings, detail: str = "
         run = store.get_run(run_id)
         if run.status not in STOPPABLE:
             raise ValueError(f"run {run_id} has already ended ({run.status})")
-        store.append(run_id, EndEvent(termination="cancelled", detail=detail), lease=me)
-        store.update_run(run_id, status="cancelled", termination="cancelled")
+        close_run(store, run_id, "cancelled", detail, lease=me)
     finally:
         release(store, key, me)

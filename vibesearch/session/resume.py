@@ -1,8 +1,8 @@
 """Continuing an interrupted run from its stored events.
 
 ``resume_run`` reads the run's task snapshot and its ``RunConfig`` (``config_of_run``: the one
-stored with it, or for a run stored before configs were, one derived from its settings snapshot
-and the agent and user it recorded), builds the agent and the user from it as they were, restores
+stored with it, resolved for its profile; a database from before configs were stored got one for
+every run when it was upgraded), builds the agent and the user from it as they were, restores
 the conversation, the stage pointer and the counters from the events, and lets ``run_session``
 carry on from where the events stop (see ``_restore.locate``). Only runs whose status is
 ``running``, ``interrupted`` or ``abandoned`` are resumed; runs that ended say so. The run's lease is claimed
@@ -13,80 +13,42 @@ only one drives.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
-from typing import Any, Iterable
-
-from pydantic import ValidationError
+from typing import Iterable
 
 from ..config import Settings
+from ..protocol import profile_of
 from ..run import Agent, RunConfig, User
-from ..run.result import RunResult
-from ..store import Run, Store
+from ..run.result import RESUMABLE, RUN_STATUSES, RunResult, RunStatus
+from ..store import Run, Store, TaskSnapshotError
 from ..store.leases import run_key
 from ..tasks.models import Task
 from ._lease import Driving
 from ._record import Listener
 from .loop import run_session
 
-RESUMABLE = ("running", "interrupted", "abandoned")  # abandoned: a person let it wait; its owner goes on
-# the settings that shaped a run stored before its RunConfig was (read off its settings snapshot)
-_SNAPSHOT_LIMITS = (
-    "max_user_turns",
-    "max_steps_per_turn",
-    "stop_on_final_answer",
-    "budget_tokens",
-    "budget_usd",
-    "context_window",
-    "compaction_threshold",
-    "search_backend",
-    "search_topn",
-    "tool_result_max_chars",
-    "temperature",
-)
-
-
 class ResumeError(RuntimeError):
     pass
 
 
 def run_task(run: Run) -> Task:
-    """The task exactly as the run saw it (its snapshot), pointed back at its file for the corpus."""
+    """The task exactly as the run saw it (``Run.task()``: its snapshot, pointed back at its file
+    for the corpus); an unreadable snapshot is a ``ResumeError``."""
     try:
-        task = Task.model_validate(run.task_snapshot())
-    except Exception as exc:  # noqa: BLE001 - any unreadable snapshot becomes one ResumeError
-        raise ResumeError(f"run {run.id}: its task snapshot cannot be read ({exc})") from None
-    file = run.meta().get("task_file")
-    if isinstance(file, str) and file and Path(file).exists():
-        task._file = file
-    return task
+        return run.task()
+    except TaskSnapshotError as exc:
+        raise ResumeError(str(exc)) from None
 
 
-def config_of_run(run: Run, settings: Settings) -> RunConfig:
-    """The run's ``RunConfig``: the stored one, else (a run stored before configs were) the one its
-    settings snapshot and recorded agent and user describe, on top of this process' ``settings``."""
-    stored = run.run_config()
-    if stored is not None:
-        return stored
-    snapshot, meta = run.settings_snapshot(), run.meta()
-    base = settings.model_copy(update={k: snapshot[k] for k in _SNAPSHOT_LIMITS if k in snapshot})
-    agent: dict[str, Any] = meta.get("agent_config") or {}
-    user: dict[str, Any] = meta.get("user_config") or {}
-    try:
-        return RunConfig.from_settings(
-            base,
-            task_id=run.task_id,
-            agent=agent.get("kind") or run.agent,
-            agent_model=agent.get("model") or run.agent_model,
-            endpoint_url=agent.get("endpoint_url") or snapshot.get("endpoint_url"),
-            endpoint_model=agent.get("endpoint_model") or snapshot.get("endpoint_model"),
-            user=user.get("kind") or run.user,
-            simulator_model=user.get("model") or run.simulator_model,
-            shadow=user.get("shadow_model"),
-            judge=meta.get("judge"),
-            pace_s=meta.get("pace_s"),
+def config_of_run(run: Run, settings: Settings | None = None) -> RunConfig:
+    """The run's ``RunConfig``, as it was stored (resolved for its profile when the run began).
+    ``settings`` is not read: a run is continued as it was described, whatever this process' defaults."""
+    config = run.run_config()
+    if config is None:
+        raise ResumeError(
+            f"run {run.id} has no stored configuration: its database was written by an older release; "
+            "upgrade it (`vibesearch db upgrade`, or open it writable once) and try again"
         )
-    except ValidationError as exc:
-        raise ResumeError(f"run {run.id}: its configuration cannot be read ({exc.errors()[0].get('msg', exc)})") from None
+    return config
 
 
 async def resume_run(
@@ -113,7 +75,7 @@ async def resume_run(
 
 def _check_resumable(run: Run) -> None:
     if run.status not in RESUMABLE:
-        raise ResumeError(f"run {run.id} is {run.status} (termination: {run.termination}); only running, interrupted or abandoned runs can be resumed")
+        raise ResumeError(f"run {run.id} is {run.status} (termination: {run.termination}); only {_listed(RESUMABLE)} runs can be resumed")
 
 
 async def _resume(
@@ -143,11 +105,10 @@ async def _resume(
 
 
 def _check_same_prompts(run: Run, config: RunConfig, settings: Settings) -> None:
-    """An official-profile run goes on only with the prompts it was started with (the same kind
-    and the same files by sha256): half a trajectory under other prompts would be neither run."""
-    from ..protocol.profile import prompts_for
-
-    prompts = prompts_for(config, settings)
+    """A run whose profile has prompts (official) goes on only with the prompts it was started with
+    (the same kind and the same files by sha256): half a trajectory under other prompts would be
+    neither run."""
+    prompts = profile_of(config.protocol).prompts(settings)
     stored = run.meta().get("prompts")
     if prompts is None or not isinstance(stored, dict):
         return  # our profile, or a run from before the prompts were recorded
@@ -158,3 +119,8 @@ def _check_same_prompts(run: Run, config: RunConfig, settings: Settings) -> None
             f"run {run.id} was started with {was}, but this process has {prompts.source.label()}: "
             "continue it with the same official harness checkout (--official-harness or VIBESEARCH_OFFICIAL_HARNESS)"
         )
+
+
+def _listed(statuses: frozenset[RunStatus]) -> str:
+    names = [s for s in RUN_STATUSES if s in statuses]
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]

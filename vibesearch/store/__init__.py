@@ -10,8 +10,20 @@ from .campaigns import CampaignExists
 from .db import RunNotFound, SchemaError, Store, build_run, new_run_id, open_db
 from .leases import LeaseHeld, LeaseLost
 from .logins import StoredLogin, login_digest
+from .scores import record_score
 from .stops import StopRequest
-from .tables import SCHEMA_VERSION, AdjudicationRow, CampaignRow, GraphRow, LabelRow, PredLabelRow, Run, ScoreRow, VerdictRow
+from .tables import (
+    SCHEMA_VERSION,
+    AdjudicationRow,
+    CampaignRow,
+    GraphRow,
+    LabelRow,
+    PredLabelRow,
+    Run,
+    ScoreRow,
+    TaskSnapshotError,
+    VerdictRow,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -33,11 +45,13 @@ __all__ = [
     "StopRequest",
     "StoredLogin",
     "StoreOpenError",
+    "TaskSnapshotError",
     "VerdictRow",
     "build_run",
     "is_db_url",
     "login_digest",
     "new_run_id",
     "open_db",
+    "record_score",
     "upgrade_database",
 ]

@@ -20,6 +20,7 @@ from sqlmodel import create_engine
 
 from . import migrations
 from ._url import DbTarget, db_target
+from ._write import retrying
 
 
 def make_engine(target: DbTarget, *, read_only: bool = False) -> Engine:
@@ -62,16 +63,14 @@ def prepare_schema(engine: Engine, target: DbTarget, *, read_only: bool = False)
         if not target.is_sqlite:
             raise migrations.SchemaError(migrations.behind_message(target.shown, rev))
         conn.rollback()
-    for attempt in range(50):
-        try:
-            with engine.connect() as conn:
-                conn.exec_driver_sql("BEGIN IMMEDIATE")  # one upgrader at a time; the others wait, then see HEAD
-                migrations.upgrade(conn, target.shown)
-                conn.commit()
-            return
-        except OperationalError as exc:
-            if "locked" not in str(exc) or attempt >= 49:
-                raise
+
+    def upgrade() -> None:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")  # one upgrader at a time; the others wait, then see HEAD
+            migrations.upgrade(conn, target.shown)
+            conn.commit()
+
+    retrying(upgrade, what=f"upgrading the schema of {target.shown}")
 
 
 def upgrade_database(db: str | Path) -> tuple[str | None, str]:

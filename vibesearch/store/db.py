@@ -5,7 +5,8 @@
 * Every event is committed when it is appended, with a sequence number per run that is unique
   and gap-free across threads, processes and machines: on PostgreSQL the append first locks the
   run's row (``SELECT … FOR UPDATE``), on SQLite the write lock of the statement serialises it;
-  the ``(run_id, seq)`` unique constraint is the backstop, retried on conflict.
+  the ``(run_id, seq)`` unique constraint is the backstop, retried on conflict. A busy database
+  is waited out the way every write here does (``store._write.retrying``).
 * A run is driven by one process at a time: the append checks the run's lease in the same
   statement (``store.leases``), so a second driver cannot write.
 * A database written by a newer schema is refused with a clear message.
@@ -14,22 +15,20 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from sqlalchemy import DateTime, String, Text, bindparam, func, text
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import Session, SQLModel, col, select
 
 from ..run.config import RunConfig
 from ..run.events import EventData, GraphEvent, StoredEvent, parse_event, utcnow
 from ._engine import make_engine, prepare_schema
 from ._url import DbTarget, db_target
-from ._write import is_busy
+from ._write import retrying
 from .campaigns import CampaignsMixin
 from .labels import LabelsMixin
 from .logins import LoginsMixin
@@ -63,7 +62,6 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin):
         self.engine = make_engine(self.target, read_only=self.read_only)
         self.dialect = self.engine.dialect.name
         self._lock = threading.RLock()
-        self._ts_to_db: Callable[[Any], Any] | None = None  # (SQLite) the ``ts`` value as SQLAlchemy writes it
         with self._lock:
             prepare_schema(self.engine, self.target, read_only=self.read_only)
 
@@ -140,8 +138,9 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin):
     def append_many(self, run_id: str, items: list[EventData], *, lease: str | None = None) -> list[StoredEvent]:
         """Write events in one transaction (all or none) and return them with their numbers.
 
-        Each is one ``INSERT … SELECT MAX(seq)+1 … RETURNING`` statement. SQLite runs it
-        atomically (one writer at a time); on PostgreSQL the transaction first locks the run's row
+        Each is one ``INSERT … SELECT MAX(seq)+1 … RETURNING`` statement, run through SQLAlchemy
+        on both engines (the same SQL, lease guard, retries and errors). SQLite runs it atomically
+        (one writer at a time); on PostgreSQL the transaction first locks the run's row
         (``SELECT … FOR UPDATE``), so appends to one run from any process or machine take their
         turns and each reads the numbers committed before it. The sequence stays unique and
         gap-free without a separate read; the ``(run_id, seq)`` constraint is the backstop.
@@ -158,101 +157,31 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin):
         if sql is None:  # built once per guard (building it costs more than running it on SQLite)
             sql = _APPEND_STATEMENTS[guard_sql] = text(_APPEND_SQL.format(guard=guard_sql)).bindparams(*_APPEND_TYPES)
         rows = [(d.model_dump_json(), d) for d in items]
-        if self.dialect == "sqlite" and not any(isinstance(d, GraphEvent) for d in items):
-            return self._append_sqlite(run_id, rows, guard_sql, key, lease)
         lock_run = self.dialect == "postgresql"
         graphs = SQLModel.metadata.tables[GraphRow.__tablename__]
-        for attempt in range(50):
-            ts = utcnow()
-            try:
-                out: list[StoredEvent] = []
-                with self._lock, self.engine.begin() as conn:
-                    # PostgreSQL: the run's row lock orders the appends to one run (held to commit)
-                    if lock_run and conn.execute(_LOCK_RUN_SQL, {"run_id": run_id}).first() is None:
-                        raise RunNotFound(run_id)
-                    for payload, data in rows:
-                        guard = {"key": key, "owner": lease} if lease is not None else {"key": key, "now": time.time()}
-                        params = {"run_id": run_id, "ts": ts, "kind": data.kind, "data_json": payload, **guard}
-                        seq = conn.execute(sql, params).scalar_one_or_none()
-                        if seq is None:
-                            if not conn.execute(_RUN_EXISTS_SQL, {"run_id": run_id}).first():
-                                raise RunNotFound(run_id)
-                            what = f"run {run_id}"
-                            raise LeaseLost(what, holder(self, key)) if lease is not None else LeaseHeld(what, holder(self, key))
-                        if isinstance(data, GraphEvent):
-                            conn.execute(graphs.insert().values(**_graph_row(run_id, data).model_dump(exclude={"id"})))
-                        out.append(StoredEvent(run_id=run_id, seq=seq, ts=ts, data=data))
-                return out
-            except IntegrityError as exc:
-                if "foreign key" in str(exc).lower():
-                    raise RunNotFound(run_id) from None
-                time.sleep(0.001 * (attempt + 1))  # another process took this number first
-            except OperationalError as exc:  # database locked past the busy timeout / a deadlock
-                if not is_busy(exc) or attempt >= 49:
-                    raise
-                time.sleep(0.01 * (attempt + 1))
-        raise RuntimeError(f"could not append an event to run {run_id}")
 
-    def _append_sqlite(
-        self, run_id: str, rows: list[tuple[str, EventData]], guard_sql: str, key: str, lease: str | None
-    ) -> list[StoredEvent]:
-        """``append_many`` on SQLite (no graph among the events): the same statement, run on the
-        DBAPI connection (SQLAlchemy's statement machinery costs more than SQLite's work, and the
-        writer thread holds the GIL meanwhile); same transaction, timestamps and errors."""
-        from .leases import LeaseHeld, LeaseLost, holder
-
-        sql = _SQLITE_APPEND.get(guard_sql)
-        if sql is None:
-            sql = _SQLITE_APPEND[guard_sql] = _APPEND_SQL.format(guard=guard_sql)
-        to_db = self._ts_to_db
-        if to_db is None:
-            to_db = self._ts_to_db = _sqlite_ts(self.engine.dialect)
-        for attempt in range(50):
+        def attempt() -> list[StoredEvent]:
             ts = utcnow()
-            stamp = to_db(ts)
-            try:
-                out: list[StoredEvent] = []
-                with self._lock:
-                    raw = self.engine.raw_connection()
-                    try:
-                        cur = raw.cursor()
-                        try:
-                            for payload, data in rows:
-                                params: dict[str, Any] = {"run_id": run_id, "ts": stamp, "kind": data.kind, "data_json": payload, "key": key}
-                                if lease is not None:
-                                    params["owner"] = lease
-                                else:
-                                    params["now"] = time.time()
-                                cur.execute(sql, params)
-                                got = cur.fetchall()
-                                if not got:
-                                    cur.execute(_RUN_EXISTS_RAW, {"run_id": run_id})
-                                    if not cur.fetchall():
-                                        raise RunNotFound(run_id)
-                                    what = f"run {run_id}"
-                                    raise LeaseLost(what, holder(self, key)) if lease is not None else LeaseHeld(what, holder(self, key))
-                                out.append(StoredEvent(run_id=run_id, seq=got[0][0], ts=ts, data=data))
-                        finally:
-                            cur.close()
-                        raw.commit()
-                    except sqlite3.Error as exc:  # as SQLAlchemy raises it (IntegrityError, OperationalError …)
-                        raw.rollback()
-                        raise DBAPIError.instance(sql, None, exc, sqlite3.Error) from exc
-                    except BaseException:
-                        raw.rollback()
-                        raise
-                    finally:
-                        raw.close()  # back to the pool
-                return out
-            except IntegrityError as exc:
-                if "foreign key" in str(exc).lower():
-                    raise RunNotFound(run_id) from None
-                time.sleep(0.001 * (attempt + 1))  # another process took this number first
-            except OperationalError as exc:  # database locked past the busy timeout
-                if "locked" not in str(exc) or attempt >= 49:
-                    raise
-                time.sleep(0.01 * (attempt + 1))
-        raise RuntimeError(f"could not append an event to run {run_id}")
+            out: list[StoredEvent] = []
+            with self._lock, self.engine.begin() as conn:
+                # PostgreSQL: the run's row lock orders the appends to one run (held to commit)
+                if lock_run and conn.execute(_LOCK_RUN_SQL, {"run_id": run_id}).first() is None:
+                    raise RunNotFound(run_id)
+                for payload, data in rows:
+                    guard = {"key": key, "owner": lease} if lease is not None else {"key": key, "now": time.time()}
+                    params = {"run_id": run_id, "ts": ts, "kind": data.kind, "data_json": payload, **guard}
+                    seq = conn.execute(sql, params).scalar_one_or_none()
+                    if seq is None:
+                        if not conn.execute(_RUN_EXISTS_SQL, {"run_id": run_id}).first():
+                            raise RunNotFound(run_id)
+                        what = f"run {run_id}"
+                        raise LeaseLost(what, holder(self, key)) if lease is not None else LeaseHeld(what, holder(self, key))
+                    if isinstance(data, GraphEvent):
+                        conn.execute(graphs.insert().values(**_graph_row(run_id, data).model_dump(exclude={"id"})))
+                    out.append(StoredEvent(run_id=run_id, seq=seq, ts=ts, data=data))
+            return out
+
+        return retrying(attempt, what=f"appending to run {run_id}", not_found=lambda: RunNotFound(run_id))
 
     def events(self, run_id: str, *, after: int = 0, kinds: Iterable[str] | None = None) -> list[StoredEvent]:
         with Session(self.engine) as s:
@@ -345,16 +274,6 @@ _APPEND_SQL = (
 # typed, so PostgreSQL knows each parameter's type (it cannot tell from ``SELECT :run_id``)
 _APPEND_TYPES = (bindparam("run_id", type_=String()), bindparam("ts", type_=DateTime(timezone=True)), bindparam("kind", type_=String()), bindparam("data_json", type_=Text()))
 _APPEND_STATEMENTS: dict[str, Any] = {}
-_SQLITE_APPEND: dict[str, str] = {}  # the same statements as plain SQL (sqlite3 takes ``:name`` parameters)
-_RUN_EXISTS_RAW = "SELECT 1 FROM runs WHERE id = :run_id"
-
-
-def _sqlite_ts(dialect: Any) -> Callable[[Any], Any]:
-    """The function SQLAlchemy turns the ``ts`` parameter into SQLite's value with (the same text)."""
-    proc = _APPEND_TYPES[1].type.dialect_impl(dialect).bind_processor(dialect)
-    return proc if proc is not None else (lambda value: value)
-
-
 _LOCK_RUN_SQL = text("SELECT id FROM runs WHERE id = :run_id FOR UPDATE")
 _RUN_EXISTS_SQL = text("SELECT 1 FROM runs WHERE id = :run_id")
 

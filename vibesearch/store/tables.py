@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Optional
 
+from pydantic import ValidationError
 from sqlalchemy import Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel, col
 
 from ..run.config import RunConfig
 from ..run.events import utcnow
+from ..tasks._problems import loc_to_path
+from ..tasks.models import Task
 
 # the ``meta.schema_version`` row the releases before Alembic kept (and an older vibesearch still
 # reads); the schema's history itself is ``store.migrations``
@@ -24,16 +28,26 @@ class Meta(SQLModel, table=True):
     value: str
 
 
+class TaskSnapshotError(ValueError):
+    """A run's stored task cannot be read as a ``Task`` (there is none, it is not JSON, or it is
+    no valid task). The message names the run; ``run_id`` and ``reason`` hold the parts."""
+
+    def __init__(self, run_id: str, reason: str):
+        self.run_id = run_id
+        self.reason = reason
+        super().__init__(f"run {run_id}: its task snapshot cannot be read ({reason})")
+
+
 class Run(SQLModel, table=True):
     __tablename__ = "runs"
     id: str = Field(primary_key=True)
     task_id: str = Field(index=True)
     kind: str = "persona"  # "persona" | "table"
-    status: str = Field(default="running", index=True)  # running|finished|failed|interrupted|cancelled|abandoned
+    status: str = Field(default="running", index=True)  # a ``run.result.RunStatus``
     termination: Optional[str] = None
-    agent: str = ""  # baseline | react | endpoint | imported
+    agent: str = ""  # a ``config.AgentKind``, or "imported"
     agent_model: Optional[str] = None
-    user: str = ""  # rules | simulator | paper | human | direct | staged | imported
+    user: str = ""  # a ``config.UserKind``, or "imported"
     simulator_model: Optional[str] = None
     search_backend: str = "offline"
     batch_id: Optional[str] = Field(default=None, index=True)
@@ -54,9 +68,37 @@ class Run(SQLModel, table=True):
         """The run's free-form facts (where it was started, its batch plan, its end's detail ...)."""
         return _object(self.meta_json)
 
-    def task_snapshot(self) -> dict[str, Any]:
-        """The task as the run saw it (a ``Task`` dump; ``{}`` for a run without one)."""
-        return _object(self.task_json)
+    def task(self) -> Task:
+        """The task exactly as the run saw it: its snapshot validated (snapshots of older shapes
+        upgraded), pointed at the file it was read from (``meta()["task_file"]``, where its corpus
+        is found) when that file still exists. The graph may be empty: an official trajectory
+        imported without its task has no ground truth.
+
+        Every call reads the snapshot anew (about 0.2 ms for a bundled task; a deep copy of a
+        cached one would cost more), so the Task is the caller's to change.
+        Raises ``TaskSnapshotError`` naming the run when the snapshot cannot be read."""
+        try:
+            data = json.loads(self.task_json or "{}")
+        except json.JSONDecodeError as exc:
+            raise TaskSnapshotError(self.id, f"not valid JSON: {exc.msg}") from None
+        if not isinstance(data, dict):
+            raise TaskSnapshotError(self.id, f"expected a JSON object, got {type(data).__name__}")
+        if not data:
+            raise TaskSnapshotError(self.id, "the run stored no task")
+        try:
+            return Task.from_snapshot(data, source_file=self._task_file())
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = loc_to_path(first["loc"]) or "-"
+            raise TaskSnapshotError(self.id, f"{exc.error_count()} problem(s), first: {where}: {first['msg']}") from None
+
+    def _task_file(self) -> str | None:
+        """The task file named in the run's meta, when it still exists."""
+        try:
+            file = self.meta().get("task_file")
+            return file if isinstance(file, str) and file and Path(file).exists() else None
+        except (ValueError, OSError):  # meta that is not JSON, a name no file can have
+            return None
 
     def settings_snapshot(self) -> dict[str, Any]:
         """The process' settings when the run started."""

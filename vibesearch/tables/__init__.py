@@ -14,7 +14,7 @@ from .loader import (
 from .models import CellVerdict, RowVerdict, TableColumn, TableScore, TableTask
 from .parse import ParsedTable, parse_answer_table
 from .render import render_table_html
-from .runs import score_table_run, table_score_of, to_score_row
+from .runs import score_table_run, table_run_score, table_score_of, to_run_score
 from .score import score_table, score_table_async
 
 __all__ = [
@@ -43,5 +43,6 @@ __all__ = [
     "table_score_of",
     "table_task_from_task",
     "table_task_to_task",
-    "to_score_row",
+    "table_run_score",
+    "to_run_score",
 ]

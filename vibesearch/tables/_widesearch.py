@@ -103,7 +103,11 @@ def _str_list(value: Any, field: str, file: str, iid: str, problems: list[TaskPr
     return [norm_header(v) for v in value]
 
 
-def widesearch_record_to_task(record: dict[str, Any], file: str, base_dir: Path) -> tuple[TableTask | None, list[TaskProblem]]:
+def widesearch_record_to_task(
+    record: dict[str, Any], file: str, base_dir: Path, *, source_file: str | None = None
+) -> tuple[TableTask | None, list[TaskProblem]]:
+    """One WideSearch record as a table task (``file`` names it in problems, ``source_file`` is
+    the task file it is read from, for the task)."""
     problems: list[TaskProblem] = []
     iid = record.get("instance_id")
     if not isinstance(iid, str) or not iid.strip():
@@ -176,6 +180,7 @@ def widesearch_record_to_task(record: dict[str, Any], file: str, base_dir: Path)
         "gold": f"widesearch_gold/{iid}.csv",
         "rows": rows,
         "origin": "widesearch",
+        "source_file": source_file,
     }
     try:
         tt = TableTask.model_validate(data)
@@ -193,9 +198,8 @@ def parse_widesearch_records(path: Path, records: list[Any]) -> tuple[list[Table
         if not isinstance(record, dict):
             problems.append(TaskProblem(file, "", "expected a JSON object"))
             continue
-        tt, probs = widesearch_record_to_task(record, file, path.parent)
+        tt, probs = widesearch_record_to_task(record, file, path.parent, source_file=str(path))
         problems.extend(probs)
         if tt is not None:
-            tt._file = str(path)
             tasks.append(tt)
     return tasks, problems

@@ -63,7 +63,7 @@ def table_task_to_task(tt: TableTask) -> Task:
     if tt.corpus:
         base = Path(tt.source_file).parent if tt.source_file else Path(".")
         corpus = str((base / tt.corpus).resolve()) if not Path(tt.corpus).is_absolute() else tt.corpus
-    task = Task(
+    return Task(
         id=tt.id,
         subset="daily",
         language=tt.language,
@@ -81,10 +81,8 @@ def table_task_to_task(tt: TableTask) -> Task:
         final_query=line,
         kind="table",
         table=tt,
+        source_file=tt.source_file,
     )
-    if tt.source_file:
-        task._file = tt.source_file
-    return task
 
 
 def table_task_from_task(task: Task | Mapping[str, Any]) -> TableTask:

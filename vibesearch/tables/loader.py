@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from .._files import is_regular_file
 from ..tasks import CorpusDoc, TaskLoadError, TaskNotFound, TaskProblem
+from ..tasks._problems import loader_field_problems
 from ..tasks.loader import CORPUS_DIR, collect_tasks, join_path, problems_from_validation, read_corpus, read_records, walk_files
 from ._gold_csv import read_gold_csv
 from ._widesearch import parse_widesearch_records
@@ -36,11 +37,14 @@ def _our_record(record: dict[str, Any], path: Path, prefix: str) -> tuple[TableT
     file = str(path)
     if record.get("gold") is not None and record.get("rows") is not None:
         return None, [TaskProblem(file, join_path(prefix, "gold"), "give the gold table either as 'gold' (a CSV) or as 'rows', not both", tid)]
+    problems = loader_field_problems(record, file, tid, prefix)
+    record = {**record, "source_file": file}
     try:
         tt = TableTask.model_validate(record)
     except ValidationError as exc:
-        return None, problems_from_validation(file, exc, tid, root=TableTask, prefix=prefix)
-    problems: list[TaskProblem] = []
+        return None, problems + problems_from_validation(file, exc, tid, root=TableTask, prefix=prefix)
+    if problems:
+        return None, problems
     if tt.rows is None and tt.gold:
         csv_path = path.parent / tt.gold
         folder = path.parent.resolve()
@@ -57,7 +61,6 @@ def _our_record(record: dict[str, Any], path: Path, prefix: str) -> tuple[TableT
             return None, problems + problems_from_validation(str(csv_path), exc, tt.id, root=TableTask, prefix=join_path(prefix, "gold"))
     if tt.corpus and not is_regular_file(path.parent / tt.corpus):
         return None, problems + [TaskProblem(file, join_path(prefix, "corpus"), f"no such file: {path.parent / tt.corpus}", tt.id)]
-    tt._file = file
     return tt, problems
 
 

@@ -106,11 +106,22 @@ def _unknown_field_message(root: type[BaseModel] | None, loc: tuple) -> str:
         return "unknown field"
     from rapidfuzz import process
 
-    names = list(model.model_fields)
+    names = [name for name, info in model.model_fields.items() if not info.exclude]  # not ``source_file``
     best = process.extractOne(str(loc[-1]), names, score_cutoff=70)
     if best is not None:
         return f"unknown field (did you mean {best[0]!r}?)"
     return "unknown field (allowed: " + ", ".join(names) + ")"
+
+
+def loader_field_problems(
+    record: dict[str, Any], file: str, task_id: str | None, prefix: str = "", *, parts: Iterable[str] = ()
+) -> list[TaskProblem]:
+    """``source_file`` named in a task file (at its top, or in one of its ``parts``, e.g. a task's
+    ``table``): the loader gives that field (where it read the file), so a file that names it
+    has an unknown field, as it always had."""
+    found = ["source_file"] if "source_file" in record else []
+    found += [f"{part}.source_file" for part in parts if isinstance(record.get(part), dict) and "source_file" in record[part]]
+    return [TaskProblem(file, join_path(prefix, path), "unknown field", task_id=task_id) for path in found]
 
 
 def problems_from_validation(

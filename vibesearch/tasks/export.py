@@ -70,7 +70,7 @@ def task_to_official(task: Task) -> dict[str, Any]:
         raw_nodes if isinstance(raw_nodes, list) else generated_graph(task.graph)[0],
         raw_triples if isinstance(raw_triples, list) else generated_graph(task.graph)[1],
     )
-    if task.origin == "official" and task.persona_markdown:
+    if task.origin != "ours" and task.persona_markdown:  # read from an official task file
         again, _ = official_to_task(record, task.source_file or "<export>")
         if again is not None and again.persona == task.persona and again.graph == task.graph:
             return record  # the raw parts still describe the task: export them unchanged

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from .._files import InputFileError, is_regular_file, parse_json, parse_jsonl, parse_yaml, read_text, short, short_path
 
-from ._problems import TaskLoadError, TaskNotFound, TaskProblem, join_path, problems_from_validation
+from ._problems import TaskLoadError, TaskNotFound, TaskProblem, join_path, loader_field_problems, problems_from_validation
 from .models import CorpusDoc, Task
 from .official import is_official, official_to_task
 
@@ -101,11 +101,13 @@ def corpus_path(task: Task) -> Path | None:
 
 def _our_task(record: dict[str, Any], file: str, prefix: str) -> tuple[Task | None, list[TaskProblem]]:
     task_id = record.get("id") if isinstance(record.get("id"), str) else None
+    problems = loader_field_problems(record, file, task_id, prefix, parts=("table",))
     try:
-        task = Task.model_validate(record)
+        task = Task.model_validate({**record, "source_file": file})
     except ValidationError as exc:
-        return None, problems_from_validation(file, exc, task_id, root=Task, prefix=prefix)
-    task._file = file
+        return None, problems + problems_from_validation(file, exc, task_id, root=Task, prefix=prefix)
+    if problems:
+        return None, problems
     corpus = corpus_path(task)
     if corpus is not None and not is_regular_file(corpus):
         field = f"{prefix}.corpus" if prefix else "corpus"

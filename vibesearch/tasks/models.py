@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from ._ids import ID_PATTERN, MAX_ID_CHARS
 from .table import TableTask
@@ -37,6 +38,9 @@ __all__ = [
     "snapshot_kind",
     "upgrade_task_data",
 ]
+
+# the validation context ``Task.from_snapshot`` reads with (a stored snapshot may have no graph)
+_SNAPSHOT_CONTEXT = "vibesearch.task_snapshot"
 
 
 def upgrade_task_data(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -131,7 +135,8 @@ class Task(_Strict):
     domain: str = ""
     title: str = ""
     persona: Persona
-    graph: list[Triple] = Field(min_length=1)
+    # at least one triple, except in a stored snapshot (``from_snapshot``): see ``_graph_given``
+    graph: list[Triple]
     sources: list[str] = Field(default_factory=list)
     # Path of the offline corpus (JSONL), relative to the task file's folder.
     corpus: str | None = None
@@ -145,13 +150,37 @@ class Task(_Strict):
     table: TableTask | None = None
     # Where the task came from: "ours" or "official". Set by the loader.
     origin: Literal["ours", "official"] = "ours"
-    # the file the task was read from (not serialised)
-    _file: str | None = PrivateAttr(default=None)
+    # The file the task was read from, given by whoever read it (the loaders, ``Run.task()``).
+    # Never part of a dump, so a stored snapshot is the same whether or not it is set.
+    source_file: str | None = Field(default=None, exclude=True, repr=False)
+
+    @classmethod
+    def from_snapshot(cls, data: Mapping[str, Any], *, source_file: str | None = None) -> "Task":
+        """The task a run stored (``model_dump(mode="json")``, older shapes upgraded), pointed at
+        ``source_file`` (its table part too: both were read from that file). Unlike a task file,
+        a snapshot may hold an empty graph: an official trajectory imported without its task has
+        no ground truth. Raises ``ValidationError``."""
+        data = upgrade_task_data(data)
+        if isinstance(data.get("table"), Mapping):
+            data["table"] = {**data["table"], "source_file": source_file}
+        return cls.model_validate({**data, "source_file": source_file}, context={_SNAPSHOT_CONTEXT: True})
 
     @model_validator(mode="before")
     @classmethod
     def _stored_before_kind(cls, data: Any) -> Any:
         return upgrade_task_data(data) if isinstance(data, Mapping) else data
+
+    @field_validator("graph")
+    @classmethod
+    def _graph_given(cls, value: list[Triple], info: ValidationInfo) -> list[Triple]:
+        if not value and not (info.context or {}).get(_SNAPSHOT_CONTEXT):
+            # worded and typed as pydantic's own min_length error, which it stands in for
+            raise PydanticCustomError(
+                "too_short",
+                "{field_type} should have at least {min_length} item after validation, not {actual_length}",
+                {"field_type": "List", "min_length": 1, "actual_length": 0},
+            )
+        return value
 
     @model_validator(mode="after")
     def _table_part_matches_kind(self) -> "Task":
@@ -160,10 +189,6 @@ class Task(_Strict):
         if self.kind != "table" and self.table is not None:
             raise ValueError("kind: a task with a table part must have kind 'table'")
         return self
-
-    @property
-    def source_file(self) -> str | None:
-        return self._file
 
     @property
     def stages(self) -> list[Stage]:

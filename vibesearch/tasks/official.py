@@ -285,13 +285,13 @@ def official_to_task(record: dict[str, Any], file: str, *, prefix: str = "") -> 
             "official_triples": [t.model_dump(mode="json") for t in rec.triples],
         },
         "origin": "official",
+        "source_file": file,
     }
     try:
         task = Task.model_validate(data)
     except ValidationError as exc:
         problems += problems_from_validation(file, exc, task_id, prefix=prefix, rename=_task_loc_to_official)
         return None, problems
-    task._file = file
     return task, problems
 
 

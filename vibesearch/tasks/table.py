@@ -16,7 +16,7 @@ import re
 import unicodedata
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._ids import ID_PATTERN, MAX_ID_CHARS
 
@@ -120,11 +120,8 @@ class TableTask(_Strict):
     corpus: str | None = None
     sources: list[str] = Field(default_factory=list)
     origin: Literal["ours", "widesearch"] = "ours"
-    _file: str | None = PrivateAttr(default=None)
-
-    @property
-    def source_file(self) -> str | None:
-        return self._file
+    # the file the task was read from, given by the loader; never part of a dump
+    source_file: str | None = Field(default=None, exclude=True, repr=False)
 
     @model_validator(mode="after")
     def _consistent(self) -> "TableTask":

@@ -1,13 +1,15 @@
 """The agent's tools: ``search``, ``visit``, ``scholar_search`` and ``python``.
 
-``make_toolbox(task, settings)`` gives the toolbox of one run: the offline corpus backend by
-default (``settings.search_backend == "offline"``), a web backend otherwise, and the python
-sandbox in every case.
+``make_toolbox(task, settings, search=config.search)`` gives the toolbox of one run: the backend
+the run's ``SearchSpec`` names (the offline corpus by default, a web backend otherwise), its number
+of results and its cap on a result's length, and the python sandbox in every case. ``settings``
+gives only process facts (timeouts, the sandbox's limits, the summariser model, provider URLs).
 """
 
 from __future__ import annotations
 
 from ..config import Settings
+from ..run.config import SearchSpec
 from ..run.events import Emit
 from ..tasks.models import Task
 from .base import Toolbox, ToolOutput, cap
@@ -18,29 +20,39 @@ from ._text import rank_texts, sentences
 from .toolbox import AgentToolbox, SearchBackend
 
 
-def make_backend(task: Task, settings: Settings, *, kind: str | None = None) -> SearchBackend:
-    """The search backend named by ``kind`` (default ``settings.search_backend``)."""
-    kind = kind or settings.search_backend
+def make_backend(task: Task, settings: Settings, *, search: SearchSpec | None = None, kind: str | None = None) -> SearchBackend:
+    """The search backend named by ``kind`` (default: the one ``search`` names)."""
+    search = search or SearchSpec()
+    kind = kind or search.backend
     if kind == "offline":
-        return OfflineBackend(corpus_for_task(task), settings)
+        return OfflineBackend(corpus_for_task(task), settings, search=search)
     from .web import WEB_PROVIDERS, WebBackend
 
     if kind not in WEB_PROVIDERS:
         raise ValueError(f"search_backend: unknown backend {kind!r}; choose offline, {', '.join(WEB_PROVIDERS)}")
-    return WebBackend(settings, provider=kind)
+    return WebBackend(settings, provider=kind, search=search)
 
 
-def make_toolbox(task: Task, settings: Settings, *, emit: Emit | None = None, backend: str | SearchBackend | None = None) -> AgentToolbox:
-    """The tools of one run of ``task``.
+def make_toolbox(
+    task: Task,
+    settings: Settings,
+    *,
+    search: SearchSpec | None = None,
+    emit: Emit | None = None,
+    backend: str | SearchBackend | None = None,
+) -> AgentToolbox:
+    """The tools of one run of ``task`` (``search``: the run's ``RunConfig.search``; default the
+    offline corpus, 10 results, results cut at 20,000 characters).
 
     ``backend`` may be a backend name (``"offline"``, ``"ddgs"``, ``"serper"``, ``"tavily"``,
-    ``"searxng"``) overriding the setting, or a ready backend object (anything with async
-    ``search``/``visit``/``scholar``). ``emit`` receives the summariser's usage events of calls
-    made without an emit of their own.
+    ``"searxng"``) overriding the one ``search`` names, or a ready backend object (anything with
+    async ``search``/``visit``/``scholar``). ``emit`` receives the summariser's usage events of
+    calls made without an emit of their own.
     """
+    search = search or SearchSpec()
     if backend is None or isinstance(backend, str):
-        backend = make_backend(task, settings, kind=backend)
-    return AgentToolbox(backend, PythonSandbox(settings), settings, emit=emit)
+        backend = make_backend(task, settings, search=search, kind=backend)
+    return AgentToolbox(backend, PythonSandbox(settings), settings, search=search, emit=emit)
 
 
 __all__ = [

@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from ..config import Settings
+from ..run.config import SearchSpec
 from ..run.events import Emit
 from ..tasks.models import CorpusDoc, Task
 from ._format import Hit, format_hits, join_pages, page_block
@@ -127,9 +128,10 @@ class OfflineBackend:
 
     name = "offline"
 
-    def __init__(self, corpus: OfflineCorpus, settings: Settings, *, page_chars: int = VISIT_PAGE_CHARS):
+    def __init__(self, corpus: OfflineCorpus, settings: Settings, *, search: SearchSpec | None = None, page_chars: int = VISIT_PAGE_CHARS):
         self.corpus = corpus
         self.settings = settings
+        self.search_spec = search or SearchSpec()  # the run's: results per search, the cap on a result
         self.page_chars = page_chars
 
     def _hits(self, query: str, topn: int, scholarly: bool) -> list[Hit]:
@@ -145,11 +147,11 @@ class OfflineBackend:
         return ToolOutput(format_hits(query, hits))
 
     async def scholar(self, query: str) -> ToolOutput:
-        hits = await asyncio.to_thread(self._hits, query, self.settings.search_topn, True)
+        hits = await asyncio.to_thread(self._hits, query, self.search_spec.topn, True)
         return ToolOutput(format_hits(query, hits, scholarly=True))
 
     async def visit(self, urls: list[str], goal: str, emit: Emit | None = None) -> ToolOutput:
-        limit = max(1_000, min(self.page_chars, self.settings.tool_result_max_chars // len(urls) - 200))
+        limit = max(1_000, min(self.page_chars, self.search_spec.tool_result_max_chars // len(urls) - 200))
 
         async def read(url: str) -> str | None:
             doc = self.corpus.get(url)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from ..config import Settings
 from ..llm import scrub
+from ..run.config import SearchSpec
 from ..run.events import Emit
 from .base import ToolOutput, cap
 from .sandbox import PythonSandbox
@@ -46,6 +47,7 @@ class AgentToolbox:
         sandbox: PythonSandbox,
         settings: Settings,
         *,
+        search: SearchSpec | None = None,
         tools: tuple[str, ...] = TOOL_NAMES,
         emit: Emit | None = None,
     ):
@@ -55,6 +57,7 @@ class AgentToolbox:
         self.backend = backend
         self.sandbox = sandbox
         self.settings = settings
+        self.search = search or SearchSpec()
         self.tools = tuple(tools)
         self.emit = emit
         self.last_elapsed_s: float | None = None
@@ -91,7 +94,7 @@ class AgentToolbox:
         try:
             if name not in self.tools:
                 raise ArgumentError(f"unknown tool {name!r}; the tools are {', '.join(self.tools)}")
-            args = check_arguments(name, arguments, default_topn=self.settings.search_topn)
+            args = check_arguments(name, arguments, default_topn=self.search.topn)
             limit = self.deadline(name)
             try:
                 out = await asyncio.wait_for(self._run(name, args, emit), timeout=limit)
@@ -106,6 +109,6 @@ class AgentToolbox:
             return ToolOutput(f"{name} failed: {detail}", error=True)
         finally:
             self.last_elapsed_s = round(time.perf_counter() - start, 4)
-        result = cap(scrub(out.content) if out.error else out.content, self.settings.tool_result_max_chars)
+        result = cap(scrub(out.content) if out.error else out.content, self.search.tool_result_max_chars)
         result.error = out.error
         return result

@@ -1,6 +1,6 @@
 """The web backend: real search, page fetching and scholarly search.
 
-``settings.search_backend`` picks the search provider (ddgs, serper, tavily, searxng); ``visit``
+The run's ``SearchSpec`` picks the search provider (ddgs, serper, tavily, searxng); ``visit``
 fetches pages (``web_fetch``) and reads them for the goal (LLM summary when
 ``settings.summariser_model`` is set, else the best passages); ``scholar_search`` asks OpenAlex
 and falls back to Semantic Scholar. Keys are read from the environment at call time and never
@@ -16,6 +16,7 @@ import httpx
 
 from ..config import Settings
 from ..llm import scrub
+from ..run.config import SearchSpec
 from ..run.events import Emit
 from . import web_search
 from ._format import format_hits, join_pages, page_block
@@ -37,6 +38,7 @@ class WebBackend:
         settings: Settings,
         *,
         provider: str | None = None,
+        search: SearchSpec | None = None,
         base_urls: dict[str, str] | None = None,
         scholar_providers: tuple[str, ...] = SCHOLAR_PROVIDERS,
         allow_private: bool = False,
@@ -45,7 +47,8 @@ class WebBackend:
         page_chars: int = VISIT_PAGE_CHARS,
     ):
         self.settings = settings
-        self.provider = provider or settings.search_backend
+        self.search_spec = search or SearchSpec(backend="ddgs")  # the run's: results per search, the cap on a result
+        self.provider = provider or self.search_spec.backend
         if self.provider not in WEB_PROVIDERS:
             raise ValueError(f"search_backend: {self.provider!r} is not a web backend (one of {', '.join(WEB_PROVIDERS)})")
         unknown = set(scholar_providers) - set(SCHOLAR_PROVIDERS)
@@ -87,7 +90,7 @@ class WebBackend:
             for name in self.scholar_providers:
                 fn = web_search.openalex if name == "openalex" else web_search.semantic_scholar
                 try:
-                    hits = await fn(client, query, self.settings.search_topn, base_url=self.base_urls[name])
+                    hits = await fn(client, query, self.search_spec.topn, base_url=self.base_urls[name])
                 except ProviderError as exc:
                     problems.append(str(exc))
                     continue
@@ -106,7 +109,7 @@ class WebBackend:
         return page_block(shown_url, page.title, body), True
 
     async def visit(self, urls: list[str], goal: str, emit: Emit | None = None) -> ToolOutput:
-        limit = max(1_000, min(self.page_chars, self.settings.tool_result_max_chars // len(urls) - 200))
+        limit = max(1_000, min(self.page_chars, self.search_spec.tool_result_max_chars // len(urls) - 200))
         async with make_client(self.settings.http_timeout_s, allow_private=self.allow_private, transport=self.transport) as client:
             results = await asyncio.gather(*(self._visit_one(client, u, goal, limit, emit) for u in urls))
         ok = any(good for _, good in results)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .._fields import MissingSetting
-from ..config import Settings
-from ..protocol.profile import profile_config, prompts_for
+from ..config import USER_KINDS, Settings
+from ..protocol import profile_of, require_resolved
 from ..run import RunConfig, User, UserState, UserTurn
 from ..tasks.models import Task
 from ._replies import KIND_MEANING, KindHelp, auto_message, reply_kind_help
@@ -17,16 +17,16 @@ from .scripted import ScriptedUser
 from .shadow import ShadowUser, shadow_agreement
 from .simulator import SimulatorDecision, SimulatorUser
 
-USER_KINDS = ("rules", "simulator", "paper", "human", "direct", "staged")
 
 
 def make_user(config: RunConfig, task: Task, settings: Settings) -> User:
-    """Build the user ``config.user`` describes. ``simulator`` and ``paper`` need a model; beside a
-    person (``human``), ``config.user.shadow`` adds a simulator in the shadow: a model string for
-    the LLM simulator, or ``"rules"`` for the rule-based one. Under the official profile an
-    LLM-played user (``simulator`` or ``paper``) is the official simulator (``OfficialUser``). A simulated user waits
-    ``config.pace_s`` before each turn (a person sets their own pace)."""
-    config = profile_config(config)  # the official profile's simulator sampling where the run set none
+    """Build the user ``config.user`` describes (a config resolved for its profile). ``simulator``
+    and ``paper`` need a model; beside a person (``human``), ``config.user.shadow`` adds a
+    simulator in the shadow: a model string for the LLM simulator, or ``"rules"`` for the
+    rule-based one. When the run's profile plays the official simulator, an LLM-played user
+    (``simulator`` or ``paper``) is that one (``OfficialUser``, with the profile's prompts). A
+    simulated user waits ``config.pace_s`` before each turn (a person sets their own pace)."""
+    require_resolved(config)
     user = _unpaced(config, task, settings)
     if config.pace_s > 0 and config.user.kind != "human":
         return PacedUser(user, config.pace_s)
@@ -40,8 +40,9 @@ def _unpaced(config: RunConfig, task: Task, settings: Settings) -> User:
     if spec.kind in ("simulator", "paper"):
         if not spec.model:
             raise MissingSetting(f"user kind {spec.kind!r} needs a simulator model", "simulator_model")
-        prompts = prompts_for(config, settings)
-        if prompts is not None:  # the official profile: its own simulator, whichever LLM-played kind
+        profile = profile_of(config.protocol)
+        prompts = profile.prompts(settings) if profile.official_simulator else None
+        if prompts is not None:  # the official simulator, whichever LLM-played kind
             return OfficialUser(task, settings, model=spec.model, prompts=prompts, sampling=spec.sampling)
         cls = SimulatorUser if spec.kind == "simulator" else PaperUser
         return cls(task, settings, model=spec.model, sampling=spec.sampling)

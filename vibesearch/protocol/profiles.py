@@ -1,0 +1,291 @@
+"""The two protocol profiles as objects: every decision that differs between ``vibesearch`` (ours)
+and ``official`` (the paper's harness) is a method or an attribute here, and nowhere else.
+
+    profile = profile_of(config.protocol)
+    config = profile.resolve(draft)            # the run's sampling and limits under this profile
+    profile.user_turns_left(config.limits, n)  # what the user-turn cap counts
+    profile.done_events("... [DONE]")          # how a user's completion signal is stored
+    profile.left_out(cancelled=True, has_graph=False)
+
+A run's behaviour is its resolved ``RunConfig`` and the profile it names; the parts of a run choose
+their implementation from the profile once, when they are built: ``make_agent`` runs the official
+loop for the react agent kind when ``official_loop`` is set, ``make_user`` plays an LLM-played user
+as the official simulator when ``official_simulator`` is set, and the scorer grades in the official
+layout when ``official_grader`` is set. No other module compares a profile's name
+(tests/architecture/test_one_carrier.py).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar, Protocol
+
+from ..config import Settings
+from ..run.config import PROTOCOLS, Limits, ProtocolProfile, RunConfig, Sampling
+from ..run.conversation import Conversation
+from ..run.events import EventData, MessageEvent, NoteEvent
+from .prompts import PromptSet, load_prompts, resolve_harness
+from .rules import (
+    MAX_LLM_CALLS,
+    OFFICIAL_AGENT_SAMPLING,
+    OFFICIAL_COMPACTION_TOKENS,
+    OFFICIAL_JUDGE_SAMPLING,
+    OFFICIAL_SIMULATOR_SAMPLING,
+    USER_REPLIES_AFTER_OPENING,
+)
+
+# model calls that count against a trajectory's budget of rounds (the official agent counts its
+# own calls and each compaction as one round) ...
+BUDGET_PURPOSES = frozenset({"agent", "compaction"})
+# ... less the empty replies it dropped and took back (a note's data key, written by that agent)
+DISCARDED_EMPTY = "discarded_empty_reply"
+OWN_PROMPTS = "own prompts"
+
+
+class _Counts(Protocol):
+    """What a profile reads of a run's interaction statistics (``scoring.stats.RunStats``)."""
+
+    @property
+    def n_asst(self) -> int: ...
+
+    @property
+    def n_user(self) -> int: ...
+
+    @property
+    def official(self) -> "_OfficialCounts": ...
+
+
+class _OfficialCounts(Protocol):
+    @property
+    def assistant_turns(self) -> int: ...
+
+    @property
+    def user_turns(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What a new run under a profile records before it begins: facts for its meta, and the note
+    that opens its events."""
+
+    meta: dict[str, object]
+    note: NoteEvent
+
+
+def _filled(given: Sampling, defaults: Sampling) -> Sampling:
+    """``given`` with each value it leaves unset taken from ``defaults``."""
+    values = given.model_dump()
+    for name, default in defaults.model_dump().items():
+        if values.get(name) is None and default is not None:
+            values[name] = default
+    return Sampling.model_validate(values)
+
+
+def rounds_used(convo: Conversation) -> int:
+    """Model calls of the trajectory so far that count against its rounds (``Limits.max_rounds``):
+    agent calls and compactions, less the empty replies the agent dropped and took back."""
+    discarded = sum(1 for t in convo.turns for n in t.notes if n.data.get(DISCARDED_EMPTY))
+    return sum(1 for u in convo.usage if u.purpose in BUDGET_PURPOSES) - discarded
+
+
+class Profile(ABC):
+    """One protocol profile: how its runs are resolved, conversed, closed, scored and reported."""
+
+    name: ClassVar[ProtocolProfile]
+    # which implementation of a run's parts the profile runs (chosen once, when they are built)
+    official_loop: ClassVar[bool]  # the react agent kind runs the official agent loop (agents/official.py)
+    official_simulator: ClassVar[bool]  # an LLM-played user is the official simulator (users/official.py)
+    official_grader: ClassVar[bool]  # graph runs are graded in the official judge layout (scoring/official_score.py)
+    # scoring and reporting rules
+    failed_runs_are_samples: ClassVar[bool]  # a run that failed is scored (0) and averaged in
+    combines_judges: ClassVar[bool]  # several judges' verdicts on one run may be combined by majority
+
+    # ------------------------------------------------------------------ resolving a run
+    @abstractmethod
+    def resolve(self, config: RunConfig) -> RunConfig:
+        """``config`` as this profile runs it (sampling filled in, limits the profile sets)."""
+
+    def is_resolved(self, config: RunConfig) -> bool:
+        return self.resolve(config) == config
+
+    def prompts(self, settings: Settings) -> PromptSet | None:
+        """The prompts the profile runs with (None: each part's own)."""
+        return None
+
+    def opening(self, settings: Settings) -> Opening | None:
+        """What a new run records before it begins (None: nothing)."""
+        return None
+
+    # ------------------------------------------------------------------ the conversation
+    @abstractmethod
+    def user_turns_left(self, limits: Limits, user_messages: int) -> int:
+        """User turns still allowed, given the user messages so far (the opening included)."""
+
+    @abstractmethod
+    def turn_cap_detail(self, limits: Limits) -> str:
+        """What the end of a run cut by the user-turn cap says."""
+
+    def rounds_left(self, limits: Limits, convo: Conversation) -> int | None:
+        """Rounds (``Limits.max_rounds``) still allowed; None: the profile counts none."""
+        if limits.max_rounds is None:
+            return None
+        return max(0, limits.max_rounds - rounds_used(convo))
+
+    @abstractmethod
+    def done_events(self, message: str) -> list[EventData]:
+        """How a user's completion signal (``message``, the words that came with it) is stored."""
+
+    @abstractmethod
+    def extracts(self, *, replied: bool, steps: int, termination: str) -> bool:
+        """Is the agent asked for its graph when the conversation ended so (``replied``: it gave a
+        reply; ``steps``: its dialogue steps)?"""
+
+    # ------------------------------------------------------------------ scoring and reports
+    @abstractmethod
+    def left_out(self, *, cancelled: bool, has_graph: bool) -> bool:
+        """Is a run left out of the averages (and counted) rather than a sample?"""
+
+    def left_out_reason(self, status: str | None) -> str:
+        return "abandoned by a person" if status == "abandoned" else "cancelled by a person"
+
+    @abstractmethod
+    def interaction_counts(self, stats: _Counts) -> tuple[int, int]:
+        """#Asst and #User as this profile reports them."""
+
+    @abstractmethod
+    def label(self, prompt_source: str | None = None) -> str:
+        """The name every report, export and leaderboard row gives a number of this profile."""
+
+
+class VibesearchProfile(Profile):
+    """Ours: every user message counts as a turn, a step cap per agent turn, compaction at the
+    run's own threshold, the offline judge or an LLM judge, left-out only when nothing was left."""
+
+    name = "vibesearch"
+    official_loop = False
+    official_simulator = False
+    official_grader = False
+    failed_runs_are_samples = False
+    combines_judges = True
+
+    def resolve(self, config: RunConfig) -> RunConfig:
+        limits = config.limits.model_copy(update={"max_rounds": None, "compaction_tokens": None})
+        return config.model_copy(update={"limits": limits})
+
+    def user_turns_left(self, limits: Limits, user_messages: int) -> int:
+        return max(0, limits.max_user_turns - user_messages)
+
+    def turn_cap_detail(self, limits: Limits) -> str:
+        return f"{limits.max_user_turns} user turns"
+
+    def done_events(self, message: str) -> list[EventData]:
+        return [MessageEvent(role="user", content=message)]
+
+    def extracts(self, *, replied: bool, steps: int, termination: str) -> bool:
+        return replied
+
+    def left_out(self, *, cancelled: bool, has_graph: bool) -> bool:
+        return cancelled and not has_graph
+
+    def left_out_reason(self, status: str | None) -> str:
+        return super().left_out_reason(status) + ", no graph"
+
+    def interaction_counts(self, stats: _Counts) -> tuple[int, int]:
+        return stats.n_asst, stats.n_user
+
+    def label(self, prompt_source: str | None = None) -> str:
+        return "vibesearch profile"
+
+
+class OfficialProfile(Profile):
+    """The official harness (docs/protocol.md): 30 simulator replies after the opening, ``[DONE]``
+    never shown to the agent, 200 rounds per trajectory, no step cap, compaction above 229,376
+    reported prompt tokens, the official sampling per role, prompts from the user's checkout (or
+    ours), the official judge layout, cancelled runs left out and failed runs scored 0."""
+
+    name = "official"
+    official_loop = True
+    official_simulator = True
+    official_grader = True
+    failed_runs_are_samples = True
+    combines_judges = False
+
+    def resolve(self, config: RunConfig) -> RunConfig:
+        limits = config.limits.model_copy(
+            update={
+                "max_user_turns": USER_REPLIES_AFTER_OPENING,
+                "max_steps_per_turn": None,
+                "max_rounds": MAX_LLM_CALLS,
+                "compaction_tokens": OFFICIAL_COMPACTION_TOKENS,
+            }
+        )
+        return config.model_copy(
+            update={
+                "limits": limits,
+                "agent": config.agent.model_copy(update={"sampling": _filled(config.agent.sampling, OFFICIAL_AGENT_SAMPLING)}),
+                "user": config.user.model_copy(update={"sampling": _filled(config.user.sampling, OFFICIAL_SIMULATOR_SAMPLING)}),
+                "judge": config.judge.model_copy(update={"sampling": _filled(config.judge.sampling, OFFICIAL_JUDGE_SAMPLING)}),
+            }
+        )
+
+    def prompts(self, settings: Settings) -> PromptSet:
+        """The configured checkout's prompts (``--official-harness`` / ``VIBESEARCH_OFFICIAL_HARNESS``:
+        the settings only, never a stored config), else our own."""
+        return load_prompts(resolve_harness(None, settings))  # two small files parsed: no cache needed
+
+    def opening(self, settings: Settings) -> Opening:
+        prompts = self.prompts(settings)
+        label, record = prompts.source.label(), prompts.source.record()
+        text = f"official protocol, {label}" if prompts.source.kind == "official" else "official protocol, own prompts"
+        data: dict[str, object] = {"protocol": self.name, "prompts": record, "notes": list(prompts.notes)}
+        return Opening(meta={"protocol": self.name, "prompt_source": label, "prompts": record}, note=NoteEvent(text=text, data=data))
+
+    def user_turns_left(self, limits: Limits, user_messages: int) -> int:
+        used = max(0, user_messages - 1)  # the simulator's replies: the opening query is not one
+        return max(0, limits.max_user_turns - used)
+
+    def turn_cap_detail(self, limits: Limits) -> str:
+        return f"{limits.max_user_turns} simulator replies after the opening"
+
+    def done_events(self, message: str) -> list[EventData]:
+        # the agent never sees [DONE], and it is not a user turn
+        return [NoteEvent(text="the simulator said [DONE]: the conversation ends", data={"done": message})]
+
+    def extracts(self, *, replied: bool, steps: int, termination: str) -> bool:
+        # asked even when the budget cut the agent's only turn, or its calls kept failing
+        return replied or steps > 0 or termination == "error_loop"
+
+    def left_out(self, *, cancelled: bool, has_graph: bool) -> bool:
+        return cancelled
+
+    def interaction_counts(self, stats: _Counts) -> tuple[int, int]:
+        return stats.official.assistant_turns, stats.official.user_turns
+
+    def label(self, prompt_source: str | None = None) -> str:
+        if not prompt_source or prompt_source == OWN_PROMPTS:
+            return "official protocol, own prompts"
+        return f"official protocol, {prompt_source}"
+
+
+_PROFILES: dict[ProtocolProfile, Profile] = {p.name: p for p in (VibesearchProfile(), OfficialProfile())}
+assert set(_PROFILES) == set(PROTOCOLS), "every profile name has its Profile"
+
+
+def profile_of(name: ProtocolProfile) -> Profile:
+    """The profile a run names."""
+    return _PROFILES[name]
+
+
+def profile_named(value: str | None) -> Profile:
+    """The profile a stored name means (None and unknown names read as ours: rows stored before
+    profiles were recorded)."""
+    for name, profile in _PROFILES.items():
+        if value == name:
+            return profile
+    return _PROFILES["vibesearch"]
+
+
+def as_profile(value: str | None) -> ProtocolProfile:
+    """A stored profile name, read as ``profile_named`` does."""
+    return profile_named(value).name

@@ -1,0 +1,122 @@
+"""One run lifecycle: how a run's row is opened, closed and marked interrupted — by the session, the
+app, orphan handling and ``vibesearch agent ask`` alike.
+
+    opened = open_run(store, config, task, settings, fields={"owner": ...})   # the row, before any driving
+    await run_session(config, task, agent, user, store, settings, run_id=opened.run_id, lease_owner=opened.lease_owner)
+    close_run(store, run_id, "cancelled", "stopped from the Runs tab", lease=owner)
+    mark_interrupted(store, run_id, note="...", lease=owner)
+
+A run's row exists before a session drives it (so an id handed back can be read at once, here or
+on another server). ``open_run`` stores the resolved config, the task as it is now, the settings
+snapshot, the columns tables filter on and what the run's profile records first (its opening
+note), all under the run's lease: the caller's, or one it claims and hands to the driver that
+takes over (``lease_owner``), so no sweep takes a run for orphaned between its opening and its
+first step. ``close_run`` writes the one ``end`` event (``end_event`` is the only place one is
+made; an importer uses it too) and the status that goes with it; ``mark_interrupted`` leaves a run
+to be continued.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..config import Settings
+from ..protocol import profile_of, require_resolved
+from ..run import RunConfig
+from ..run.events import EndEvent, EventData, NoteEvent, Termination
+from ..run.result import RunStatus, status_after
+from ..store import Store, new_run_id
+from ..store.leases import LeaseHeld, claim, new_owner, run_key
+from ..tasks.models import Task
+from ._record import RunFields, create_run
+
+
+class Writer(Protocol):
+    """What writes a driven run's events (the session's ``Recorder``): in order, then drained."""
+
+    def emit(self, data: EventData) -> object: ...
+
+    def drain(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class OpenedRun:
+    run_id: str
+    lease_owner: str  # the lease the run was opened under; the driver that takes over adopts it
+
+
+def open_run(
+    store: Store,
+    config: RunConfig,
+    task: Task,
+    settings: Settings,
+    *,
+    run_id: str | None = None,
+    fields: RunFields | None = None,
+    lease: str | None = None,
+) -> OpenedRun:
+    """Store a new run (status ``running``) and what its profile records first.
+
+    ``lease``: the owner id of the run's lease the caller holds; without one a lease is claimed
+    here (``LeaseHeld`` if another process holds that id's) and handed back for the driver."""
+    require_resolved(config)
+    run_id = run_id or new_run_id()
+    if lease is None:
+        lease = new_owner()
+        taken = claim(store, run_key(run_id), lease, settings.lease_ttl_s)
+        if taken is not None:
+            raise LeaseHeld(f"run {run_id}", taken)
+    opening = profile_of(config.protocol).opening(settings)
+    meta_fields: RunFields = fields.copy() if fields else {}
+    if opening is not None:
+        meta_fields["meta"] = {**(meta_fields.get("meta") or {}), **opening.meta}
+    create_run(store, config, task, settings, run_id, meta_fields)
+    if opening is not None:
+        store.append(run_id, opening.note, lease=lease)
+    return OpenedRun(run_id=run_id, lease_owner=lease)
+
+
+def end_event(termination: Termination | str, detail: str = "") -> EndEvent:
+    """The event that ends a run (the only place one is made)."""
+    return EndEvent.model_validate({"termination": termination, "detail": detail})
+
+
+def close_run(
+    store: Store,
+    run_id: str,
+    termination: Termination | str,
+    detail: str = "",
+    *,
+    status: RunStatus | None = None,
+    failed: bool = False,
+    writer: Writer | None = None,
+    lease: str | None = None,
+) -> RunStatus:
+    """End the run: its ``end`` event (through ``writer`` when a session drives it, else appended
+    under ``lease``), then the status on its row once the end is stored. The status is the one the
+    termination gives (``failed``: a fatal error was recorded), unless ``status`` says otherwise."""
+    event = end_event(termination, detail)
+    if writer is not None:
+        writer.emit(event)
+        writer.drain()  # the end is stored before the run's row says so
+    else:
+        store.append(run_id, event, lease=lease)
+    final = status or status_after(str(termination), failed=failed)
+    store.update_run(run_id, status=final, termination=event.termination, lease=lease)
+    return final
+
+
+def mark_interrupted(
+    store: Store, run_id: str, *, note: str | None = None, writer: Writer | None = None, lease: str | None = None, **data: Any
+) -> None:
+    """Leave the run to be continued: no end, status ``interrupted`` (``note``: said in its events)."""
+    if note is not None:
+        event = NoteEvent(text=note, data={"closed": "interrupted", **data})
+        if writer is not None:
+            writer.emit(event)
+        else:
+            store.append(run_id, event, lease=lease)
+    if writer is not None:
+        writer.drain()
+    store.update_run(run_id, status="interrupted", lease=lease)
