@@ -86,7 +86,9 @@ class Settings(BaseSettings):
     python_uid_lock_dir: str = Field(default="", description="lock files of the uids in use; empty: /run/vibesearch/sandbox-uids")
 
     # agent loop
-    max_user_turns: int = 30
+    # unset: the run's profile decides (ours 30 user turns; the official profile 50 simulator
+    # replies after the opening, what the official scripts pass)
+    max_user_turns: int | None = Field(default=None, ge=1)
     max_steps_per_turn: int = 30
     stop_on_final_answer: bool = False
     budget_tokens: int | None = None

@@ -109,8 +109,10 @@ def test_export_official_is_a_zip_of_both_folders(store, runs, tmp_path):
     mine, _ = runs
     path, line = export_file(_ctx(store), ALICE, "official", annotator="alice", out_dir=tmp_path)
     names = {n for n in zipfile.ZipFile(path).namelist() if n.endswith(".csv")}
-    assert path.suffix == ".zip" and names == {f"gt_recall_check/{mine}.csv", f"pred_precision_check/{mine}.csv"}  # bob's run is not in it
-    body = zipfile.ZipFile(path).read(f"gt_recall_check/{mine}.csv").decode("utf-8-sig")
+    # named as the official script names them (alice's run is task t1's first sample); bob's run is not in it
+    assert path.suffix == ".zip" and names == {"gt_recall_check/t1_sample0.csv", "pred_precision_check/t1_sample0.csv"}
+    assert json.loads(zipfile.ZipFile(path).read("vibesearch_runs.json")) == {"runs": {"t1_sample0": mine}}
+    body = zipfile.ZipFile(path).read("gt_recall_check/t1_sample0.csv").decode("utf-8-sig")
     assert body.splitlines()[0].startswith("gt_index,head,relation,tail,model_covered") and "note 0" in body
     assert "1 run(s)" in line and "alice" in line
 

@@ -22,7 +22,9 @@ def task():
 
 
 def test_a_missing_model_names_the_flag_in_the_cli_and_the_field_in_the_app(task, settings):
-    config = RunConfig(task_id=task.id, agent=AgentSpec(kind="react"), user=UserSpec(kind="rules"))
+    from vibesearch.protocol import resolve
+
+    config = resolve(RunConfig(task_id=task.id, agent=AgentSpec(kind="react"), user=UserSpec(kind="rules")))
     with pytest.raises(MissingSetting) as got:
         make_agent(config, task, settings)
     cli, app = for_surface(got.value, "cli"), for_surface(got.value, "app")

@@ -57,7 +57,7 @@ def test_resuming_a_run_sends_no_key_to_the_url_it_recorded(configured, bundled_
     for recorded, key in (("http://elsewhere.example/v1", None), ("http://127.0.0.1:9/v1", KEY)):
         new = store.create_run(task.id, run_config=_endpoint(configured, recorded), agent="endpoint", user="rules")
         old = store.create_run(task.id, config={"endpoint_url": recorded}, meta={"agent_config": {"kind": "endpoint"}}, agent="endpoint", user="rules")
-        upgraded = RunConfig.model_validate(_derived(store.get_run(old.id)))
+        upgraded = RunConfig.model_validate(_derived(store.get_run(old.id))).as_resolved()  # as the upgraded row reads back
         for config in (config_of_run(store.get_run(new.id), configured), upgraded):
             assert config.agent.endpoint_url == recorded
             assert make_agent(config, task, configured)._key == key

@@ -28,22 +28,27 @@ def test_compaction_threshold_is_the_capped_context():
     assert official_compaction_threshold(120_000) == 120_000
 
 
-def test_compaction_only_strictly_above_the_threshold():
+def test_compaction_threshold_follows_the_context_and_the_answer_budget():
     from vibesearch.agents.compaction import threshold_for
 
-    # the official agent compacts strictly above its fixed threshold ...
-    assert threshold_for("fake/any", _official_limits()) == 229_376
+    # the official agent's threshold: min(max_context_tokens, 262,144 - max_tokens); with the
+    # inference script's 256,000 and 16,384-token answers, 245,760 ...
+    assert threshold_for("fake/any", _official_limits()) == 245_760
+    assert threshold_for("fake/any", build_config(Settings(context_window=240_000), protocol="official").limits) == 240_000  # run.py's own default
     # ... ours at the run's own threshold (context window x fraction)
     assert threshold_for("fake/any", _our_limits(context_window=256_000, compaction_threshold=0.8)) == 204_800
     assert _our_limits().compaction_tokens is None
 
 
-def test_thirty_simulator_replies_after_the_opening():
-    # user messages so far, the opening query included
+def test_the_turn_cap_counts_simulator_replies_after_the_opening():
+    # user messages so far, the opening query included; 50 by default (what every official script passes)
     limits = _official_limits()
-    assert OFFICIAL.user_turns_left(limits, 1) == 30
-    assert OFFICIAL.user_turns_left(limits, 30) == 1
-    assert OFFICIAL.user_turns_left(limits, 31) == 0
+    assert limits.max_user_turns == 50
+    assert OFFICIAL.user_turns_left(limits, 1) == 50
+    assert OFFICIAL.user_turns_left(limits, 50) == 1
+    assert OFFICIAL.user_turns_left(limits, 51) == 0
+    thirty = build_config(Settings(), protocol="official", max_user_turns=30).limits  # run.py's default, when asked for
+    assert OFFICIAL.user_turns_left(thirty, 31) == 0
     ours = _our_limits(max_user_turns=30)
     assert OURS.user_turns_left(ours, 1) == 29  # ours counts the opening
     assert OURS.user_turns_left(ours, 30) == 0
@@ -58,7 +63,11 @@ def test_two_hundred_llm_calls_per_trajectory():
     for _ in range(199):
         convo.add(UsageEvent(purpose="agent", model="fake/a"))
     assert OFFICIAL.rounds_left(limits, convo) == 1
-    convo.add(UsageEvent(purpose="compaction", model="fake/a"))  # a compaction is a round too
+    convo.add(UsageEvent(purpose="compaction", model="fake/a"))  # a compaction call is not a round ...
+    assert OFFICIAL.rounds_left(limits, convo) == 1
+    from vibesearch.run import CompactionEvent
+
+    convo.add(CompactionEvent(tokens_before=10, tokens_after=1, threshold=5, summary="s"))  # ... a compaction that summarised is
     assert OFFICIAL.rounds_left(limits, convo) == 0
     assert limits.max_steps_per_turn is None
     assert OURS.rounds_left(_our_limits(), convo) is None
@@ -66,6 +75,9 @@ def test_two_hundred_llm_calls_per_trajectory():
 
 def test_per_role_sampling():
     official = build_config(Settings(), protocol="official")
-    assert official.judge.sampling.params() == {"temperature": 0.7, "max_tokens": 32_768}
-    assert official.user.sampling.params() == {"temperature": 0.7, "max_tokens": 32_768}
+    assert official.judge.sampling.params() == {}  # the offline judge samples nothing
+    assert build_config(Settings(), protocol="official", judge="openai/j").judge.sampling.params() == {"temperature": 0.7, "max_tokens": 32_768}
+    gemini = build_config(Settings(), protocol="official", judge="gemini/g").judge.sampling.params()
+    assert gemini == {"temperature": 0.8, "top_p": 0.6, "max_tokens": 64_000}  # the official Gemini grader
+    assert official.user.sampling.params() == {"temperature": 0.7, "top_p": 0.95, "max_tokens": 32_768}  # the client's top_p
     assert build_config(Settings()).judge.sampling.params() == {}

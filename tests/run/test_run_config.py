@@ -37,6 +37,7 @@ def test_it_never_holds_a_key(settings):
 def test_json_round_trip_and_overrides(settings):
     config = build_config(settings, task_id="t", agent="react", agent_model="fake/a", protocol="official", seed=3, max_llm_calls=9)
     assert RunConfig.model_validate_json(config.model_dump_json()) == config
+    assert not RunConfig.model_validate_json(config.model_dump_json()).resolved  # only its profile (or the store) says so
     changed = rebuild_config(config, user="paper", simulator_model="fake/p", max_user_turns=None)
     assert (changed.user.kind, changed.user.model) == ("paper", "fake/p")
     assert changed.limits == config.limits and changed.protocol == "official" and changed.seed == 3
@@ -59,12 +60,18 @@ def test_a_config_is_resolved_once_for_its_profile(settings):
     ours = build_config(settings, agent="react", agent_model="fake/a", max_steps_per_turn=4, search_backend="ddgs", search_topn=3)
     assert (ours.limits.max_steps_per_turn, ours.search.backend, ours.search.topn) == (4, "ddgs", 3)
     assert ours.limits.max_rounds is None and ours.limits.compaction_tokens is None
-    official = build_config(settings, agent="react", agent_model="fake/a", protocol="official", max_user_turns=50)
-    # the official profile runs 30 simulator replies, no step cap, 200 rounds, compaction above 229,376
-    assert official.limits.max_user_turns == 30 and official.limits.max_steps_per_turn is None
-    assert (official.limits.max_rounds, official.limits.compaction_tokens) == (200, 229_376)
+    official = build_config(settings, agent="react", agent_model="fake/a", protocol="official", max_user_turns=12)
+    # the official profile: the turns asked for, no step cap, 200 rounds, compaction above
+    # min(256,000, 262,144 - the agent's max_tokens 16,384) = 245,760; the window fraction unused
+    assert official.limits.max_user_turns == 12 and official.limits.max_steps_per_turn is None
+    assert (official.limits.max_rounds, official.limits.compaction_tokens, official.limits.compaction_threshold) == (200, 245_760, None)
+    assert build_config(settings, protocol="official").limits.max_user_turns == 50  # what the official scripts pass
+    assert build_config(settings).limits.max_user_turns == 30  # ours
+    big = build_config(settings, agent="react", agent_model="fake/a", protocol="official",
+                       agent_sampling=build_config(settings).agent.sampling.model_copy(update={"max_tokens": 32_768}))
+    assert big.limits.compaction_tokens == 229_376  # with the model profiles' 32,768-token answers
     assert official.agent.sampling.params() == {"temperature": 1.0, "top_p": 0.95, "max_tokens": 16_384}
-    assert official.judge.sampling.params() == {"temperature": 0.7, "max_tokens": 32_768}
+    assert build_config(settings, protocol="official", judge="fake/j").judge.sampling.params() == {"temperature": 0.7, "max_tokens": 32_768}
     assert resolve(official) == official and resolve(ours) == ours  # resolving again changes nothing
     with pytest.raises(TypeError, match="unknown setting"):
         build_config(settings, max_rounds=5)  # a limit only a profile sets

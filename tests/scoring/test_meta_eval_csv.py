@@ -29,6 +29,7 @@ PRED = [T("Everest", "height", "8849 m"), T("X", "y", "z"), T("MIT", "city", "Ca
 # the judge: gt 0 covered by pred 0; gt 1 covered by preds 0 and 2; gt 2 and 3 not covered
 # -> pred 0 valid (gt 0, 1), pred 1 not valid, pred 2 valid (gt 1)
 VERDICTS = [(True, [0]), (True, [0, 2]), (False, []), (False, [])]
+NAME = "t1_sample0"  # the files of the run: task t1, its first sample (the official <qid>_sample<i>)
 
 
 @pytest.fixture
@@ -76,8 +77,8 @@ def test_judge_sides(store, run):
 
 def test_layout_bom_header_and_cells(store, run, tmp_path):
     assert export_official(store, tmp_path / "out") == [run]
-    gt = read_csv(tmp_path / "out" / GT_DIR / f"{run}.csv")
-    pred = read_csv(tmp_path / "out" / PRED_DIR / f"{run}.csv")
+    gt = read_csv(tmp_path / "out" / GT_DIR / f"{NAME}.csv")
+    pred = read_csv(tmp_path / "out" / PRED_DIR / f"{NAME}.csv")
     assert gt[0] == ["gt_index", "head", "relation", "tail", "model_covered", "supporting_pred_triples", "human_label", "human_comment"]
     assert pred[0] == ["pred_index", "head", "relation", "tail", "model_valid", "supporting_gt_triples", "human_label", "human_comment"]
     assert gt[1] == ["0", "珠穆朗玛峰", "高度", "8848.86米", "是", "(Everest, height, 8849 m)", "", ""]
@@ -91,8 +92,8 @@ def test_layout_bom_header_and_cells(store, run, tmp_path):
 def test_export_fill_import_round_trip(store, run, tmp_path):
     out = tmp_path / "out"
     export_official(store, out)
-    fill(out / GT_DIR / f"{run}.csv", {0: ("是", "fine"), 1: ("no", "wrong city,\nsee note"), 2: (" Y ", ""), 3: ("", "")})
-    fill(out / PRED_DIR / f"{run}.csv", {0: ("TRUE", ""), 1: ("1", "加州的剑桥"), 2: ("false", "")})
+    fill(out / GT_DIR / f"{NAME}.csv", {0: ("是", "fine"), 1: ("no", "wrong city,\nsee note"), 2: (" Y ", ""), 3: ("", "")})
+    fill(out / PRED_DIR / f"{NAME}.csv", {0: ("TRUE", ""), 1: ("1", "加州的剑桥"), 2: ("false", "")})
     assert import_official(store, out, "bob") == (3, 3)
     # a "yes" the judge shared takes the judge's support; any other decision has none
     assert cov(store, "bob") == [(0, True, [0], "fine"), (1, False, [], "wrong city,\nsee note"), (2, True, [], "")]
@@ -104,9 +105,9 @@ def test_export_fill_import_round_trip(store, run, tmp_path):
     before_cov, before_val = cov(store, "bob"), val(store, "bob")
     again = tmp_path / "again"
     export_official(store, again, annotator="bob")
-    gt = read_csv(again / GT_DIR / f"{run}.csv")
+    gt = read_csv(again / GT_DIR / f"{NAME}.csv")
     assert [r[6:] for r in gt[1:]] == [["是", "fine"], ["否", "wrong city,\nsee note"], ["是", "by hand"], ["", ""]]
-    pred = read_csv(again / PRED_DIR / f"{run}.csv")
+    pred = read_csv(again / PRED_DIR / f"{NAME}.csv")
     assert [r[6:] for r in pred[1:]] == [["是", ""], ["是", "加州的剑桥"], ["否", ""]]
     assert import_official(store, again, "bob") == (3, 3)
     assert cov(store, "bob") == before_cov and val(store, "bob") == before_val
@@ -117,7 +118,7 @@ def bad_folder(store, run, tmp_path):
     if out.exists():
         shutil.rmtree(out)
     export_official(store, out)
-    fill(out / GT_DIR / f"{run}.csv", {0: ("是", "good row")})  # a good label beside the bad one
+    fill(out / GT_DIR / f"{NAME}.csv", {0: ("是", "good row")})  # a good label beside the bad one
     return out
 
 
@@ -132,18 +133,18 @@ def bad_folder(store, run, tmp_path):
 )
 def test_malformed_folder_is_refused_whole(store, run, tmp_path, side, mutate, message):
     out = bad_folder(store, run, tmp_path)
-    path = out / (GT_DIR if side == "gt" else PRED_DIR) / f"{run}.csv"
+    path = out / (GT_DIR if side == "gt" else PRED_DIR) / f"{NAME}.csv"
     rows = read_csv(path)
     mutate(rows)
     write_csv(path, rows)
-    with pytest.raises(MetaEvalError, match=message.format(run=run)):
+    with pytest.raises(MetaEvalError, match=message.format(run=NAME)):
         import_official(store, out, "bob")
     assert store.labels() == [] and store.pred_labels() == []  # nothing half-imported
 
 
 def test_unknown_run_name_is_refused(store, run, tmp_path):
     out = bad_folder(store, run, tmp_path)
-    (out / PRED_DIR / f"{run}.csv").rename(out / PRED_DIR / "no-such-run.csv")
+    (out / PRED_DIR / f"{NAME}.csv").rename(out / PRED_DIR / "no-such-run.csv")
     with pytest.raises(MetaEvalError, match=r"no-such-run\.csv: run 'no-such-run' \(the file's name\) is not in this database"):
         import_official(store, out, "bob")
     assert store.labels() == [] and store.pred_labels() == []
@@ -160,14 +161,14 @@ def test_cli_official_round_trip_and_errors(store, run, tmp_db, tmp_path):
     out = tmp_path / "meta"
     res = cli("labels", "export", "--official", out, "--db", tmp_db)
     assert res.exit_code == 0, res.output
-    assert read_csv(out / GT_DIR / f"{run}.csv")[0] == GT_HEADER and read_csv(out / PRED_DIR / f"{run}.csv")[0] == PRED_HEADER
-    fill(out / GT_DIR / f"{run}.csv", {1: ("否", "")})
-    fill(out / PRED_DIR / f"{run}.csv", {2: ("oui", "")})
+    assert read_csv(out / GT_DIR / f"{NAME}.csv")[0] == GT_HEADER and read_csv(out / PRED_DIR / f"{NAME}.csv")[0] == PRED_HEADER
+    fill(out / GT_DIR / f"{NAME}.csv", {1: ("否", "")})
+    fill(out / PRED_DIR / f"{NAME}.csv", {2: ("oui", "")})
     bad = cli("labels", "import", out, "--annotator", "ann", "--db", tmp_db)
     assert bad.exit_code == 1
-    assert f"{run}.csv: row 4: human_label 'oui'" in bad.output and len(bad.output.strip().splitlines()) == 1
+    assert f"{NAME}.csv: row 4: human_label 'oui'" in bad.output and len(bad.output.strip().splitlines()) == 1
     assert Store(tmp_db).labels() == []
-    fill(out / PRED_DIR / f"{run}.csv", {2: ("n", "")})
+    fill(out / PRED_DIR / f"{NAME}.csv", {2: ("n", "")})
     ok = cli("labels", "import", out, "--annotator", "ann", "--db", tmp_db)
     assert ok.exit_code == 0, ok.output
     assert "1 coverage and 1 validity labels" in ok.output

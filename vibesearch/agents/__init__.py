@@ -42,15 +42,19 @@ def make_agent(
         if not spec.model:
             raise MissingSetting("the react agent needs a model", "agent_model",
                                  example="a litellm model string such as 'openai/gpt-4o-mini' or 'ollama_chat/qwen2.5'")
-        if toolbox is None:
+        profile = profile_of(config.protocol)
+        prompts = profile.prompts(settings) if (profile.official_loop or profile.official_tools) else None
+        if toolbox is None and profile.official_tools and prompts is not None:
+            from ..tools import make_official_toolbox
+
+            toolbox = make_official_toolbox(task, settings, search=config.search, prompts=prompts, model=spec.model)
+        elif toolbox is None:
             from ..tools import make_toolbox
 
             toolbox = make_toolbox(task, settings, search=config.search)
-        profile = profile_of(config.protocol)
         if profile.official_loop:
             from .official import OfficialAgent
 
-            prompts = profile.prompts(settings)
             if prompts is None:
                 raise ValueError(f"the {profile.name} profile runs the official loop but gives it no prompts")
             return OfficialAgent(task, settings, model=spec.model, toolbox=toolbox, limits=config.limits, prompts=prompts, sampling=spec.sampling)

@@ -42,7 +42,7 @@ def threshold_for(model: str, limits: Limits) -> int:
     """Prompt tokens above which the context is compacted."""
     if limits.compaction_tokens is not None:
         return limits.compaction_tokens
-    return int(window_for(model, limits) * limits.compaction_threshold)
+    return int(window_for(model, limits) * (limits.compaction_threshold if limits.compaction_threshold is not None else 0.8))
 
 
 @dataclass

@@ -1,106 +1,77 @@
-"""The official agent: the react agent kind under the official profile (``agent/general_agent.py``
-of the official harness, rule by rule; docs/protocol.md rows 11-19). It is an ``Agent`` of its own,
-sharing the step kit (``steps.StepKit``: a model call, a recorded step, its tool calls) with the
-react agent; ``make_agent`` builds it when the run's profile runs the official loop.
+"""The official agent: the react agent kind under the official profile — the official harness's
+``_run_loop`` (``agent/general_agent.py``), rule by rule (docs/protocol.md rows 11-19). It is an
+``Agent`` of its own, sharing the step kit (``steps.StepKit``) with the react agent; ``make_agent``
+builds it when the run's profile runs the official loop.
 
-* No step limit per turn: the agent calls tools until it replies or the trajectory's budget of
-  model calls (agent calls plus compactions, the run's ``limits.max_rounds``) is spent. A turn cut
-  by the budget ends without a reply; the session then ends the conversation (``max_rounds``).
-* Compaction when the prompt size the provider reported for the latest call is above the official
-  threshold (``limits.compaction_tokens``: 229,376), and when a call is refused with a 400 (a context too long) or times out.
-  Each compaction is one call of the budget.
-* The system prompt and the extraction request come from the ``PromptSet`` (the user's checkout
-  of the official harness, or our own), in the task's language.
-* A reply with reasoning but neither text nor tool calls is dropped from the context and asked
-  again, up to ``MAX_EMPTY_REPLIES`` times in a turn (dropped replies do not count against the
-  budget); then the turn ends without a reply and the conversation goes on. A blank answer (no
-  reasoning either) is what the official client retries as a failed call: asked again up to
-  ``CLIENT_ATTEMPTS`` times, none counted against the budget, then one failure. A step whose tool arguments even
-  json-repair cannot read as an object is dropped too, and counts as a failure, as does a call that
-  fails after the client's retries; ``MAX_CONSECUTIVE_ERRORS`` failures in a row end the
-  conversation (``error_loop``: the extraction still runs).
-* Before the extraction request, one more compaction when the latest prompt was above 0.85 x the
-  threshold; none during extraction. An empty extraction answer is asked again, up to
-  ``EXTRACTION_MIN_CALLS`` calls (the official extraction loop always gets at least that many).
+One loop (``_run_loop``) serves a user turn and the extraction, as in the official code:
+
+* **Rounds.** A user turn gets as many rounds as the trajectory has left (``limits.max_rounds``
+  less ``rounds_used``); the extraction gets at least ``EXTRACTION_MIN_ROUNDS``. A round is one
+  answered call, a failed call, a compaction, or a dropped reply.
+* **Each call** is the official client's: up to ``CLIENT_ATTEMPTS`` attempts with a doubling pause
+  (1 s, 2 s, 4 s … x 0.8-1.2, times ``settings.llm_backoff_s``); a null answer with no calls and no
+  reasoning is asked again within those attempts (free); a 400 is not retried. What still fails is
+  one failure; ``MAX_CONSECUTIVE_ERRORS`` in a row end the loop as ``error_loop``. A timeout is a
+  failure like any other (the official profile follows the OpenAI SDK path: its timeout is not
+  the httpx read timeout the harness compacts on).
+* **Compaction** when the previous call of the same loop reported a prompt above the threshold
+  (``limits.compaction_tokens``; so never before a turn's first call), or when a call is refused
+  with a 400; a compaction that brings no summary ends the loop as ``context_length`` with the
+  context as it was. In the extraction loop, either ends it as ``context_length``.
+* **Replies.** A reply with text is the answer. One with no text (or, for Qwen, tags it could not
+  read) is dropped and asked again; the fifth stays in the context, counts as a round and ends the
+  loop (``empty_response`` / ``malformed_tool_call``). A step whose arguments cannot be read is
+  dropped (it counts as a round) and is a failure.
+* **The context** is the official client's (``_official_context``): reasoning sent back, ``""`` for
+  a text-less step, no tool names on tool results, arguments written out again as JSON; the model
+  rules of ``_official_models`` (DeepSeek, Kimi, Qwen).
+* **Extraction** always runs: the request as its own user message on the same context, no tools;
+  before it, one more compaction when the last turn's prompt was above 0.85 x the threshold (if
+  that fails, nothing is asked: ``context_length``). ``GraphResult.outcome`` is the loop's end.
 """
 
 from __future__ import annotations
 
+import asyncio
+import random
+from dataclasses import dataclass
 from typing import Any
 
 from .._secrets import scrub
 from ..config import Settings
-from ..llm import LLMError, LLMResult, complete
+from ..llm import LLMError, LLMResult
 from ..protocol import PromptSet
-from ..protocol.profiles import DISCARDED_EMPTY, rounds_used
-from ..protocol.prompts import OWN_GO_ON, OWN_SUMMARY_LEAD, CompactionPrompts
+from ..protocol.profiles import DISCARDED_EMPTY, official_language, rounds_used
 from ..protocol.rules import (
     CLIENT_ATTEMPTS,
-    COMPACT_ATTEMPTS,
-    COMPACT_MAX_CHARS,
-    EXTRACTION_MIN_CALLS,
+    EXTRACTION_MIN_ROUNDS,
     MAX_CONSECUTIVE_ERRORS,
     MAX_EMPTY_REPLIES,
     PRE_EXTRACTION_COMPACT_FRACTION,
 )
 from ..run import AgentReply, Conversation, Emit, GraphResult, Limits, MessageEvent, NoteEvent, Sampling, Termination, Toolbox
-from ..run.events import ErrorEvent
+from ..run.events import ErrorEvent, Phase
 from ..tasks.models import Task
-from ._context import missing_results, open_turn_steps, plain_messages, tracking_emit
-from .compaction import Compactor, asked_so_far
+from ._context import missing_results, open_turn_steps, tracking_emit
+from ._official_context import CompactionFailed, OfficialCompactor, official_transcript, turn_prompt_tokens
+from ._official_models import has_call_tags, recover_calls, rules_for
 from .extraction import pending_instruction, record_graph_answer
 from .steps import StepKit, is_final_answer
 
-# the calls whose reported prompt size decides the official compaction
-_PROMPT_PURPOSES = frozenset({"agent", "compaction", "extraction"})
+__all__ = ["OfficialAgent", "official_transcript"]
+
+LoopEnd = str  # "answer" or a termination the loop ends with
 
 
-def last_prompt_tokens(convo: Conversation) -> int:
-    """The prompt size the provider reported for the agent's latest call (0 right after a
-    compaction, or when the provider reported none): what the official agent compacts on."""
-    for usage in reversed(convo.usage):
-        if usage.purpose in _PROMPT_PURPOSES:
-            return 0 if usage.purpose == "compaction" else usage.input_tokens or 0
-    return 0
+class _NoAnswer(RuntimeError):
+    """The client's attempts brought nothing back (null answers)."""
 
 
-class OfficialCompactor(Compactor):
-    """Compaction as the official agent does it: with a checkout, the summary is asked with its
-    compaction prompts over the official transcript (``official_transcript``, cut to its first
-    ``COMPACT_MAX_CHARS`` characters, up to ``COMPACT_ATTEMPTS`` calls); and after a compaction the
-    context is the official rebuild — the question, the summary as the agent's own message after
-    the lead-in, the request to go on (the checkout's words, or ours; docs/protocol.md row 13)."""
-
-    def __init__(self, *, model: str, settings: Settings, system_prompt: str, limits: Limits, sampling: Sampling,
-                 prompts: CompactionPrompts | None, question: str):
-        super().__init__(model=model, settings=settings, system_prompt=system_prompt, limits=limits, sampling=sampling.params())
-        self.prompts = prompts
-        self.question = question
-
-    def summary_messages(self, summary: str) -> list[dict[str, Any]]:
-        lead = self.prompts.summary_lead if self.prompts is not None else OWN_SUMMARY_LEAD
-        go_on = self.prompts.go_on if self.prompts is not None else OWN_GO_ON
-        return [
-            {"role": "user", "content": self.question},
-            {"role": "assistant", "content": "".join(p if isinstance(p, str) else summary for p in lead)},
-            {"role": "user", "content": go_on},
-        ]
-
-    def context(self, convo: Conversation) -> list[dict[str, Any]]:
-        return convo.agent_messages(self.summary_messages)
-
-    async def summarise(self, convo: Conversation, emit: Emit) -> str:
-        if self.prompts is None:  # our own compaction prompt over our transcript
-            return await super().summarise(convo, emit)
-        text = official_transcript(self.context(convo))[:COMPACT_MAX_CHARS]
-        messages = [{"role": "system", "content": self.prompts.system}, {"role": "user", "content": self.prompts.request(text)}]
-        for _ in range(COMPACT_ATTEMPTS):
-            result = await complete(
-                messages, model=self.model, purpose="compaction", emit=emit, settings=self.settings, sampling=self.sampling
-            )
-            if result.content.strip():
-                return result.content.strip()
-        return asked_so_far(convo)
+@dataclass
+class _Ended:
+    termination: LoopEnd
+    text: str = ""  # the answer (termination "answer")
+    thinking: str | None = None
 
 
 class OfficialAgent:
@@ -126,13 +97,16 @@ class OfficialAgent:
         api_key: str | None = None,
     ):
         self.task = task
+        self.settings = settings
         self.limits = limits
         self.prompts = prompts
+        self.language = official_language(task)
+        self.rules = rules_for(model)
         self.kit = StepKit(model=model, toolbox=toolbox, settings=settings, sampling=sampling or Sampling(), api_base=api_base, api_key=api_key)
-        self.system = prompts.agent_system_prompt(task.language)
+        self.system = prompts.agent_system_prompt(self.language)
         self.compactor = OfficialCompactor(
-            model=model, settings=settings, system_prompt=self.system, limits=limits, sampling=self.kit.sampling,
-            prompts=prompts.compaction, question=task.persona.initial_query,
+            model=model, settings=settings, system_prompt=self.system, limits=limits, prompts=prompts.compaction,
+            question=task.persona.initial_query, ask=self._ask, require_reasoning=self.rules.require_reasoning,
         )
         self.name = f"react:{model}"
         self.description = f"ReAct agent on {model} in the official harness's loop (official protocol profile)"
@@ -155,147 +129,169 @@ class OfficialAgent:
     def _messages(self, convo: Conversation) -> list[dict[str, Any]]:
         return [{"role": "system", "content": self.system}, *self.compactor.context(convo)]
 
-    def _should_compact(self, prompt_tokens: int) -> bool:
-        """Compact before the next call? Strictly above the threshold, as the official agent does."""
-        return prompt_tokens > self.threshold
-
-    def _calls_left(self, convo: Conversation) -> int | None:
+    def _rounds_left(self, convo: Conversation) -> int | None:
         limit = self.limits.max_rounds
-        return None if limit is None else max(0, limit - rounds_used(convo))
+        return None if limit is None else limit - rounds_used(convo)
 
-    # ------------------------------------------------------------------ dialogue
-    async def respond(self, convo: Conversation, emit: Emit) -> AgentReply:
-        kit, compactor = self.kit, self.compactor
-        stored = open_turn_steps(convo)
-        emit = tracking_emit(convo, emit)
-        schemas, known = kit.offered()
-        owed = missing_results(stored)
-        if owed:  # calls cut off before their results: run those, and only those
-            await kit.run_calls(emit, owed, known)
-        # the turn's loop runs at most as many times as the budget had calls left when it began;
-        # a discarded or failed call uses one of those tries (the official ``range(max_rounds)``)
-        tries = self._calls_left(convo)
-        empty = failed = blank = 0
-        while tries is None or tries > 0:
-            tries = None if tries is None else tries - 1
-            before = last_prompt_tokens(convo)
-            if self._should_compact(before):
-                await compactor.compact(convo, emit, self._messages, schemas, before=before, threshold=self.threshold)
+    # ------------------------------------------------------------------ one call, as the official client makes it
+    async def _chat(self, messages: list[dict[str, Any]], emit: Emit, *, tools: list[dict[str, Any]] | None, purpose: str) -> LLMResult:
+        """Up to ``CLIENT_ATTEMPTS`` attempts; a null answer (no text, calls or reasoning) is asked
+        again within them and never counted; a 400 is raised at once; the last failure is raised."""
+        delay = 1.0
+        for attempt in range(1, CLIENT_ATTEMPTS + 1):
+            try:
+                result = await self.kit.call(messages, emit, tools=tools, purpose=purpose, retries=0, **self.rules.call_kwargs())
+            except LLMError as exc:
+                if exc.bad_request or attempt == CLIENT_ATTEMPTS:
+                    raise
+            else:
+                if not (result.content_none and not result.tool_calls and not (result.thinking or "").strip()):
+                    return result
+                emit(NoteEvent(text=f"a null answer (attempt {attempt} of {CLIENT_ATTEMPTS} for this call): asked again",
+                               data={DISCARDED_EMPTY: attempt, "blank": True}))
+                if attempt == CLIENT_ATTEMPTS:
+                    raise _NoAnswer(f"the agent answered nothing {CLIENT_ATTEMPTS} times in a row")
+            await asyncio.sleep(delay * random.uniform(0.8, 1.2) * self.settings.llm_backoff_s)
+            delay *= 2
+        raise AssertionError("unreachable")
+
+    async def _ask(self, messages: list[dict[str, Any]], emit: Emit, purpose: str) -> LLMResult:
+        return await self._chat(messages, emit, tools=None, purpose=purpose)
+
+    async def _compact(self, convo: Conversation, emit: Emit, tools: list[dict[str, Any]] | None, before: int) -> bool:
+        try:
+            await self.compactor.compact(convo, emit, self._messages, tools, before=before, threshold=self.threshold)
+        except CompactionFailed as exc:
+            emit(NoteEvent(text=f"compaction failed ({exc}): the context stays as it was", data={"compaction_failed": True}))
+            return False
+        return True
+
+    # ------------------------------------------------------------------ the loop
+    async def _run_loop(
+        self, convo: Conversation, emit: Emit, *, tools: list[dict[str, Any]] | None, rounds: int | None, extraction: bool
+    ) -> _Ended:
+        kit, turn = self.kit, convo.turns[-1]
+        phase: Phase = "extraction" if extraction else "dialogue"
+        purpose = "extraction" if extraction else "agent"
+        # where a resumed loop stands: what the provider reported last in it, the replies dropped
+        last = turn_prompt_tokens(turn)
+        empty = sum(1 for n in turn.notes if n.data.get(DISCARDED_EMPTY) and not n.data.get("blank"))
+        failed = 0
+        left = rounds
+        while left is None or left > 0:
+            left = None if left is None else left - 1
+            if last > self.threshold:
+                if extraction or not await self._compact(convo, emit, tools, last):
+                    return _Ended("context_length")
+                last = 0
                 continue
             try:
-                result = await kit.call(self._messages(convo), emit, tools=schemas, purpose="agent")
+                result = await self._chat(self._messages(convo), emit, tools=tools, purpose=purpose)
             except LLMError as exc:
-                if exc.bad_request or exc.timed_out:  # a context too long (or a timeout): compact
-                    measured = compactor.count(self._messages(convo), schemas)
-                    await compactor.compact(convo, emit, self._messages, schemas, before=measured, threshold=self.threshold)
+                if exc.bad_request:  # a context too long (or any refused request): compact
+                    if extraction or not await self._compact(convo, emit, tools, kit_count(self, convo, tools)):
+                        return _Ended("context_length")
+                    last = 0
                     continue
                 failed += 1
                 if self._failed(emit, failed, f"the agent's call failed: {exc}"):
-                    return self._stop_here(convo, "error_loop")
+                    return _Ended("error_loop")
                 continue
-            if not result.tool_calls and not result.content.strip() and not (result.thinking or "").strip():
-                # no text, no calls, no reasoning: the official client takes this for a failed call and
-                # asks again (up to its attempts; none counts against the budget); then one failure
-                blank += 1
-                emit(NoteEvent(text=f"blank answer {blank} of at most {CLIENT_ATTEMPTS} for this call: asked again",
-                               data={DISCARDED_EMPTY: blank, "blank": True}))
-                if blank < CLIENT_ATTEMPTS:
-                    tries = None if tries is None else tries + 1  # still the same try
-                    continue
-                blank = 0
+            except _NoAnswer as exc:
                 failed += 1
-                if self._failed(emit, failed, f"the agent answered nothing {CLIENT_ATTEMPTS} times in a row"):
-                    return self._stop_here(convo, "error_loop")
+                if self._failed(emit, failed, str(exc)):
+                    return _Ended("error_loop")
                 continue
-            blank = 0
-            if not result.tool_calls and not result.content.strip():
-                # reasoning but no text: dropped from the context and asked again (not counted against the budget)
-                empty += 1
-                emit(NoteEvent(text=f"empty reply {empty} of at most {MAX_EMPTY_REPLIES} this turn: dropped and asked again",
-                               data={DISCARDED_EMPTY: empty}))
-                if empty >= MAX_EMPTY_REPLIES:
-                    emit(NoteEvent(text=f"{MAX_EMPTY_REPLIES} empty replies: the turn ends without a reply", data={"empty_response": True}))
-                    return self._stop_here(convo, None)
-                continue
-            unreadable = [c.name for c in result.tool_calls if _unreadable(c.raw_arguments)]
-            if unreadable:  # the step is dropped; it counts against the budget and as a failure
+            last = result.input_tokens or 0
+            calls = result.tool_calls
+            content: str | None = None
+            if not calls:
+                text = result.content.strip()
+                calls = recover_calls(self.rules, result.thinking, text)
+                content = "" if calls else None
+                if not calls and text and not has_call_tags(self.rules, text):
+                    return _Ended("answer", result.content, result.thinking)
+                if not calls:
+                    empty += 1
+                    if empty >= MAX_EMPTY_REPLIES:  # the last one stays in the context and counts
+                        emit(MessageEvent(role="assistant", content=result.content, thinking=result.thinking, phase=phase, final=not extraction))
+                        ends = "malformed_tool_call" if text else "empty_response"
+                        emit(NoteEvent(text=f"{MAX_EMPTY_REPLIES} replies without an answer: the loop ends ({ends})", data={"empty_response": ends}))
+                        return _Ended(ends)
+                    emit(NoteEvent(text=f"a reply without an answer ({empty} of at most {MAX_EMPTY_REPLIES} in this loop): dropped and asked again",
+                                   data={DISCARDED_EMPTY: empty}))
+                    continue
+            unreadable = [c.name for c in calls if _unreadable(c.raw_arguments)]
+            if unreadable:  # the step is dropped; it counts as a round and as a failure
                 failed += 1
                 if self._failed(emit, failed, f"unreadable arguments for {', '.join(unreadable)}: the step is dropped"):
-                    return self._stop_here(convo, "error_loop")
+                    return _Ended("error_loop")
                 continue
+            recorded = kit.record_step(emit, result, phase=phase, calls=calls, content=content)
+            await kit.run_calls(emit, recorded, None)  # the toolbox answers an unknown tool itself (the official text)
             failed = 0
-            if not result.tool_calls:
-                return kit.reply(emit, result.content, result.thinking)
-            calls = kit.record_step(emit, result)
-            await kit.run_calls(emit, calls, known)
-
-        # the turn used every try it had: it ends without a reply (the session ends the
-        # conversation when the trajectory's budget is spent; dropped replies gave some back)
-        if self._calls_left(convo) != 0:
-            emit(NoteEvent(text="this turn used every try the budget allowed when it began; it ends without a reply", data={"turn_tries_spent": True}))
-        elif not any(n.data.get("max_llm_calls") for n in convo.turns[-1].notes):
-            emit(
-                NoteEvent(
-                    text=f"the budget of {self.limits.max_rounds} model calls is spent; the turn ends without a reply",
-                    data={"max_llm_calls": self.limits.max_rounds},
-                )
-            )
-        return self._stop_here(convo, None)
+        return _Ended("max_rounds")
 
     def _failed(self, emit: Emit, failed: int, what: str) -> bool:
-        """Record a failed try (``failed`` in a row); True when that many end the conversation."""
+        """Record a failed try (``failed`` in a row); True when that many end the loop."""
         emit(ErrorEvent(source="agent", message=scrub(what)[:1000], fatal=False, attempt=failed))
         if failed < MAX_CONSECUTIVE_ERRORS:
             return False
-        emit(NoteEvent(text=f"{failed} failed agent calls in a row: the conversation ends (error_loop)", data={"error_loop": failed}))
+        emit(NoteEvent(text=f"{failed} failed agent calls in a row: the loop ends (error_loop)", data={"error_loop": failed}))
         return True
+
+    # ------------------------------------------------------------------ dialogue
+    async def respond(self, convo: Conversation, emit: Emit) -> AgentReply:
+        kit = self.kit
+        stored = open_turn_steps(convo)
+        emit = tracking_emit(convo, emit)
+        schemas, _ = kit.offered()
+        owed = missing_results(stored)
+        if owed:  # calls cut off before their results: run those, and only those
+            await kit.run_calls(emit, owed, None)
+        left = self._rounds_left(convo)
+        ended = await self._run_loop(convo, emit, tools=schemas, rounds=None if left is None else max(0, left), extraction=False)
+        if ended.termination == "answer":
+            return kit.reply(emit, ended.text, ended.thinking)
+        if ended.termination == "max_rounds" and self._rounds_left(convo) != 0:
+            emit(NoteEvent(text="this turn used every round the budget allowed when it began; it ends without a reply",
+                           data={"turn_tries_spent": True}))
+        elif ended.termination == "max_rounds" and not any(n.data.get("max_llm_calls") for n in convo.turns[-1].notes):
+            emit(NoteEvent(text=f"the budget of {self.limits.max_rounds} model calls is spent; the turn ends without a reply",
+                           data={"max_llm_calls": self.limits.max_rounds}))
+        # only error_loop ends the conversation; the other endings leave it to the user's next turn
+        return self._stop_here(convo, "error_loop" if ended.termination == "error_loop" else None)
 
     @staticmethod
     def _stop_here(convo: Conversation, ends: Termination | None) -> AgentReply:
         """The turn ends without a new reply; the agent's last text stands (what the official
         harness hands the simulator)."""
         steps = convo.turns[-1].steps if convo.turns else []
-        last = next((s.content for s in reversed(steps) if s.content.strip()), "")
+        last = next((s.content for s in reversed(steps) if s.content), "")
         return AgentReply(text=last, final=False, ends_conversation=ends)
 
     # ------------------------------------------------------------------ extraction
     async def extract_graph(self, convo: Conversation, emit: Emit) -> GraphResult:
         emit = tracking_emit(convo, emit)
-        instruction = self.prompts.extraction_prompt(self.task.language)
-
-        def with_instruction(c: Conversation) -> list[dict[str, Any]]:
-            return plain_messages(self._messages(c) + [{"role": "user", "content": instruction}])
-
+        instruction = self.prompts.extraction_prompt(self.language)
         if pending_instruction(convo) is None:  # a resumed run may have asked already
-            before = last_prompt_tokens(convo)
-            if before > self.threshold * PRE_EXTRACTION_COMPACT_FRACTION:
-                await self.compactor.compact(convo, emit, with_instruction, before=before, threshold=self.threshold)
+            before = turn_prompt_tokens(convo.turns[-1] if convo.turns else None)
+            if before > self.threshold * PRE_EXTRACTION_COMPACT_FRACTION and not await self._compact(convo, emit, None, before):
+                return GraphResult(triples=[], outcome="context_length")  # nothing is asked
             emit(MessageEvent(role="user", content=instruction, phase="extraction"))
-        messages = plain_messages(self._messages(convo))
-        result: LLMResult | None = None
-        for _ in range(EXTRACTION_MIN_CALLS):
-            result = await self.kit.call(messages, emit, tools=None, purpose="extraction")
-            if result.content.strip():
-                break
-        assert result is not None
-        return record_graph_answer(emit, result.content, result.thinking)
+        left = self._rounds_left(convo)
+        rounds = EXTRACTION_MIN_ROUNDS if left is None else max(left, EXTRACTION_MIN_ROUNDS)
+        ended = await self._run_loop(convo, emit, tools=None, rounds=rounds, extraction=True)
+        if ended.termination == "answer":
+            graph = record_graph_answer(emit, ended.text, ended.thinking)
+            graph.outcome = "answer"
+            return graph
+        return GraphResult(triples=[], outcome=ended.termination)
 
 
-def official_transcript(messages: list[dict[str, Any]]) -> str:
-    """The context as the official compaction shows it: one ``[role]: text`` line per message
-    (system prompts left out), a step's tool calls named after its text as ``[tool_calls: a, b]``."""
-    lines = []
-    for m in messages:
-        if m.get("role") == "system":
-            continue
-        content = m.get("content") or ""
-        if not isinstance(content, str):
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        names = [tc["function"]["name"] for tc in m.get("tool_calls") or () if isinstance(tc, dict) and "function" in tc]
-        if names:
-            content = f"{content} [tool_calls: {', '.join(names)}]".strip()
-        lines.append(f"[{m.get('role')}]: {content}")
-    return "\n".join(lines)
+def kit_count(agent: OfficialAgent, convo: Conversation, tools: list[dict[str, Any]] | None) -> int:
+    """The size of the context a refused call carried (ours: recorded with the compaction)."""
+    return agent.compactor.count(agent._messages(convo), tools)
 
 
 def _unreadable(raw: str | None) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 from ..config import Settings
 from ..llm import LLMResult, ToolCall, complete
 from ..run import AgentReply, Emit, MessageEvent, Sampling, Toolbox, ToolCallEvent
+from ..run.events import Phase
 from ..run.tools import execute_tool_call, tool_names
 from ._context import ends_with_question
 
@@ -52,8 +53,11 @@ class StepKit:
             self._tools = (self.toolbox, self.toolbox.schemas(), tool_names(self.toolbox))
         return self._tools[1], self._tools[2]
 
-    async def call(self, messages: list[dict[str, Any]], emit: Emit, *, tools: list[dict[str, Any]] | None, purpose: str) -> LLMResult:
-        """One model call of the agent (``purpose``: "agent", "extraction" ...), its usage emitted."""
+    async def call(
+        self, messages: list[dict[str, Any]], emit: Emit, *, tools: list[dict[str, Any]] | None, purpose: str, **options: Any
+    ) -> LLMResult:
+        """One model call of the agent (``purpose``: "agent", "extraction" ...), its usage emitted.
+        ``options``: more of ``complete``'s parameters (``retries``, ``extra_body`` ...)."""
         return await complete(
             messages,
             model=self.model,
@@ -64,21 +68,29 @@ class StepKit:
             api_base=self.api_base,
             api_key=self.api_key,
             sampling=self.sampling.params(),
+            **options,
         )
 
-    def record_step(self, emit: Emit, result: LLMResult) -> list[ToolCallEvent]:
-        """Record a step that called tools (the message, then each call); return the calls."""
-        calls = [
+    def record_step(
+        self, emit: Emit, result: LLMResult, *, phase: Phase = "dialogue", calls: list[ToolCall] | None = None, content: str | None = None
+    ) -> list[ToolCallEvent]:
+        """Record a step that called tools (the message, then each call); return the calls.
+        ``calls`` / ``content``: what the step is recorded with instead of the result's own (tool
+        calls an agent read out of the text)."""
+        events = [
             ToolCallEvent(call_id=c.id, tool=c.name, arguments=c.arguments, raw_arguments=c.raw_arguments)
-            for c in unique_ids(result.tool_calls)
+            for c in unique_ids(calls if calls is not None else result.tool_calls)
         ]
-        emit(MessageEvent(role="assistant", content=result.content, thinking=result.thinking, n_tool_calls=len(calls)))
-        for call in calls:
+        text = result.content if content is None else content
+        emit(MessageEvent(role="assistant", content=text, thinking=result.thinking, n_tool_calls=len(events), phase=phase))
+        for call in events:
             emit(call)
-        return calls
+        return events
 
-    async def run_calls(self, emit: Emit, calls: list[ToolCallEvent], known: set[str]) -> None:
-        """Run a step's tool calls concurrently, their results recorded in call order."""
+    async def run_calls(self, emit: Emit, calls: list[ToolCallEvent], known: set[str] | None) -> None:
+        """Run a step's tool calls concurrently, their results recorded in call order (``known``:
+        the tool names; a call of another is answered without the toolbox; None: the toolbox
+        answers every call itself)."""
         tasks = [asyncio.create_task(execute_tool_call(self.toolbox, call, emit, known=known)) for call in calls]
         try:
             for task in tasks:

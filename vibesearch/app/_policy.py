@@ -225,7 +225,7 @@ def check_request(req: RunRequest, settings: Settings) -> None:
     if name and not _MODEL.match(name):
         raise ValueError("the endpoint model name may hold letters, digits and . _ - : + @ / only")
     _text(req.endpoint_key, "the endpoint key", MAX_KEY)
-    if config.limits.max_user_turns > MAX_TURNS:
+    if config.limits.max_user_turns is not None and config.limits.max_user_turns > MAX_TURNS:
         raise ValueError(f"max_user_turns must be a whole number from 1 to {MAX_TURNS}, got {config.limits.max_user_turns}")
     _pace(config.pace_s)
 

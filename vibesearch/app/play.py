@@ -114,7 +114,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                 endpoint_url = gr.Textbox(value=s.endpoint_url or "", label="Endpoint URL (endpoint agent)")
                 endpoint_model = gr.Textbox(value=s.endpoint_model, label="Endpoint model name")
                 endpoint_key = gr.Textbox(value="", type="password", label="Endpoint key (kept in memory only)")
-                max_turns = gr.Number(value=s.max_user_turns, precision=0, minimum=1, maximum=MAX_TURNS, label="Max user turns")
+                max_turns = gr.Number(value=s.max_user_turns or 0, precision=0, minimum=0, maximum=MAX_TURNS,
+                                      label="Max user turns (0: the profile's own, 30 ours, 50 official)")
                 pace = gr.Number(value=DEFAULT_PACE_S, minimum=0, maximum=30, label="Watch pace: seconds before each simulated user turn (0 = full speed)")
                 protocol = gr.Dropdown(
                     PROTOCOL_CHOICES, value="vibesearch", label="Protocol profile", elem_id="opt-protocol",

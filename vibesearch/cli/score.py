@@ -46,6 +46,9 @@ def score_command(
     official_harness: Optional[Path] = typer.Option(
         None, "--official-harness", help="Your checkout of the official harness: its judge prompt is used under the official profile (default: VIBESEARCH_OFFICIAL_HARNESS, else our own prompts)"
     ),
+    original_graph: bool = typer.Option(
+        False, "--original-graph", help="Grade each run's own extraction, not its newest re-extraction (`vibesearch reextract`)"
+    ),
     as_json: bool = JsonOption,
     db: Optional[str] = DbOption,
 ) -> None:
@@ -100,7 +103,7 @@ def score_command(
                 try:
                     profile = profile_of(chosen or run_protocol(store.get_run(rid)))
                     row = score_run(store, rid, judge=j, settings=settings, progress=on_batch, protocol=profile.name,
-                                    prompts=prompts() if profile.official_grader else None)
+                                    prompts=prompts() if profile.official_grader else None, original=original_graph)
                 except RunNotFound as exc:
                     problems.append(str(exc))
                     break
@@ -150,6 +153,9 @@ def _row_json(store, row) -> dict[str, Any]:
         "precision": row.precision, "recall": row.recall, "f1": row.f1, "n_gt": row.n_gt, "n_pred": row.n_pred,
         "n_covered": row.n_covered, "n_valid": row.n_valid, "n_unscored": row.n_unscored,
     }
+    graded = row.details().get("graded_graph")
+    if isinstance(graded, dict):
+        out["graded_graph"] = graded  # which extraction was graded: the run's own or a re-extraction
     sample = sample_of(row)
     if sample is not None:
         out.update(node_precision=sample.node_precision, node_recall=sample.node_recall, node_f1=sample.node_f1,
@@ -181,19 +187,31 @@ def report_command(
     out: Optional[Path] = typer.Option(None, "--out", help="Write to this file instead of standard output"),
     judge: Optional[str] = typer.Option(None, "--judge", help="Whose scores to use (default: the judge with the most scored runs)"),
     protocol: Optional[str] = typer.Option(None, "--protocol", help="Only scores of this profile: official or vibesearch (default: both, each row named)"),
+    num_samples: Optional[int] = typer.Option(
+        None, "--num-samples", help="The official --num-samples N: official-profile numbers pad every task to N samples with 0 samples (a cancelled or missing run is one); refused when a task has more"
+    ),
     db: Optional[str] = DbOption,
 ) -> None:
     """Aggregate scores (Avg@N / Best@N), interaction statistics and error analysis.
 
     Every row names the profile (and prompt source) of its numbers; the JSON format also carries
-    the official ``summary`` and ``per_item`` records of official-profile scores."""
+    the official ``summary`` and ``per_item`` records of official-profile scores. With
+    --num-samples N the official profile's numbers count every task as N samples, a missing one
+    as 0 (as the official run grades it); without it N is the most samples a task has."""
     from ..protocol import PROTOCOLS, as_profile
     from ..reports import Format, build_report, render
+    from ..scoring.aggregate import SampleCountError
 
     report_format: Format = one_of("--format", fmt, ("md", "csv", "json", "html"))
     if protocol is not None and protocol not in PROTOCOLS:
         fail(f"--protocol must be {' or '.join(sorted(PROTOCOLS))}, not {protocol!r}")
-    report = build_report(open_store(db, writes=False), judge=judge, protocol=as_profile(protocol) if protocol else None)
+    if num_samples is not None and num_samples < 1:
+        fail("--num-samples must be at least 1")
+    try:
+        report = build_report(open_store(db, writes=False), judge=judge, protocol=as_profile(protocol) if protocol else None,
+                              num_samples=num_samples)
+    except SampleCountError as exc:
+        fail(str(exc))
     text = render(report, report_format)
     if out is None:
         typer.echo(text)
@@ -259,7 +277,7 @@ def labels_export(
     fmt: str = typer.Option("csv", "--format", help="csv or jsonl"),
     out: Optional[Path] = typer.Option(None, "--out", help="File to write"),
     official: Optional[Path] = typer.Option(
-        None, "--official", help="Instead: write the official meta-eval CSVs (gt_recall_check/ and pred_precision_check/) into this folder"
+        None, "--official", help="Instead: write the official meta-eval CSVs (gt_recall_check/ and pred_precision_check/, one <qid>_sample<i>.csv per run) into this folder"
     ),
     annotator: Optional[str] = typer.Option(None, "--annotator", help="With --official: fill human_label/human_comment from this person's labels"),
     judge: Optional[str] = typer.Option(None, "--judge", help="With --official: the judge whose decisions fill the model columns (default: the latest score)"),
@@ -271,12 +289,16 @@ def labels_export(
     from ..store import RunNotFound
 
     if official is not None:
-        from ..scoring.meta_eval_csv import export_official
+        from ..scoring.meta_eval_csv import export_official, not_a_sample
 
         if out is not None:
             fail("give --out or --official, not both")
+        store = open_store(db, writes=False)
         try:
-            written = export_official(open_store(db, writes=False), official, run_ids=[run] if run else None, judge=judge, annotator=annotator)
+            refused = not_a_sample(store, run, judge) if run else None
+            if refused:
+                fail(refused)
+            written = export_official(store, official, run_ids=[run] if run else None, judge=judge, annotator=annotator)
         except RunNotFound as exc:
             fail(str(exc))
         console.print(f"wrote the meta-eval CSVs of {len(written)} runs to {official}", highlight=False)

@@ -36,7 +36,7 @@ _BODY_KEYS = frozenset(
     }
 )
 # what complete() itself puts into litellm's parameters and this path handles
-_OWN_KEYS = frozenset({"model", "messages", "timeout", "api_base", "api_key", "max_retries"})
+_OWN_KEYS = frozenset({"model", "messages", "timeout", "api_base", "api_key", "max_retries", "extra_body"})
 _PREFIXES = ("openai/", "hosted_vllm/")
 _KEY_VARIABLES = {"openai/": "OPENAI_API_KEY", "hosted_vllm/": "HOSTED_VLLM_API_KEY"}
 FAKE_BASE = "http://fake.invalid/v1"
@@ -185,6 +185,7 @@ async def acompletion(params: dict[str, Any], base: str) -> Response:
     name = model.split("/", 1)[1]
     body: dict[str, Any] = {"model": name, "messages": params["messages"]}
     body.update((k, v) for k, v in params.items() if k in _BODY_KEYS and v is not None)
+    body.update(params.get("extra_body") or {})  # as the OpenAI SDK sends extra_body: merged into the body
     headers = {"Content-Type": "application/json"}
     key = _key(params)
     if key:

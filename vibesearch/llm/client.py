@@ -60,6 +60,9 @@ class ToolCall:
 @dataclass
 class LLMResult:
     content: str
+    # the provider sent no content at all (null), as opposed to an empty text: the official
+    # client retries the first kind of answer (with no calls and no reasoning either), not the second
+    content_none: bool = False
     tool_calls: list[ToolCall] = field(default_factory=list)
     thinking: str | None = None
     input_tokens: int | None = None
@@ -206,12 +209,16 @@ async def complete(
     stream: bool = False,
     on_delta: Callable[[str], Awaitable[None] | None] | None = None,
     sampling: Mapping[str, float | int] | None = None,
+    retries: int | None = None,
+    extra_body: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> LLMResult:
     """Call a model (a litellm model string) and return its message, recording usage.
 
     ``sampling``: temperature, top_p, max_tokens for this call (``run.config.Sampling.params()``);
-    without, ``settings.temperature`` when set."""
+    without, ``settings.temperature`` when set. ``retries``: how often a failed call is tried again
+    (default ``settings.llm_retries``; 0 for a caller that runs its own attempts). ``extra_body``:
+    fields added to the request body as they are (what the OpenAI SDK's ``extra_body`` does)."""
     settings = settings or get_settings()
     params: dict[str, Any] = {"model": model, "messages": messages, "timeout": settings.llm_timeout_s}
     if tools:
@@ -231,7 +238,10 @@ async def complete(
         params["temperature"] = settings.temperature
     params.update(sampling or {})
     params["max_retries"] = 0  # the provider SDK's own retries would multiply those of the loop below
+    if extra_body:
+        params["extra_body"] = dict(extra_body)
     params.update(kwargs)
+    allowed_retries = settings.llm_retries if retries is None else max(0, retries)
 
     # an OpenAI-compatible endpoint (and the fake models) are asked directly: see _direct.py
     direct = _direct.route(params, stream=stream and on_delta is not None)
@@ -252,7 +262,7 @@ async def complete(
             raise
         except Exception as exc:  # noqa: BLE001 - classified below
             message = scrub(f"{type(exc).__name__}: {exc}")[:2000]
-            retry = _retryable(exc) and attempt < settings.llm_retries
+            retry = _retryable(exc) and attempt < allowed_retries
             if emit is not None:
                 emit(ErrorEvent(source=f"llm:{purpose}", message=message, fatal=False, attempt=attempt + 1))
             if not retry:
@@ -273,6 +283,7 @@ async def complete(
     usage = getattr(response, "usage", None)
     result = LLMResult(
         content=message.content or "",
+        content_none=message.content is None,
         tool_calls=_parse_tool_calls(message),
         thinking=getattr(message, "reasoning_content", None) or None,
         input_tokens=getattr(usage, "prompt_tokens", None) if usage else None,

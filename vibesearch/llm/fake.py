@@ -42,6 +42,8 @@ class Request:
     response_format: Any = None
     # how the caller asked the model to sample (temperature, top_p, max_tokens; only those given)
     sampling: dict[str, Any] = field(default_factory=dict)
+    # every other field the request carried (tool_choice, reasoning_effort, extra_body's fields ...)
+    body: dict[str, Any] = field(default_factory=dict)
 
     @property
     def last_user(self) -> str:
@@ -79,6 +81,9 @@ class Reply:
     error: str | None = None  # "429" | "500" | "timeout" | "400"
     raw_arguments: list[str] | None = None  # override argument text (to test broken JSON)
     reasoning: str | None = None  # the message's reasoning_content (a thinking model's)
+    # the message's content exactly ("" is sent as an empty text; by default an empty ``content``
+    # is sent as null, as providers do for a step that only calls tools)
+    raw_content: str | None = None
 
 
 def _text(content: Any) -> str:
@@ -125,7 +130,7 @@ def _estimate_tokens(obj: Any) -> int:
 
 def _answer(req: Request, reply: Reply) -> dict[str, Any]:
     """The reply as an OpenAI chat-completion document (what both paths hand back)."""
-    message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+    message: dict[str, Any] = {"role": "assistant", "content": reply.raw_content if reply.raw_content is not None else (reply.content or None)}
     if reply.reasoning:
         message["reasoning_content"] = reply.reasoning
     if reply.tool_calls:
@@ -209,6 +214,7 @@ def _handle(model: str, messages: list, optional_params: dict) -> tuple[Request,
         tools=optional_params.get("tools"),
         response_format=optional_params.get("response_format"),
         sampling={k: optional_params[k] for k in ("temperature", "top_p", "max_tokens") if optional_params.get(k) is not None},
+        body={k: v for k, v in optional_params.items() if k not in ("model", "messages", "tools", "response_format")},
     )
     return req, handler(req)
 

@@ -196,3 +196,59 @@ def appended_text(parsed: ParsedFile, function: str, receiver: str, role: str) -
     if found is None:
         raise HarnessError(parsed.path, "no such append of a literal message", field=where)
     return found[1]
+
+
+# a module-level name may stand for another literal (the official tool list shares one parameter
+# block between two schemas): followed this many levels at most
+_NAME_DEPTH = 8
+
+
+def module_literal(parsed: ParsedFile, name: str) -> object:
+    """The data of a module-level assignment built only from literals: strings, numbers,
+    ``True``/``False``/``None``, lists, tuples, dicts with string keys, strings joined with ``+``,
+    and names of other module-level assignments of the same kind. Nothing is evaluated: the tree
+    is walked, and anything else (a call, an attribute, ``**`` in a dict, a comprehension) is
+    refused with an error naming the file and the name."""
+    value = _assigned(parsed.tree, name)
+    if value is None:
+        raise HarnessError(parsed.path, "no module-level assignment of this name", field=name)
+    return _data(value, parsed, name, (name,))
+
+
+def _data(node: ast.expr, parsed: ParsedFile, where: str, names: tuple[str, ...]) -> object:
+    def refuse(what: str) -> HarnessError:
+        return HarnessError(parsed.path, f"expected literal data, found {what} (line {getattr(node, 'lineno', '?')})", field=where)
+
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, (str, int, float, bool)) or node.value is None:
+            return node.value
+        raise refuse(f"a {type(node.value).__name__} constant")
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_data(item, parsed, where, names) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        out: dict[str, object] = {}
+        for key, item in zip(node.keys, node.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                raise refuse("a dict key that is not a string literal" if key is not None else "** in a dict")
+            out[key.value] = _data(item, parsed, where, names)
+        return out
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = _data(node.operand, parsed, where, names)
+        if isinstance(operand, (int, float)) and not isinstance(operand, bool):
+            return -operand if isinstance(node.op, ast.USub) else operand
+        raise refuse("a sign before something that is not a number")
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        text = _literal_text(node)
+        if text is None:
+            raise refuse("a + that does not join string literals")
+        return text
+    if isinstance(node, ast.Name):
+        if node.id in names:
+            raise refuse(f"a name that refers back to itself ({' -> '.join((*names, node.id))})")
+        if len(names) > _NAME_DEPTH:
+            raise refuse(f"names nested more than {_NAME_DEPTH} deep")
+        target = _assigned(parsed.tree, node.id)
+        if target is None:
+            raise refuse(f"the name {node.id}, which the module does not assign")
+        return _data(target, parsed, where, (*names, node.id))
+    raise refuse(f"a {type(node).__name__}")

@@ -209,3 +209,76 @@ def judge_pieces() -> list[Piece]:
     if rest:
         out.append(rest)
     return out
+
+
+# ---------------------------------------------------------------- the official profile's tools
+# The four tools with the official names and parameters (``search`` takes ``topn``, default 10,
+# and ``source``, web or news; ``visit`` takes a list of URLs and a goal), described in our words.
+
+
+def _tool(name: str, description: str, properties: dict[str, dict[str, object]], required: list[str]) -> dict[str, object]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+def tools() -> list[dict[str, object]]:
+    """Fresh copies of our schemas of the official tools (a caller may change what it gets)."""
+    return [
+        _tool(
+            "search",
+            "Run a web search for the query and list the best topn hits.",
+            {
+                "query": {"type": "string", "description": "What to search for"},
+                "topn": {"type": "integer", "description": "How many hits to list", "default": 10},
+                "source": {"type": "string", "description": "Where to search", "enum": ["web", "news"], "default": "web"},
+            },
+            ["query"],
+        ),
+        _tool(
+            "visit",
+            "Open web pages and get, for each one, what it says that serves the goal.",
+            {
+                "url": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "The pages to open."},
+                "goal": {"type": "string", "description": "What to look for in the pages."},
+            },
+            ["url", "goal"],
+        ),
+        _tool(
+            "scholar_search",
+            "Look for academic papers and publications; each hit has its title, link, date, venue and a snippet.",
+            {"query": {"type": "string", "description": "What to look for in the scholarly literature"}},
+            ["query"],
+        ),
+        _tool(
+            "python",
+            "Run a Python 3 program and get back what it wrote to stdout and stderr. Import what you "
+            "need and print the results you want to see.",
+            {"code": {"type": "string", "description": "The program to run."}},
+            ["code"],
+        ),
+    ]
+
+
+# what the summariser of ``visit`` is asked (fields: the page text and the agent's goal)
+EXTRACTOR = """\
+Read the web page below with the reader's goal in mind and pull out what serves it.
+
+## Page text
+{webpage_content}
+
+## Reader's goal
+{goal}
+
+## How to work
+1. Find the parts of the page that bear on the goal.
+2. Copy those parts out, keeping as much of the page's own wording and context as you can.
+3. Write a short, well-ordered paragraph that sums up what they say about the goal.
+
+Answer with a JSON object with two keys: "evidence" (the parts you copied) and "summary" (your \
+paragraph), like {{"evidence": "...", "summary": "..."}}."""

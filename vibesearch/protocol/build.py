@@ -13,13 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import Settings
-from ..run.config import RunConfig
+from ..run.config import PROFILE_LIMITS, RunConfig
 from .profiles import profile_of
 
 
 def resolve(config: RunConfig) -> RunConfig:
-    """``config`` as the profile it names runs it."""
-    return profile_of(config.protocol).resolve(config)
+    """``config`` as the profile it names runs it (marked resolved)."""
+    return profile_of(config.protocol).resolve(config).as_resolved()
 
 
 def build_config(settings: Settings, **overrides: Any) -> RunConfig:
@@ -34,12 +34,16 @@ def rebuild_config(config: RunConfig, **overrides: Any) -> RunConfig:
     wanted = overrides.get("protocol")
     if wanted is not None and wanted != config.protocol:
         raise ValueError(f"protocol: this configuration runs under the {config.protocol} profile; start a new batch for {wanted}")
-    return resolve(config.draft_with(**overrides))
+    draft = config.draft_with(**overrides)
+    # what the profile derives is derived again from the changed config
+    draft = draft.model_copy(update={"limits": draft.limits.model_copy(update={name: None for name in PROFILE_LIMITS})})
+    return resolve(draft)
 
 
 def require_resolved(config: RunConfig) -> None:
-    """Refuse a config its profile did not resolve (one built by hand, not by ``build_config``)."""
-    if not profile_of(config.protocol).is_resolved(config):
+    """Refuse a config its profile did not resolve (one built by hand, not by ``build_config``,
+    nor read back from a stored run)."""
+    if not config.resolved:
         raise ValueError(
             f"this RunConfig is not resolved for the {config.protocol} profile: build it with "
             "vibesearch.protocol.build_config (or resolve it with vibesearch.protocol.resolve)"

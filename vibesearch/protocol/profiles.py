@@ -26,14 +26,20 @@ from ..run.config import PROTOCOLS, Limits, ProtocolProfile, RunConfig, Sampling
 from ..run.conversation import Conversation
 from ..run.events import EventData, MessageEvent, NoteEvent
 from .prompts import PromptSet, load_prompts, resolve_harness
+from ..tasks.models import Task
 from .rules import (
+    AGENT_MAX_TOKENS,
+    GEMINI_JUDGE_PREFIX,
+    OFFICIAL_GEMINI_JUDGE_SAMPLING,
     MAX_LLM_CALLS,
     OFFICIAL_AGENT_SAMPLING,
-    OFFICIAL_COMPACTION_TOKENS,
     OFFICIAL_JUDGE_SAMPLING,
     OFFICIAL_SIMULATOR_SAMPLING,
-    USER_REPLIES_AFTER_OPENING,
+    SCRIPT_USER_TURNS,
+    official_compaction_threshold,
 )
+
+OUR_USER_TURNS = 30  # our profile's cap on user turns when the run sets none
 
 # model calls that count against a trajectory's budget of rounds (the official agent counts its
 # own calls and each compaction as one round) ...
@@ -83,10 +89,26 @@ def _filled(given: Sampling, defaults: Sampling) -> Sampling:
 
 
 def rounds_used(convo: Conversation) -> int:
-    """Model calls of the trajectory so far that count against its rounds (``Limits.max_rounds``):
-    agent calls and compactions, less the empty replies the agent dropped and took back."""
+    """Rounds of the trajectory so far that count against ``Limits.max_rounds``, as the official
+    harness counts them: the agent's answered calls (the replies it dropped and took back, and the
+    null answers its client asked again for, excepted) and each compaction that brought a summary."""
     discarded = sum(1 for t in convo.turns for n in t.notes if n.data.get(DISCARDED_EMPTY))
-    return sum(1 for u in convo.usage if u.purpose in BUDGET_PURPOSES) - discarded
+    return sum(1 for u in convo.usage if u.purpose == "agent") - discarded + convo.compactions
+
+
+def official_judge_sampling(judge: str) -> Sampling:
+    """How the official grader samples for ``judge``: the Gemini grader's for a ``gemini/`` model,
+    the OpenAI-compatible grader's for any other; the offline judge samples nothing."""
+    if judge == "offline":
+        return Sampling()
+    return OFFICIAL_GEMINI_JUDGE_SAMPLING if judge.startswith(GEMINI_JUDGE_PREFIX) else OFFICIAL_JUDGE_SAMPLING
+
+
+def official_language(task: Task) -> str:
+    """The language the official harness picks prompts by: Chinese only for a task whose language
+    is exactly ``zh`` as written in its file (``zh-CN``, ``cn`` ... read as English there)."""
+    written = task.extra.get("language_as_written", task.extra.get("language_original", task.language))
+    return "zh" if written == "zh" else "en"
 
 
 class Profile(ABC):
@@ -97,6 +119,7 @@ class Profile(ABC):
     official_loop: ClassVar[bool]  # the react agent kind runs the official agent loop (agents/official.py)
     official_simulator: ClassVar[bool]  # an LLM-played user is the official simulator (users/official.py)
     official_grader: ClassVar[bool]  # graph runs are graded in the official judge layout (scoring/official_score.py)
+    official_tools: ClassVar[bool]  # the agent's tools are the official toolkit's (tools/official.py)
     # scoring and reporting rules
     failed_runs_are_samples: ClassVar[bool]  # a run that failed is scored (0) and averaged in
     combines_judges: ClassVar[bool]  # several judges' verdicts on one run may be combined by majority
@@ -107,6 +130,7 @@ class Profile(ABC):
         """``config`` as this profile runs it (sampling filled in, limits the profile sets)."""
 
     def is_resolved(self, config: RunConfig) -> bool:
+        """Would resolving ``config`` again change nothing?"""
         return self.resolve(config) == config
 
     def prompts(self, settings: Settings) -> PromptSet | None:
@@ -141,6 +165,11 @@ class Profile(ABC):
         """Is the agent asked for its graph when the conversation ended so (``replied``: it gave a
         reply; ``steps``: its dialogue steps)?"""
 
+    def final_termination(self, termination: str, extraction: str | None) -> str:
+        """The run's termination, given how the conversation ended and how the agent's extraction
+        ended (``GraphResult.outcome``; None: the agent does not say)."""
+        return termination
+
     # ------------------------------------------------------------------ scoring and reports
     @abstractmethod
     def left_out(self, *, cancelled: bool, has_graph: bool) -> bool:
@@ -166,15 +195,22 @@ class VibesearchProfile(Profile):
     official_loop = False
     official_simulator = False
     official_grader = False
+    official_tools = False
     failed_runs_are_samples = False
     combines_judges = True
 
     def resolve(self, config: RunConfig) -> RunConfig:
-        limits = config.limits.model_copy(update={"max_rounds": None, "compaction_tokens": None})
+        given = config.limits
+        limits = given.model_copy(update={
+            "max_user_turns": given.max_user_turns or OUR_USER_TURNS,
+            "compaction_threshold": given.compaction_threshold if given.compaction_threshold is not None else 0.8,
+            "max_rounds": None,
+            "compaction_tokens": None,
+        })
         return config.model_copy(update={"limits": limits})
 
     def user_turns_left(self, limits: Limits, user_messages: int) -> int:
-        return max(0, limits.max_user_turns - user_messages)
+        return max(0, (limits.max_user_turns or OUR_USER_TURNS) - user_messages)
 
     def turn_cap_detail(self, limits: Limits) -> str:
         return f"{limits.max_user_turns} user turns"
@@ -208,24 +244,32 @@ class OfficialProfile(Profile):
     official_loop = True
     official_simulator = True
     official_grader = True
+    official_tools = True
     failed_runs_are_samples = True
     combines_judges = False
 
     def resolve(self, config: RunConfig) -> RunConfig:
-        limits = config.limits.model_copy(
+        agent = _filled(config.agent.sampling, OFFICIAL_AGENT_SAMPLING)
+        given = config.limits
+        limits = given.model_copy(
             update={
-                "max_user_turns": USER_REPLIES_AFTER_OPENING,
-                "max_steps_per_turn": None,
+                # what the official scripts pass, unless the run says otherwise
+                "max_user_turns": given.max_user_turns or SCRIPT_USER_TURNS,
+                "max_steps_per_turn": None,  # no step cap per turn
                 "max_rounds": MAX_LLM_CALLS,
-                "compaction_tokens": OFFICIAL_COMPACTION_TOKENS,
+                # the threshold follows from the context asked for and the answer's budget, as the
+                # official agent computes it; the window fraction of ours is not used
+                "compaction_tokens": given.compaction_tokens
+                or official_compaction_threshold(given.context_window, max_tokens=agent.max_tokens or AGENT_MAX_TOKENS),
+                "compaction_threshold": None,
             }
         )
         return config.model_copy(
             update={
                 "limits": limits,
-                "agent": config.agent.model_copy(update={"sampling": _filled(config.agent.sampling, OFFICIAL_AGENT_SAMPLING)}),
+                "agent": config.agent.model_copy(update={"sampling": agent}),
                 "user": config.user.model_copy(update={"sampling": _filled(config.user.sampling, OFFICIAL_SIMULATOR_SAMPLING)}),
-                "judge": config.judge.model_copy(update={"sampling": _filled(config.judge.sampling, OFFICIAL_JUDGE_SAMPLING)}),
+                "judge": config.judge.model_copy(update={"sampling": official_judge_sampling(config.judge.name)}),
             }
         )
 
@@ -243,7 +287,7 @@ class OfficialProfile(Profile):
 
     def user_turns_left(self, limits: Limits, user_messages: int) -> int:
         used = max(0, user_messages - 1)  # the simulator's replies: the opening query is not one
-        return max(0, limits.max_user_turns - used)
+        return max(0, (limits.max_user_turns or SCRIPT_USER_TURNS) - used)
 
     def turn_cap_detail(self, limits: Limits) -> str:
         return f"{limits.max_user_turns} simulator replies after the opening"
@@ -253,8 +297,15 @@ class OfficialProfile(Profile):
         return [NoteEvent(text="the simulator said [DONE]: the conversation ends", data={"done": message})]
 
     def extracts(self, *, replied: bool, steps: int, termination: str) -> bool:
-        # asked even when the budget cut the agent's only turn, or its calls kept failing
-        return replied or steps > 0 or termination == "error_loop"
+        return True  # the official harness asks for the graph however the conversation ended
+
+    def final_termination(self, termination: str, extraction: str | None) -> str:
+        """The official label: the conversation's end counts only when its own rules stopped it
+        (the budget of rounds, ``error_loop``; a fatal error or our budget keep theirs); after
+        ``[DONE]`` or the turn cap it is ``answer``; an extraction that did not end with an answer
+        gives its own ending instead."""
+        label = termination if termination in ("max_rounds", "error_loop", "error", "budget") else "answer"
+        return extraction if extraction is not None and extraction != "answer" else label
 
     def left_out(self, *, cancelled: bool, has_graph: bool) -> bool:
         return cancelled

@@ -8,19 +8,20 @@ our own texts written to the same structure.
     prompts.source.label()   # what every report says about the prompts it used
 
 With a checkout (``--official-harness PATH`` or ``VIBESEARCH_OFFICIAL_HARNESS``) the strings are
-read from ``agent/prompts.py``, the compaction prompts from ``agent/general_agent.py`` and the
-judge template from ``eval/evaluator.py`` by parsing the
-files (``ast``); they are never imported or executed. Every expected name must be there: a missing
-one is an error naming the file and the name. The files' sha256 are kept with the prompts so a run
-records exactly which text it used. Without a checkout the prompts are our own (source "own").
+read from ``agent/prompts.py``, the compaction prompts and the tool schemas (``TOOLS_CUSTOM``) from
+``agent/general_agent.py``, the page extractor's prompt from ``agent/toolkit.py`` and the judge
+template from ``eval/evaluator.py`` by parsing the files (``ast``); they are never imported or
+executed. Every expected name must be there: a missing one is an error naming the file and the
+name. The files' sha256 are kept with the prompts so a run records exactly which text it used. Without a checkout the prompts are our own (source "own").
 """
 
 from __future__ import annotations
 
+import copy
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..config import Settings
 from . import _own_prompts as own
@@ -32,6 +33,7 @@ from ._harness_ast import (
     function_template,
     method_dict_template,
     module_int,
+    module_literal,
     module_string,
     parse_file,
 )
@@ -39,6 +41,7 @@ from .rules import JUDGE_ATTEMPTS, JUDGE_MAX_BATCHES
 
 PROMPTS_FILE = "agent/prompts.py"
 AGENT_FILE = "agent/general_agent.py"
+TOOLKIT_FILE = "agent/toolkit.py"
 EVALUATOR_FILE = "eval/evaluator.py"
 
 # agent/prompts.py: the simulated mode's prompts (agent, extraction request, user simulator)
@@ -51,6 +54,18 @@ COMPACT_SYSTEM_NAME, COMPACT_PROMPT_NAME = "COMPACT_SYSTEM", "COMPACT_PROMPT"
 COMPACT_FIELDS = frozenset({"conversation"})
 # the method that rebuilds the context around the summary (its lead-in and the request to go on)
 COMPACT_METHOD = "_compact_context"
+# agent/general_agent.py: the tools the agent is offered (a list literal of function schemas), and
+# the arguments our implementation of each one reads (each must be among its parameters)
+TOOLS_NAME = "TOOLS_CUSTOM"
+TOOL_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "search": ("query",),
+    "visit": ("url", "goal"),
+    "scholar_search": ("query",),
+    "python": ("code",),
+}
+# agent/toolkit.py: what the summariser of ``visit`` is asked (the page text and the goal)
+EXTRACTOR_NAME = "EXTRACTOR_PROMPT"
+EXTRACTOR_FIELDS = frozenset({"webpage_content", "goal"})
 # eval/evaluator.py: the judge prompt is built inside this function, in this variable
 JUDGE_FUNCTION, JUDGE_VARIABLE = "_run_gt_coverage_batch", "prompt"
 LAYOUT_CONSTANTS = {"NUM_EVAL_BATCHES": JUDGE_MAX_BATCHES, "_COUNT_RETRIES": JUDGE_ATTEMPTS}
@@ -136,6 +151,10 @@ class PromptSet:
     judge: JudgeTemplate
     notes: tuple[str, ...] = ()
     compaction: CompactionPrompts | None = None  # None: our own compaction prompt
+    # the official tools as the model sees them (OpenAI function schemas: search, visit,
+    # scholar_search, python) and the ``visit`` extractor's request ({webpage_content}, {goal})
+    tools: tuple[dict[str, Any], ...] = field(default_factory=lambda: tuple(own.tools()))
+    extractor: str = own.EXTRACTOR
 
     @staticmethod
     def _lang(language: str) -> Language:
@@ -150,6 +169,14 @@ class PromptSet:
     def simulator_system_prompt(self, user_persona: str, initial_query: str) -> str:
         """The simulator's system prompt; an empty persona reads as the official default does."""
         return _fill(self.simulator, {"user_persona": user_persona or "A curious researcher", "initial_query": initial_query})
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The tool schemas, as a copy a caller may change."""
+        return copy.deepcopy(list(self.tools))
+
+    def extractor_prompt(self, webpage_content: str, goal: str) -> str:
+        """The extractor's request for one page (braces in the page or the goal stay as they are)."""
+        return _fill(self.extractor, {"webpage_content": webpage_content, "goal": goal})
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
@@ -179,6 +206,8 @@ def own_prompts() -> PromptSet:
         extraction={"en": own.EXTRACTION_EN, "zh": own.EXTRACTION_ZH},
         simulator=own.SIMULATOR,
         judge=JudgeTemplate(tuple(own.judge_pieces())),
+        tools=tuple(own.tools()),
+        extractor=own.EXTRACTOR,
     )
 
 
@@ -211,6 +240,10 @@ def load_prompts(harness: Path | None) -> PromptSet:
     _check_fields(agent_file.path, compaction.template, COMPACT_FIELDS, COMPACT_PROMPT_NAME)
     if not any(isinstance(p, Slot) for p in compaction.summary_lead):
         raise HarnessError(agent_file.path, "the summary message never shows the summary", field=f"{COMPACT_METHOD}.summary_msg")
+    tools = _check_tools(agent_file.path, module_literal(agent_file, TOOLS_NAME))
+    toolkit = parse_file(root / TOOLKIT_FILE)
+    extractor = module_string(toolkit, EXTRACTOR_NAME)
+    _check_fields(toolkit.path, extractor, EXTRACTOR_FIELDS, EXTRACTOR_NAME)
 
     pieces = function_template(evaluator, JUDGE_FUNCTION, JUDGE_VARIABLE, JUDGE_FIELDS)
     judge = JudgeTemplate(tuple(pieces))
@@ -226,7 +259,12 @@ def load_prompts(harness: Path | None) -> PromptSet:
         source=PromptSource(
             kind="official",
             root=str(root.resolve()),
-            files={PROMPTS_FILE: prompts_file.sha256, AGENT_FILE: agent_file.sha256, EVALUATOR_FILE: evaluator.sha256},
+            files={
+                PROMPTS_FILE: prompts_file.sha256,
+                AGENT_FILE: agent_file.sha256,
+                TOOLKIT_FILE: toolkit.sha256,
+                EVALUATOR_FILE: evaluator.sha256,
+            },
         ),
         agent=agent,
         extraction=extraction,
@@ -234,7 +272,41 @@ def load_prompts(harness: Path | None) -> PromptSet:
         judge=judge,
         notes=tuple(notes),
         compaction=compaction,
+        tools=tools,
+        extractor=extractor,
     )
+
+
+def _check_tools(path: Path, data: object) -> tuple[dict[str, Any], ...]:
+    """``data`` is a list of function schemas naming each tool of ``TOOL_ARGUMENTS`` once, each with
+    a description and object parameters that include the arguments we read."""
+    if not isinstance(data, list):
+        raise HarnessError(path, f"expected a list of tool schemas, found a {type(data).__name__}", field=TOOLS_NAME)
+    seen: dict[str, dict[str, Any]] = {}
+    for i, entry in enumerate(data):
+        function = entry.get("function") if isinstance(entry, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        where = f"{TOOLS_NAME}[{i}]" + (f" ({name})" if isinstance(name, str) else "")
+        if not isinstance(entry, dict) or entry.get("type") != "function" or not isinstance(function, dict):
+            raise HarnessError(path, 'expected {"type": "function", "function": {...}}', field=where)
+        if not isinstance(name, str) or name not in TOOL_ARGUMENTS:
+            raise HarnessError(path, f"unexpected tool name {name!r} (expected: {', '.join(TOOL_ARGUMENTS)})", field=where)
+        if name in seen:
+            raise HarnessError(path, f"the tool {name} is listed twice", field=where)
+        if not isinstance(function.get("description"), str):
+            raise HarnessError(path, "the tool has no description text", field=where)
+        params = function.get("parameters")
+        props = params.get("properties") if isinstance(params, dict) else None
+        if not isinstance(params, dict) or params.get("type") != "object" or not isinstance(props, dict):
+            raise HarnessError(path, 'expected parameters {"type": "object", "properties": {...}}', field=where)
+        lacking = [arg for arg in TOOL_ARGUMENTS[name] if not isinstance(props.get(arg), dict)]
+        if lacking:
+            raise HarnessError(path, f"the parameters lack {', '.join(lacking)}", field=where)
+        seen[name] = entry
+    missing = [name for name in TOOL_ARGUMENTS if name not in seen]
+    if missing:
+        raise HarnessError(path, f"no schema for the tool(s) {', '.join(missing)}", field=TOOLS_NAME)
+    return tuple(data)
 
 
 def _check_fields(path: Path, template: str, allowed: frozenset[str], name: str) -> None:

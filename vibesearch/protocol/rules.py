@@ -16,15 +16,19 @@ JUDGE_MAX_BATCHES = 5  # ground-truth triples go in at most this many near-equal
 JUDGE_ATTEMPTS = 3  # answers asked per batch until every index of the batch is present
 JUDGE_TEMPERATURE = 0.7  # OpenAI-compatible grader
 JUDGE_MAX_TOKENS = 32_768
-GEMINI_JUDGE_TEMPERATURE = 0.8  # the Gemini grader's sampling (not used through litellm here)
+GEMINI_JUDGE_TEMPERATURE = 0.8  # the Gemini grader's sampling (run.py's default grader; a `gemini/...` judge)
 GEMINI_JUDGE_TOP_P = 0.6
 GEMINI_JUDGE_MAX_TOKENS = 64_000
+GEMINI_JUDGE_PREFIX = "gemini/"  # a judge given as litellm's Google AI Studio route is the official Gemini grader
 
 # ------------------------------------------------------------------ conversation (run.py, general_agent.py)
-USER_REPLIES_AFTER_OPENING = 30  # run.py's default --max-user-turns (the inference script passes 50)
+USER_REPLIES_AFTER_OPENING = 30  # run.py's default --max-user-turns ...
+SCRIPT_USER_TURNS = 50  # ... and what every official script passes (run_inference.sh, run_all.sh, run_openclaw.sh): the profile's default
 MAX_LLM_CALLS = 200  # --max-rounds: agent calls plus compaction calls, per trajectory
-EXTRACTION_MIN_CALLS = 5  # the extraction request always gets at least this many calls
+EXTRACTION_MIN_ROUNDS = 5  # the extraction loop always gets at least this many rounds
+EXTRACTION_MIN_CALLS = EXTRACTION_MIN_ROUNDS
 SIMULATOR_TEMPERATURE = 0.7
+SIMULATOR_TOP_P = 0.95  # the OpenAI-compatible client's default, sent with every simulator call
 SIMULATOR_MAX_TOKENS = 32_768
 SIMULATOR_ATTEMPTS = 3  # after three failed simulator calls the conversation ends as if "[DONE]"
 DONE_MARKER = "[DONE]"  # anywhere in the simulator's reply ends the conversation
@@ -33,14 +37,18 @@ AGENT_TOP_P = 0.95
 AGENT_MAX_TOKENS = 16_384
 PRE_EXTRACTION_COMPACT_FRACTION = 0.85  # compact once more before the extraction request above this
 MAX_CONSECUTIVE_ERRORS = 10  # failed agent calls in a row before "error_loop"
-CLIENT_ATTEMPTS = 5  # the official client's attempts per call (a blank answer, no text/calls/reasoning, is one that failed)
+CLIENT_ATTEMPTS = 8  # run.py's --max-retries: the client's attempts per call (a blank answer, null text and no calls or reasoning, is one that failed)
 MAX_EMPTY_REPLIES = 5  # empty agent replies discarded in one user turn before the turn ends without one
 COMPACT_MAX_CHARS = 300_000  # the transcript a compaction summarises is cut to its first this many characters
 COMPACT_ATTEMPTS = 3  # compaction calls until the summary is not empty
 
 
+CONTEXT_TOKENS = 256_000  # run_inference.sh's MAX_CONTEXT_TOKENS (run.py's own default: 240,000)
+MODEL_CONTEXT_LIMIT = 262_144  # GeneralAgent's model_context_limit (no flag sets it)
+
+
 def official_compaction_threshold(
-    max_context_tokens: int = 256_000, model_context_limit: int = 262_144, max_tokens: int = 32_768
+    max_context_tokens: int = CONTEXT_TOKENS, model_context_limit: int = MODEL_CONTEXT_LIMIT, max_tokens: int = 32_768
 ) -> int:
     """Prompt tokens above which the official agent compacts: the requested limit, capped so that
     the prompt plus one answer fits the model (``general_agent.py``). With the inference script's
@@ -53,5 +61,7 @@ OFFICIAL_COMPACTION_TOKENS = official_compaction_threshold()  # 229,376
 
 # each role's sampling under the official profile (where the run sets none of its own)
 OFFICIAL_AGENT_SAMPLING = Sampling(temperature=AGENT_TEMPERATURE, top_p=AGENT_TOP_P, max_tokens=AGENT_MAX_TOKENS)
-OFFICIAL_SIMULATOR_SAMPLING = Sampling(temperature=SIMULATOR_TEMPERATURE, max_tokens=SIMULATOR_MAX_TOKENS)
+OFFICIAL_SIMULATOR_SAMPLING = Sampling(temperature=SIMULATOR_TEMPERATURE, top_p=SIMULATOR_TOP_P, max_tokens=SIMULATOR_MAX_TOKENS)
 OFFICIAL_JUDGE_SAMPLING = Sampling(temperature=JUDGE_TEMPERATURE, max_tokens=JUDGE_MAX_TOKENS)
+# the official Gemini grader's sampling (eval/grader.py GeminiGrader): what a `gemini/...` judge is asked with
+OFFICIAL_GEMINI_JUDGE_SAMPLING = Sampling(temperature=GEMINI_JUDGE_TEMPERATURE, top_p=GEMINI_JUDGE_TOP_P, max_tokens=GEMINI_JUDGE_MAX_TOKENS)

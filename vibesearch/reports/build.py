@@ -14,6 +14,7 @@ from ..scoring.aggregate import (
     left_out_runs,
     official_samples,
     official_summary,
+    padding_samples,
     profile_groups,
     score_table,
 )
@@ -29,10 +30,12 @@ def stage_label(reached: int | None, total: int | None) -> str:
     return f"stage {reached} of {total}" if total else f"stage {reached}"
 
 
-def official_parts(records: list[RunRecord]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def official_parts(records: list[RunRecord], num_samples: int | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``summary`` (one entry per configuration scored under the official profile, with the
     official keys) and ``per_item`` (every official sample, with the official keys), each entry
-    also naming its configuration, profile and prompt source."""
+    also naming its configuration, profile and prompt source. ``num_samples``: every task padded
+    to that many samples with 0 samples (``padded`` per task in the summary; a padded item has no
+    run, ``run_id`` None and ``padded`` true); ``SampleCountError`` when a task has more."""
     summary, per_item = [], []
     for (config, protocol, source), recs in profile_groups(records).items():
         if not profile_named(protocol).official_grader:
@@ -41,21 +44,32 @@ def official_parts(records: list[RunRecord]) -> tuple[list[dict[str, Any]], list
         if not samples and not any(r.left_out for r in recs):
             continue
         label = recs[0].profile
-        result = official_summary(recs)
-        summary.append({"config": config, "profile": label, "prompt_source": source, **result.official_dict(),
-                        "left_out_cancelled": len(result.left_out)})
+        result = official_summary(recs, num_samples)
+        entry = {"config": config, "profile": label, "prompt_source": source, **result.official_dict(),
+                 "left_out_cancelled": len(result.left_out)}
+        if num_samples is not None:
+            entry.update(padded=dict(result.padded), padded_total=sum(result.padded.values()))
+        summary.append(entry)
         per_item += [{"config": config, "profile": label, "prompt_source": source, "run_id": r.run_id, **sample.official_dict()}
                      for r, sample in samples]
+        if num_samples is not None:
+            per_item += [{"config": config, "profile": label, "prompt_source": source, "run_id": None, "padded": True,
+                          **sample.official_dict()} for sample in padding_samples(recs, num_samples)]
     return summary, per_item
 
 
-def build_report(store: Store, *, judge: str | None = None, protocol: ProtocolProfile | None = None) -> dict[str, Any]:
+def build_report(
+    store: Store, *, judge: str | None = None, protocol: ProtocolProfile | None = None, num_samples: int | None = None
+) -> dict[str, Any]:
     """Score table (Avg@N / Best@N), interaction table and error analysis for every run (each
-    number under the profile it was computed with; ``protocol``: only that profile)."""
+    number under the profile it was computed with; ``protocol``: only that profile).
+    ``num_samples``: the official profile's numbers pad every task to that many samples with 0
+    samples, as the official ``--num-samples`` does (ours are unchanged)."""
     records, judge = collect_runs(store, judge=judge, protocol=protocol)
     scored = [r for r in records if r.scored]
     one_per_run = list({r.run_id: r for r in reversed(records)}.values())[::-1]  # error analysis counts a run once
-    summary, per_item = official_parts(records)
+    summary, per_item = official_parts(records, num_samples)
+    padding = {"num_samples": num_samples} if num_samples is not None else {}
     return {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "database": str(store.path),
@@ -66,7 +80,8 @@ def build_report(store: Store, *, judge: str | None = None, protocol: ProtocolPr
         "n_scored": len(scored),
         "unscored_runs": [r.run_id for r in records if not r.scored and not r.left_out],
         "left_out": left_out_runs(records),
-        "scores": score_table(records),
+        **padding,
+        "scores": score_table(records, num_samples),
         "interaction": interaction_table(records),
         "errors": error_analysis(store, [r for r in one_per_run if not r.left_out]),
         "summary": summary,
@@ -86,6 +101,7 @@ def build_report(store: Store, *, judge: str | None = None, protocol: ProtocolPr
                 "n_gt": r.n_gt,
                 "n_pred": r.n_pred,
                 "n_unscored": r.n_unscored,
+                "graded": r.graded,  # the run's own extraction, or a re-extraction
                 "user_turns": r.stats.n_user,
                 "stages_reached": r.stats.stages_reached,
                 "stages_total": r.stats.stages_total,

@@ -38,15 +38,27 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def score_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    padded = report.get("num_samples") is not None  # --num-samples: a column of the 0 samples padded in
     headers = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Best P", "Best R", "Best F1",
-               "Avg node F1", "Best node F1", "left out"]
+               "Avg node F1", "Best node F1", "left out"] + (["padded"] if padded else [])
     rows = [
         [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], r["n_min"] if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
          pct(r["avg_precision"]), pct(r["avg_recall"]), pct(r["avg_f1"]), pct(r["best_precision"]), pct(r["best_recall"]), pct(r["best_f1"]),
-         pct(r["avg_node_f1"]), pct(r["best_node_f1"]), r["left_out"]]
+         pct(r["avg_node_f1"]), pct(r["best_node_f1"]), r["left_out"]] + ([num(r.get("padded"))] if padded else [])
         for r in report["scores"]
     ]
     return headers, rows
+
+
+def padding_note(report: dict[str, Any]) -> str:
+    """With --num-samples: N, and how many 0 samples each configuration's tasks were padded with."""
+    n = report.get("num_samples")
+    if n is None:
+        return ""
+    parts = [f"{s['config']} ({s['profile']}): " + (", ".join(f"{t} {k}" for t, k in s["padded"].items()) or "none")
+             for s in report["summary"]]
+    return (f" Official profile padded to N = {n} samples per task (a cancelled or missing run is a 0 sample); "
+            f"0 samples added per task — " + ("; ".join(parts) or "none") + ".")
 
 
 def profile_note(report: dict[str, Any]) -> str:
@@ -56,7 +68,7 @@ def profile_note(report: dict[str, Any]) -> str:
             "triplet F1 and a failed run counts 0; vibesearch profile: each metric's own best run.")
     if report["left_out"]:
         text += f" Left out (not samples): {len(report['left_out'])} run(s) cancelled by a person."
-    return text
+    return text + padding_note(report)
 
 
 def interaction_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ..config import AgentKind, SearchBackend, Settings, UserKind
 
@@ -76,14 +76,15 @@ class Limits(_Part):
     """What ends or reshapes a conversation. What the user-turn cap counts is the profile's rule
     (``Profile.user_turns_left``); the values here are the ones the run uses."""
 
-    max_user_turns: int = Field(default=30, ge=1)
+    # user turns (what counts as one is the profile's rule); None until the profile resolves it
+    max_user_turns: int | None = Field(default=None, ge=1)
     max_steps_per_turn: int | None = Field(default=30, ge=1)  # tool steps in one agent turn (None: no cap)
     max_llm_calls: int | None = Field(default=None, ge=1)  # the agent's model calls in the whole run (a budget)
     budget_tokens: int | None = None
     budget_usd: float | None = None
     stop_on_final_answer: bool = False
     context_window: int = 256_000
-    compaction_threshold: float = 0.8
+    compaction_threshold: float | None = 0.8  # of the window (None: the profile fixes a number of tokens instead)
     # set by the profile, never by a flag: the model calls of the whole trajectory (agent calls and
     # compactions) after which the conversation ends as ``max_rounds`` (official: 200) ...
     max_rounds: int | None = Field(default=None, ge=1)
@@ -126,6 +127,29 @@ class RunConfig(_Part):
     protocol: ProtocolProfile = "vibesearch"
     seed: int | None = None
     pace_s: float = Field(default=0.0, ge=0)  # a wait before each simulated user turn (watching)
+    # resolved for its profile (``vibesearch.protocol.resolve``), or read back from a run that was
+    # (``as_resolved``): the parts of a run refuse a config that is neither. Never stored.
+    _resolved: bool = PrivateAttr(default=False)
+
+    @property
+    def resolved(self) -> bool:
+        return self._resolved
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when they describe the same run (the resolved mark is provenance, not data)."""
+        if not isinstance(other, RunConfig):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]  # (mutable, compared by value: not hashable, as pydantic models are not)
+
+    def as_resolved(self) -> "RunConfig":
+        """This config, marked as the one a run is driven by: what its profile resolved it to when
+        it was built (``protocol.resolve``), or what a stored run began with (read back as stored,
+        whatever the profile's rules have become since)."""
+        marked = self.model_copy()
+        marked._resolved = True
+        return marked
 
     @classmethod
     def draft(cls, settings: Settings, **overrides: Any) -> "RunConfig":

@@ -44,6 +44,9 @@ class Turn:
     phase: str = "dialogue"
     # notes recorded during the turn (e.g. the agent's step limit), so a resumed turn knows them
     notes: list[NoteEvent] = field(default_factory=list)
+    # the turn's model calls, compactions and notes in the order they happened (what an agent that
+    # steers by the sizes the provider reported reads back)
+    log: list[UsageEvent | CompactionEvent | NoteEvent] = field(default_factory=list)
 
     @property
     def reply(self) -> str | None:
@@ -64,6 +67,7 @@ class Conversation:
     stage_index: int = 0  # the stage pointer (0 = opening stage disclosed)
     stage_events: list[StageEvent] = field(default_factory=list)
     usage: list[UsageEvent] = field(default_factory=list)
+    compactions: int = 0  # compactions made so far
     # agent_messages() of finished turns (they no longer change), by turn index
     _turn_messages: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False, compare=False)
     # the agent_messages() of the finished turns: (what the summary covers, turns in, messages)
@@ -87,6 +91,9 @@ class Conversation:
                     step.results[data.call_id] = data
                     break
         elif isinstance(data, CompactionEvent):
+            self.compactions += 1
+            if self.turns:
+                self.turns[-1].log.append(data)
             self.summary = data.summary
             self.summary_upto = len(self.turns)
             self.summary_steps = len(self.turns[-1].steps) if self.turns else 0
@@ -96,9 +103,12 @@ class Conversation:
                 self.stage_index = data.stage_index
         elif isinstance(data, UsageEvent):
             self.usage.append(data)
+            if self.turns:
+                self.turns[-1].log.append(data)
         elif isinstance(data, NoteEvent):
             if self.turns:
                 self.turns[-1].notes.append(data)
+                self.turns[-1].log.append(data)
 
     @classmethod
     def from_events(cls, events: Iterable[StoredEvent | EventData]) -> "Conversation":
@@ -129,17 +139,26 @@ class Conversation:
     def user_turns(self) -> int:
         return sum(1 for t in self.turns if t.phase == "dialogue")
 
-    def agent_messages(self, summary_view: Callable[[str], list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
+    def agent_messages(
+        self,
+        summary_view: Callable[[str], list[dict[str, Any]]] | None = None,
+        step_view: Callable[[Step], list[dict[str, Any]]] | None = None,
+    ) -> list[dict[str, Any]]:
         """The agent's own working context as OpenAI-style chat messages (no system prompt).
 
         After a compaction, everything the summary replaced is left out and the summary stands
         in its place: as one user message, or as the messages ``summary_view(summary)`` gives.
+        ``step_view``: how a step is written as messages (default ``step_messages``).
         """
         msgs: list[dict[str, Any]] = []
         if self.summary is not None and summary_view is not None:
             msgs.extend(summary_view(self.summary))
         elif self.summary is not None:
             msgs.append({"role": "user", "content": f"[Summary of the conversation and research so far]\n{self.summary}"})
+        if step_view is not None:  # another agent's layout: written afresh (the caches hold ours)
+            for ti in range(len(self.turns)):
+                msgs.extend(self._turn_view(ti, step_view=step_view))
+            return msgs
         last = len(self.turns) - 1
         msgs.extend(map(dict, self._finished_messages(last)))  # copies: callers may edit what they get
         if last >= 0:
@@ -160,23 +179,30 @@ class Conversation:
             self._finished = (key, upto, msgs)
         return msgs
 
-    def _turn_view(self, ti: int, *, finished: bool = False) -> list[dict[str, Any]]:
+    def _turn_view(
+        self, ti: int, *, finished: bool = False, step_view: Callable[[Step], list[dict[str, Any]]] | None = None
+    ) -> list[dict[str, Any]]:
         """Turn ``ti`` as the agent sees it: nothing when the summary replaced it, only its steps
         after the summary when it replaced part of it, else the user message and every step."""
         turn = self.turns[ti]
+        view = step_view or step_messages
         if self.summary is not None and ti < self.summary_upto - 1:
             return []
         if self.summary is not None and ti == self.summary_upto - 1:  # partially summarised
-            return [m for step in turn.steps[self.summary_steps :] for m in _step_messages(step)]
+            return [m for step in turn.steps[self.summary_steps :] for m in view(step)]
+        if step_view is not None:
+            return [{"role": "user", "content": turn.user}, *(m for step in turn.steps for m in view(step))]
         cached = self._turn_messages.get(ti) if finished else None
         if cached is None:
-            cached = [m for step in turn.steps for m in _step_messages(step)]
+            cached = [m for step in turn.steps for m in step_messages(step)]
             if finished:
                 self._turn_messages[ti] = cached
         return [{"role": "user", "content": turn.user}, *cached]
 
 
-def _step_messages(step: Step) -> list[dict[str, Any]]:
+def step_messages(step: Step) -> list[dict[str, Any]]:
+    """A step as our agents send it back: the assistant message (null content when it only called
+    tools) and one ``tool`` message per call, named."""
     msg: dict[str, Any] = {"role": "assistant", "content": step.content or None}
     if step.calls:
         msg["tool_calls"] = [

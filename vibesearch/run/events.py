@@ -32,6 +32,8 @@ Termination = Literal[
     "budget",
     "max_rounds",  # the official profile's budget of model calls per trajectory was spent
     "error_loop",  # official profile: the agent's calls failed 10 times in a row; the conversation ended there
+    "empty_response",  # official profile: the extraction's fifth reply without an answer
+    "malformed_tool_call",  # official profile: the same, the replies holding tool-call tags that could not be read
     "error",
     "cancelled",
     "abandoned",  # nobody answered a person's turn within the idle timeout (the owner may continue)
@@ -135,6 +137,8 @@ class GraphEvent(_Event):
     repaired: list[str] = Field(default_factory=list)
     dropped: list[dict[str, Any]] = Field(default_factory=list)
     source: str = "extraction"
+    # how the agent's extraction ended when its rules say ("answer", "empty_response" ...)
+    outcome: str | None = None
 
 
 class EndEvent(_Event):

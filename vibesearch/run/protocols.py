@@ -45,6 +45,9 @@ class GraphResult:
     raw_text: str = ""
     repaired: list[str] = field(default_factory=list)
     dropped: list[dict[str, Any]] = field(default_factory=list)
+    # how the agent's extraction ended, when its rules say ("answer", or e.g. "empty_response",
+    # "context_length"): the run's profile may take it into the run's termination
+    outcome: str | None = None
 
 
 class Agent(Protocol):

@@ -32,6 +32,8 @@ STATUS_OF: dict[Termination, RunStatus] = {
     "budget": "finished",
     "max_rounds": "finished",
     "error_loop": "finished",  # the extraction still runs and is scored, as the official harness does
+    "empty_response": "finished",
+    "malformed_tool_call": "finished",
     "context_length": "finished",
     "error": "failed",
     "cancelled": "cancelled",

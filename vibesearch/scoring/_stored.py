@@ -30,9 +30,22 @@ def stored_ground_truth(store: Store, run_id: str) -> list[dict[str, Any]]:
     return [t.model_dump() for t in task.graph] if task is not None else []
 
 
-def stored_prediction(store: Store, run_id: str) -> tuple[list[dict[str, Any]], int | None]:
-    row = store.latest_graph(run_id)
+def stored_prediction(store: Store, run_id: str, *, original: bool = False) -> tuple[list[dict[str, Any]], int | None]:
+    """The run's newest graph (a re-extraction's when it has one; ``original``: its own extraction's)
+    and the graph's id."""
+    row = store.latest_graph(run_id, source="extraction" if original else None)
     if row is None:
         return [], None
     triples = json.loads(row.triples_json or "[]")
     return [t for t in triples if isinstance(t, dict)], row.id
+
+
+def graph_source(store: Store, run_id: str, graph_id: int | None) -> dict[str, Any]:
+    """Which of the run's graphs a score graded: its id and source ("extraction" or "reextraction")."""
+    row = store.latest_graph(run_id)
+    newest = row.id if row is not None else None
+    for source in ("extraction", "reextraction"):
+        found = store.latest_graph(run_id, source=source)
+        if found is not None and found.id == graph_id:
+            return {"id": graph_id, "source": source, "newest": graph_id == newest}
+    return {"id": graph_id, "source": None, "newest": graph_id == newest}

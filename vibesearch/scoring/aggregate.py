@@ -14,7 +14,11 @@ and each language. A run scored under both profiles appears once under each.
 
 Under the official profile the rules are the official grader's (``official_metrics``): Best@N
 takes every metric from the run with the best triplet F1, a failed run (no parsable triples)
-is a 0 sample averaged in, and the node metrics are reported too. Under both profiles a run a
+is a 0 sample averaged in, and the node metrics are reported too. With ``num_samples`` (the
+official ``--num-samples N``) every task of a configuration is padded to N samples with 0 samples,
+as the official run grades a missing trace: a run a person cancelled, one not scored yet or never
+started takes one of those places; a task with more than N samples is refused (``SampleCountError``).
+Without it, N is the most samples any task has and nothing is padded. Under both profiles a run a
 person cancelled (or abandoned: a "me" run left waiting past the idle timeout) is not a sample (official: every cancelled run; ours: a cancelled run without a
 graph — one that has a graph keeps today's numbers): it is left out and counted (``left_out``).
 
@@ -74,6 +78,7 @@ class RunRecord(BaseModel):
     cancelled: bool = False  # a person stopped the run
     has_graph: bool = True  # the scored run had a stored graph
     official: SampleResult | None = None  # the official per-sample record of an official score
+    graded: str | None = None  # which extraction the score graded: "extraction" (the run's own) or "reextraction"
 
     @property
     def scored(self) -> bool:
@@ -202,6 +207,7 @@ def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: Protoco
                     n_gt=score.n_gt, n_pred=score.n_pred, n_valid=score.n_valid, n_covered=score.n_covered,
                     n_unscored=score.n_unscored, protocol=score_protocol(score), prompt_source=score.prompt_source,
                     has_graph=score.graph_id is not None, official=sample_of(score),
+                    graded=_graded_source(score),
                 )
             )
         )
@@ -241,6 +247,10 @@ def _node_keys(summary: OfficialSummary | None) -> dict[str, float | None]:
     return out
 
 
+class SampleCountError(ValueError):
+    """``num_samples`` is smaller than the samples a task has (the message names the task)."""
+
+
 def official_samples(records: Iterable[RunRecord]) -> list[tuple[RunRecord, SampleResult]]:
     """The official samples among ``records`` (scored under the official profile, not left out),
     numbered per task from 0 in the order the runs were started."""
@@ -255,19 +265,54 @@ def official_samples(records: Iterable[RunRecord]) -> list[tuple[RunRecord, Samp
     return out
 
 
-def official_summary(records: Iterable[RunRecord]) -> OfficialSummary:
-    """Avg@N / Best@N of the official grader over ``records`` (one configuration); cancelled runs
-    are left out and listed."""
+def padding_samples(records: Iterable[RunRecord], num_samples: int) -> list[SampleResult]:
+    """The 0 samples that bring every task of ``records`` (one configuration: each task with any
+    record, a sample or not) to ``num_samples``, numbered after the task's own samples. A missing
+    sample is graded as an empty answer by the official run: no triples, every metric 0."""
     records = list(records)
-    samples = official_samples(records)
+    have: Counter[str] = Counter(s.qid for _, s in official_samples(records))
+    out = []
+    for task_id in sorted({r.task_id for r in records}):
+        if have[task_id] > num_samples:
+            config = records[0].config if records else "?"
+            raise SampleCountError(
+                f"--num-samples {num_samples} is smaller than the {have[task_id]} samples task {task_id} has ({config})"
+            )
+        out += [SampleResult(qid=task_id, sample_idx=i) for i in range(have[task_id], num_samples)]
+    return out
+
+
+def official_sample_results(records: Iterable[RunRecord], num_samples: int | None = None) -> list[SampleResult]:
+    """Every official sample of ``records`` (one configuration), then the 0 samples that pad each
+    task to ``num_samples`` (None: no padding)."""
+    records = list(records)
+    real = [s for _, s in official_samples(records)]
+    padding = padding_samples(records, num_samples) if num_samples is not None else []
+    return sorted(real + padding, key=lambda s: (s.qid, s.sample_idx))
+
+
+def official_summary(records: Iterable[RunRecord], num_samples: int | None = None) -> OfficialSummary:
+    """Avg@N / Best@N of the official grader over ``records`` (one configuration); cancelled runs
+    are left out and listed. ``num_samples``: pad every task to that many samples with 0 samples
+    (``summary.padded`` names how many per task); ``SampleCountError`` when a task has more."""
+    records = list(records)
+    real = [s for _, s in official_samples(records)]
+    padding = padding_samples(records, num_samples) if num_samples is not None else []
     cancelled = [(r.task_id, i) for i, r in enumerate(r for r in records if r.left_out)]
-    return aggregate_official([s for _, s in samples], cancelled=cancelled)
+    summary = aggregate_official(real + padding, cancelled=cancelled)
+    if num_samples is not None:
+        summary.n = num_samples  # (also when no task has a sample at all)
+        summary.padded = dict(sorted(Counter(s.qid for s in padding).items()))
+    return summary
 
 
-def _official_at_n(records: list[RunRecord]) -> dict[str, Any]:
-    summary = official_summary(records)
+def _official_at_n(records: list[RunRecord], num_samples: int | None = None) -> dict[str, Any]:
+    summary = official_summary(records, num_samples)
     counts = [q.num_samples for q in summary.per_query]
-    row: dict[str, Any] = {"n_tasks": summary.num_queries, "n_runs": sum(counts), "n_min": min(counts), "n_max": max(counts)}
+    padded = sum(summary.padded.values())
+    row: dict[str, Any] = {"n_tasks": summary.num_queries, "n_runs": sum(counts) - padded, "n_min": min(counts), "n_max": max(counts)}
+    if num_samples is not None:
+        row["padded"] = padded
     for m, key in zip(METRICS, ("triplet_precision", "triplet_recall", "triplet_f1")):
         row[f"avg_{m}"] = summary.avg[key]
         row[f"best_{m}"] = summary.best[key]
@@ -299,10 +344,12 @@ def _profile_cols(key: ProfileKey) -> dict[str, Any]:
     return {"config": config, "profile": profile_label(protocol, source), "protocol": protocol, "prompt_source": source}
 
 
-def score_table(records: list[RunRecord]) -> list[dict[str, Any]]:
+def score_table(records: list[RunRecord], num_samples: int | None = None) -> list[dict[str, Any]]:
     """Avg@N and Best@N of P/R/F1 per configuration and profile, overall, per subset and per
     language (official profile: the official rules, node metrics included; ours: node columns None).
-    ``left_out``: runs of the group that are not samples (cancelled by a person)."""
+    ``left_out``: runs of the group that are not samples (cancelled by a person). ``num_samples``:
+    the official rows pad every task to that many samples (``padded``: how many 0 samples were
+    added; our rows are unchanged and say None)."""
     rows = []
     for key, mine in profile_groups(r for r in records if r.scored or r.left_out).items():
         groups: list[tuple[str, list[RunRecord]]] = [("all", mine)]
@@ -313,9 +360,11 @@ def score_table(records: list[RunRecord]) -> list[dict[str, Any]]:
             if not samples:
                 continue
             if profile_of(key[1]).official_grader:  # the official grader's Avg@N / Best@N
-                figures = _official_at_n(members)
+                figures = _official_at_n(members, num_samples)
             else:
                 figures = {**_at_n(samples), **_node_keys(None)}
+                if num_samples is not None:
+                    figures["padded"] = None  # padding is the official profile's rule
             rows.append({**_profile_cols(key), "group": group, **figures, "left_out": sum(r.left_out for r in members)})
     return rows
 
@@ -359,3 +408,9 @@ def interaction_table(records: list[RunRecord]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _graded_source(score: ScoreRow) -> str | None:
+    graded = score.details().get("graded_graph")
+    source = graded.get("source") if isinstance(graded, dict) else None
+    return source if isinstance(source, str) else None

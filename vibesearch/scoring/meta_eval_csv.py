@@ -1,25 +1,41 @@
 """The official meta-evaluation CSVs, written and read back.
 
-One folder, two sides, one file per run (``<name>`` is the run id):
+One folder, two sides, one file per sample, named as the official script names them after the
+grader's ``<qid>_sample<i>.json`` (``scripts/generate_meta_eval_csv.py``):
 
-    OUT/gt_recall_check/<name>.csv       gt_index, head, relation, tail, model_covered,
-                                         supporting_pred_triples, human_label, human_comment
-    OUT/pred_precision_check/<name>.csv  pred_index, head, relation, tail, model_valid,
-                                         supporting_gt_triples, human_label, human_comment
+    OUT/gt_recall_check/<qid>_sample<i>.csv       gt_index, head, relation, tail, model_covered,
+                                                  supporting_pred_triples, human_label, human_comment
+    OUT/pred_precision_check/<qid>_sample<i>.csv  pred_index, head, relation, tail, model_valid,
+                                                  supporting_gt_triples, human_label, human_comment
+    OUT/vibesearch_runs.json                      which run each file name stands for
 
-UTF-8 with a byte-order mark, ``是``/``否`` in the model columns, supporting triples written
-``(head, relation, tail)`` one per line inside the cell: the layout of the public benchmark's
-``scripts/generate_meta_eval_csv.py``, so files made by either tool can be filled the same way.
+UTF-8 with a byte-order mark (``utf-8-sig``), ``是``/``否`` in the model columns, supporting triples
+written ``(head, relation, tail)`` one per line inside the cell: the official layout, so files made
+by either tool can be filled the same way. The ground-truth side shows the task's node names and
+relations exactly as the official record has them (not stripped), as the official grader's
+``coverage_details`` do.
+
+``<qid>`` is the task id ("/" and "\\" replaced by "_", as the official grader does); ``<i>`` numbers
+the task's runs of one configuration (agent, models, user) in the order they were started, counting
+the runs with a stored score (by ``judge`` when given) that a person did not cancel — a cancelled run
+is not a sample and is not written. That is the numbering of ``vibesearch results export --official``
+when the configuration's runs are all scored by one judge under the official profile. One
+configuration is written straight into OUT; several each get a sub-folder named after it.
 
 The model columns come from the run's latest score (by ``judge`` when given). A predicted triple
 is valid for the judge when it supports at least one ground-truth triple the judge called
-covered; its supporting ground-truth triples are those.
+covered; its supporting ground-truth triples are those. (The official script builds this side from
+a ``validity_details`` record the current official grader no longer writes, so the script itself
+stops at the first file; this exporter is the working path.)
 
-Reading back, ``human_label`` may be 是/否, yes/no, y/n, 1/0 or true/false (any case); a blank
-cell means "not labelled". The supporting indices a person agreed with are not in the file:
-a label that keeps the annotator's earlier decision keeps its earlier evidence; a "yes" where the
-judge also said yes takes the judge's supporting triples; anything else has none. Every file is
-checked before anything is written, and all labels are stored in one transaction.
+Reading back, a folder (or a folder of such folders) is read whole. A file's name is the run id
+(files written before sample names) or ``<qid>_sample<i>``, found in ``vibesearch_runs.json`` or,
+without it, numbered again as above (refused when several configurations have that sample).
+``human_label`` may be 是/否, yes/no, y/n, 1/0 or true/false (any case); a blank cell means "not
+labelled". The supporting indices a person agreed with are not in the file: a label that keeps the
+annotator's earlier decision keeps its earlier evidence; a "yes" where the judge also said yes takes
+the judge's supporting triples; anything else has none. Every file is checked before anything is
+written, and all labels are stored in one transaction.
 """
 
 from __future__ import annotations
@@ -27,6 +43,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,14 +51,20 @@ from typing import Any
 
 from .._files import InputFileError, read_text
 from ..store import RunNotFound, Store
-from ._stored import stored_ground_truth, stored_prediction
+from ..store.tables import Run
+from ._stored import stored_ground_truth, stored_prediction, stored_task
 from .metrics import stored_verdicts
+from .official_export import folder_name, sample_stem
+from .official_metrics import OfficialGroundTruth
+from .profile import is_cancelled
 
 GT_DIR = "gt_recall_check"
 PRED_DIR = "pred_precision_check"
 GT_HEADER = ["gt_index", "head", "relation", "tail", "model_covered", "supporting_pred_triples", "human_label", "human_comment"]
 PRED_HEADER = ["pred_index", "head", "relation", "tail", "model_valid", "supporting_gt_triples", "human_label", "human_comment"]
 YES, NO = "是", "否"
+MANIFEST = "vibesearch_runs.json"  # file name (without .csv) -> run id
+_SAMPLE_NAME = re.compile(r"^(?P<qid>.*)_sample(?P<index>\d+)$")
 MAX_COMMENT = 100_000
 _TRUE = {"是", "yes", "y", "1", "true"}
 _FALSE = {"否", "no", "n", "0", "false"}
@@ -65,10 +88,20 @@ class JudgeSides:
     pred_support: dict[int, list[int]] = field(default_factory=dict)  # pred index -> gt indices
 
 
-def judge_sides(store: Store, run_id: str, judge: str | None = None) -> JudgeSides:
+def official_gt(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The run's ground-truth triples with the names of the task's official record, as they are
+    (our own ground truth strips them; both lists have the same triples in the same order)."""
+    task = stored_task(store, run_id)
+    if task is None or not task.graph:
+        return []
+    return [t.model_dump() for t in OfficialGroundTruth.from_task(task).triples]
+
+
+def judge_sides(store: Store, run_id: str, judge: str | None = None, *, official_names: bool = False) -> JudgeSides:
     """The run's ground truth, prediction and the latest score's decisions (by ``judge``, or by
-    whichever judge scored it last); empty decisions when it has no such score."""
-    gt = stored_ground_truth(store, run_id)
+    whichever judge scored it last); empty decisions when it has no such score.
+    ``official_names``: the ground truth with the official record's names, unstripped."""
+    gt = official_gt(store, run_id) if official_names else stored_ground_truth(store, run_id)
     pred, _ = stored_prediction(store, run_id)
     sides = JudgeSides(run_id=run_id, gt=gt, pred=pred)
     scores = [s for s in store.scores(run_id) if judge is None or s.judge == judge]
@@ -104,19 +137,65 @@ def _write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> None:
         writer.writerows(rows)
 
 
+def _config(run: Run) -> str:
+    from .aggregate import config_key  # (aggregate imports the scorers; read it only when needed)
+
+    return config_key(run)
+
+
+def _started(run: Run) -> tuple[str, str]:
+    return (str(run.created_at), run.id)
+
+
+def sample_numbers(store: Store, judge: str | None = None) -> dict[str, tuple[str, str, int]]:
+    """Per run that is a meta-eval sample (a stored score, by ``judge`` when given; not cancelled
+    by a person): its configuration, task and sample index, numbered per configuration and task
+    in the order the runs were started."""
+    scored = {s.run_id for s in store.scores() if judge is None or s.judge == judge}
+    groups: dict[tuple[str, str], list[Run]] = defaultdict(list)
+    for run in store.list_runs():
+        if run.id in scored and not is_cancelled(run):
+            groups[(_config(run), run.task_id)].append(run)
+    out = {}
+    for (config, task_id), runs in groups.items():
+        for i, run in enumerate(sorted(runs, key=_started)):
+            out[run.id] = (config, task_id, i)
+    return out
+
+
+def not_a_sample(store: Store, run_id: str, judge: str | None = None) -> str | None:
+    """Why the run is not a meta-eval sample (None: it is one)."""
+    run = store.get_run(run_id)
+    if is_cancelled(run):
+        return f"run {run_id} is not a sample of the meta-eval: a person cancelled it"
+    if not any(judge is None or s.judge == judge for s in store.scores(run_id)):
+        return f"run {run_id} is not a sample of the meta-eval: it has no stored score" + (f" by {judge}" if judge else "")
+    return None
+
+
 def export_official(
     store: Store, out_dir: str | Path, *, run_ids: list[str] | None = None, judge: str | None = None, annotator: str | None = None
 ) -> list[str]:
-    """Write both CSVs for each run (``run_ids``, or every run with a stored score by ``judge`` /
-    any judge); ``annotator``'s labels fill ``human_label`` and ``human_comment``. Returns the
-    run ids written."""
+    """Write both CSVs for each sample (``run_ids``, or every run with a stored score by
+    ``judge`` / any judge that a person did not cancel) as ``<qid>_sample<i>.csv``, and
+    ``vibesearch_runs.json`` beside them; ``annotator``'s labels fill ``human_label`` and
+    ``human_comment``. Returns the run ids written: a named run that is not a sample (no such
+    score, or cancelled: ``not_a_sample``) is skipped."""
+    numbers = sample_numbers(store, judge)
     if run_ids is None:
-        scored = {s.run_id for s in store.scores() if judge is None or s.judge == judge}
-        run_ids = [r.id for r in store.list_runs() if r.id in scored]
-    out = Path(out_dir)
+        run_ids = [r.id for r in store.list_runs() if r.id in numbers]
     for rid in run_ids:
         store.get_run(rid)  # RunNotFound for an unknown id
-        sides = judge_sides(store, rid, judge)
+    chosen = [rid for rid in run_ids if rid in numbers]
+    configs = sorted({numbers[rid][0] for rid in chosen})
+    root = Path(out_dir)
+    manifests: dict[Path, dict[str, str]] = defaultdict(dict)
+    for rid in chosen:
+        config, task_id, index = numbers[rid]
+        out = root if len(configs) == 1 else root / folder_name(config)
+        name = sample_stem(task_id, index)
+        manifests[out][name] = rid
+        sides = judge_sides(store, rid, judge, official_names=True)
         cov = {r.gt_index: r for r in store.labels(run_id=rid, annotator=annotator)} if annotator else {}
         val = {r.pred_index: r for r in store.pred_labels(run_id=rid, annotator=annotator)} if annotator else {}
         gt_rows = []
@@ -131,9 +210,12 @@ def export_official(
             support = "\n".join(triple_text(sides.gt[g]) for g in sides.pred_support.get(p, []) if g < len(sides.gt))
             pred_rows.append([p, t.get("head", ""), t.get("relation", ""), t.get("tail", ""), _yes_no(sides.valid.get(p)), support,
                               _yes_no(plabel.valid) if plabel else "", plabel.note if plabel else ""])
-        _write_csv(out / GT_DIR / f"{rid}.csv", GT_HEADER, gt_rows)
-        _write_csv(out / PRED_DIR / f"{rid}.csv", PRED_HEADER, pred_rows)
-    return list(run_ids)
+        _write_csv(out / GT_DIR / f"{name}.csv", GT_HEADER, gt_rows)
+        _write_csv(out / PRED_DIR / f"{name}.csv", PRED_HEADER, pred_rows)
+    for folder, names in manifests.items():
+        text = json.dumps({"runs": dict(sorted(names.items()))}, indent=2, ensure_ascii=False) + "\n"
+        (folder / MANIFEST).write_text(text, encoding="utf-8")
+    return chosen
 
 
 def _label_value(text: str, where: str) -> bool | None:
@@ -159,16 +241,67 @@ def _read_rows(path: Path) -> list[list[str]]:
         raise MetaEvalError(f"{path}: not a readable CSV: {str(exc)[:120]}") from None
 
 
-def _read_side(store: Store, path: Path, header: list[str], annotator: str, side: str) -> list[dict[str, Any]]:
+class _Names:
+    """Which run a file of one meta-eval folder stands for: its name in the folder's
+    ``vibesearch_runs.json``, else a run id, else ``<qid>_sample<i>`` numbered again."""
+
+    def __init__(self, store: Store, folder: Path):
+        self.store, self.folder = store, folder
+        self.manifest = self._read_manifest(folder / MANIFEST)
+        self._numbered: dict[str, list[str]] | None = None
+
+    @staticmethod
+    def _read_manifest(path: Path) -> dict[str, str]:
+        if not path.exists():
+            return {}
+        try:
+            value = json.loads(read_text(path))
+        except (InputFileError, ValueError) as exc:
+            raise MetaEvalError(f"{path}: not readable: {str(exc)[:200]}") from None
+        runs = value.get("runs") if isinstance(value, dict) else None
+        if not isinstance(runs, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in runs.items()):
+            raise MetaEvalError(f"{path}: expected {{\"runs\": {{file name: run id}}}}")
+        return runs
+
+    def _exists(self, rid: str) -> bool:
+        try:
+            self.store.get_run(rid)
+        except RunNotFound:
+            return False
+        return True
+
+    def run_id(self, path: Path) -> str:
+        stem = path.stem
+        if stem in self.manifest:
+            rid = self.manifest[stem]
+            if not self._exists(rid):
+                raise MetaEvalError(f"{path}: run {rid!r} ({MANIFEST} names it for this file) is not in this database")
+            return rid
+        if self._exists(stem):  # a file named after its run (written before sample names)
+            return stem
+        if _SAMPLE_NAME.match(stem):
+            if self._numbered is None:
+                self._numbered = defaultdict(list)
+                for rid, (_config, task_id, index) in sample_numbers(self.store).items():
+                    self._numbered[sample_stem(task_id, index)].append(rid)
+            found = self._numbered.get(stem, [])
+            if len(found) == 1:
+                return found[0]
+            if found:
+                raise MetaEvalError(
+                    f"{path}: {stem!r} is a sample of {len(found)} configurations in this database; "
+                    f"keep the {MANIFEST} the export wrote beside the CSVs"
+                )
+            raise MetaEvalError(f"{path}: no run in this database is sample {stem!r} (and there is no {MANIFEST} naming it)")
+        raise MetaEvalError(f"{path}: run {stem!r} (the file's name) is not in this database")
+
+
+def _read_side(store: Store, path: Path, header: list[str], annotator: str, side: str, names: _Names) -> list[dict[str, Any]]:
     rows = _read_rows(path)
     if not rows or rows[0] != header:
         got = ",".join(rows[0]) if rows else "(empty file)"
         raise MetaEvalError(f"{path}: row 1: header {got[:200]!r} is not the expected {','.join(header)!r}")
-    rid = path.stem
-    try:
-        store.get_run(rid)
-    except RunNotFound:
-        raise MetaEvalError(f"{path}: run {rid!r} (the file's name) is not in this database") from None
+    rid = names.run_id(path)
     sides = judge_sides(store, rid)
     size = len(sides.gt) if side == "gt" else len(sides.pred)
     key = header[0]
@@ -228,13 +361,30 @@ def read_official(store: Store, root: str | Path, annotator: str) -> tuple[list[
         raise MetaEvalError("--annotator: a name is needed")
     if not root.is_dir():
         raise MetaEvalError(f"{root}: not a folder")
-    gt_files = sorted((root / GT_DIR).glob("*.csv")) if (root / GT_DIR).is_dir() else []
-    pred_files = sorted((root / PRED_DIR).glob("*.csv")) if (root / PRED_DIR).is_dir() else []
-    if not gt_files and not pred_files:
-        raise MetaEvalError(f"{root}: no CSV files in {GT_DIR}/ or {PRED_DIR}/")
-    coverage = [rec for f in gt_files for rec in _read_side(store, f, GT_HEADER, annotator, "gt")]
-    validity = [rec for f in pred_files for rec in _read_side(store, f, PRED_HEADER, annotator, "pred")]
+    coverage: list[dict[str, Any]] = []
+    validity: list[dict[str, Any]] = []
+    for folder in _meta_folders(root):
+        names = _Names(store, folder)
+        gt_files = sorted((folder / GT_DIR).glob("*.csv")) if (folder / GT_DIR).is_dir() else []
+        pred_files = sorted((folder / PRED_DIR).glob("*.csv")) if (folder / PRED_DIR).is_dir() else []
+        coverage += [rec for f in gt_files for rec in _read_side(store, f, GT_HEADER, annotator, "gt", names)]
+        validity += [rec for f in pred_files for rec in _read_side(store, f, PRED_HEADER, annotator, "pred", names)]
     return coverage, validity
+
+
+def _has_csvs(folder: Path) -> bool:
+    return any((folder / side).is_dir() and any((folder / side).glob("*.csv")) for side in (GT_DIR, PRED_DIR))
+
+
+def _meta_folders(root: Path) -> list[Path]:
+    """``root`` when it holds the two sides, else its sub-folders that do (an export of several
+    configurations, one sub-folder each)."""
+    if _has_csvs(root):
+        return [root]
+    subs = sorted(d for d in root.iterdir() if d.is_dir() and _has_csvs(d))
+    if not subs:
+        raise MetaEvalError(f"{root}: no CSV files in {GT_DIR}/ or {PRED_DIR}/ (nor in a sub-folder's)")
+    return subs
 
 
 def import_official(store: Store, root: str | Path, annotator: str) -> tuple[int, int]:

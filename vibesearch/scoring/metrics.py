@@ -32,7 +32,7 @@ from ..config import Settings, get_settings
 from ..run.scores import Metrics, RunScore
 from ..store import Store
 from ._normalize import norm
-from ._stored import NoGroundTruth, stored_prediction, stored_task
+from ._stored import NoGroundTruth, graph_source, stored_prediction, stored_task
 from .offline_judge import OfflineJudge, as_text_triple
 from .verdicts import JudgeResult, Verdict, judge_label
 
@@ -130,8 +130,11 @@ def score_graph(gt: Sequence[Any], pred: Sequence[Any], *, judge: str = "offline
     return run_sync(score_graph_async(gt, pred, judge=judge, settings=settings))
 
 
-async def score_graph_run(store: Store, run_id: str, *, judge: str, settings: Settings, progress: Any = None) -> RunScore:
-    """Score a run's latest graph against its task's ground truth (our profile's rules)."""
+async def score_graph_run(
+    store: Store, run_id: str, *, judge: str, settings: Settings, progress: Any = None, original: bool = False
+) -> RunScore:
+    """Score a run's latest graph (``original``: its own extraction's, not a re-extraction's)
+    against its task's ground truth (our profile's rules)."""
     task = stored_task(store, run_id)
     gt = [t.model_dump() for t in task.graph] if task is not None else []
     if not gt:
@@ -139,10 +142,12 @@ async def score_graph_run(store: Store, run_id: str, *, judge: str, settings: Se
             f"run {run_id} has no ground-truth graph in its task snapshot"
             + (" (an imported trajectory: import it again with --task FILE)" if store.get_run(run_id).source == "imported" else "")
         )
-    pred, graph_id = stored_prediction(store, run_id)
+    pred, graph_id = stored_prediction(store, run_id, original=original)
     result = await score_graph_async(gt, pred, judge=judge, settings=settings, progress=progress)
     if graph_id is None:
         result.details["note"] = "the run has no graph"
+    else:
+        result.details["graded_graph"] = graph_source(store, run_id, graph_id)
     return RunScore(
         run_id=run_id, judge=judge, protocol="vibesearch", graph_id=graph_id, details=result.details, verdicts=result.verdicts,
         **result.metrics.model_dump(),

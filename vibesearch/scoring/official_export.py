@@ -7,13 +7,16 @@
 
 File names and keys are the official ones, so the official tools (and anyone's scripts written
 for them) read these files unchanged. What the official format cannot say — the profile, the
-prompt source and the runs left out because a person cancelled them — goes under one extra
-``vibesearch`` key of the summary.
+prompt source, the runs left out because a person cancelled them and, with ``num_samples`` (the
+official ``--num-samples``), N and the 0 samples padded in per task — goes under one extra
+``vibesearch`` key of the summary. A padded sample has its own ``<qid>_sample<i>.json`` with every
+metric 0 and ``num_pred_triples`` 0, as the official run writes for a missing trace.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,9 +24,21 @@ from typing import Any
 from .official_metrics import OfficialSummary, SampleResult
 
 
-def sample_file_name(qid: str, sample_idx: int) -> str:
+def sample_stem(qid: str, sample_idx: int) -> str:
+    """``<qid>_sample<i>``, the qid's "/" and "\\" replaced by "_" (the official grader's names)."""
     safe = str(qid).replace("/", "_").replace("\\", "_")
-    return f"{safe}_sample{sample_idx}.json"
+    return f"{safe}_sample{sample_idx}"
+
+
+def sample_file_name(qid: str, sample_idx: int) -> str:
+    return f"{sample_stem(qid, sample_idx)}.json"
+
+
+def folder_name(config: str, profile: str = "") -> str:
+    """A file-system-safe folder name for one configuration (and profile): the sub-folder of each
+    experiment when one export holds several."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{config} {profile}").strip("_")
+    return slug[:120] or "results"
 
 
 def _write(path: Path, value: Any) -> Path:
@@ -38,8 +53,10 @@ def write_official_results(
     *,
     protocol: str = "official",
     prompt_source: str | None = None,
+    num_samples: int | None = None,
 ) -> list[Path]:
-    """Write the folder described above; returns the files written."""
+    """Write the folder described above (``results``: every sample, padded ones included; with
+    ``num_samples`` the summary names N and the padding); returns the files written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = [_write(out / sample_file_name(r.qid, r.sample_idx), r.official_dict()) for r in results]
@@ -50,6 +67,8 @@ def write_official_results(
         "left_out_cancelled": len(summary.left_out),
         "left_out_runs": [{"qid": q, "sample_idx": i} for q, i in summary.left_out],
     }
+    if num_samples is not None:
+        head["vibesearch"].update(num_samples=num_samples, padded=dict(summary.padded), padded_total=sum(summary.padded.values()))
     written.append(_write(out / "summary.json", head))
     written.append(_write(out / "item_ratings.json", [r.official_dict() for r in results]))
     per_query = [{"qid": q.qid, "num_samples": q.num_samples, "avg": q.avg, "best": q.best} for q in summary.per_query]

@@ -10,8 +10,13 @@
   index — or by position when no entry has a usable index — padded with "not covered"; an attempt
   that fails (model error, unreadable JSON) keeps the previous one's alignment. A batch that never
   yields anything counts as not covered; recall's denominator is always every ground-truth triple.
-* Sampling: temperature 0.7, max_tokens 32,768; ``<think>…</think>`` blocks are removed from the
-  answer. Calls go through ``vibesearch.llm.complete`` (purpose ``judge``).
+* Sampling, by judge (``grader_for``): a ``gemini/...`` judge (litellm's Google AI Studio route;
+  ``api_base`` points it at another server) is the official Gemini grader, run.py's default:
+  temperature 0.8, top_p 0.6, max_tokens 64,000, and only the answer's non-thought parts are read
+  (litellm hands parts marked ``"thought": true`` over as ``reasoning_content``, which the judge
+  never reads). Any other judge is the official OpenAI-compatible grader: temperature 0.7,
+  max_tokens 32,768, ``<think>…</think>`` blocks removed from the answer. Calls go through
+  ``vibesearch.llm.complete`` (purpose ``judge``).
 """
 
 from __future__ import annotations
@@ -26,7 +31,15 @@ from typing import Any, Literal
 
 from ..config import Settings, get_settings
 from ..protocol.prompts import JudgeTemplate
-from ..protocol.rules import JUDGE_ATTEMPTS, JUDGE_MAX_BATCHES, OFFICIAL_JUDGE_SAMPLING
+from ..protocol.rules import (
+    CLIENT_ATTEMPTS,
+    GEMINI_JUDGE_PREFIX,
+    JUDGE_ATTEMPTS,
+    JUDGE_MAX_BATCHES,
+    OFFICIAL_GEMINI_JUDGE_SAMPLING,
+    OFFICIAL_JUDGE_SAMPLING,
+)
+from ..run.config import Sampling
 from .official_metrics import (
     CoverageItem,
     CoverageResult,
@@ -65,6 +78,29 @@ def gt_lines(gt: Sequence[GTTriple], offset: int) -> str:
 
 def strip_thinking(text: str) -> str:
     return _THINK.sub("", text).strip()
+
+
+@dataclass(frozen=True)
+class Grader:
+    """Which official grader a judge model stands for, and what that means for a call."""
+
+    kind: Literal["gemini", "openai"]
+    sampling: Sampling
+    removes_think_tags: bool  # the OpenAI-compatible grader removes <think> blocks; the Gemini one reads parts
+
+    def answer_text(self, content: str) -> str:
+        """The text of the judge's answer the official grader reads (stripped)."""
+        return strip_thinking(content) if self.removes_think_tags else content.strip()
+
+
+GEMINI_GRADER = Grader("gemini", OFFICIAL_GEMINI_JUDGE_SAMPLING, removes_think_tags=False)
+OPENAI_GRADER = Grader("openai", OFFICIAL_JUDGE_SAMPLING, removes_think_tags=True)
+
+
+def grader_for(model: str) -> Grader:
+    """The official grader a judge model stands for: ``gemini/...`` the Gemini grader, else the
+    OpenAI-compatible one."""
+    return GEMINI_GRADER if model.startswith(GEMINI_JUDGE_PREFIX) else OPENAI_GRADER
 
 
 class _BadAnswer(ValueError):
@@ -145,6 +181,7 @@ class OfficialJudgement:
     batches: list[BatchReport]
     model: str
     seconds: float
+    grader: Grader = OPENAI_GRADER
 
     @property
     def input_tokens(self) -> int:
@@ -164,6 +201,8 @@ class OfficialJudgement:
             "judge_kind": "llm",
             "layout": "official",
             "model": self.model,
+            "grader": self.grader.kind,
+            "sampling": self.grader.sampling.params(),
             "n_batches": len(self.batches),
             "calls": self.calls,
             "input_tokens": self.input_tokens,
@@ -210,7 +249,7 @@ def _items(batch: Sequence[GTTriple], offset: int, aligned: Sequence[Mapping[str
 
 
 async def _judge_batch(
-    prompt: str, batch: Sequence[GTTriple], offset: int, *, model: str, settings: Settings, attempts: int
+    prompt: str, batch: Sequence[GTTriple], offset: int, *, model: str, settings: Settings, attempts: int, grader: Grader
 ) -> tuple[list[CoverageItem], BatchReport]:
     from ..llm import LLMError, complete
 
@@ -224,12 +263,13 @@ async def _judge_batch(
                 model=model,
                 purpose="judge",
                 settings=settings,
-                temperature=OFFICIAL_JUDGE_SAMPLING.temperature,
-                max_tokens=OFFICIAL_JUDGE_SAMPLING.max_tokens,
+                sampling=grader.sampling.params(),
+                retries=CLIENT_ATTEMPTS - 1,  # run.py gives the grader its --max-retries (8 attempts) too
             )
             report.input_tokens += result.input_tokens or 0
             report.output_tokens += result.output_tokens or 0
-            items = answer_items(strip_thinking(result.content))
+            # only the answer's text: a Gemini answer's thought parts are in result.thinking, never read
+            items = answer_items(grader.answer_text(result.content))
         except (LLMError, ValueError) as exc:
             report.errors.append(str(exc)[:300])
             continue
@@ -254,16 +294,17 @@ async def judge_official(
     """Coverage of every ground-truth triple by ``pred`` (the strictly parsed predictions), judged
     in the official layout. No predictions or no ground truth: nothing is asked, recall is 0."""
     settings = settings or get_settings()
+    grader = grader_for(model)
     start = time.perf_counter()
     triples = list(gt.triples)
     if not triples or not pred:
-        return OfficialJudgement(CoverageResult.of([], len(triples)), [], model, time.perf_counter() - start)
+        return OfficialJudgement(CoverageResult.of([], len(triples)), [], model, time.perf_counter() - start, grader)
     shown = pred_lines(pred)
     jobs = []
     for offset, size in split_batches(len(triples), max_batches):
         batch = triples[offset : offset + size]
         prompt = template.render(pred_lines=shown, gt_lines=gt_lines(batch, offset), first_index=offset, count=size)
-        jobs.append(_judge_batch(prompt, batch, offset, model=model, settings=settings, attempts=attempts))
+        jobs.append(_judge_batch(prompt, batch, offset, model=model, settings=settings, attempts=attempts, grader=grader))
     done = await asyncio.gather(*jobs)
     items = [item for batch_items, _ in done for item in batch_items]
     return OfficialJudgement(
@@ -271,4 +312,5 @@ async def judge_official(
         batches=[report for _, report in done],
         model=model,
         seconds=time.perf_counter() - start,
+        grader=grader,
     )

@@ -13,8 +13,10 @@ For one sample (one run of one task), from the per-ground-truth-triple coverage 
 
 Over samples: Avg@N is, per task, the mean over its samples, then the mean over tasks; Best@N
 takes, per task, **every** metric from the sample with the best triplet F1 (the first one on a
-tie), then the mean over tasks. N is the largest number of samples any task has. A run a person
-cancelled is not a sample: it is left out and counted.
+tie), then the mean over tasks. N is the largest number of samples any task has, unless the
+caller pads every task to the official ``--num-samples`` N with 0 samples first (a missing sample is
+an empty answer to the official run; ``aggregate.padding_samples``). A run a person cancelled is not
+a sample: it is left out and counted.
 
 Where the official code would crash on a malformed judge answer (a support index that is not a
 whole number), the value is dropped instead and counted in the judge's batch report.
@@ -215,6 +217,7 @@ class OfficialSummary:
     num_queries: int
     per_query: list[QueryScores]
     left_out: list[tuple[str, int]] = field(default_factory=list)  # (qid, sample_idx) of cancelled runs
+    padded: dict[str, int] = field(default_factory=dict)  # qid -> 0 samples added to reach N (``--num-samples``)
 
     def official_dict(self) -> dict[str, Any]:
         """The summary with the official keys (``avg@3_triplet_f1`` ...), in the official order."""

@@ -3,10 +3,14 @@
     score = await score_official_run(store, run_id, judge="<litellm model>", settings=s, prompts=prompts)  # a RunScore
     sample_of(row)   # the official per-sample record (``SampleResult``) kept in a stored score
 
-The answer graded is the run's extraction answer as the agent wrote it (its last assistant message
-of phase ``extraction``), parsed as strictly as the official grader parses it; a run without one
-(it failed before extraction) is graded as an empty answer and scores 0. What our own parser read
-from the same answer (the run's stored graph) is compared and kept as a note, never scored.
+The answer graded is the one the official harness grades: the latest assistant message of the
+whole run (any phase, a step that also made tool calls included) whose text is not blank once
+stripped (``graded_answer``). That is the extraction answer when it has text; when it has none (the
+extraction failed, answered nothing, or never ran) it is the agent's latest dialogue text, and a
+run without any assistant text is graded as an empty answer and scores 0. The answer is parsed as
+strictly as the official grader parses it. The score's details name the message graded (phase and
+event seq) and whether it was such a fall-back. What our own parser read (the run's stored graph)
+is compared and kept as a note, never scored.
 
 The stored score: P / R / F1 are the official triplet precision, recall and F1; ``n_pred`` the
 strictly parsed predictions (duplicates included), ``n_valid`` the distinct supporting indices,
@@ -19,6 +23,7 @@ the details, which holds the indices into the strict parse).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..config import Settings
@@ -28,7 +33,7 @@ from ..run.scores import RunScore, Verdict
 from ..store import Store
 from ..store.tables import ScoreRow
 from ..tasks.models import Task
-from ._stored import NoGroundTruth, stored_prediction, stored_task
+from ._stored import NoGroundTruth, graph_source, stored_prediction, stored_task
 from .official_grade import OfficialGrade, grade_official
 from .official_metrics import OfficialGroundTruth, SampleResult
 from .profile import NotASample, OfficialJudgeRequired, is_cancelled
@@ -37,14 +42,48 @@ from .verdicts import judge_label
 LENIENT_KEPT = 50  # predictions only our parser read, kept in the note (the count is always kept)
 
 
-def extraction_answer(store: Store, run_id: str) -> str | None:
-    """The run's final extraction answer (None: the run never gave one)."""
-    answer = None
+@dataclass(frozen=True)
+class GradedAnswer:
+    """The text the official grader grades, and where in the run it came from."""
+
+    text: str  # stripped; "" when the run has no assistant text at all
+    phase: str | None = None  # of the message graded (None: nothing was graded)
+    seq: int | None = None  # its event seq
+    extraction_seq: int | None = None  # the seq of the run's last extraction answer (None: there is none)
+
+    @property
+    def fallback(self) -> bool:
+        """Not the run's last extraction answer (it had no text, or there was none)."""
+        return self.seq is None or self.seq != self.extraction_seq
+
+    def record(self) -> dict[str, Any]:
+        return {"phase": self.phase, "seq": self.seq, "fallback": self.fallback, "extraction_seq": self.extraction_seq}
+
+
+def graded_answer(store: Store, run_id: str, *, original: bool = False) -> GradedAnswer:
+    """The latest assistant message of the run whose stripped text is not empty, whatever its phase
+    and whether or not it also made tool calls (the official ``extract_response`` over the whole
+    trace), with the run's last extraction answer for comparison. A re-extraction's answer replaces
+    it, empty or not, as the official re-extraction script writes its ``response`` (``original``:
+    the run's own, whatever was re-extracted since)."""
+    if not original:
+        newest = store.latest_graph(run_id)
+        if newest is not None and newest.source == "reextraction":
+            return GradedAnswer(newest.raw_text.strip(), "reextraction", None, None)
+    graded: tuple[str, str, int] | None = None
+    extraction_seq = None
     for ev in store.events(run_id, kinds=["message"]):
         d = ev.data
-        if isinstance(d, MessageEvent) and d.role == "assistant" and d.phase == "extraction":
-            answer = d.content
-    return answer
+        if not isinstance(d, MessageEvent) or d.role != "assistant":
+            continue
+        if d.phase == "extraction":
+            extraction_seq = ev.seq
+        text = d.content.strip()
+        if text:
+            graded = (text, d.phase, ev.seq)
+    if graded is None:
+        return GradedAnswer("", extraction_seq=extraction_seq)
+    return GradedAnswer(graded[0], graded[1], graded[2], extraction_seq)
 
 
 def official_ground_truth(task: Task) -> OfficialGroundTruth:
@@ -69,7 +108,8 @@ def default_prompts(settings: Settings) -> PromptSet:
 
 
 async def score_official_run(
-    store: Store, run_id: str, *, judge: str, settings: Settings, prompts: PromptSet | None = None, progress: Any = None
+    store: Store, run_id: str, *, judge: str, settings: Settings, prompts: PromptSet | None = None, progress: Any = None,
+    original: bool = False,
 ) -> RunScore:
     """Grade the run as the official grader would (``progress`` is not reported: the official
     judge's batches go out at once)."""
@@ -86,12 +126,13 @@ async def score_official_run(
         raise NoGroundTruth(f"run {run_id} has no ground-truth graph in its task snapshot")
     prompts = prompts or default_prompts(settings)
     gt = official_ground_truth(task)
-    answer = extraction_answer(store, run_id)
-    graph, graph_id = stored_prediction(store, run_id)
+    answer = graded_answer(store, run_id, original=original)
+    graph, graph_id = stored_prediction(store, run_id, original=original)
     graded = await grade_official(
-        run.task_id, run.run_index, answer or "", gt, prompts.judge, model=judge, settings=settings, lenient=graph
+        run.task_id, run.run_index, answer.text, gt, prompts.judge, model=judge, settings=settings, lenient=graph
     )
-    score = _score(run_id, graph_id, judge, graded, prompts, n_gt=len(gt.triples), answered=answer is not None)
+    score = _score(run_id, graph_id, judge, graded, prompts, n_gt=len(gt.triples), answer=answer)
+    score.details["graded_graph"] = graph_source(store, run_id, graph_id)
     score.prompt_source = prompt_source_label(run.meta().get("prompt_source"), prompts)
     score.verdicts = _verdicts(graded, graph, len(gt.triples))
     return score
@@ -107,7 +148,7 @@ def prompt_source_label(run_source: object, prompts: PromptSet) -> str:
 
 
 def _score(
-    run_id: str, graph_id: int | None, judge: str, graded: OfficialGrade, prompts: PromptSet, *, n_gt: int, answered: bool
+    run_id: str, graph_id: int | None, judge: str, graded: OfficialGrade, prompts: PromptSet, *, n_gt: int, answer: GradedAnswer
 ) -> RunScore:
     result, parse = graded.result, graded.parse
     coverage = result.coverage_details
@@ -127,9 +168,16 @@ def _score(
             "lenient_only": parse.lenient_only[:LENIENT_KEPT],
         },
         "judge": graded.judgement.details() if graded.judgement is not None else {"skipped": "no parsable triples: the sample scores 0"},
+        "graded_message": answer.record(),
     }
-    if not answered:
-        details["note"] = "the run gave no extraction answer: it scores 0 (a failed run is a sample under the official profile)"
+    if answer.phase == "reextraction":
+        details["note"] = "the run's newest re-extraction was graded (`vibesearch reextract`)"
+    elif answer.seq is None:
+        details["note"] = ("the run gave no extraction answer and no assistant text at all: it scores 0 "
+                           "(a failed run is a sample under the official profile)")
+    elif answer.fallback:
+        details["note"] = (f"the run gave no extraction answer with text: its latest assistant text (phase {answer.phase}, "
+                           f"event {answer.seq}) was graded instead, as the official grader does")
     return RunScore(
         run_id=run_id,
         graph_id=graph_id,

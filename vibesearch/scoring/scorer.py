@@ -32,26 +32,36 @@ from .profile import run_protocol
 
 
 class Scorer(Protocol):
-    async def score(self, store: Store, run_id: str, *, judge: str, settings: Settings, progress: Any = None) -> RunScore:
-        """The run's score by ``judge`` (``progress(done, total)`` follows the judge's batches)."""
+    async def score(
+        self, store: Store, run_id: str, *, judge: str, settings: Settings, progress: Any = None, original: bool = False
+    ) -> RunScore:
+        """The run's score by ``judge`` (``progress(done, total)`` follows the judge's batches;
+        ``original``: its own extraction, not its newest re-extraction)."""
         ...
 
 
 class GraphScorer:
-    async def score(self, store: Store, run_id: str, *, judge: str, settings: Settings, progress: Any = None) -> RunScore:
-        return await score_graph_run(store, run_id, judge=judge, settings=settings, progress=progress)
+    async def score(
+        self, store: Store, run_id: str, *, judge: str, settings: Settings, progress: Any = None, original: bool = False
+    ) -> RunScore:
+        return await score_graph_run(store, run_id, judge=judge, settings=settings, progress=progress, original=original)
 
 
 @dataclass
 class OfficialGraphScorer:
     prompts: PromptSet | None = None  # the judge prompt's source (None: the configured checkout, or ours)
 
-    async def score(self, store: Store, run_id: str, *, judge: str, settings: Settings, progress: Any = None) -> RunScore:
-        return await score_official_run(store, run_id, judge=judge, settings=settings, prompts=self.prompts, progress=progress)
+    async def score(
+        self, store: Store, run_id: str, *, judge: str, settings: Settings, progress: Any = None, original: bool = False
+    ) -> RunScore:
+        return await score_official_run(store, run_id, judge=judge, settings=settings, prompts=self.prompts, progress=progress,
+                                        original=original)
 
 
 class TableScorer:
-    async def score(self, store: Store, run_id: str, *, judge: str, settings: Settings, progress: Any = None) -> RunScore:
+    async def score(
+        self, store: Store, run_id: str, *, judge: str, settings: Settings, progress: Any = None, original: bool = False
+    ) -> RunScore:
         from ..tables.runs import table_run_score
 
         return await asyncio.to_thread(table_run_score, store, run_id, judge=judge, settings=settings)
@@ -75,16 +85,18 @@ async def score_run_async(
     progress: Any = None,
     protocol: ProtocolProfile | None = None,
     prompts: PromptSet | None = None,
+    original: bool = False,
 ) -> ScoreRow:
     """Score a run and store the score with its verdicts; return the stored row.
 
     ``protocol`` (default: the run's own profile) chooses how (``scorer_for``); ``prompts``: the
-    official judge prompt's source (default the configured checkout, or our own)."""
+    official judge prompt's source (default the configured checkout, or our own); ``original``:
+    grade the run's own extraction, not its newest re-extraction (``vibesearch reextract``)."""
     settings = settings or get_settings()
     task = stored_task(store, run_id)
     profile = profile_of(protocol) if protocol is not None else profile_named(run_protocol(store.get_run(run_id)))
     scorer = scorer_for(task.kind if task is not None else "persona", profile, prompts=prompts)
-    value = await scorer.score(store, run_id, judge=judge, settings=settings, progress=progress)
+    value = await scorer.score(store, run_id, judge=judge, settings=settings, progress=progress, original=original)
     return record_score(store, value)
 
 
@@ -97,6 +109,8 @@ def score_run(
     progress: Any = None,
     protocol: ProtocolProfile | None = None,
     prompts: PromptSet | None = None,
+    original: bool = False,
 ) -> ScoreRow:
     """Sync entry point (see ``score_run_async``); usable from inside a running event loop too."""
-    return run_sync(score_run_async(store, run_id, judge=judge, settings=settings, progress=progress, protocol=protocol, prompts=prompts))
+    return run_sync(score_run_async(store, run_id, judge=judge, settings=settings, progress=progress, protocol=protocol, prompts=prompts,
+                                    original=original))

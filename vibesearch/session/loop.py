@@ -70,6 +70,7 @@ class Session:
         self.rec.on_budget = self.budget_hit.set
         self.error: str | None = None
         self.detail = ""
+        self.extraction_outcome: str | None = None  # how the agent's extraction ended (its graph says)
 
     # ------------------------------------------------------------------ state
     @property
@@ -100,6 +101,8 @@ class Session:
             d = ev.data
             if isinstance(d, ErrorEvent) and d.fatal:
                 self.error = f"{d.source}: {d.message}"
+            elif isinstance(d, GraphEvent):
+                self.extraction_outcome = d.outcome
         self.detail = detail
 
     # ------------------------------------------------------------------ guards
@@ -177,6 +180,7 @@ class Session:
         try:
             if not position.graph_stored:
                 await self._extract(termination or "error")
+            termination = self._final(termination or "error")
         except LeaseLost:
             raise
         except asyncio.CancelledError:
@@ -185,6 +189,17 @@ class Session:
         except _Stop as stop:
             return self._close("cancelled", stop.detail)
         return self._close(termination or "error", self.detail, status=status_after(termination, failed=bool(self.error)))
+
+    def _final(self, termination: str) -> str:
+        """The run's termination by its profile's rule; the conversation's own ending is kept in
+        the run's meta when the two differ."""
+        final = self.profile.final_termination(termination, self.extraction_outcome)
+        if final != termination:
+            self.rec.drain()
+            meta = self.store.get_run(self.run_id).meta()
+            self.store.update_run(self.run_id, meta={**meta, "conversation_ended": termination}, lease=self._owner)
+            self.detail = f"{self.detail + '; ' if self.detail else ''}the conversation ended: {termination}"
+        return final
 
     def _infer_termination(self) -> str:
         """Why a run that stopped during extraction had ended (its reason was not yet written)."""
@@ -306,12 +321,14 @@ class Session:
         except Exception as exc:  # noqa: BLE001 - a failed extraction ends the run as an error, recorded
             self._fatal("extraction", exc)
             return
+        self.extraction_outcome = graph.outcome
         self.rec.emit(
             GraphEvent(
                 triples=list(graph.triples),
                 raw_text=graph.raw_text or "",
                 repaired=list(graph.repaired or []),
                 dropped=list(graph.dropped or []),
+                outcome=graph.outcome,
             )
         )
 

@@ -208,10 +208,13 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin):
             s.refresh(row)
             return row
 
-    def latest_graph(self, run_id: str) -> GraphRow | None:
+    def latest_graph(self, run_id: str, *, source: str | None = None) -> GraphRow | None:
+        """The run's newest graph (``source``: of that source only, e.g. "extraction", the run's own)."""
         with Session(self.engine) as s:
-            q = select(GraphRow).where(GraphRow.run_id == run_id).order_by(col(GraphRow.id).desc())
-            return s.exec(q).first()
+            q = select(GraphRow).where(GraphRow.run_id == run_id)
+            if source is not None:
+                q = q.where(GraphRow.source == source)
+            return s.exec(q.order_by(col(GraphRow.id).desc())).first()
 
     # ------------------------------------------------------------------ scores
     def add_score(self, score: ScoreRow, verdicts: list[VerdictRow]) -> ScoreRow:

@@ -105,9 +105,9 @@ class Run(SQLModel, table=True):
         return _object(self.config_json)
 
     def run_config(self) -> RunConfig | None:
-        """The run's ``RunConfig`` (None for a run stored before it was kept: see
-        ``session.resume.config_of_run``)."""
-        return RunConfig.model_validate_json(self.run_config_json) if self.run_config_json else None
+        """The run's ``RunConfig``, as the run began with it (None: none was stored — an imported
+        trajectory; an upgraded database gave every run of ours one)."""
+        return RunConfig.model_validate_json(self.run_config_json).as_resolved() if self.run_config_json else None
 
 
 def _object(text: str | None) -> dict[str, Any]:

@@ -261,6 +261,8 @@ def official_to_task(record: dict[str, Any], file: str, *, prefix: str = "") -> 
         problem("language", f"unknown language {short(rec.language)}: read as English ('en'); the value is kept in extra.language_original", warning=True)
         extra["language_original"] = rec.language
         language = "en"
+    elif rec.language != language:  # e.g. "zh-CN" read as "zh": the official harness reads only "zh" as Chinese
+        extra["language_as_written"] = rec.language
     data = {
         "id": rec.task_id,
         "subset": subset,

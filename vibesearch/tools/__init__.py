@@ -4,6 +4,7 @@
 the run's ``SearchSpec`` names (the offline corpus by default, a web backend otherwise), its number
 of results and its cap on a result's length, and the python sandbox in every case. ``settings``
 gives only process facts (timeouts, the sandbox's limits, the summariser model, provider URLs).
+``make_official_toolbox`` gives the official profile's tools instead (``tools.official``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ..run.events import Emit
 from ..tasks.models import Task
 from .base import Toolbox, ToolOutput, cap
 from .offline import OfflineBackend, OfflineCorpus, corpus_for_task
+from .official import OfficialToolbox, make_official_toolbox
 from .sandbox import PythonSandbox, detect_isolation
 from .schemas import SCHEMAS, TOOL_NAMES, ArgumentError, all_schemas, check_arguments
 from ._text import rank_texts, sentences
@@ -62,6 +64,7 @@ __all__ = [
     "ArgumentError",
     "OfflineBackend",
     "OfflineCorpus",
+    "OfficialToolbox",
     "PythonSandbox",
     "SCHEMAS",
     "SearchBackend",
@@ -74,5 +77,6 @@ __all__ = [
     "corpus_for_task",
     "detect_isolation",
     "make_backend",
+    "make_official_toolbox",
     "make_toolbox",
 ]

@@ -150,6 +150,16 @@ class OfflineBackend:
         hits = await asyncio.to_thread(self._hits, query, self.search_spec.topn, True)
         return ToolOutput(format_hits(query, hits, scholarly=True))
 
+    # the raw material of the official profile's tools (``tools.official``), which lay it out themselves
+    async def hits(self, query: str, topn: int, *, scholarly: bool = False) -> list[Hit]:
+        """The ranked hits of ``query`` (the scholarly documents only when ``scholarly``)."""
+        return await asyncio.to_thread(self._hits, query, topn, scholarly)
+
+    async def page_texts(self, urls: list[str]) -> list[str | None]:
+        """The stored text of each URL's document; None for a URL that is not in the corpus."""
+        docs = [self.corpus.get(url) for url in urls]
+        return [doc.text if doc is not None else None for doc in docs]
+
     async def visit(self, urls: list[str], goal: str, emit: Emit | None = None) -> ToolOutput:
         limit = max(1_000, min(self.page_chars, self.search_spec.tool_result_max_chars // len(urls) - 200))
 

@@ -84,18 +84,44 @@ class WebBackend:
             return ToolOutput(scrub(f"search failed: {exc}"), error=True)
         return ToolOutput(format_hits(query, hits))
 
-    async def scholar(self, query: str) -> ToolOutput:
+    async def _scholar_hits(self, query: str, topn: int) -> list[web_search.Hit]:
+        """The first scholarly provider's hits that answers; ProviderError naming every failure."""
         problems = []
         async with self._api_client() as client:
             for name in self.scholar_providers:
                 fn = web_search.openalex if name == "openalex" else web_search.semantic_scholar
                 try:
-                    hits = await fn(client, query, self.search_spec.topn, base_url=self.base_urls[name])
+                    return await fn(client, query, topn, base_url=self.base_urls[name])
                 except ProviderError as exc:
                     problems.append(str(exc))
-                    continue
-                return ToolOutput(format_hits(query, hits, scholarly=True))
-        return ToolOutput(scrub("scholar_search failed: " + "; ".join(problems)), error=True)
+        raise ProviderError("; ".join(problems))
+
+    async def scholar(self, query: str) -> ToolOutput:
+        try:
+            hits = await self._scholar_hits(query, self.search_spec.topn)
+        except ProviderError as exc:
+            return ToolOutput(scrub(f"scholar_search failed: {exc}"), error=True)
+        return ToolOutput(format_hits(query, hits, scholarly=True))
+
+    # the raw material of the official profile's tools (``tools.official``), which lay it out themselves
+    async def hits(self, query: str, topn: int, *, scholarly: bool = False) -> list[web_search.Hit]:
+        """The hits of ``query`` from the run's provider (the scholarly providers when
+        ``scholarly``); raises ProviderError when none answers."""
+        return await (self._scholar_hits(query, topn) if scholarly else self._search_hits(query, topn))
+
+    async def page_texts(self, urls: list[str]) -> list[str | None]:
+        """The text of each page, fetched with the same guard as ``visit`` (public addresses only,
+        unless ``allow_private``); None for a page that could not be read."""
+
+        async def one(client: httpx.AsyncClient, url: str) -> str | None:
+            try:
+                page = await fetch_page(client, url, max_bytes=self.settings.visit_max_bytes, timeout_s=self.settings.http_timeout_s)
+            except Exception:  # noqa: BLE001 - any failure reads as a page that cannot be accessed
+                return None
+            return page.text
+
+        async with make_client(self.settings.http_timeout_s, allow_private=self.allow_private, transport=self.transport) as client:
+            return list(await asyncio.gather(*(one(client, u) for u in urls)))
 
     async def _visit_one(self, client: httpx.AsyncClient, url: str, goal: str, limit: int, emit: Emit | None) -> tuple[str, bool]:
         try:

@@ -5,12 +5,17 @@
 * It then sees each reply of the agent in full as an incoming message, and its own earlier
   messages as it wrote them; what it writes goes to the agent verbatim.
 * ``[DONE]`` anywhere in its answer ends the conversation. A call that fails or answers nothing is
-  tried again; after ``SIMULATOR_ATTEMPTS`` failures the conversation ends as if it said ``[DONE]``.
+  tried again after a pause (1 s, then 2 s, times ``settings.llm_backoff_s``); after
+  ``SIMULATOR_ATTEMPTS`` failures the conversation ends as if it said ``[DONE]``.
+* The agent's text it is handed is the last assistant message with any content (whitespace
+  included, as the official ``_extract_last_assistant_text`` reads it), whichever step wrote it.
 * Stage progress is only inferred from the text afterwards (``paper.infer_turn``), as for the
   paper-faithful simulator.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from ..config import Settings
 from ..llm import LLMError, complete
@@ -46,7 +51,7 @@ class OfficialUser(LLMPlayedUser):
             if i > 0:
                 msgs.append({"role": "assistant", "content": turn.user})
             # the official harness hands over the agent's last text, whatever step wrote it
-            latest = next((s.content for s in reversed(turn.steps) if s.content.strip()), latest)
+            latest = next((s.content for s in reversed(turn.steps) if s.content), latest)
             msgs.append({"role": "user", "content": latest})
         return msgs
 
@@ -57,7 +62,7 @@ class OfficialUser(LLMPlayedUser):
             try:
                 result = await complete(
                     messages, model=self.model, purpose="simulator", emit=state.emit, settings=self.settings,
-                    sampling=self.sampling.params(),
+                    sampling=self.sampling.params(), retries=0,  # three single calls, as the official harness makes
                 )
             except LLMError as exc:
                 problem = str(exc)
@@ -71,6 +76,8 @@ class OfficialUser(LLMPlayedUser):
                 problem = "the simulator answered nothing"
             if state.emit is not None:
                 state.emit(ErrorEvent(source="user", message=f"official simulator, attempt {attempt}: {problem}"[:1000]))
+            if attempt < SIMULATOR_ATTEMPTS:
+                await asyncio.sleep(float(attempt) * self.settings.llm_backoff_s)
         return UserTurn(
             DONE_SIGNAL,
             "done",

@@ -7,7 +7,7 @@
 * A run of the official profile gets the limits that profile ran it by, which earlier stored
   configurations left implicit: 30 simulator replies after the opening (whatever was asked: the
   profile ignored it), no step cap per turn, 200 rounds per trajectory, compaction above 229,376
-  reported prompt tokens.
+  reported prompt tokens (and no window fraction).
 
 Runs whose parts the vocabulary does not know (imported trajectories) keep none. The values are
 written here as they were at this revision, not read from the code, so the migration stays what
@@ -39,7 +39,8 @@ _LIMITS = {  # name -> default, as the settings had them
 }
 # the limits a profile ran its runs by, which configurations stored before left implicit
 _PROFILE_LIMITS: dict[str, dict[str, Any]] = {
-    "official": {"max_user_turns": 30, "max_steps_per_turn": None, "max_rounds": 200, "compaction_tokens": 229_376},
+    "official": {"max_user_turns": 30, "max_steps_per_turn": None, "max_rounds": 200, "compaction_tokens": 229_376,
+                 "compaction_threshold": None},
 }
 
 
