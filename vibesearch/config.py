@@ -25,7 +25,7 @@ REPO_DIR = PACKAGE_DIR.parent
 BUNDLED_TASKS = REPO_DIR / "personas"
 BUNDLED_TABLE_TASKS = REPO_DIR / "tables"
 
-AgentKind = Literal["baseline", "react", "endpoint"]
+AgentKind = Literal["baseline", "react", "endpoint", "openclaw"]
 UserKind = Literal["rules", "simulator", "paper", "human", "direct", "staged"]
 SearchBackend = Literal["offline", "ddgs", "serper", "tavily", "searxng"]
 # the vocabularies every list of them is shown from
@@ -67,6 +67,17 @@ class Settings(BaseSettings):
     # other endpoint URLs a person may type in the app (comma-separated); the configured key never
     # goes to them. Empty: only VIBESEARCH_ENDPOINT_URL.
     allowed_endpoint_urls: str = ""
+
+    # openclaw agent: the folder OpenClaw is installed in (``vibesearch openclaw install``; empty:
+    # ~/.cache/vibesearch/openclaw), how long its gateway may take to start and a turn to answer,
+    # and whether a run's OpenClaw state folder is kept after the run (for reading it by hand)
+    openclaw_dir: Path | None = None
+    openclaw_start_timeout_s: float = Field(default=180.0, gt=0)
+    openclaw_turn_timeout_s: float = Field(default=1800.0, gt=0)
+    openclaw_keep_state: bool = False
+    # long-term memory across runs (``--openclaw-long-term-memory``) lives here; empty:
+    # openclaw-memory beside the database
+    openclaw_memory_dir: Path | None = None
 
     # tools
     search_backend: SearchBackend = "offline"
@@ -172,6 +183,12 @@ class Settings(BaseSettings):
         if self.upload_dir is not None:
             return self.upload_dir
         return (self.db.parent if isinstance(self.db, Path) else Path(".")) / "vibesearch-uploads"
+
+    def openclaw_memory_area(self) -> Path:
+        """Where the openclaw agent's long-term memory is kept between runs."""
+        if self.openclaw_memory_dir is not None:
+            return Path(self.openclaw_memory_dir).expanduser()
+        return (self.db.parent if isinstance(self.db, Path) else Path(".")) / "openclaw-memory"
 
     def load_root_paths(self) -> list[Path]:
         """Where the app may load task files from (symlinks resolved)."""

@@ -242,7 +242,7 @@ def test_make_agent_errors_are_clear(settings, small_task):
         agent_of("react", small_task, settings)
     with pytest.raises(ValueError, match="endpoint-url"):
         agent_of("endpoint", small_task, settings)
-    with pytest.raises(ValueError, match="'baseline', 'react' or 'endpoint'"):
+    with pytest.raises(ValueError, match="'baseline', 'react', 'endpoint' or 'openclaw'"):
         agent_of("gpt", small_task, settings)
     no_corpus = small_task.model_copy(update={"corpus": None})
     with pytest.raises(ValueError, match="has none"):

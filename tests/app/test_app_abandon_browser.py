@@ -109,5 +109,7 @@ def test_the_api_continues_and_stops_an_abandoned_run(app_server):
         bob.predict(rid, api_name="/continue_run")
     assert alice.predict(rid, api_name="/continue_run") == "continuing"
     wait_for(lambda: alice.predict(rid, api_name="/run_status")["waiting_for_person"], 60, "the person's turn again")
-    assert carol.predict(rid, api_name="/stop_run") == "stopping"
+    # "stopping" while the run waits for alice; "stopped" when a loaded machine let the idle
+    # timeout end it again first (nobody drives it then, so the stop closes it at once)
+    assert carol.predict(rid, api_name="/stop_run") in ("stopping", "stopped")
     wait_for(lambda: alice.predict(rid, api_name="/run_status")["status"] == "cancelled", 60, "the run to be cancelled")

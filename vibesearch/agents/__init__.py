@@ -81,4 +81,39 @@ def make_agent(
         from .baseline import BaselineAgent
 
         return BaselineAgent(task, settings, search=config.search, toolbox=toolbox)
+    if spec.kind == "openclaw":
+        return _openclaw_agent(config, task, settings, toolbox)
     raise ValueError(f"unknown agent kind {spec.kind!r}: expected one of {', '.join(AGENT_KINDS)}")
+
+
+def _openclaw_agent(config: RunConfig, task: Task, settings: Settings, toolbox: Toolbox | None) -> Agent:
+    """OpenClaw on the run's model, with the run's tools as its web (refused in one line when
+    OpenClaw or a Node.js new enough is not installed)."""
+    from ..protocol.profiles import official_language
+    from .openclaw import OpenclawAgent, find_openclaw
+    from .prompts import extraction_instruction, system_prompt
+
+    spec = config.agent
+    if not spec.model:
+        raise MissingSetting("the openclaw agent needs a model", "agent_model",
+                             example="a litellm model string such as 'openai/gpt-4o-mini'; OpenClaw calls it through vibesearch")
+    install = find_openclaw(settings)
+    profile = profile_of(config.protocol)
+    prompts = profile.prompts(settings) if profile.official_loop else None
+    if prompts is not None:
+        language = official_language(task)
+        system, extraction = prompts.agent_system_prompt(language), prompts.extraction_prompt(language)
+    else:
+        system, extraction = system_prompt(), extraction_instruction(task.language)
+    if toolbox is None:
+        from ..tools import make_toolbox
+
+        toolbox = make_toolbox(task, settings, search=config.search)
+    assert spec.openclaw is not None  # a resolved openclaw config has its switches
+    return OpenclawAgent(
+        task, settings, install=install, model=spec.model, spec=spec.openclaw,
+        rules=profile.openclaw_rules(spec.openclaw, settings, simulated=config.user.kind not in ("direct", "staged")),
+        tools=toolbox, system_prompt=system, extraction_prompt=extraction, sampling=spec.sampling,
+        context_window=config.limits.context_window, memory_dir=settings.openclaw_memory_area(),
+    )
+

@@ -55,6 +55,7 @@ _AGENT_LABELS: dict[AgentKind, str] = {
     "baseline": "Offline baseline (retrieval + oracle reader)",
     "react": "ReAct agent with a model",
     "endpoint": "Endpoint (OpenAI-compatible agent)",
+    "openclaw": "OpenClaw gateway with a model",
 }
 _PROTOCOL_LABELS: dict[ProtocolProfile, str] = {"vibesearch": "vibesearch (ours)", "official": "official (the paper's harness)"}
 USER_CHOICES = [(_USER_LABELS[k], k) for k in USER_KINDS if k in _USER_LABELS]

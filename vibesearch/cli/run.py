@@ -18,7 +18,10 @@ import typer
 from ..config import AGENT_KINDS, SEARCH_BACKENDS, USER_KINDS, AgentKind, UserKind
 from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json
 
-_AGENT_WORDS: dict[AgentKind, str] = {"baseline": "offline, no model", "react": "an LLM with tools; needs --model", "endpoint": "an OpenAI-compatible agent"}
+_AGENT_WORDS: dict[AgentKind, str] = {
+    "baseline": "offline, no model", "react": "an LLM with tools; needs --model", "endpoint": "an OpenAI-compatible agent",
+    "openclaw": "a real OpenClaw gateway on --model (vibesearch openclaw install)",
+}
 # the users a batch may run (a person plays with ``vibesearch play``)
 _USER_WORDS: dict[UserKind, str] = {"rules": "offline", "simulator": "LLM, needs --simulator-model", "paper": "the official prompt",
                                     "direct": "", "staged": ""}
@@ -93,6 +96,13 @@ def run_cmd(
     search: Optional[str] = typer.Option(None, "--search", help=" | ".join(SEARCH_BACKENDS)),
     endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help="the endpoint agent's OpenAI-compatible base URL"),
     endpoint_model: Optional[str] = typer.Option(None, "--endpoint-model"),
+    openclaw_subagents: Optional[bool] = typer.Option(None, "--openclaw-subagents/--no-openclaw-subagents", help="openclaw agent: offer OpenClaw's subagents (default on)"),
+    openclaw_memory: Optional[bool] = typer.Option(None, "--openclaw-memory/--no-openclaw-memory", help="openclaw agent: OpenClaw's memory plugin (default on)"),
+    openclaw_long_term_memory: Optional[bool] = typer.Option(
+        None, "--openclaw-long-term-memory/--no-openclaw-long-term-memory", help="openclaw agent: dreaming and memory kept across runs (default off)"
+    ),
+    openclaw_idle_s: Optional[float] = typer.Option(None, "--openclaw-idle-s", min=1, help="openclaw agent: seconds without a reply before a nudge (default 90)"),
+    openclaw_max_nudges: Optional[int] = typer.Option(None, "--openclaw-max-nudges", min=0, help="openclaw agent: nudges before a turn counts as unanswered (default 3)"),
     protocol: Optional[str] = typer.Option(None, "--protocol", help=PROTOCOL_HELP),
     official_harness: Optional[Path] = typer.Option(None, "--official-harness", help=HARNESS_HELP),
     resume: bool = typer.Option(False, "--resume", help="finish the latest (or --batch) batch: resume interrupted runs, start missing ones (runs another process drives are skipped)"),
@@ -115,6 +125,7 @@ def run_cmd(
         agent=agent, agent_model=model, user=user, simulator_model=simulator_model, max_user_turns=max_user_turns,
         budget_usd=budget_usd, budget_tokens=budget_tokens, stop_on_final_answer=stop_on_answer, search_backend=search,
         endpoint_url=endpoint_url, endpoint_model=endpoint_model, protocol=protocol,
+        openclaw=_openclaw_switches(openclaw_subagents, openclaw_memory, openclaw_long_term_memory, openclaw_idle_s, openclaw_max_nudges),
     )
     # a new batch opens (and maybe creates) the database only once its input is known to be good
     store = open_db(settings.db) if resume else None
@@ -286,6 +297,14 @@ def play_cmd(
     if result is None:  # the person left: the run waits to be resumed
         raise typer.Exit(130)
     raise typer.Exit(1 if result.status == "failed" else 0)
+
+
+def _openclaw_switches(
+    subagents: Optional[bool], memory: Optional[bool], long_term: Optional[bool], idle_s: Optional[float], max_nudges: Optional[int]
+) -> dict[str, Any] | None:
+    """The openclaw agent's switches given on the command line (None: none given)."""
+    given = {"subagents": subagents, "memory": memory, "long_term_memory": long_term, "idle_s": idle_s, "max_nudges": max_nudges}
+    return {k: v for k, v in given.items() if v is not None} or None
 
 
 def _new_parts(task: str, settings: Any, agent: Optional[str], model: Optional[str], shadow_model: Optional[str], protocol: Optional[str]) -> tuple[Any, Any, Any, Any]:

@@ -53,6 +53,7 @@ TERMINATIONS: dict[str, Termination] = {
     "max_rounds": "max_rounds",  # the 200-call budget, our termination of the same name
     "context_length": "context_length",
     "error_loop": "error_loop",  # the agent's calls failed 10 times in a row; ours of the same name
+    "no_response": "no_response",  # the OpenClaw driver: no reply, nudges included
     "malformed_tool_call": "error",
     "empty_response": "error",
 }

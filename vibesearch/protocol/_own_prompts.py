@@ -282,3 +282,7 @@ Read the web page below with the reader's goal in mind and pull out what serves 
 
 Answer with a JSON object with two keys: "evidence" (the parts you copied) and "summary" (your \
 paragraph), like {{"evidence": "...", "summary": "..."}}."""
+
+
+# sent to an OpenClaw that has not answered for a while (the official driver's rule, our words)
+OPENCLAW_NUDGE = "Are you still there? I have not seen an answer from you yet. Do you have something for me?"

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from ..config import Settings
-from ..run.config import PROTOCOLS, Limits, ProtocolProfile, RunConfig, Sampling
+from ..run.config import PROTOCOLS, Limits, OpenclawSpec, ProtocolProfile, RunConfig, Sampling
 from ..run.conversation import Conversation
 from ..run.events import EventData, MessageEvent, NoteEvent
-from .prompts import PromptSet, load_prompts, resolve_harness
+from .prompts import PromptSet, load_openclaw_nudge, load_prompts, resolve_harness
 from ..tasks.models import Task
 from .rules import (
     AGENT_MAX_TOKENS,
@@ -35,7 +35,14 @@ from .rules import (
     OFFICIAL_AGENT_SAMPLING,
     OFFICIAL_JUDGE_SAMPLING,
     OFFICIAL_SIMULATOR_SAMPLING,
+    OPENCLAW_IDLE_S,
+    OPENCLAW_MAX_NUDGES,
+    OPENCLAW_POLL_S,
+    OPENCLAW_SEPARATOR,
+    OPENCLAW_SIMULATOR_ATTEMPTS,
+    OPENCLAW_SIMULATOR_SAMPLING,
     SCRIPT_USER_TURNS,
+    SIMULATOR_ATTEMPTS,
     official_compaction_threshold,
 )
 
@@ -111,6 +118,35 @@ def official_language(task: Task) -> str:
     return "zh" if written == "zh" else "en"
 
 
+@dataclass(frozen=True)
+class OpenclawRules:
+    """How the openclaw agent waits for, nudges and opens a conversation with OpenClaw."""
+
+    poll_s: float  # an unanswered turn is looked at again this often ...
+    idle_s: float  # ... for this long, then nudged
+    max_nudges: int
+    nudge: str  # the nudge's text
+    nudge_source: str  # where it came from ("own", or the checkout's file)
+    # a turn still unanswered after the first idle wait fails the run instead of being nudged
+    unanswered_fails_run: bool
+    # a turn with no reply of its own takes the session's last reply (the official driver reads
+    # the newest reply in the whole session)
+    stale_reply_counts: bool = False
+    separator: str = OPENCLAW_SEPARATOR  # between the system prompt and the first message
+
+
+def _with_openclaw(config: RunConfig) -> RunConfig:
+    """``config`` with the openclaw agent's idle rule filled in (the official driver's numbers)."""
+    spec = config.agent.openclaw
+    if config.agent.kind != "openclaw" or spec is None:
+        return config
+    filled = spec.model_copy(update={
+        "idle_s": spec.idle_s if spec.idle_s is not None else OPENCLAW_IDLE_S,
+        "max_nudges": spec.max_nudges if spec.max_nudges is not None else OPENCLAW_MAX_NUDGES,
+    })
+    return config.model_copy(update={"agent": config.agent.model_copy(update={"openclaw": filled})})
+
+
 class Profile(ABC):
     """One protocol profile: how its runs are resolved, conversed, closed, scored and reported."""
 
@@ -140,6 +176,16 @@ class Profile(ABC):
     def opening(self, settings: Settings) -> Opening | None:
         """What a new run records before it begins (None: nothing)."""
         return None
+
+    # ------------------------------------------------------------------ the openclaw agent
+    @abstractmethod
+    def openclaw_rules(self, spec: OpenclawSpec, settings: Settings, *, simulated: bool) -> OpenclawRules:
+        """How the openclaw agent of a run resolved under this profile waits and nudges
+        (``simulated``: an LLM or a person plays the user, not a direct or staged script)."""
+
+    def simulator_attempts(self, config: RunConfig) -> int:
+        """Calls the official simulator makes for one reply before it ends the conversation."""
+        return SIMULATOR_ATTEMPTS
 
     # ------------------------------------------------------------------ the conversation
     @abstractmethod
@@ -207,7 +253,17 @@ class VibesearchProfile(Profile):
             "max_rounds": None,
             "compaction_tokens": None,
         })
-        return config.model_copy(update={"limits": limits})
+        return _with_openclaw(config.model_copy(update={"limits": limits}))
+
+    def openclaw_rules(self, spec: OpenclawSpec, settings: Settings, *, simulated: bool) -> OpenclawRules:
+        from ._own_prompts import OPENCLAW_NUDGE
+
+        # the official driver's waits; the nudges are sent (its simulated mode never reaches them)
+        return OpenclawRules(
+            poll_s=OPENCLAW_POLL_S, idle_s=spec.idle_s or OPENCLAW_IDLE_S,
+            max_nudges=spec.max_nudges if spec.max_nudges is not None else OPENCLAW_MAX_NUDGES,
+            nudge=OPENCLAW_NUDGE, nudge_source="own", unanswered_fails_run=False,
+        )
 
     def user_turns_left(self, limits: Limits, user_messages: int) -> int:
         return max(0, (limits.max_user_turns or OUR_USER_TURNS) - user_messages)
@@ -249,7 +305,10 @@ class OfficialProfile(Profile):
     combines_judges = False
 
     def resolve(self, config: RunConfig) -> RunConfig:
+        config = _with_openclaw(config)
         agent = _filled(config.agent.sampling, OFFICIAL_AGENT_SAMPLING)
+        # the OpenClaw driver runs a simulator of its own, with its own sampling
+        simulator = OPENCLAW_SIMULATOR_SAMPLING if config.agent.kind == "openclaw" else OFFICIAL_SIMULATOR_SAMPLING
         given = config.limits
         limits = given.model_copy(
             update={
@@ -268,7 +327,7 @@ class OfficialProfile(Profile):
             update={
                 "limits": limits,
                 "agent": config.agent.model_copy(update={"sampling": agent}),
-                "user": config.user.model_copy(update={"sampling": _filled(config.user.sampling, OFFICIAL_SIMULATOR_SAMPLING)}),
+                "user": config.user.model_copy(update={"sampling": _filled(config.user.sampling, simulator)}),
                 "judge": config.judge.model_copy(update={"sampling": official_judge_sampling(config.judge.name)}),
             }
         )
@@ -277,6 +336,21 @@ class OfficialProfile(Profile):
         """The configured checkout's prompts (``--official-harness`` / ``VIBESEARCH_OFFICIAL_HARNESS``:
         the settings only, never a stored config), else our own."""
         return load_prompts(resolve_harness(None, settings))  # two small files parsed: no cache needed
+
+    def openclaw_rules(self, spec: OpenclawSpec, settings: Settings, *, simulated: bool) -> OpenclawRules:
+        nudge, source = load_openclaw_nudge(resolve_harness(None, settings))
+        # the official simulated mode hands its nudge generator and its nudge count to the nudge
+        # helper in swapped places, so the helper fails where it would nudge: the sample ends with
+        # the termination "error" and no messages (scored 0). Its direct and staged modes nudge
+        # with the fixed text.
+        return OpenclawRules(
+            poll_s=OPENCLAW_POLL_S, idle_s=spec.idle_s or OPENCLAW_IDLE_S,
+            max_nudges=spec.max_nudges if spec.max_nudges is not None else OPENCLAW_MAX_NUDGES,
+            nudge=nudge, nudge_source=source, unanswered_fails_run=simulated, stale_reply_counts=True,
+        )
+
+    def simulator_attempts(self, config: RunConfig) -> int:
+        return OPENCLAW_SIMULATOR_ATTEMPTS if config.agent.kind == "openclaw" else SIMULATOR_ATTEMPTS
 
     def opening(self, settings: Settings) -> Opening:
         prompts = self.prompts(settings)
@@ -297,14 +371,16 @@ class OfficialProfile(Profile):
         return [NoteEvent(text="the simulator said [DONE]: the conversation ends", data={"done": message})]
 
     def extracts(self, *, replied: bool, steps: int, termination: str) -> bool:
-        return True  # the official harness asks for the graph however the conversation ended
+        # the official harness asks for the graph however the conversation ended, but for the
+        # OpenClaw driver's unanswered turn
+        return termination != "no_response"
 
     def final_termination(self, termination: str, extraction: str | None) -> str:
         """The official label: the conversation's end counts only when its own rules stopped it
         (the budget of rounds, ``error_loop``; a fatal error or our budget keep theirs); after
         ``[DONE]`` or the turn cap it is ``answer``; an extraction that did not end with an answer
         gives its own ending instead."""
-        label = termination if termination in ("max_rounds", "error_loop", "error", "budget") else "answer"
+        label = termination if termination in ("max_rounds", "error_loop", "error", "budget", "no_response") else "answer"
         return extraction if extraction is not None and extraction != "answer" else label
 
     def left_out(self, *, cancelled: bool, has_graph: bool) -> bool:

@@ -43,6 +43,8 @@ PROMPTS_FILE = "agent/prompts.py"
 AGENT_FILE = "agent/general_agent.py"
 TOOLKIT_FILE = "agent/toolkit.py"
 EVALUATOR_FILE = "eval/evaluator.py"
+OPENCLAW_FILE = "agent/openclaw_agent.py"
+OPENCLAW_NUDGE_NAME = "NUDGE_MESSAGE"  # the fixed nudge of the OpenClaw driver
 
 # agent/prompts.py: the simulated mode's prompts (agent, extraction request, user simulator)
 AGENT_PROMPT_NAMES = {"en": "RESEARCH_SYSTEM_PROMPT_EN", "zh": "RESEARCH_SYSTEM_PROMPT_ZH"}
@@ -323,3 +325,12 @@ def _check_fields(path: Path, template: str, allowed: frozenset[str], name: str)
     if names != allowed:
         missing = ", ".join(sorted(allowed - names))
         raise HarnessError(path, f"the template lacks {{{missing}}}", field=name)
+
+
+def load_openclaw_nudge(harness: Path | None) -> tuple[str, str]:
+    """The nudge the OpenClaw driver sends to an idle OpenClaw, and where it came from: the
+    checkout's ``NUDGE_MESSAGE`` (``agent/openclaw_agent.py``, parsed, never run), else ours."""
+    if harness is None:
+        return own.OPENCLAW_NUDGE, "own"
+    parsed = parse_file(Path(harness) / OPENCLAW_FILE)
+    return module_string(parsed, OPENCLAW_NUDGE_NAME), f"{OPENCLAW_FILE} sha256 {parsed.sha256[:12]}"

@@ -65,3 +65,14 @@ OFFICIAL_SIMULATOR_SAMPLING = Sampling(temperature=SIMULATOR_TEMPERATURE, top_p=
 OFFICIAL_JUDGE_SAMPLING = Sampling(temperature=JUDGE_TEMPERATURE, max_tokens=JUDGE_MAX_TOKENS)
 # the official Gemini grader's sampling (eval/grader.py GeminiGrader): what a `gemini/...` judge is asked with
 OFFICIAL_GEMINI_JUDGE_SAMPLING = Sampling(temperature=GEMINI_JUDGE_TEMPERATURE, top_p=GEMINI_JUDGE_TOP_P, max_tokens=GEMINI_JUDGE_MAX_TOKENS)
+
+# ------------------------------------------------------------------ the OpenClaw driver (agent/openclaw_agent.py, run.py, scripts/run_openclaw.sh)
+OPENCLAW_POLL_S = 5.0  # POLL_INTERVAL: how often an unanswered turn is looked at again
+OPENCLAW_IDLE_S = 90.0  # run.py's --idle-threshold default, and what run_openclaw.sh passes
+OPENCLAW_MAX_NUDGES = 3  # --max-nudge
+OPENCLAW_NO_REPLY = "NO_REPLY"  # a reply of exactly this text counts as none
+OPENCLAW_SEPARATOR = "\n\n---\n\n"  # between the system prompt and the first message
+# the simulator the OpenClaw driver runs itself: one call per reply (a failed call ends the
+# conversation as "[DONE]"), 0.7 and 1,024 tokens, no top_p sent
+OPENCLAW_SIMULATOR_SAMPLING = Sampling(temperature=SIMULATOR_TEMPERATURE, max_tokens=1024)
+OPENCLAW_SIMULATOR_ATTEMPTS = 1

@@ -41,12 +41,24 @@ class Sampling(_Part):
         return {k: v for k, v in self.model_dump().items() if v is not None}
 
 
+class OpenclawSpec(_Part):
+    """The openclaw agent's switches: the paper's three ablations, and its idle rule (None: the
+    run's profile fills it in)."""
+
+    subagents: bool = True  # sessions_spawn / subagents / agents_wait offered
+    memory: bool = True  # the memory plugin (memory_search / memory_get)
+    long_term_memory: bool = False  # dreaming and the memory flush, memory kept across runs
+    idle_s: float | None = Field(default=None, gt=0)  # no reply for this long: a nudge
+    max_nudges: int | None = Field(default=None, ge=0)
+
+
 class AgentSpec(_Part):
     kind: AgentKind = "baseline"
-    model: str | None = None  # the react agent's litellm model string
+    model: str | None = None  # the react and openclaw agents' litellm model string
     endpoint_url: str | None = None  # the endpoint agent's base URL (never with a key)
     endpoint_model: str | None = None  # the model name sent to the endpoint
     sampling: Sampling = Field(default_factory=Sampling)
+    openclaw: OpenclawSpec | None = None  # the openclaw agent's switches
 
     @property
     def shown_model(self) -> str | None:
@@ -103,6 +115,7 @@ _FLAT: dict[str, tuple[str, str]] = {
     "endpoint_url": ("agent", "endpoint_url"),
     "endpoint_model": ("agent", "endpoint_model"),
     "agent_sampling": ("agent", "sampling"),
+    "openclaw": ("agent", "openclaw"),
     "user": ("user", "kind"),
     "simulator_model": ("user", "model"),
     "user_sampling": ("user", "sampling"),
@@ -187,14 +200,20 @@ class RunConfig(_Part):
         for key, value in overrides.items():
             if value is None:
                 continue
-            if key in _FLAT:
+            if key == "openclaw" and isinstance(value, dict):  # switches given on top of the ones there
+                parts["agent"]["openclaw"] = {**(parts["agent"].get("openclaw") or {}), **value}
+            elif key in _FLAT:
                 part, name = _FLAT[key]
                 parts[part][name] = value
             else:
                 parts[key] = value
         agent, user = parts["agent"], parts["user"]
-        if agent["kind"] != "react":
+        if agent["kind"] not in ("react", "openclaw"):
             agent["model"] = None
+        if agent["kind"] != "openclaw":
+            agent["openclaw"] = None
+        elif agent.get("openclaw") is None:
+            agent["openclaw"] = {}
         if agent["kind"] != "endpoint":
             agent["endpoint_url"] = agent["endpoint_model"] = None
         if user["kind"] not in ("simulator", "paper"):

@@ -34,6 +34,7 @@ Termination = Literal[
     "error_loop",  # official profile: the agent's calls failed 10 times in a row; the conversation ended there
     "empty_response",  # official profile: the extraction's fifth reply without an answer
     "malformed_tool_call",  # official profile: the same, the replies holding tool-call tags that could not be read
+    "no_response",  # the openclaw agent: OpenClaw gave no reply, its nudges included
     "error",
     "cancelled",
     "abandoned",  # nobody answered a person's turn within the idle timeout (the owner may continue)

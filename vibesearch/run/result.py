@@ -35,6 +35,7 @@ STATUS_OF: dict[Termination, RunStatus] = {
     "empty_response": "finished",
     "malformed_tool_call": "finished",
     "context_length": "finished",
+    "no_response": "finished",  # scored on what it has (the official driver asks for no graph then)
     "error": "failed",
     "cancelled": "cancelled",
     "abandoned": "abandoned",  # the person left a "me" run waiting past the idle timeout

@@ -333,6 +333,17 @@ class Session:
         )
 
 
+async def close_agent(agent: Agent) -> None:
+    """Let an agent release what it holds (``aclose``, when it has one); never raises."""
+    close = getattr(agent, "aclose", None)
+    if close is None:
+        return
+    try:
+        await asyncio.shield(close())
+    except Exception:  # noqa: BLE001 - a failed clean-up must not hide how the run ended
+        pass
+
+
 async def run_session(
     config: RunConfig,
     task: Task,
@@ -401,4 +412,5 @@ async def _drive(
     try:
         return await session.run(position)
     finally:
+        await close_agent(agent)  # an agent holding processes (openclaw's gateway) lets them go
         session.rec.close()  # every write made (or failed) before the lease is let go

@@ -43,7 +43,9 @@ def _unpaced(config: RunConfig, task: Task, settings: Settings) -> User:
         profile = profile_of(config.protocol)
         prompts = profile.prompts(settings) if profile.official_simulator else None
         if prompts is not None:  # the official simulator, whichever LLM-played kind
-            return OfficialUser(task, settings, model=spec.model, prompts=prompts, sampling=spec.sampling)
+            return OfficialUser(
+                task, settings, model=spec.model, prompts=prompts, sampling=spec.sampling, attempts=profile.simulator_attempts(config)
+            )
         cls = SimulatorUser if spec.kind == "simulator" else PaperUser
         return cls(task, settings, model=spec.model, sampling=spec.sampling)
     if spec.kind == "human":

@@ -35,9 +35,13 @@ class OfficialUser(LLMPlayedUser):
     kind = "paper"
     title = "official simulator"
 
-    def __init__(self, task: Task, settings: Settings | None = None, *, model: str, prompts: PromptSet, sampling: Sampling | None = None):
+    def __init__(
+        self, task: Task, settings: Settings | None = None, *, model: str, prompts: PromptSet, sampling: Sampling | None = None,
+        attempts: int = SIMULATOR_ATTEMPTS,
+    ):
         super().__init__(task, settings, model=model, sampling=sampling)
         self.prompts = prompts
+        self.attempts = attempts  # one for the OpenClaw driver's own simulator
 
     def system_prompt(self) -> str:
         return self.prompts.simulator_system_prompt(persona_markdown(self.task), self.task.persona.initial_query)
@@ -58,7 +62,7 @@ class OfficialUser(LLMPlayedUser):
     async def next_turn(self, convo: Conversation, state: UserState) -> UserTurn:
         messages = self.messages(convo)
         problem = ""
-        for attempt in range(1, SIMULATOR_ATTEMPTS + 1):
+        for attempt in range(1, self.attempts + 1):
             try:
                 result = await complete(
                     messages, model=self.model, purpose="simulator", emit=state.emit, settings=self.settings,
@@ -76,11 +80,11 @@ class OfficialUser(LLMPlayedUser):
                 problem = "the simulator answered nothing"
             if state.emit is not None:
                 state.emit(ErrorEvent(source="user", message=f"official simulator, attempt {attempt}: {problem}"[:1000]))
-            if attempt < SIMULATOR_ATTEMPTS:
+            if attempt < self.attempts:
                 await asyncio.sleep(float(attempt) * self.settings.llm_backoff_s)
         return UserTurn(
             DONE_SIGNAL,
             "done",
             decided_by="simulator",
-            rationale=f"the simulator failed {SIMULATOR_ATTEMPTS} times; the conversation ends as if it said {DONE_SIGNAL}",
+            rationale=f"the simulator failed {self.attempts} {'time' if self.attempts == 1 else 'times'}; the conversation ends as if it said {DONE_SIGNAL}",
         )
