@@ -271,3 +271,28 @@ def whole_number(value: Any, path: str | Path, field: str, *, high: int = 1_000_
     if number is None or not 0 <= number <= high:
         raise InputFileError(path, f"expected a whole number from 0 to {high}, got {short(value)}", field)
     return number
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file beside it, then renamed);
+    ``OSError`` when it cannot be written."""
+    import tempfile
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: str) -> str:
+    """A cell a spreadsheet shows as text, never runs as a formula (a leading ' where it would)."""
+    return "'" + value if value.startswith(_FORMULA_START) else value

@@ -88,3 +88,22 @@ def bootstrap_intervals(
 def bootstrap_settings() -> dict[str, Any]:
     """How the intervals are made, for the report (so a reader can reproduce them)."""
     return {"method": "percentile bootstrap, items resampled with replacement", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL}
+
+
+def bootstrap_mean(values: Sequence[float], *, resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> list[float] | None:
+    """A percentile-bootstrap interval of the mean of ``values`` (resampled with replacement, a
+    fixed seed): a share when they are 0/1, a paired difference when they are per-item
+    differences. None without values."""
+    n = len(values)
+    if n == 0:
+        return None
+    v = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(seed)
+    means: list[Any] = []
+    chunk = max(1, CHUNK_CELLS // n)
+    for start in range(0, resamples, chunk):
+        idx = rng.integers(0, n, size=(min(chunk, resamples - start), n))
+        means.append(v[idx].mean(axis=1))
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(np.concatenate(means), [tail, 100 - tail])
+    return [0.0 if abs(x) < 1e-12 else float(x) for x in (low, high)]

@@ -7,11 +7,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from .._files import write_text_atomic
 from ..store import Store
 from ..store.tables import CampaignRow, LabelRow, PredLabelRow
 from .campaigns import CampaignError, item_labels, item_texts
@@ -81,15 +80,7 @@ def export_campaign(store: Store, campaign: CampaignRow, path: str | Path) -> in
             writer.writerow({k: _cell(v) for k, v in r.items()})
         text = buf.getvalue()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        write_text_atomic(path, text)
     except OSError as exc:
         raise CampaignError(f"{path}: cannot write the export: {exc.strerror or exc}") from None
     return len(rows)
