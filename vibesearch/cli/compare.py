@@ -1,9 +1,14 @@
-"""``vibesearch compare RUN_A RUN_B``: two runs of one persona laid out by stage, and what each
-covered of the ground truth (``scoring/compare.py``)."""
+"""``vibesearch compare``: two runs of one persona laid out by stage, and what each covered of the
+ground truth (``scoring/compare.py``); or two whole configurations, task by task, with a paired
+interval of the F1 difference and each one's noise floor (``scoring/config_compare.py``).
+
+    vibesearch compare RUN_A RUN_B [--judge J] [--json]
+    vibesearch compare --a agent=react --a agent_model=M --b agent=baseline [--judge J] [--json]
+"""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, List, Optional
 
 import typer
 from rich.table import Table
@@ -11,17 +16,37 @@ from rich.table import Table
 from ._common import DbOption, JsonOption, console, fail, open_store, print_json
 
 
+def _spec(option: str, pairs: List[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            fail(f"{option} {pair!r}: write it as key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
 def compare_command(
-    run_a: str = typer.Argument(..., help="the first run"),
-    run_b: str = typer.Argument(..., help="the second run (the same task)"),
-    judge: Optional[str] = typer.Option(None, "--judge", help="whose verdicts to compare (default: the newest judge both runs have)"),
+    run_a: Optional[str] = typer.Argument(None, help="the first run"),
+    run_b: Optional[str] = typer.Argument(None, help="the second run (the same task)"),
+    config_a: List[str] = typer.Option(None, "--a", help="configuration A as key=value (agent, agent_model, user, simulator_model, search_backend, batch_id, protocol, task; repeat)"),
+    config_b: List[str] = typer.Option(None, "--b", help="configuration B, the same way"),
+    judge: Optional[str] = typer.Option(None, "--judge", help="whose verdicts or scores to compare (default: the newest)"),
     as_json: bool = JsonOption,
     db: Optional[str] = DbOption,
 ) -> None:
-    """Stage alignment (the turn each stage was reached, tool calls and tokens per stage) and the
-    ground truth covered in both, only in A, only in B."""
+    """Two runs: stage alignment (the turn each stage was reached, tool calls and tokens per stage)
+    and the ground truth covered in both, only in A, only in B. Two configurations (--a/--b): the
+    F1 difference per task with a paired 95% interval, marked when it lies inside the noise."""
     from ..scoring.compare import CompareError, compare_runs
 
+    if config_a or config_b:
+        if run_a or run_b or not (config_a and config_b):
+            fail("give two runs, or two configurations with --a key=value … --b key=value …, not both")
+        _compare_configs(_spec("--a", config_a), _spec("--b", config_b), judge, as_json, db)
+        return
+    if not run_a or not run_b:
+        fail("give two runs (vibesearch compare RUN_A RUN_B) or two configurations (--a … --b …)")
     store = open_store(db, writes=False)
     try:
         result = compare_runs(store, run_a, run_b, judge=judge)
@@ -48,6 +73,30 @@ def compare_command(
         console.print(f"[bold]{title}[/bold] ({len(cov[key])})")
         for item in cov[key]:
             console.print(f"  #{item['number']} {item['triple']}", highlight=False, markup=False)
+
+
+def _compare_configs(a: dict[str, str], b: dict[str, str], judge: Optional[str], as_json: bool, db: Optional[str]) -> None:
+    from ..scoring.config_compare import ConfigCompareError, compare_configs
+
+    store = open_store(db, writes=False)
+    try:
+        result = compare_configs(store, a, b, judge=judge)
+    except ConfigCompareError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(result)
+        return
+    table = Table("task", "A F1", "B F1", "B − A", "runs A", "runs B")
+    for row in result["tasks"]:
+        table.add_row(row["task"], f"{row['a']:.3f}", f"{row['b']:.3f}", f"{row['b_minus_a']:+.3f}", str(row["runs_a"]), str(row["runs_b"]))
+    console.print(table)
+    diff = result["difference"]
+    console.print(f"B − A = {diff['b_minus_a']:+.3f} [{diff['ci'][0]:+.3f}, {diff['ci'][1]:+.3f}] over {diff['tasks']} task(s): {result['verdict']}", highlight=False)
+    for side in ("a", "b"):
+        noise: dict[str, Any] = result[side]["noise"]
+        sd = "–" if noise["sd"] is None else f"{noise['sd']:.3f}"
+        fixed = "–" if noise["sd_user_fixed"] is None else f"{noise['sd_user_fixed']:.3f}"
+        console.print(f"noise floor {side.upper()}: F1 sd across runs {sd} ({noise['tasks_with_repeats']} task(s) repeated), with the user fixed {fixed}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:
