@@ -8,7 +8,7 @@ interval of the F1 difference and each one's noise floor (``scoring/config_compa
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 from rich.table import Table
@@ -24,6 +24,20 @@ def _spec(option: str, pairs: List[str]) -> dict[str, str]:
             fail(f"{option} {pair!r}: write it as key=value")
         out[key.strip()] = value.strip()
     return out
+
+
+def _answered(db: Optional[str], work: Callable[[Any], dict[str, Any]], errors: type[Exception], as_json: bool) -> dict[str, Any] | None:
+    """The comparison ``work`` makes on the database (its error as one line, exit 1); None when
+    it was printed as JSON already."""
+    store = open_store(db, writes=False)
+    try:
+        result = work(store)
+    except errors as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(result)
+        return None
+    return result
 
 
 def compare_command(
@@ -47,13 +61,8 @@ def compare_command(
         return
     if not run_a or not run_b:
         fail("give two runs (vibesearch compare RUN_A RUN_B) or two configurations (--a … --b …)")
-    store = open_store(db, writes=False)
-    try:
-        result = compare_runs(store, run_a, run_b, judge=judge)
-    except CompareError as exc:
-        fail(str(exc))
-    if as_json:
-        print_json(result)
+    result = _answered(db, lambda store: compare_runs(store, run_a, run_b, judge=judge), CompareError, as_json)
+    if result is None:
         return
     a, b = result["runs"]["a"], result["runs"]["b"]
     console.print(f"task {result['task']}: A = {a['run_id']} ({a['agent']}, user {a['user']}, {a['turns']} turns) · "
@@ -78,13 +87,8 @@ def compare_command(
 def _compare_configs(a: dict[str, str], b: dict[str, str], judge: Optional[str], as_json: bool, db: Optional[str]) -> None:
     from ..scoring.config_compare import ConfigCompareError, compare_configs
 
-    store = open_store(db, writes=False)
-    try:
-        result = compare_configs(store, a, b, judge=judge)
-    except ConfigCompareError as exc:
-        fail(str(exc))
-    if as_json:
-        print_json(result)
+    result = _answered(db, lambda store: compare_configs(store, a, b, judge=judge), ConfigCompareError, as_json)
+    if result is None:
         return
     table = Table("task", "A F1", "B F1", "B − A", "runs A", "runs B")
     for row in result["tasks"]:
