@@ -134,6 +134,16 @@ def test_without_stage_decisions_next_stage_goes_turn_by_turn():
     assert not Cursor.of("r", evs).timed
 
 
+def test_an_imported_run_plays_at_the_nominal_pace_whatever_its_timestamps():
+    # an import stores its events ~0.1 ms apart with a single gap just over 1 ms: not timing
+    evs = _events([(0, _user("u1")), (0.0001, _asst("a")), (0.0012, _user("u2")), (0.0013, _asst("b"))])
+    assert Cursor.of("r", evs).timed  # by the gaps alone it would pass for timed ...
+    c = Cursor.of("r", evs, "1×", imported=True)
+    assert not c.timed and c.next_delay() == pytest.approx(0.5)  # ... the source says it is not
+    played = sum(delay(g, 1.0, timed=c.timed) for g in c.gaps[1:])
+    assert played == pytest.approx(0.5 * (len(evs) - 1))  # events × 0.5 s at 1×
+
+
 def test_unknown_speed_is_refused():
     with pytest.raises(ValueError, match="speed must be one of"):
         Cursor.of("r", RUN, "3×")

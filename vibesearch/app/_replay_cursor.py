@@ -3,8 +3,9 @@
 A ``Cursor`` holds a copy of the run's stored events and how many of them are shown. Playing, it
 shows each event after the gap the run itself had before it, divided by the speed and capped at
 ``MAX_GAP_S / speed`` so a long model call does not stall a demo. A run whose timestamps carry no
-timing (an imported run stores every event at the moment of import) is played at
-``NOMINAL_GAP_S`` per event instead. ``step`` shows the next event the viewer can see (usage
+timing is played at ``NOMINAL_GAP_S`` per event instead: an imported run (its events are stored
+at the moment of import, a fraction of a millisecond apart with the odd longer gap, whatever the
+original run took), or one whose gaps are all below ``UNTIMED_S``. ``step`` shows the next event the viewer can see (usage
 records, system messages and the opening's stage record draw nothing, so they are passed over with it); ``next_stage`` jumps
 to just after the next stage disclosure and the user message it made, or, in a run without stage
 decisions (an imported one), to just after the next user turn.
@@ -92,10 +93,14 @@ class Cursor:
     stop_at: list[int] = field(default_factory=list)
 
     @classmethod
-    def of(cls, run_id: str, events: Sequence[StoredEvent], speed: str = DEFAULT_SPEED, *, now: float = 0.0) -> "Cursor":
+    def of(
+        cls, run_id: str, events: Sequence[StoredEvent], speed: str = DEFAULT_SPEED, *, now: float = 0.0, imported: bool = False
+    ) -> "Cursor":
+        """``imported``: the run was read in from a file, so its timestamps are the import's."""
         if speed not in SPEEDS:
             raise ValueError(f"speed must be one of {', '.join(SPEEDS)}, got {speed!r}")
         gaps, timed = raw_gaps(events)
+        timed = timed and not imported
         c = cls(run_id=run_id, events=list(events), speed=speed, gaps=gaps, timed=timed, stop_at=stops(events))
         c.schedule(now)
         return c

@@ -108,7 +108,7 @@ def open_replay(ctx: AppContext, who: Who, run_id: str, speed: str = DEFAULT_SPE
     events = ctx.store.events(run.id)
     if not events:
         raise ReplayRefused(f"Run {run_id} has no stored events to replay.")
-    c = Cursor.of(run.id, events, speed, now=now)
+    c = Cursor.of(run.id, events, speed, now=now, imported=run.source == "imported")
     c.begin(now)
     return c
 
