@@ -28,7 +28,7 @@ def _snapshot(task_id: str = "t1") -> dict:
     }
 
 
-def _run(store: Store, plan: list[str], covered: list[bool], *, task_id: str = "t1") -> str:
+def _run(store: Store, plan: list[str], covered: list[bool], *, task_id: str = "t1", usage: bool = True) -> str:
     """``plan``: per user turn after the opening "d" (disclose) or "p" (push); each agent turn
     makes one tool call and spends 10 + 5 tokens."""
     run = store.create_run(task_id, task_json=_snapshot(task_id), agent="react", agent_model="m", user="rules", status="finished")
@@ -40,7 +40,7 @@ def _run(store: Store, plan: list[str], covered: list[bool], *, task_id: str = "
             stage += int(advanced)
             events += [StageEvent(stage_index=stage, reply_kind="disclose" if advanced else "push", advanced=advanced, decided_by="rules"),
                        MessageEvent(role="user", content="u")]
-        events += [UsageEvent(purpose="agent", model="m", input_tokens=10, output_tokens=5),
+        events += [*([UsageEvent(purpose="agent", model="m", input_tokens=10, output_tokens=5)] if usage else []),
                    MessageEvent(role="assistant", content="", n_tool_calls=1), ToolCallEvent(call_id=f"c{len(events)}", tool="search"),
                    MessageEvent(role="assistant", content="a", final=True)]
     events.append(EndEvent(termination="max_user_turns"))
@@ -69,6 +69,14 @@ def test_stages_are_aligned_and_the_coverage_sets_follow_the_verdicts(db_url):
     assert [i["number"] for i in cov["both"]] == [1] and [i["number"] for i in cov["only_a"]] == [2]
     assert [i["number"] for i in cov["only_b"]] == [3] and [i["number"] for i in cov["neither"]] == [4]
     assert cov["only_a"][0]["triple"] == "h | r | t1"
+
+
+def test_a_run_with_no_model_usage_has_no_token_count(db_url):
+    store = Store(db_url)
+    a = _run(store, ["d"], [True] * 4, usage=False)  # the offline baseline calls no model
+    b = _run(store, ["d"], [True] * 4)
+    stages = compare_runs(store, a, b)["stages"]
+    assert [s["a"]["tokens"] for s in stages] == [None, None, None] and stages[0]["b"]["tokens"] == 15
 
 
 def test_runs_of_different_tasks_are_refused(db_url):

@@ -162,15 +162,19 @@ def graph_figure(
     title: str = "",
     show: str = "all",
     focus: str | None = None,
+    positions: dict[str, tuple[float, float]] | None = None,
 ) -> go.Figure:
     """The picture of both graphs, or of the part a filter keeps (``show``, ``focus``: a node key).
 
-    Positions come from the whole graph, so a filtered picture keeps every entity where it was."""
+    Positions come from the whole graph, so a filtered picture keeps every entity where it was;
+    ``positions`` (``shared_positions``) puts two pictures' entities in the same places."""
     edges = classify(gt, pred, verdicts)
     names = entity_names(edges)
     nodes = list(names)
     pairs = [e.ends for e in edges]
     pos = layout(nodes, pairs)
+    if positions is not None:
+        pos = {v: positions.get(v, xy) for v, xy in pos.items()}
     if show == "focus" and focus and focus not in names:
         focus = None
     chosen = select(edges, show, focus)
@@ -211,7 +215,18 @@ def graph_figure(
         yaxis={"visible": False, "scaleanchor": "x", "scaleratio": 1},
         plot_bgcolor="white",
     )
+    if positions:  # the same frame in every picture that shares the layout
+        xs, ys = [xy[0] for xy in positions.values()], [xy[1] for xy in positions.values()]
+        pad_x, pad_y = 0.05 * ((max(xs) - min(xs)) or 1), 0.05 * ((max(ys) - min(ys)) or 1)
+        fig.update_layout(xaxis={"range": [min(xs) - pad_x, max(xs) + pad_x], "autorange": False},
+                          yaxis={"range": [min(ys) - pad_y, max(ys) + pad_y], "autorange": False})
     return fig
+
+
+def shared_positions(gt: Sequence[dict], preds: Sequence[Sequence[dict]]) -> dict[str, tuple[float, float]]:
+    """One layout for the ground truth and several predicted graphs (side-by-side pictures)."""
+    edges = classify(gt, [t for pred in preds for t in pred], None)
+    return layout(list(entity_names(edges)), [e.ends for e in edges])
 
 
 def _edge_traces(fig: go.Figure, cat: str, group: list[Edge], pos: dict[str, tuple[float, float]]) -> None:

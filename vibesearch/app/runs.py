@@ -301,4 +301,16 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
     if play.replay is not None:
         rp = play.replay
         replay_btn.click(rp.opener(tabs), [owner, view, rp.controls.speed, play.view], [*rp.outputs, tabs], api_visibility="private")
-    return {"table": table, "refresh": refresh_btn, "filters": [owner, *filters], "on_show": on_rows}
+    def on_link(tok, request: gr.Request):
+        """``?run=ID`` in the page's address opens that run here (within the read policy: a run
+        the caller may not read reads as one that does not exist)."""
+        wanted = (request.query_params.get("run") or "").strip()[:200] if request is not None else ""
+        if not wanted:
+            return {run_id_box: gr.skip()}
+        out = show(ctx.who(request, tok), RunView(run_id=wanted), True)
+        out[run_id_box] = wanted
+        out[tabs] = gr.Tabs(selected="runs")
+        return out
+
+    return {"table": table, "refresh": refresh_btn, "filters": [owner, *filters], "on_show": on_rows,
+            "on_link": on_link, "link_outputs": [*detail_outputs, run_id_box, tabs]}

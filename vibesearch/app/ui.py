@@ -17,7 +17,7 @@ import gradio as gr
 
 from ..config import Settings, db_location, get_settings
 from ..store import Store, open_db
-from . import api, label, leaderboard, play, runs
+from . import api, compare_view, label, leaderboard, play, runs
 from ._assets import CSS, SHORTCUTS_JS, theme
 from .catalog import TaskCatalog
 from ._access import Access
@@ -54,6 +54,8 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
                 label_h = label.build(ctx)
             with gr.Tab("Leaderboard", id="leaderboard", elem_id="vs-lb-panel") as lb_tab:
                 lb_h = leaderboard.build(ctx, owner)
+            with gr.Tab("Compare", id="compare", elem_id="vs-cmp-panel"):
+                cmp_h = compare_view.build(ctx, owner)
         api.register(ctx)
 
         def ensure_owner(tok: str) -> str:
@@ -62,6 +64,14 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         demo.load(ensure_owner, owner, owner, api_visibility="private").then(
             play_h.reattach, [owner, play_h.view], play_h.outputs, api_visibility="private"
         )
+        # a link with ?run=ID opens that run in Runs; one with ?compare=A,B the Compare tab on those two
+        demo.load(runs_h["on_link"], owner, runs_h["link_outputs"], api_visibility="private", show_progress="hidden")
+        def compare_link(tok: str, request: gr.Request):
+            got = cmp_h.on_link(tok, request)
+            linked = isinstance(got[0], str)
+            return (gr.Tabs(selected="compare") if linked else gr.skip(), *got)
+
+        demo.load(compare_link, owner, [tabs, cmp_h.run_a, cmp_h.run_b, *cmp_h.outputs], api_visibility="private", show_progress="hidden")
         # the Label tab's run list (and, with a login, the annotator name) is filled for this person
         demo.load(label_h["on_show"], None, label_h["outputs"], api_visibility="private", show_progress="hidden")
         label_tab.select(label_h["on_show"], None, label_h["outputs"], api_visibility="private", show_progress="hidden")

@@ -16,6 +16,10 @@ from rich.table import Table
 from ._common import DbOption, JsonOption, console, fail, open_store, print_json
 
 
+def _tokens(value: Any) -> str:
+    return "n/a" if value is None else str(value)  # no model usage recorded (the offline baseline)
+
+
 def _spec(option: str, pairs: List[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for pair in pairs:
@@ -71,7 +75,7 @@ def compare_command(
     for st in result["stages"]:
         sa, sb = st["a"], st["b"]
         table.add_row(f"{st['number']}. {st['name']}", str(sa["reached_at"] or "–"), str(sb["reached_at"] or "–"),
-                      str(sa["tool_calls"]), str(sb["tool_calls"]), str(sa["tokens"]), str(sb["tokens"]))
+                      str(sa["tool_calls"]), str(sb["tool_calls"]), _tokens(sa["tokens"]), _tokens(sb["tokens"]))
     console.print(table)
     cov = result["coverage"]
     if cov.get("missing"):

@@ -24,7 +24,7 @@ class CompareError(ValueError):
 class StageSpend:
     reached_at: int | None = None  # the user turn (from 1) it was disclosed at
     tool_calls: int = 0
-    tokens: int = 0
+    tokens: int | None = 0  # None: the run recorded no model usage at all (the offline baseline)
 
 
 @dataclass
@@ -52,9 +52,12 @@ def layout(store: Store, run_id: str, stages: int) -> RunLayout:
         elif isinstance(data, ToolCallEvent) and out.stages:
             out.stages[current].tool_calls += 1
         elif isinstance(data, UsageEvent) and data.purpose == "agent" and out.stages:
-            out.stages[current].tokens += (data.input_tokens or 0) + (data.output_tokens or 0)
+            out.stages[current].tokens = (out.stages[current].tokens or 0) + (data.input_tokens or 0) + (data.output_tokens or 0)
         elif isinstance(data, MessageEvent) and data.phase == "extraction":
             break  # what the graph request costs belongs to no stage
+    if not any(isinstance(e.data, UsageEvent) and e.data.purpose == "agent" for e in store.events(run_id, kinds=["usage"])):
+        for st in out.stages:
+            st.tokens = None
     return out
 
 

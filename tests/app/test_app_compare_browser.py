@@ -1,0 +1,99 @@
+"""The Compare tab in Chromium: two stored runs of one persona (offline, one cut short), opened
+from a ``?compare=A,B`` link and from the form; the stage table, the four coverage sets — checked
+against ``scoring.compare`` on the same database — and both graphs are shown."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from browser_kit import fill, shows, tab, wait_ready
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+TASK = "daily-en-japan-heritage-trip"
+SHOTS = Path(os.environ.get("VIBESEARCH_COMPARE_SHOTS", "/tmp/compare_shots"))
+
+
+def _cli(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "vibesearch.cli.main", *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def two_runs(app_server) -> tuple[str, str]:
+    db = str(app_server.db)
+    short = json.loads(_cli("run", "--tasks", TASK, "--max-user-turns", "2", "--json", "--db", db))
+    full = json.loads(_cli("run", "--tasks", TASK, "--json", "--db", db))
+    _cli("score", "--all", "--db", db)
+    return short[0]["run_id"], full[0]["run_id"]
+
+
+def _expected(app_server, a: str, b: str) -> dict:
+    from vibesearch.scoring.compare import compare_runs
+    from vibesearch.store import open_db
+
+    return compare_runs(open_db(app_server.db, writes=False), a, b)
+
+
+def test_a_compare_link_opens_both_runs_side_by_side(browser, app_server, two_runs):
+    a, b = two_runs
+    expected = _expected(app_server, a, b)
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{app_server.url}?compare={a},{b}")
+        wait_ready(page)
+        expect(page.get_by_role("tab", name="Compare", exact=True)).to_have_attribute("aria-selected", "true")
+        expect(page.locator("#vs-cmp-a input, #vs-cmp-a textarea").first).to_have_value(a)
+        shows(page, "vs-cmp-stages", f"A = {a}")
+        for key in ("both", "only_a", "only_b", "neither"):
+            title = {"both": "Covered in both", "only_a": "Only in A", "only_b": "Only in B", "neither": "In neither"}[key]
+            shows(page, f"vs-cmp-{key.replace('_', '-')}", f"{title} ({len(expected['coverage'][key])})")
+        first_only_b = expected["coverage"]["only_b"][:1]
+        if first_only_b:
+            shows(page, "vs-cmp-only-b", f"#{first_only_b[0]['number']} ")
+        for side in ("a", "b"):
+            expect(page.locator(f"#vs-cmp-graph-{side} .js-plotly-plot")).to_be_visible()
+        reached = expected["stages"][1]["b"]["reached_at"]
+        expect(page.locator("#vs-cmp-stages tr").nth(2)).to_contain_text(re.compile(rf"2\. .*{reached or '–'}"))
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "compare_view.png"), full_page=True)
+    finally:
+        ctx.close()
+
+
+def test_the_form_compares_and_refuses_runs_of_different_tasks(pages, app_server, two_runs):
+    a, b = two_runs
+    page = pages()
+    tab(page, "Compare")
+    fill(page, "vs-cmp-a", b)
+    fill(page, "vs-cmp-b", a)
+    page.click("#vs-cmp-go")
+    shows(page, "vs-cmp-status", f"Comparing {b} (A) with {a} (B).")
+    fill(page, "vs-cmp-b", "no-such-run")
+    page.click("#vs-cmp-go")
+    shows(page, "vs-cmp-status", "No run no-such-run in this database.")
+
+
+def test_a_run_link_opens_the_run_in_runs(browser, app_server, two_runs):
+    a, _ = two_runs
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{app_server.url}?run={a}")
+        wait_ready(page)
+        expect(page.get_by_role("tab", name="Runs", exact=True)).to_have_attribute("aria-selected", "true")
+        shows(page, "vs-runs-header", a)
+        page.goto(f"{app_server.url}?run=no-such-run")
+        wait_ready(page)
+        shows(page, "vs-runs-header", "No run no-such-run in this database.")
+    finally:
+        ctx.close()
