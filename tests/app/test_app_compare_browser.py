@@ -4,6 +4,7 @@ against ``scoring.compare`` on the same database — and both graphs are shown."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -43,14 +44,23 @@ def _expected(app_server, a: str, b: str) -> dict:
     return compare_runs(open_db(app_server.db, writes=False), a, b)
 
 
-def test_a_compare_link_opens_both_runs_side_by_side(browser, app_server, two_runs):
-    a, b = two_runs
-    expected = _expected(app_server, a, b)
+@contextlib.contextmanager
+def _linked(browser, url: str):
+    """A new person opening the app at ``url`` (a deep link)."""
     ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
     try:
         page = ctx.new_page()
-        page.goto(f"{app_server.url}?compare={a},{b}")
+        page.goto(url)
         wait_ready(page)
+        yield page
+    finally:
+        ctx.close()
+
+
+def test_a_compare_link_opens_both_runs_side_by_side(browser, app_server, two_runs):
+    a, b = two_runs
+    expected = _expected(app_server, a, b)
+    with _linked(browser, f"{app_server.url}?compare={a},{b}") as page:
         expect(page.get_by_role("tab", name="Compare", exact=True)).to_have_attribute("aria-selected", "true")
         expect(page.locator("#vs-cmp-a input, #vs-cmp-a textarea").first).to_have_value(a)
         shows(page, "vs-cmp-stages", f"A = {a}")
@@ -66,8 +76,6 @@ def test_a_compare_link_opens_both_runs_side_by_side(browser, app_server, two_ru
         expect(page.locator("#vs-cmp-stages tr").nth(2)).to_contain_text(re.compile(rf"2\. .*{reached or '–'}"))
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "compare_view.png"), full_page=True)
-    finally:
-        ctx.close()
 
 
 def test_the_form_compares_and_refuses_runs_of_different_tasks(pages, app_server, two_runs):
@@ -85,15 +93,8 @@ def test_the_form_compares_and_refuses_runs_of_different_tasks(pages, app_server
 
 def test_a_run_link_opens_the_run_in_runs(browser, app_server, two_runs):
     a, _ = two_runs
-    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
-    try:
-        page = ctx.new_page()
-        page.goto(f"{app_server.url}?run={a}")
-        wait_ready(page)
+    with _linked(browser, f"{app_server.url}?run={a}") as page:
         expect(page.get_by_role("tab", name="Runs", exact=True)).to_have_attribute("aria-selected", "true")
         shows(page, "vs-runs-header", a)
-        page.goto(f"{app_server.url}?run=no-such-run")
-        wait_ready(page)
+    with _linked(browser, f"{app_server.url}?run=no-such-run") as page:
         shows(page, "vs-runs-header", "No run no-such-run in this database.")
-    finally:
-        ctx.close()
