@@ -17,7 +17,7 @@ import gradio as gr
 
 from ..config import Settings, db_location, get_settings
 from ..store import Store, open_db
-from . import api, compare_view, label, leaderboard, play, runs
+from . import api, compare_view, label, leaderboard, play, runs, study_view
 from ._assets import CSS, SHORTCUTS_JS, theme
 from .catalog import TaskCatalog
 from ._access import Access
@@ -56,6 +56,8 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
                 lb_h = leaderboard.build(ctx, owner)
             with gr.Tab("Compare", id="compare", elem_id="vs-cmp-panel"):
                 cmp_h = compare_view.build(ctx, owner)
+            with gr.Tab("Study", id="study", elem_id="vs-study-panel"):
+                study_view.build(ctx, owner)
         api.register(ctx)
 
         def ensure_owner(tok: str) -> str:

@@ -25,7 +25,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any, Iterable, Literal
+from typing import Any, Callable, Iterable, Literal
 
 from ..run.events import MessageEvent, StageEvent
 from ..store import Store, TaskSnapshotError
@@ -108,10 +108,12 @@ def _shadow_model(run: Run) -> str:
 
 
 def select_runs(
-    store: Store, filters: dict[str, str] | None = None, *, since: datetime | None = None, until: datetime | None = None
+    store: Store, filters: dict[str, str] | None = None, *, since: datetime | None = None, until: datetime | None = None,
+    may_read: Callable[[Run], bool] | None = None,
 ) -> tuple[list[Run], list[Run], dict[str, int]]:
     """The finished runs people played beside a shadow, the finished runs a simulator played on the
-    same tasks, and how many others were left out (and why)."""
+    same tasks, and how many others were left out (and why). ``may_read``: only the runs it
+    accepts are seen at all (the app's read policy)."""
     wanted = dict(filters or {})
     unknown = sorted(set(wanted) - set(FIDELITY_FILTERS))
     if unknown:
@@ -121,6 +123,8 @@ def select_runs(
     simulated: list[Run] = []
     for run in store.list_runs():
         if run.source != "live" or (since and run.created_at < since) or (until and run.created_at > until):
+            continue
+        if may_read is not None and not may_read(run):
             continue
         _task, facts = _facts(run)
         if any(facts.get(k, v) != v for k, v in wanted.items() if k != "simulator"):
@@ -299,10 +303,10 @@ def _latest_f1(store: Store, run_id: str, judge: str | None) -> float | None:
 # ------------------------------------------------------------------ the report
 def fidelity_report(
     store: Store, filters: dict[str, str] | None = None, *, since: datetime | None = None, until: datetime | None = None,
-    judge: str | None = None,
+    judge: str | None = None, may_read: Callable[[Run], bool] | None = None,
 ) -> dict[str, Any]:
     """The whole study as one JSON-ready dict: one entry per simulator model."""
-    people, simulated, left_out = select_runs(store, filters, since=since, until=until)
+    people, simulated, left_out = select_runs(store, filters, since=since, until=until, may_read=may_read)
     if not people:
         raise FidelityError("no finished run played by a person beside a shadow matches" + (f" {filters}" if filters else ""))
     reports = []
