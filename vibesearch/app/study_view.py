@@ -11,7 +11,7 @@ from typing import Any
 
 import gradio as gr
 
-from ..scoring.fidelity import FIDELITY_FILTERS, FidelityError, fidelity_report
+from ..scoring.fidelity import FIDELITY_FILTERS, FidelityError, fidelity_report, number_text, rate_text
 from .context import AppContext
 
 MAX_SHOWN = 50  # disagreeing turns listed in the page (all of them: vibesearch fidelity --csv)
@@ -22,15 +22,10 @@ def _esc(text: Any) -> str:
 
 
 def _pct(entry: dict[str, Any]) -> str:
-    if entry.get("rate") is None:
-        return "–"
-    ci = entry.get("ci")
-    interval = f" [{100 * ci[0]:.0f}–{100 * ci[1]:.0f}]" if ci else ""
-    return f"{100 * entry['rate']:.0f}%{interval} <span class='vs-muted'>n={entry['n']}</span>"
+    return rate_text(entry) if entry.get("rate") is None else f"{rate_text(entry)} <span class='vs-muted'>n={entry['n']}</span>"
 
 
-def _num(value: Any, digits: int = 1) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
+_num = number_text
 
 
 def _table(head: list[str], rows: list[list[str]]) -> str:

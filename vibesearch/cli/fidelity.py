@@ -31,15 +31,15 @@ def _when(option: str, value: Optional[str]) -> datetime | None:
 
 
 def _pct(entry: dict[str, Any]) -> str:
-    if entry.get("rate") is None:
-        return "–"
-    ci = entry.get("ci")
-    interval = f" [{100 * ci[0]:.0f}–{100 * ci[1]:.0f}]" if ci else ""
-    return f"{100 * entry['rate']:.0f}%{interval} (n={entry['n']})"
+    from ..scoring.fidelity import rate_text
+
+    return rate_text(entry) if entry.get("rate") is None else f"{rate_text(entry)} (n={entry['n']})"
 
 
 def _num(value: Any, digits: int = 1) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
+    from ..scoring.fidelity import number_text
+
+    return number_text(value, digits)
 
 
 def fidelity_command(

@@ -342,6 +342,18 @@ def fidelity_report(
     return {"filters": filters or {}, "left_out": left_out, "bootstrap": bootstrap_settings(), "simulators": reports}
 
 
+def rate_text(entry: dict[str, Any]) -> str:
+    """A share as people read it: "50% [12–88]" (percent, its interval); "–" when undefined."""
+    if entry.get("rate") is None:
+        return "–"
+    ci = entry.get("ci")
+    return f"{100 * entry['rate']:.0f}%" + (f" [{100 * ci[0]:.0f}–{100 * ci[1]:.0f}]" if ci else "")
+
+
+def number_text(value: Any, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
 DISAGREEMENT_COLUMNS = (
     "simulator", "run_id", "task_id", "turn", "next_stage", "trigger", "person", "shadow", "person_kind", "shadow_kind",
     "agent_message", "person_reply", "shadow_reply",
