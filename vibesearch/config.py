@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     judge_model: str | None = None
     summariser_model: str | None = None
     api_base: str | None = Field(default=None, description="OpenAI-compatible base URL for models")
+    # the app: model providers people may pick besides those with credentials in the environment
+    # and those of the configured models (comma-separated litellm provider names, e.g. "ollama")
+    allowed_providers: str = ""
 
     # endpoint agent (an agent framework behind an OpenAI-compatible chat endpoint)
     endpoint_url: str | None = None
@@ -175,6 +178,9 @@ class Settings(BaseSettings):
         """May a person (app or API) send the endpoint agent to this URL?"""
         allowed = [self.endpoint_url or "", *self.allowed_endpoint_urls.split(",")]
         return any(a.strip() and _same_url(url, a) for a in allowed)
+
+    def allowed_provider_names(self) -> set[str]:
+        return {p.strip().lower() for p in self.allowed_providers.split(",") if p.strip()}
 
     def admin_logins(self) -> set[str]:
         return {a.strip() for a in self.admins.split(",") if a.strip()}

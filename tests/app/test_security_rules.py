@@ -114,7 +114,28 @@ def test_with_an_api_base_only_its_routes_can_be_picked(settings):
     assert check_model("gemini/gemini-1.5-flash", "m", based)  # the provider of a configured model
     with pytest.raises(ValueError, match="VIBESEARCH_API_BASE"):
         check_model("anthropic/claude-3-haiku-20240307", "m", based)
-    assert check_model("anthropic/claude-3-haiku-20240307", "m", settings)  # no API base: the provider's own URL
+
+
+
+def test_without_an_api_base_only_configured_providers_can_be_picked(settings, monkeypatch):
+    """A person cannot aim the server at a provider it has no credentials for, nor at one whose
+    default address is the server itself (ollama, llamafile ... on 127.0.0.1)."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("OLLAMA_API_BASE", raising=False)
+    with pytest.raises(ValueError, match="no credentials for anthropic"):
+        check_model("anthropic/claude-3-haiku-20240307", "m", settings)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-real")
+    assert check_model("anthropic/claude-3-haiku-20240307", "m", settings)  # its own URL, its key configured
+    for local in ("ollama/llama3", "ollama_chat/qwen2.5", "llamafile/m", "lm_studio/m"):
+        with pytest.raises(ValueError, match="address on this server|no credentials"):
+            check_model(local, "m", settings)
+    named = settings.model_copy(update={"allowed_providers": "ollama"})
+    assert check_model("ollama/llama3", "m", named)  # the operator named it
+    with pytest.raises(ValueError, match="address on this server"):
+        check_model("llamafile/m", "m", named)
+    configured = settings.model_copy(update={"judge_model": "ollama_chat/qwen2.5"})
+    assert check_model("ollama_chat/llama3", "m", configured)  # the provider of a configured model
+    assert check_model("fake/anything", "m", settings)  # in-process, no network
 
 
 def test_owner_tokens_are_issued_by_the_server_only(settings):

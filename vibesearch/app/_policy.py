@@ -36,6 +36,12 @@ MAX_PACE_S = 30.0
 APP_AGENTS = AGENT_KINDS  # every kind may be asked for by the form or the API
 APP_USERS = USER_KINDS
 OPENAI_ROUTES = {"openai", "hosted_vllm", "fake"}
+# providers whose default address is on the server itself (a person picking one would make the
+# server post prompts to its own loopback services): only when the operator names them
+LOCAL_DEFAULT_PROVIDERS = frozenset({
+    "ollama", "ollama_chat", "llamafile", "lm_studio", "hosted_vllm", "vllm", "xinference", "openai_like",
+    "custom_openai", "oobabooga", "triton", "litellm_proxy", "lemonade", "docker_model_runner",
+})
 
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+@\-]*(?:/[A-Za-z0-9_.:+@\-]+)*$")
 _PLAIN = re.compile(r"^[^\x00-\x1f\x7f]*$")
@@ -71,16 +77,43 @@ def check_model(value: Any, what: str, settings: Settings) -> str | None:
         return None
     if "://" in model or not _MODEL.match(model):
         raise ValueError(f"{what} {model[:80]!r} is not a litellm model string such as 'openai/gpt-4o-mini' (no URL, no spaces)")
+    configured = [settings.agent_model, settings.simulator_model, settings.judge_model, settings.summariser_model]
+    named = {p for p in (_provider(m) for m in configured if m) if p} | settings.allowed_provider_names()
+    provider = _provider(model)
     if settings.api_base:
-        configured = [settings.agent_model, settings.simulator_model, settings.judge_model, settings.summariser_model]
-        allowed = OPENAI_ROUTES | {p for p in (_provider(m) for m in configured if m) if p}
-        provider = _provider(model)
+        allowed = OPENAI_ROUTES | named
         if provider not in allowed:
             raise ValueError(
                 f"{what} {model!r}: this server sends every model call to its VIBESEARCH_API_BASE, so only models "
                 f"on {', '.join(sorted(allowed - {'fake'}))} routes can be used here"
             )
+        return model
+    if provider == "fake" or provider in named:
+        return model
+    if provider is None:
+        raise ValueError(f"{what} {model!r}: litellm knows no provider of that name")
+    if provider in LOCAL_DEFAULT_PROVIDERS:  # whatever the environment says: only when named
+        raise ValueError(
+            f"{what} {model!r}: a {provider} model would be called at an address on this server; the operator "
+            "can allow it by naming it in VIBESEARCH_ALLOWED_PROVIDERS"
+        )
+    if not _credentials(model):
+        raise ValueError(
+            f"{what} {model!r}: this server has no credentials for {provider} models (the operator can set them, "
+            "or allow the provider in VIBESEARCH_ALLOWED_PROVIDERS)"
+        )
     return model
+
+
+def _credentials(model: str) -> bool:
+    """Does the server's environment hold what litellm needs for this model's provider?"""
+    try:
+        from ..llm.client import _litellm
+
+        got = _litellm().validate_environment(model=model)
+    except Exception:  # noqa: BLE001 - a provider litellm cannot check: treat as not configured
+        return False
+    return bool(got.get("keys_in_environment")) and not got.get("missing_keys")
 
 
 def check_endpoint_url(value: Any, settings: Settings) -> str | None:
