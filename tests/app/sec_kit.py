@@ -156,6 +156,12 @@ def runs_continue(s: RawSession) -> Result:
     return s.call(fn, [None, None])
 
 
+def runs_score(s: RawSession, judge: str = "") -> Result:
+    """The Score button of the run open in this session's Runs tab."""
+    fn, _ = s.dependency(s.component(elem_id="vs-runs-score")["id"], "click")
+    return s.call(fn, [None, None, judge])
+
+
 def runs_refresh(s: RawSession) -> Result:
     fn, _ = s.dependency(s.component(elem_id="vs-runs-refresh")["id"], "click")
     return s.call(fn, [None, "(any)", "(any)", "(any)", "(any)"])

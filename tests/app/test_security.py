@@ -19,6 +19,7 @@ from app_harness import start_app, stop_app
 from gradio_client import Client
 from raw_gradio import RawSession
 from sec_kit import (
+    runs_score,
     Listener,
     play_load,
     play_start,
@@ -309,6 +310,28 @@ def test_bob_cannot_stop_or_drive_alices_run(app):
     events = api_a.predict(run_id, 0, api_name="/run_events")
     assert not any("hijacked" in str(e.get("content", "")) for e in events)
     assert any(e["kind"] == "stage" and e.get("decided_by") == "human" for e in events)
+
+
+def test_only_the_owner_or_an_admin_scores_a_run_and_the_score_names_who_asked(app):
+    """Scoring spends the server's judge keys and becomes the run's score: a reader may not."""
+    import json as _json
+
+    from vibesearch.store import open_db
+
+    api_a = client(app, "alice")
+    run_id = api_a.predict("pro-en-analysis-history", "baseline", "rules", "", "", "", "offline", 1, api_name="/start_run")
+    wait_for(lambda: not api_a.predict(run_id, api_name="/run_status")["live"], 90, "alice's run to end")
+    store = open_db(app.db, writes=False)
+    before = len(store.scores(run_id))
+    bob = session(app, "bob")
+    assert runs_open(bob, run_id).ok  # bob may read it ...
+    res = runs_score(bob)
+    assert not res.ok and "Only the run's owner or an admin" in res.error, res  # ... not score it
+    assert len(store.scores(run_id)) == before
+    alice = session(app, "alice")
+    assert runs_open(alice, run_id).ok and runs_score(alice).ok
+    newest = store.scores(run_id)[-1]
+    assert _json.loads(newest.details_json)["asked_by"] == "alice"
 
 
 # ---------------------------------------------------------------------- request validation

@@ -279,10 +279,10 @@ class RunManager:
             return run.status == "finished"
         return self.store.latest_graph(run_id) is not None
 
-    def score(self, run_id: str, judge: str = "offline", settings: Settings | None = None):
+    def score(self, run_id: str, judge: str = "offline", settings: Settings | None = None, *, asked_by: str | None = None):
         from ..scoring import score_run
 
-        return score_run(self.store, run_id, judge=judge or "offline", settings=settings or self.settings)
+        return score_run(self.store, run_id, judge=judge or "offline", settings=settings or self.settings, asked_by=asked_by)
 
     def _ensure_closed(self, live: LiveRun, termination: str, detail: str) -> None:
         """The session closes its run itself; this covers a failure before it could."""

@@ -249,13 +249,15 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         run = ctx.store.get_run(v.run_id)
         if not ctx.readable(who, run):
             raise gr.Error(str(RunNotFound(run.id)))
+        if not ctx.access.may_write(who, run.owner):  # the judge's calls are paid with the server's keys
+            raise gr.Error("Only the run's owner or an admin can score it.")
         if run.status == "running":
             raise gr.Error("The run is still going; score it when it has ended.")
         try:
             judge = (judge if isinstance(judge, str) else "").strip() or "offline"
             if judge != "offline":
                 check_model(judge, "the judge model", ctx.settings)
-            ctx.manager.score(v.run_id, judge)
+            ctx.manager.score(v.run_id, judge, asked_by=who.login or who.owner)
         except Exception as exc:  # noqa: BLE001 - show the reason, keep the page
             raise gr.Error(f"Scoring failed: {exc}") from None
         return show(who, v, True)
