@@ -296,3 +296,8 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 def csv_safe(value: str) -> str:
     """A cell a spreadsheet shows as text, never runs as a formula (a leading ' where it would)."""
     return "'" + value if value.startswith(_FORMULA_START) else value
+
+
+def csv_plain(value: str) -> str:
+    """A cell ``csv_safe`` wrote, read back as the text it was."""
+    return value[1:] if value.startswith("'") and value[1:].startswith(_FORMULA_START) else value

@@ -12,6 +12,8 @@ import io
 import json
 from typing import Any, Sequence
 
+from .._files import csv_safe
+
 
 def pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.2f}"
@@ -151,7 +153,7 @@ def to_csv(report: dict[str, Any]) -> str:
             keys = list(rows[0].keys())
             w.writerow(keys)
             for r in rows:
-                w.writerow([r.get(k) for k in keys])
+                w.writerow([csv_safe(v) if isinstance(v, str) else v for v in (r.get(k) for k in keys)])  # text is never a formula
         w.writerow([])
 
     e = report["errors"]

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .._files import write_text_atomic
+from .._files import csv_safe, write_text_atomic
 from ..store import Store
 from ..store.tables import CampaignRow, LabelRow, PredLabelRow
 from .campaigns import CampaignError, item_labels, item_texts
@@ -58,7 +58,7 @@ def _cell(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, list):
         return " ".join(str(v) for v in value)
-    return str(value)
+    return csv_safe(value) if isinstance(value, str) else str(value)  # text is never a formula
 
 
 def export_campaign(store: Store, campaign: CampaignRow, path: str | Path) -> int:

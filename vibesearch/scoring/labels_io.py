@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Collection, Literal
 
-from .._files import InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
+from .._files import csv_plain, csv_safe, InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
 from ..store import RunNotFound, Store
 from ._stored import stored_ground_truth
 
@@ -70,7 +70,8 @@ def export_labels(
             writer = csv.DictWriter(fh, fieldnames=FIELDS)
             writer.writeheader()
             for rec in records:
-                writer.writerow({**rec, "covered": "true" if rec["covered"] else "false", "evidence": " ".join(map(str, rec["evidence"]))})
+                cells = {k: csv_safe(v) if isinstance(v, str) else v for k, v in rec.items()}  # never a formula
+                writer.writerow({**cells, "covered": "true" if rec["covered"] else "false", "evidence": " ".join(map(str, rec["evidence"]))})
     else:
         raise ValueError(f"unknown label format {fmt!r} (csv or jsonl)")
     return len(records)
@@ -155,7 +156,10 @@ def read_label_file(path: str | Path) -> list[dict[str, Any]]:
     try:
         text = read_text(path)
         if path.suffix.lower() == ".csv":
-            rows = list(enumerate(csv.DictReader(io.StringIO(text, newline=""), strict=True), start=2))
+            rows = [
+                (n, {k: csv_plain(v) if isinstance(v, str) else v for k, v in rec.items()})
+                for n, rec in enumerate(csv.DictReader(io.StringIO(text, newline=""), strict=True), start=2)
+            ]
         else:
             rows = parse_jsonl(text, path)
     except InputFileError as exc:
