@@ -3,7 +3,12 @@ then trafilatura to pull the main text out of the HTML.
 
 Addresses that resolve to loopback, private, link-local or otherwise non-public networks are
 refused unless the caller allows them (tests serve pages from 127.0.0.1); every redirect hop is
-checked, not only the first URL.
+checked, not only the first URL. The connection goes to the very address that was checked (the
+name is resolved once per hop, then the request is sent to that IP with the name kept as the
+``Host`` header and the TLS server name), so a name that answers a public address to the check
+and a private one to the connection (DNS rebinding) reaches nothing. IPv6 forms that carry an IPv4
+address (NAT64 ``64:ff9b::/96``, 6to4 ``2002::/16``, IPv4-compatible ``::a.b.c.d`` and -mapped
+``::ffff:a.b.c.d``) are judged by the IPv4 address inside.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import asyncio
 import ipaddress
 import re
 import socket
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -34,36 +40,98 @@ class Page:
     truncated: bool = False
 
 
-async def _check_public(url: httpx.URL) -> None:
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_SIX_TO_FOUR = ipaddress.ip_network("2002::/16")
+_V4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+async def system_resolve(host: str, port: int) -> list[str]:
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return [str(info[4][0]) for info in infos]
+
+
+def is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """A globally reachable address (an IPv6 form carrying an IPv4 address: that IPv4 address)."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        inner: ipaddress.IPv4Address | None = ip.ipv4_mapped
+        if inner is None and ip in _NAT64:
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if inner is None and ip in _SIX_TO_FOUR:
+            inner = ipaddress.IPv4Address((int(ip) >> 80) & 0xFFFFFFFF)
+        if inner is None and ip in _V4_COMPATIBLE and int(ip) > 1:
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if inner is not None:
+            return inner.is_global
+    return ip.is_global
+
+
+async def _public_address(url: httpx.URL, resolve: Resolver) -> str:
+    """The one address of ``url``'s host to connect to; every address it resolves to is public."""
     host = url.host
     if not host:
         raise FetchError(f"the URL {url} has no host")
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, url.port or (443 if url.scheme == "https" else 80), type=socket.SOCK_STREAM)
-    except socket.gaierror as exc:
-        raise FetchError(f"cannot resolve the host {host!r} ({exc.strerror or exc})") from None
-    for info in infos:
-        ip = ipaddress.ip_address(info[4][0])
-        if not ip.is_global:
+        addresses = await resolve(host, url.port or (443 if url.scheme == "https" else 80))
+    except (socket.gaierror, OSError) as exc:
+        raise FetchError(f"cannot resolve the host {host!r} ({getattr(exc, 'strerror', None) or exc})") from None
+    if not addresses:
+        raise FetchError(f"cannot resolve the host {host!r}")
+    for address in addresses:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        if not is_public(ip):
             raise FetchError(f"refusing to fetch {host}: it resolves to a non-public address ({ip})")
+    return addresses[0].split("%", 1)[0]
 
 
-def make_client(timeout_s: float, *, allow_private: bool = False, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
-    """An HTTP client for page fetches (redirects followed and checked, at most five)."""
+class _PinnedTransport(httpx.AsyncBaseTransport):
+    """Checks each request's host (each redirect hop is a request) and sends it to the checked IP."""
 
-    async def guard(request: httpx.Request) -> None:
+    def __init__(self, inner: httpx.AsyncBaseTransport, *, allow_private: bool, resolve: Resolver):
+        self.inner = inner
+        self.allow_private = allow_private
+        self.resolve = resolve
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if request.url.scheme not in ("http", "https"):
             raise FetchError(f"only http and https URLs can be visited, not {request.url.scheme!r}")
-        if not allow_private:
-            await _check_public(request.url)
+        if self.allow_private:
+            return await self.inner.handle_async_request(request)
+        name = request.url.host
+        address = await _public_address(request.url, self.resolve)
+        try:
+            ipaddress.ip_address(name)
+            literal = True
+        except ValueError:
+            literal = False
+        if literal:
+            return await self.inner.handle_async_request(request)
+        headers = request.headers.copy()
+        headers["Host"] = request.url.netloc.decode("ascii")
+        pinned = httpx.Request(
+            request.method, request.url.copy_with(host=address), headers=headers, stream=request.stream,
+            extensions={**request.extensions, "sni_hostname": name},
+        )
+        return await self.inner.handle_async_request(pinned)
 
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def make_client(
+    timeout_s: float, *, allow_private: bool = False, transport: httpx.AsyncBaseTransport | None = None,
+    resolve: Resolver | None = None,
+) -> httpx.AsyncClient:
+    """An HTTP client for page fetches (redirects followed and checked, at most five; each hop
+    connected to the address its check approved)."""
+    pinned = _PinnedTransport(transport or httpx.AsyncHTTPTransport(), allow_private=allow_private, resolve=resolve or system_resolve)
     return httpx.AsyncClient(
         follow_redirects=True,
         max_redirects=MAX_REDIRECTS,
         timeout=httpx.Timeout(timeout_s),
         headers={"User-Agent": USER_AGENT, "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5"},
-        event_hooks={"request": [guard]},
-        transport=transport,
+        transport=pinned,
     )
 
 
