@@ -73,7 +73,27 @@ for module in (tasks, agent, run, score, reextract, results, table, campaign, fi
 
 
 def main() -> None:
-    app()
+    """Run the command; a usage error (an unknown option, a value of the wrong kind …) is one line
+    ``error: …`` naming the option, exit code 1, like every other refusal."""
+    import sys
+
+    try:
+        code = app(standalone_mode=False)
+    except Exception as exc:  # noqa: BLE001 - only click's own usage errors are turned into a line here
+        names = {cls.__name__ for cls in type(exc).__mro__}
+        if "Abort" in names:  # Ctrl-C at a prompt
+            sys.exit(130)
+        if "ClickException" not in names:
+            raise
+        from ._common import err_console
+
+        fmt = getattr(exc, "format_message", None)
+        message = " ".join(str(fmt() if callable(fmt) else exc).split())
+        err_console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(1)
+    except (KeyboardInterrupt, EOFError):
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,34 @@
+"""A usage error (a value of the wrong kind, out of range, an unknown option or command) ends
+like every other refusal: exit code 1 and one line ``error: …`` naming the option — not click's
+exit code 2 and its box."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "vibesearch.cli.main", *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (("run", "--runs", "NaN"), "--runs"),
+    (("run", "--concurrency", "0"), "--concurrency"),
+    (("run", "--no-such-option"), "--no-such-option"),
+    (("no-such-command",), "no-such-command"),
+    (("score", "--judge"), "--judge"),
+])
+def test_usage_errors_are_one_line_and_exit_1(args, named):
+    done = _cli(*args)
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert done.returncode == 1, done.stderr
+    assert len(lines) == 1 and lines[0].startswith("error: ") and named in lines[0], done.stderr
+    assert "╭" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_help_still_exits_0():
+    done = _cli("run", "--help")
+    assert done.returncode == 0 and "--runs" in done.stdout
