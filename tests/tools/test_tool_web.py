@@ -244,3 +244,13 @@ async def test_visit_refuses_private_addresses_by_default(local_web, corpus_task
 def test_unknown_backend_name_is_rejected(corpus_task, tool_settings):
     with pytest.raises(ValueError, match="unknown backend 'bing'"):
         make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings), backend="bing")
+
+
+async def test_one_unreadable_url_does_not_spoil_the_others(local_web, corpus_task, tool_settings):
+    """A URL that fails in a way no page fetch expects (here one httpx cannot parse) gets its own
+    error; the other pages of the same visit are still read."""
+    local_web.route("/article", body=ARTICLE)
+    tb = toolbox(corpus_task, tool_settings, backend(local_web, tool_settings))
+    out = await tb.call("visit", {"url": [local_web.url("/article"), "http://[not-an-address/x"], "goal": "bridge"})
+    assert not out.error and "Aldo Ferri" in out.content
+    assert "http://[not-an-address/x" in out.content and "Could not read the page" in out.content

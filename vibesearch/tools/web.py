@@ -126,9 +126,13 @@ class WebBackend:
     async def _visit_one(self, client: httpx.AsyncClient, url: str, goal: str, limit: int, emit: Emit | None) -> tuple[str, bool]:
         try:
             page = await fetch_page(client, url, max_bytes=self.settings.visit_max_bytes, timeout_s=self.settings.http_timeout_s)
+            body = await read_for_goal(page.text, goal, url=page.url, title=page.title, settings=self.settings, limit=limit, emit=emit)
+        except asyncio.CancelledError:
+            raise
         except FetchError as exc:
             return page_block(url, None, scrub(f"Could not read the page: {exc}")), False
-        body = await read_for_goal(page.text, goal, url=page.url, title=page.title, settings=self.settings, limit=limit, emit=emit)
+        except Exception as exc:  # noqa: BLE001 - one bad URL gets its own error; the others are still read
+            return page_block(url, None, scrub(f"Could not read the page: {type(exc).__name__}: {exc}"[:500])), False
         if page.truncated:
             body = f"[only the first {self.settings.visit_max_bytes} bytes of the page were downloaded]\n{body}"
         shown_url = url if page.url.rstrip("/") == url.rstrip("/") else f"{url} -> {page.url}"
