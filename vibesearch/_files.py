@@ -290,6 +290,26 @@ def write_text_atomic(path: str | Path, text: str) -> None:
             os.unlink(tmp)
 
 
+class OutputFileError(ValueError):
+    """An output file could not be written; the message names it (one line)."""
+
+
+def write_output(path: str | Path, text: str) -> None:
+    """Write a file the user asked for, whole or not at all; ``OutputFileError`` names the file
+    and why (a folder in the way, a full disk, no permission ...). Nothing half-written is left."""
+    path = Path(path)
+    if path.is_dir():
+        raise OutputFileError(f"{path}: is a folder; give a file name")
+    if path.exists() and not path.is_file():  # a device, a FIFO, a socket: never replaced by a file
+        raise OutputFileError(f"{path}: is not a regular file")
+    try:
+        write_text_atomic(path, text)
+    except OSError as exc:
+        raise OutputFileError(f"{path}: cannot write it ({exc.strerror or exc})") from None
+    except UnicodeError as exc:  # text that is not valid Unicode (a lone surrogate)
+        raise OutputFileError(f"{path}: cannot write it (the text is not valid Unicode: {exc.reason})") from None
+
+
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 # exceptions that already carry a message for the user (one line, naming the file, field or row)
 USER_ERRORS = {
     "InputFileError", "StoreOpenError", "SchemaError", "TaskLoadError", "TaskNotFound", "TaskArgError",
-    "ImportFileError", "LabelFileError", "CaseFileError", "RunNotFound",
+    "ImportFileError", "LabelFileError", "CaseFileError", "RunNotFound", "OutputFileError",
 }
 
 

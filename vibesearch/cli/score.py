@@ -216,8 +216,12 @@ def report_command(
     if out is None:
         typer.echo(text)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    from .._files import OutputFileError, write_output
+
+    try:
+        write_output(out, text)
+    except OutputFileError as exc:
+        fail(f"--out {exc}")
     err_console.print(f"wrote {out} ({report['n_scored']} scored runs, {report['judge_label']})", highlight=False)
 
 

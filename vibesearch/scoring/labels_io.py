@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Collection, Literal
 
-from .._files import csv_plain, csv_safe, InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
+from .._files import csv_plain, csv_safe, write_output, InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
 from ..store import RunNotFound, Store
 from ._stored import stored_ground_truth
 
@@ -62,18 +62,18 @@ def export_labels(
         for r in rows
     ]
     if fmt == "jsonl":
-        with path.open("w", encoding="utf-8") as fh:
-            for rec in records:
-                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        text = "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records)
     elif fmt == "csv":
-        with path.open("w", encoding="utf-8", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=FIELDS)
-            writer.writeheader()
-            for rec in records:
-                cells = {k: csv_safe(v) if isinstance(v, str) else v for k, v in rec.items()}  # never a formula
-                writer.writerow({**cells, "covered": "true" if rec["covered"] else "false", "evidence": " ".join(map(str, rec["evidence"]))})
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=FIELDS)
+        writer.writeheader()
+        for rec in records:
+            cells = {k: csv_safe(v) if isinstance(v, str) else v for k, v in rec.items()}  # never a formula
+            writer.writerow({**cells, "covered": "true" if rec["covered"] else "false", "evidence": " ".join(map(str, rec["evidence"]))})
+        text = buf.getvalue()
     else:
         raise ValueError(f"unknown label format {fmt!r} (csv or jsonl)")
+    write_output(path, text)
     return len(records)
 
 
