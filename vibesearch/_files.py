@@ -188,10 +188,37 @@ def check_tree(value: Any, path: str | Path, *, field: str = "", max_depth: int 
 
 
 # ---------------------------------------------------------------------- parsing
+class _Strict(ValueError):
+    """A JSON document that parses but is not one we accept (a repeated key, a non-finite number)."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Strict(f"the key {short(key)} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _constant(name: str) -> Any:
+    raise _Strict(f"{name} is not a number JSON allows")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _Strict(f"the number {short(text)} is too large")
+    return value
+
+
 def parse_json(text: str, path: str | Path, *, field: str = "", max_depth: int | None = None) -> Any:
-    """One JSON document (a file, a JSONL line or a JSON string inside a field), checked."""
+    """One JSON document (a file, a JSONL line or a JSON string inside a field), checked: a key
+    repeated in one object, NaN, Infinity and numbers too large for a float are refused."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
+    except _Strict as exc:
+        raise InputFileError(path, f"invalid JSON: {exc}", field) from None
     except json.JSONDecodeError as exc:
         at = f"column {exc.colno}" if exc.lineno == 1 or not field else f"its line {exc.lineno}, column {exc.colno}"
         raise InputFileError(path, f"invalid JSON: {exc.msg} ({at})", field or f"line {exc.lineno}") from None
@@ -306,7 +333,7 @@ def write_output(path: str | Path, text: str) -> None:
         write_text_atomic(path, text)
     except OSError as exc:
         raise OutputFileError(f"{path}: cannot write it ({exc.strerror or exc})") from None
-    except UnicodeError as exc:  # text that is not valid Unicode (a lone surrogate)
+    except UnicodeEncodeError as exc:  # text that is not valid Unicode (a lone surrogate)
         raise OutputFileError(f"{path}: cannot write it (the text is not valid Unicode: {exc.reason})") from None
 
 
