@@ -32,3 +32,15 @@ def test_usage_errors_are_one_line_and_exit_1(args, named):
 def test_help_still_exits_0():
     done = _cli("run", "--help")
     assert done.returncode == 0 and "--runs" in done.stdout
+
+
+def test_error_lines_show_control_and_bidi_characters_as_escapes():
+    """An id from the command line (or a file) cannot reorder, recolour or hide the error line."""
+    done = _cli("run", "--tasks", "evil\u202edi-ksat\x1b[31mred")
+    assert done.returncode == 1
+    assert "\u202e" not in done.stderr and "\x1b[31m" not in done.stderr
+    assert "\\u202e" in done.stderr
+    from vibesearch.cli._common import printable
+
+    assert printable("a\u202eb\x1b[31mc\u2066d\u200be") == "a\\u202eb\\u001b[31mc\\u2066d\\u200be"
+    assert printable("plain text, 中文, émoji 🙂") == "plain text, 中文, émoji 🙂"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any, NoReturn, Optional, TypeVar
 
@@ -50,11 +51,21 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
+# control characters and the invisible marks that reorder or hide text on a terminal (bidi
+# overrides and isolates, zero-width marks): an id or field name from a file may carry them
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\u061c\ufeff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with what would change how a terminal shows it made visible as ``\\uXXXX``."""
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
 def fail(message: str, code: int = 1) -> NoReturn:
     from rich.markup import escape
 
     # one line whatever the terminal width; brackets in paths/field names are not markup
-    err_console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    err_console.print(f"[red]error:[/red] {escape(printable(message))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -85,11 +85,11 @@ def main() -> None:
             sys.exit(130)
         if "ClickException" not in names:
             raise
-        from ._common import err_console
+        from ._common import err_console, printable
 
         fmt = getattr(exc, "format_message", None)
         message = " ".join(str(fmt() if callable(fmt) else exc).split())
-        err_console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+        err_console.print(f"error: {printable(message)}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(1)
     except (KeyboardInterrupt, EOFError):
         sys.exit(130)
