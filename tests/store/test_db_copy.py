@@ -99,3 +99,25 @@ def test_a_copy_that_differs_from_its_source_is_exit_1(tmp_path, monkeypatch):
 def test_a_source_that_cannot_be_opened_is_one_line(tmp_path, bad):
     out = _cli("db", "copy", str(tmp_path / bad) if bad.endswith(".db") else bad, str(tmp_path / "dst.db"))
     assert out.exit_code == 1 and len(out.stderr.strip().splitlines()) == 1 and out.stderr.startswith("error: ")
+
+
+def test_a_copy_that_fails_midway_leaves_the_destination_empty_for_a_retry(tmp_path, pg_cluster):
+    """PostgreSQL refuses a NUL character SQLite took (in a label's note): the copy stops at the
+    labels, removes what it had copied, says so in one line — and, the row fixed, the same command
+    then succeeds."""
+    src = tmp_path / "src.db"
+    store = _filled(src)
+    run_id = store.list_runs()[0].id
+    store.put_label(run_id, 1, "bob", False, [], "a NUL \x00 inside")
+    pg = pg_cluster.new_database()
+    done = _cli("db", "copy", str(src), pg)
+    assert done.exit_code == 1 and "copying labels failed" in done.output and "nothing was left in it" in done.output, done.output
+    assert {name: n for name, (n, _) in _sums(pg).items() if name != "meta"} == {name: 0 for name in copy_mod.COPIED if name != "meta"}
+    engine = make_engine(db_target(src))
+    with engine.begin() as conn:  # the source fixed by hand
+        from sqlalchemy import text
+
+        conn.execute(text("DELETE FROM labels WHERE annotator = 'bob'"))
+    engine.dispose()
+    again = _cli("db", "copy", str(src), pg)
+    assert again.exit_code == 0, again.output

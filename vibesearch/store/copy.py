@@ -140,23 +140,16 @@ def copy_database(src: str | Path, dst: str | Path) -> list[TableCheck]:
                 raise CopyError(f"{s_target.shown} holds no vibesearch tables")
         _refuse_unless_empty(dst_engine, d_target.shown)
         present = _present(src_engine)
-        for name in COPIED:
-            if name not in present:
-                continue
-            table = _table(name)
-            with src_engine.connect() as sconn:
-                batch: list[dict[str, Any]] = []
-                keys = [c.name for c in table.columns]
-                for row in _rows(sconn, table):
-                    item = dict(zip(keys, row))
-                    if name == "meta" and item["key"] == "schema_version":
-                        continue  # DST has its own (same) row
-                    batch.append(item)
-                    if len(batch) >= BATCH:
-                        _insert(dst_engine, table, batch)
-                        batch = []
-                if batch:
-                    _insert(dst_engine, table, batch)
+        name = ""
+        try:
+            for name in COPIED:
+                if name in present:
+                    _copy_table(src_engine, dst_engine, name)
+        except Exception as exc:
+            # DST was empty: leave it empty again, so the copy can simply be run once more
+            cleaned = _empty_again(dst_engine)
+            left = "nothing was left in it" if cleaned else "the rows copied so far could not be removed: empty it before trying again"
+            raise CopyError(f"{d_target.shown}: copying {name} failed ({_short(exc)}); {left}") from None
         if dst_engine.dialect.name == "postgresql":
             with dst_engine.begin() as conn:
                 _reset_sequences(conn)
@@ -164,6 +157,44 @@ def copy_database(src: str | Path, dst: str | Path) -> list[TableCheck]:
     finally:
         src_engine.dispose()
         dst_engine.dispose()
+
+
+def _copy_table(src_engine: Engine, dst_engine: Engine, name: str) -> None:
+    table = _table(name)
+    with src_engine.connect() as sconn:
+        batch: list[dict[str, Any]] = []
+        keys = [c.name for c in table.columns]
+        for row in _rows(sconn, table):
+            item = dict(zip(keys, row))
+            if name == "meta" and item["key"] == "schema_version":
+                continue  # DST has its own (same) row
+            batch.append(item)
+            if len(batch) >= BATCH:
+                _insert(dst_engine, table, batch)
+                batch = []
+        if batch:
+            _insert(dst_engine, table, batch)
+
+
+def _empty_again(engine: Engine) -> bool:
+    """Delete every copied row from DST (tables in reverse order: rows that point at others go
+    first); False when that failed too."""
+    try:
+        with engine.begin() as conn:
+            for name in reversed(COPIED):
+                table = _table(name)
+                query = table.delete()
+                if name == "meta":
+                    query = query.where(table.c.key != "schema_version")
+                conn.execute(query)
+        return True
+    except Exception:  # noqa: BLE001 - the destination itself is what failed
+        return False
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 200 else text[:200] + "…"
 
 
 def _insert(engine: Engine, table: Table, rows: list[dict[str, Any]]) -> None:
