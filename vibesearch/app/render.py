@@ -40,6 +40,30 @@ def _esc(text: Any) -> str:
     return html.escape(str(text if text is not None else ""))
 
 
+# a fenced code block (drawn as code by Markdown, so nothing in it is HTML); inline code is not
+# skipped: a mismatched backtick run would leave its "code" to be drawn as HTML
+_CODE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.S | re.M)
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def inert(text: str) -> str:
+    """Untrusted text (a task's, an agent's, a page's) as Markdown that draws no HTML and loads
+    nothing: outside code, a ``<`` that would open a tag is shown as the character, and an image
+    (``![alt](url)``) becomes a plain link to it, so no form, button or remote picture appears."""
+    out: list[str] = []
+    last = 0
+    for m in _CODE.finditer(text):
+        out.append(_inert_prose(text[last:m.start()]))
+        out.append(m.group(0))  # code is shown as code: nothing in it is drawn
+        last = m.end()
+    out.append(_inert_prose(text[last:]))
+    return "".join(out)
+
+
+def _inert_prose(text: str) -> str:
+    return _TAG_START.sub("&lt;", text).replace("![", "[🖼 ")
+
+
 def _short(text: str, limit: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -86,7 +110,7 @@ def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> li
             )
         elif isinstance(d, ToolResultEvent):
             idx = calls.get(d.call_id)
-            body = ("⚠ " if d.error else "") + _clip(d.content or "(empty result)")
+            body = ("⚠ " if d.error else "") + inert(_clip(d.content or "(empty result)"))
             if idx is None:  # a result without its call (imported runs): show it on its own
                 out.append(gr.ChatMessage(role="assistant", content=body, metadata={"title": f"⚙ {d.tool}", "status": "done"}))
                 continue
@@ -106,13 +130,13 @@ def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> li
             out.append(
                 gr.ChatMessage(
                     role="assistant",
-                    content=d.summary or "(no summary)",
+                    content=inert(d.summary or "(no summary)"),
                     metadata={"title": f"⇲ Context compacted: {d.tokens_before:,} → {d.tokens_after:,} tokens", "status": "done"},
                 )
             )
         elif isinstance(d, ErrorEvent):
             title = f"{'✖ Fatal error' if d.fatal else '⚠ Error'} ({d.source})"
-            out.append(gr.ChatMessage(role="assistant", content=d.message, metadata={"title": title, "status": "done"}))
+            out.append(gr.ChatMessage(role="assistant", content=inert(d.message), metadata={"title": title, "status": "done"}))
         elif isinstance(d, GraphEvent):
             out.append(graph_note(d))
         elif isinstance(d, EndEvent):
@@ -125,7 +149,7 @@ def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> li
                 )
             )
         elif isinstance(d, NoteEvent) and d.text:
-            out.append(gr.ChatMessage(role="assistant", content=d.text, metadata={"title": "ℹ Note", "status": "done"}))
+            out.append(gr.ChatMessage(role="assistant", content=inert(d.text), metadata={"title": "ℹ Note", "status": "done"}))
     return out
 
 
@@ -133,14 +157,14 @@ def _add_message(out: list[gr.ChatMessage], d: MessageEvent) -> None:
     if d.phase == "extraction":
         title = "☰ Extraction instruction" if d.role == "user" else "◆ The agent's graph output"
         role: Literal["user", "assistant"] = "user" if d.role == "user" else "assistant"
-        out.append(gr.ChatMessage(role=role, content=unfence_tables(_clip(d.content, 6000)), metadata={"title": title, "status": "done"}))
+        out.append(gr.ChatMessage(role=role, content=inert(unfence_tables(_clip(d.content, 6000))), metadata={"title": title, "status": "done"}))
         return
     if d.role == "system":
         return
     if d.role == "assistant" and d.thinking:
-        out.append(gr.ChatMessage(role="assistant", content=d.thinking, metadata={"title": "✎ Reasoning", "status": "done"}))
+        out.append(gr.ChatMessage(role="assistant", content=inert(d.thinking), metadata={"title": "✎ Reasoning", "status": "done"}))
     if d.content:
-        out.append(gr.ChatMessage(role=d.role, content=unfence_tables(d.content)))
+        out.append(gr.ChatMessage(role=d.role, content=inert(unfence_tables(d.content))))
 
 
 _FENCED = re.compile(r"^[ \t]*(```|~~~)[ \t]*(markdown|md)?[ \t]*\n(.*?)\n[ \t]*\1[ \t]*$", re.S | re.M | re.I)
@@ -174,7 +198,7 @@ def stage_note(d: StageEvent, stages: Sequence[Any] = ()) -> gr.ChatMessage | No
         title = f"{icon} Disclosed{where}{name} · by {d.decided_by}"
     else:
         title = f"{icon} {d.reply_kind.capitalize()} · at{where} · {met} · by {d.decided_by}"
-    body = d.rationale or met
+    body = inert(d.rationale or met)
     return gr.ChatMessage(role="user", content=body, metadata={"title": title, "status": "done"})
 
 
@@ -188,7 +212,7 @@ def graph_note(d: GraphEvent) -> gr.ChatMessage:
         extra.append(f"dropped {len(d.dropped)} malformed item(s)")
     tail = ("\n\n" + "\n".join(extra)) if extra else ""
     body = ("```\n" + "\n".join(lines) + more + "\n```" if lines else "(no triples)") + tail
-    return gr.ChatMessage(role="assistant", content=body, metadata={"title": f"◈ Extracted graph: {len(d.triples)} triples", "status": "done"})
+    return gr.ChatMessage(role="assistant", content=inert(body), metadata={"title": f"◈ Extracted graph: {len(d.triples)} triples", "status": "done"})
 
 
 # --------------------------------------------------------------------------- stages
