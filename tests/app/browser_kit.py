@@ -29,10 +29,14 @@ def open_app(browser: Browser, url: str) -> tuple[BrowserContext, Page]:
     return ctx, page
 
 
-def wait_ready(page: Page) -> None:
-    """The app is mounted and the server's owner token is in local storage (set by the page's load
-    event; a Start before it would mint a second token and the first one would replace it)."""
-    expect(page.locator("#vs-start")).to_be_visible()
+def wait_ready(page: Page, *, tab: str = "Play") -> None:
+    """The app is mounted (``tab`` selected: a deep link opens another one) and the server's owner
+    token is in local storage (set by the page's load event; a Start before it would mint a second
+    token and the first one would replace it)."""
+    if tab == "Play":
+        expect(page.locator("#vs-start")).to_be_visible()
+    else:
+        expect(page.get_by_role("tab", name=tab, exact=True)).to_have_attribute("aria-selected", "true")
     page.wait_for_function("key => !!window.localStorage.getItem(key)", arg=OWNER_KEY)
 
 

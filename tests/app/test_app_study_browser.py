@@ -69,7 +69,7 @@ def test_a_transcript_draws_no_form_button_or_remote_image(browser, app_server):
     try:
         page = ctx.new_page()
         page.goto(f"{app_server.url}?run={run.id}")
-        wait_ready(page)
+        wait_ready(page, tab="Runs")
         chat = page.locator("#vs-runs-chat")
         expect(chat).to_contain_text("Log in again", use_inner_text=True)
         expect(chat).to_contain_text("<form action=", use_inner_text=True)  # shown as text
