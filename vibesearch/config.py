@@ -59,8 +59,9 @@ class Settings(BaseSettings):
     judge_model: str | None = None
     summariser_model: str | None = None
     api_base: str | None = Field(default=None, description="OpenAI-compatible base URL for models")
-    # the app: model providers people may pick besides those with credentials in the environment
-    # and those of the configured models (comma-separated litellm provider names, e.g. "ollama")
+    # the app: providers whose default address is this server (ollama, llamafile ...) that people
+    # may still pick (comma-separated litellm provider names, e.g. "ollama"); those of the
+    # configured models count as named
     allowed_providers: str = ""
 
     # endpoint agent (an agent framework behind an OpenAI-compatible chat endpoint)

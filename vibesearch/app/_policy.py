@@ -97,23 +97,7 @@ def check_model(value: Any, what: str, settings: Settings) -> str | None:
             f"{what} {model!r}: a {provider} model would be called at an address on this server; the operator "
             "can allow it by naming it in VIBESEARCH_ALLOWED_PROVIDERS"
         )
-    if not _credentials(model):
-        raise ValueError(
-            f"{what} {model!r}: this server has no credentials for {provider} models (the operator can set them, "
-            "or allow the provider in VIBESEARCH_ALLOWED_PROVIDERS)"
-        )
     return model
-
-
-def _credentials(model: str) -> bool:
-    """Does the server's environment hold what litellm needs for this model's provider?"""
-    try:
-        from ..llm.client import _litellm
-
-        got = _litellm().validate_environment(model=model)
-    except Exception:  # noqa: BLE001 - a provider litellm cannot check: treat as not configured
-        return False
-    return bool(got.get("keys_in_environment")) and not got.get("missing_keys")
 
 
 def check_endpoint_url(value: Any, settings: Settings) -> str | None:
