@@ -69,6 +69,17 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def key_values(option: str, pairs: list[str] | None) -> dict[str, str]:
+    """``key=value`` options as a dict; a pair without ``=``, key or value is one line, exit 1."""
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            fail(f"{option} {pair!r}: write it as key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
 Choice = TypeVar("Choice", bound=str)
 
 

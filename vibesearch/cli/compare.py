@@ -13,21 +13,11 @@ from typing import Any, Callable, List, Optional
 import typer
 from rich.table import Table
 
-from ._common import DbOption, JsonOption, console, fail, open_store, print_json
+from ._common import DbOption, JsonOption, console, fail, key_values, open_store, print_json
 
 
 def _tokens(value: Any) -> str:
     return "n/a" if value is None else str(value)  # no model usage recorded (the offline baseline)
-
-
-def _spec(option: str, pairs: List[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            fail(f"{option} {pair!r}: write it as key=value")
-        out[key.strip()] = value.strip()
-    return out
 
 
 def _answered(db: Optional[str], work: Callable[[Any], dict[str, Any]], errors: type[Exception], as_json: bool) -> dict[str, Any] | None:
@@ -61,7 +51,7 @@ def compare_command(
     if config_a or config_b:
         if run_a or run_b or not (config_a and config_b):
             fail("give two runs, or two configurations with --a key=value … --b key=value …, not both")
-        _compare_configs(_spec("--a", config_a), _spec("--b", config_b), judge, as_json, db)
+        _compare_configs(key_values("--a", config_a), key_values("--b", config_b), judge, as_json, db)
         return
     if not run_a or not run_b:
         fail("give two runs (vibesearch compare RUN_A RUN_B) or two configurations (--a … --b …)")

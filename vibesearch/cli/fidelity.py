@@ -17,7 +17,7 @@ from typing import Any, List, Optional
 import typer
 from rich.table import Table
 
-from ._common import DbOption, JsonOption, console, fail, open_store, print_json
+from ._common import DbOption, JsonOption, console, fail, key_values, open_store, print_json
 
 
 def _when(option: str, value: Optional[str]) -> datetime | None:
@@ -55,12 +55,7 @@ def fidelity_command(
     from .._files import csv_safe, write_text_atomic
     from ..scoring.fidelity import DISAGREEMENT_COLUMNS, FidelityError, fidelity_report
 
-    wanted: dict[str, str] = {}
-    for pair in filters or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            fail(f"--filter {pair!r}: write it as key=value")
-        wanted[key.strip()] = value.strip()
+    wanted = key_values("--filter", filters)
     start, end = _when("--since", since), _when("--until", until)
     if csv_out is not None and (csv_out.is_dir() or csv_out.suffix.lower() != ".csv"):
         fail(f"--csv {csv_out}: give a file name ending in .csv")
