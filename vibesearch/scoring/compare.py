@@ -40,6 +40,7 @@ def layout(store: Store, run_id: str, stages: int) -> RunLayout:
     run = store.get_run(run_id)
     out = RunLayout(run_id, f"{run.agent}:{run.agent_model}" if run.agent_model else run.agent, run.user, stages=[StageSpend() for _ in range(stages)])
     current = 0
+    used_a_model = False
     for stored in store.events(run_id):
         data = stored.data
         if isinstance(data, StageEvent) and not data.shadow:
@@ -52,10 +53,11 @@ def layout(store: Store, run_id: str, stages: int) -> RunLayout:
         elif isinstance(data, ToolCallEvent) and out.stages:
             out.stages[current].tool_calls += 1
         elif isinstance(data, UsageEvent) and data.purpose == "agent" and out.stages:
+            used_a_model = True
             out.stages[current].tokens = (out.stages[current].tokens or 0) + (data.input_tokens or 0) + (data.output_tokens or 0)
         elif isinstance(data, MessageEvent) and data.phase == "extraction":
             break  # what the graph request costs belongs to no stage
-    if not any(isinstance(e.data, UsageEvent) and e.data.purpose == "agent" for e in store.events(run_id, kinds=["usage"])):
+    if not used_a_model:  # (the graph request's calls come after the stages: a model-less run has none)
         for st in out.stages:
             st.tokens = None
     return out
