@@ -118,7 +118,7 @@ def test_the_first_message_carries_the_system_prompt_and_openclaw_offers_the_tas
     assert head in text and "\n\n---\n\nWho taught Leonhard Euler" in text
     tools = tool_names(first)
     assert {"vibesearch__search", "vibesearch__visit"} <= set(tools)
-    assert not {"exec", "web_search", "web_fetch", "browser"} & set(tools)  # no way out but the task's web
+    assert not {"exec", "web_search", "web_fetch", "browser", "gateway", "secrets", "file_fetch", "dir_list"} & set(tools)  # no way out but the task's web
 
 
 def test_the_run_used_nothing_but_loopback(persona_run):

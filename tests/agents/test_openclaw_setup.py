@@ -70,9 +70,10 @@ def test_the_config_denies_the_ways_out_and_applies_the_ablations():
                               model="openai/m", spec=spec, context_window=1000, max_tokens=None)
         assert "sk-" not in str(cfg) and cfg["models"]["providers"]["vibesearch"]["apiKey"] == "t"
         assert cfg["tools"]["toolSearch"] is False and cfg["agents"]["defaults"]["heartbeat"] == {"every": "0m"}
+        assert cfg["tools"]["fs"] == {"workspaceOnly": True}  # read/write/edit only inside the run's workspace
         return set(cfg["tools"]["deny"])
 
-    assert {"exec", "web_search", "web_fetch", "browser"} <= deny(OpenclawSpec())
+    assert {"exec", "web_search", "web_fetch", "browser", "gateway", "secrets", "file_fetch", "dir_list"} <= deny(OpenclawSpec())
     assert not (set(SUBAGENT_TOOLS) | set(MEMORY_TOOLS)) & deny(OpenclawSpec())
     assert set(SUBAGENT_TOOLS) <= deny(OpenclawSpec(subagents=False))
     assert set(MEMORY_TOOLS) <= deny(OpenclawSpec(memory=False))

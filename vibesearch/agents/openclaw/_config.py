@@ -19,8 +19,14 @@ from ...run.config import OpenclawSpec
 
 PROVIDER = "vibesearch"  # the provider id in openclaw.json (models are "vibesearch/<id>")
 MCP_SERVER = "vibesearch"  # MCP tools reach the model as "vibesearch__<tool>"
-# OpenClaw's tools that would leave the task's web or the run's sandbox
-DENIED_TOOLS = ("exec", "process", "code_execution", "web_search", "web_fetch", "x_search", "browser", "computer", "nodes")
+# OpenClaw's tools that would leave the task's web or the run's sandbox: host commands, its own
+# web, the browser, other machines, files outside the workspace, its secrets, and the tools that
+# change OpenClaw itself (its config, plugins, schedules) — a prompt in a page could ask for any
+DENIED_TOOLS = (
+    "exec", "process", "code_execution", "web_search", "web_fetch", "x_search", "browser", "computer", "nodes",
+    "ls", "dir_list", "dir_fetch", "file_fetch", "file_write", "secrets", "gateway", "openclaw", "plugins",
+    "automations", "terminal", "node_inference", "message",
+)
 SUBAGENT_TOOLS = ("sessions_spawn", "subagents", "agents_wait")
 MEMORY_TOOLS = ("memory_search", "memory_get")
 
@@ -80,7 +86,8 @@ def openclaw_config(
                 }
             },
         },
-        "tools": {"toolSearch": False, "deny": deny},
+        # read / write / edit stay for memory files, inside the workspace only
+        "tools": {"toolSearch": False, "deny": deny, "fs": {"workspaceOnly": True}},
         "mcp": {"servers": {MCP_SERVER: {
             "url": f"{bridge_url}/mcp/", "transport": "streamable-http", "headers": {"Authorization": f"Bearer {token}"},
         }}},
