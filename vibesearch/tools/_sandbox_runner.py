@@ -1,8 +1,9 @@
 """Runs inside the sandbox process, before the model's code (passed to ``python -c``).
 
-It drops root to an unprivileged uid when asked (failing closed if it cannot), sets the resource
-limits (they cannot be raised again without privileges) and then executes ``main.py`` from the
-working directory as ``__main__``. Only the standard library is used; nothing here is imported by
+It checks that the system-call filter is in place when the sandbox was started with one, drops
+root to an unprivileged uid when asked (failing closed if either fails), sets the resource limits
+(they cannot be raised again without privileges) and then executes ``main.py`` from the working
+directory as ``__main__``. Only the standard library is used; nothing here is imported by
 the package itself.
 """
 
@@ -37,8 +38,20 @@ def _act_as_init():
             os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
+def _filtered():
+    """Does a seccomp filter apply to this process (``Seccomp: 2`` in /proc/self/status)?"""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            return any(line.split() == ["Seccomp:", "2"] for line in fh)
+    except OSError:
+        return False
+
+
 def _main():
     cfg = json.loads(sys.argv[1])
+    if cfg.get("seccomp") and not _filtered():
+        sys.stderr.write("[sandbox] the system-call filter is not in place; refusing to run\n")
+        sys.exit(70)
     if os.getpid() == 1:
         _act_as_init()
     uid = cfg.get("drop_uid")

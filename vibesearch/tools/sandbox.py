@@ -7,10 +7,16 @@ environment built from scratch (nothing inherited, so no API key can be read fro
 Isolation is chosen at runtime, the strongest that works on the machine (``isolation="auto"``):
 
 * ``bwrap`` — bubblewrap: new network, PID, IPC and UTS namespaces, and a minimal filesystem
-  view (read-only /usr and the Python installation, a private /tmp and working directory; the
-  rest of the host filesystem, the database included, does not exist inside). When started as
-  root, the code runs as an unprivileged uid leased for this run alone (``_sandbox_uids``), so
-  that the process-count limit applies, and applies to this sandbox only.
+  view (read-only /usr and the Python installation, a private /tmp, /dev/shm and working
+  directory; the rest of the host filesystem, the database included, does not exist inside).
+  Each writable tmpfs is sized from the run's memory limit (tmpfs pages are not counted by
+  ``RLIMIT_AS``) and everything else inside is read-only. A seccomp filter (``_seccomp_program``,
+  x86_64 and aarch64) refuses the system calls that make namespaces or mounts, use the kernel
+  keyrings, trace or read other processes, load BPF or modules, or hold memory outside the
+  limits; bubblewrap >= 0.8 also gets ``--disable-userns`` when it runs in a user namespace of
+  its own (not as root). When started as root, the code runs as an unprivileged uid leased for
+  this run alone (``_sandbox_uids``), so that the process-count limit applies, and applies to
+  this sandbox only.
 * ``unshare`` — util-linux unshare: new network and PID namespaces; the filesystem is the host's.
 * ``none`` — limits, clean environment and scratch directory only.
 
@@ -20,18 +26,23 @@ docs/tools.md states exactly what holds in each mode.
 from __future__ import annotations
 
 import asyncio
+import errno
+import functools
 import json
 import logging
 import os
+import platform
+import re
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -85,10 +96,116 @@ def _world_traversable(path: str) -> bool:
     return True
 
 
-def _bwrap_prefix(workdir: Path, env: dict[str, str]) -> list[str]:
+# ---------------------------------------------------------------- seccomp filter (bwrap mode)
+
+# seccomp_data.arch of the native system-call ABI, by platform.machine()
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_X32_SYSCALL_BIT = 0x40000000  # x86_64 numbers with this bit are the x32 ABI's
+
+# Refused with EPERM: name -> (x86_64 number, aarch64 number); None where the call does not exist.
+_DENIED_SYSCALLS: dict[str, tuple[int | None, int | None]] = {
+    # new namespaces and mounts (with the new mount API), changing the root
+    "unshare": (272, 97), "setns": (308, 268), "mount": (165, 40), "umount2": (166, 39),
+    "pivot_root": (155, 41), "chroot": (161, 51), "open_tree": (428, 428), "move_mount": (429, 429),
+    "fsopen": (430, 430), "fsconfig": (431, 431), "fsmount": (432, 432), "fspick": (433, 433),
+    "mount_setattr": (442, 442),
+    # kernel keyrings: a key stored by one run would be readable by the next run of the same uid
+    "add_key": (248, 217), "request_key": (249, 218), "keyctl": (250, 219),
+    # other processes' memory and files
+    "ptrace": (101, 117), "process_vm_readv": (310, 270), "process_vm_writev": (311, 271),
+    "pidfd_getfd": (438, 438), "name_to_handle_at": (303, 264), "open_by_handle_at": (304, 265),
+    # kernel interfaces a benchmark's code has no use for
+    "bpf": (321, 280), "perf_event_open": (298, 241), "userfaultfd": (323, 282),
+    "io_uring_setup": (425, 425), "io_uring_enter": (426, 426), "io_uring_register": (427, 427),
+    "kexec_load": (246, 104), "kexec_file_load": (320, 294), "init_module": (175, 105),
+    "finit_module": (313, 273), "delete_module": (176, 106), "swapon": (167, 224), "swapoff": (168, 225),
+    "reboot": (169, 142), "acct": (163, 89), "quotactl": (179, 60), "syslog": (103, 116),
+    "lookup_dcookie": (212, 18), "vhangup": (153, 58), "iopl": (172, None), "ioperm": (173, None),
+    # memory that RLIMIT_AS does not count and no tmpfs size bounds
+    "memfd_create": (319, 279), "memfd_secret": (447, 447), "shmget": (29, 194), "msgget": (68, 186),
+}
+# clone3 takes its flags in a struct the filter cannot read: ENOSYS makes the C library use clone
+_CLONE3 = 435
+_CLONE = (56, 220)
+# clone() with any of these (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET) is refused
+_CLONE_NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+
+# classic BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h)
+_BPF_LD_W_ABS = 0x20
+_BPF_JEQ_K = 0x15
+_BPF_JGE_K = 0x35
+_BPF_JSET_K = 0x45
+_BPF_RET_K = 0x06
+_SECCOMP_RET_ALLOW = 0x7FFF0000
+_SECCOMP_RET_ERRNO = 0x00050000
+
+
+def _bpf(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def _seccomp_program() -> bytes | None:
+    """The compiled filter for ``bwrap --seccomp`` on this machine, or None where there is no
+    syscall table for it (any machine but x86_64 and aarch64, or a 32-bit interpreter)."""
+    machine = platform.machine()
+    arch = _AUDIT_ARCH.get(machine)
+    if arch is None or struct.calcsize("P") != 8 or sys.byteorder != "little":
+        return None
+    col = 0 if machine == "x86_64" else 1
+    enosys = _SECCOMP_RET_ERRNO | errno.ENOSYS
+    eperm = _SECCOMP_RET_ERRNO | errno.EPERM
+    # struct seccomp_data: int nr at 0, u32 arch at 4, u64 args[6] from 16 (low half first)
+    prog = [
+        _bpf(_BPF_LD_W_ABS, 4),
+        _bpf(_BPF_JEQ_K, arch, jt=1),
+        _bpf(_BPF_RET_K, enosys),  # another ABI (32-bit calls): its numbers differ, refuse them all
+        _bpf(_BPF_LD_W_ABS, 0),
+    ]
+    if machine == "x86_64":
+        prog += [_bpf(_BPF_JGE_K, _X32_SYSCALL_BIT, jf=1), _bpf(_BPF_RET_K, enosys)]
+    for numbers in _DENIED_SYSCALLS.values():
+        nr = numbers[col]
+        if nr is not None:
+            prog += [_bpf(_BPF_JEQ_K, nr, jf=1), _bpf(_BPF_RET_K, eperm)]
+    prog += [_bpf(_BPF_JEQ_K, _CLONE3, jf=1), _bpf(_BPF_RET_K, enosys)]
+    prog += [
+        _bpf(_BPF_JEQ_K, _CLONE[col], jf=3),
+        _bpf(_BPF_LD_W_ABS, 16),  # clone's flags (first argument, both machines); the bits are all low
+        _bpf(_BPF_JSET_K, _CLONE_NAMESPACE_FLAGS, jf=1),
+        _bpf(_BPF_RET_K, eperm),
+        _bpf(_BPF_RET_K, _SECCOMP_RET_ALLOW),
+    ]
+    return b"".join(prog)
+
+
+@functools.lru_cache(maxsize=1)
+def _bwrap_version() -> tuple[int, ...]:
+    """The installed bubblewrap's version, () when it cannot be told."""
+    try:
+        out = subprocess.run(["bwrap", "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    found = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", out)
+    return tuple(int(n) for n in found.groups(default="0")) if found else ()
+
+
+def _tmpfs_bytes(limits: dict) -> int:
+    """The size of each writable tmpfs of a bwrap sandbox (/tmp, /dev/shm, the working
+    directory): a quarter of the memory limit, at most 64 MB, so the three together hold at most
+    three quarters of it. Files there are memory that RLIMIT_AS does not count."""
+    return max(1024 * 1024, min(64 * 1024 * 1024, int(limits["memory_bytes"]) // 4))
+
+
+def _bwrap_prefix(workdir: Path, env: dict[str, str], limits: dict, seccomp_fd: int | None = None) -> list[str]:
     args = ["bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if not _is_root():
+        # as root bwrap runs without a user namespace (the runner switches to the leased uid), and
+        # --disable-userns needs one; there the seccomp filter alone refuses new user namespaces
         args.append("--unshare-user")
+        if _bwrap_version() >= (0, 8):
+            args.append("--disable-userns")
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     args += ["--die-with-parent", "--new-session", "--hostname", "sandbox"]
     for d in _SYSTEM_DIRS:
         if os.path.islink(d):
@@ -107,10 +224,15 @@ def _bwrap_prefix(workdir: Path, env: dict[str, str]) -> list[str]:
                 args += ["--perms", "0755", "--dir", p]
                 made.add(p)
         args += ["--ro-bind", root, root]
+    size = str(_tmpfs_bytes(limits))
     args += ["--proc", "/proc", "--dev", "/dev"]
-    args += ["--size", str(64 * 1024 * 1024), "--perms", "01777", "--tmpfs", "/tmp"]
-    args += ["--size", str(64 * 1024 * 1024), "--perms", "01777", "--tmpfs", _INSIDE_DIR]
+    args += ["--size", size, "--perms", "01777", "--tmpfs", "/dev/shm"]
+    args += ["--size", size, "--perms", "01777", "--tmpfs", "/tmp"]
+    args += ["--size", size, "--perms", "01777", "--tmpfs", _INSIDE_DIR]
     args += ["--ro-bind", str(workdir / "main.py"), f"{_INSIDE_DIR}/main.py"]
+    # bwrap's own tmpfs (the root, /etc and the folders it made) and the one of /dev cannot be
+    # sized; make them read-only (not recursive: the sized mounts above stay writable)
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     args += ["--clearenv"]
     for key, value in env.items():
         args += ["--setenv", key, value]
@@ -157,8 +279,14 @@ def _probe(mode: Isolation) -> bool:
         if mode == "none" or shutil.which("bwrap" if mode == "bwrap" else "unshare"):
             workdir = Path(tempfile.mkdtemp(prefix="vibesearch-probe-"))
             try:
-                cmd, cwd, env = _command(mode, workdir, "print('sandbox-ok')", _probe_limits())
-                done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
+                launch = _command(mode, workdir, "print('sandbox-ok')", _probe_limits())
+                try:
+                    done = subprocess.run(
+                        launch.cmd, cwd=launch.cwd, env=launch.env, pass_fds=launch.pass_fds,
+                        capture_output=True, timeout=20, stdin=subprocess.DEVNULL,
+                    )
+                finally:
+                    launch.close_fds()
                 ok = done.returncode == 0 and b"sandbox-ok" in done.stdout
             except (OSError, subprocess.SubprocessError):
                 ok = False
@@ -187,9 +315,37 @@ def detect_isolation() -> Isolation:
     return "none"
 
 
-def _command(mode: Isolation, workdir: Path, code: str, limits: dict, uid: int = NOBODY_UID) -> tuple[list[str], str, dict[str, str]]:
-    """The command line, working directory and environment of one run (``uid``: the one to
-    switch to when started as root)."""
+@dataclass
+class _Launch:
+    """How to start one run: the command line, its working directory and environment, and the
+    file descriptors the child is given (the parent closes them once it has started)."""
+
+    cmd: list[str]
+    cwd: str
+    env: dict[str, str]
+    pass_fds: list[int] = field(default_factory=list)
+
+    def close_fds(self) -> None:
+        fds, self.pass_fds = self.pass_fds, []
+        for fd in fds:
+            os.close(fd)
+
+
+def _program_fd(data: bytes) -> int:
+    """A pipe's read end holding ``data`` (small: it fits the pipe buffer) and then EOF."""
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, data)
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    return read_end
+
+
+def _command(mode: Isolation, workdir: Path, code: str, limits: dict, uid: int = NOBODY_UID) -> _Launch:
+    """The launch of one run (``uid``: the one to switch to when started as root)."""
     (workdir / "main.py").write_text(code, encoding="utf-8")
     drop = None
     if mode == "bwrap":
@@ -201,14 +357,22 @@ def _command(mode: Isolation, workdir: Path, code: str, limits: dict, uid: int =
             drop = uid
             os.chown(workdir, uid, uid)
     env = _sandbox_env(home)
-    cfg = dict(limits, drop_uid=drop, run=uuid.uuid4().hex)
+    program = _seccomp_program() if mode == "bwrap" else None
+    # the runner checks that the filter is in place and refuses to run the code otherwise
+    cfg = dict(limits, drop_uid=drop, run=uuid.uuid4().hex, seccomp=program is not None)
     python = [os.path.realpath(sys.executable), "-I", "-u", "-B", "-X", "utf8", "-c", _RUNNER, json.dumps(cfg)]
     if mode == "bwrap":
         os.chmod(workdir / "main.py", 0o644)
-        return _bwrap_prefix(workdir, env) + python, str(workdir), env
+        launch = _Launch([], str(workdir), env, [_program_fd(program)] if program is not None else [])
+        try:
+            launch.cmd = _bwrap_prefix(workdir, env, limits, launch.pass_fds[0] if launch.pass_fds else None) + python
+        except BaseException:
+            launch.close_fds()
+            raise
+        return launch
     if mode == "unshare":
-        return _unshare_prefix() + python, str(workdir), env
-    return python, str(workdir), env
+        return _Launch(_unshare_prefix() + python, str(workdir), env)
+    return _Launch(python, str(workdir), env)
 
 
 class PythonSandbox:
@@ -267,16 +431,20 @@ class PythonSandbox:
         loop = asyncio.get_running_loop()
         start = loop.time()
         try:
-            cmd, cwd, env = _command(mode, workdir, code, self.limits(), uid)
-            proc = await asyncio.create_subprocess_exec(
-                *cmd,
-                cwd=cwd,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-            )
+            launch = _command(mode, workdir, code, self.limits(), uid)
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    *launch.cmd,
+                    cwd=launch.cwd,
+                    env=launch.env,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True,
+                    pass_fds=launch.pass_fds,
+                )
+            finally:
+                launch.close_fds()  # the child has its copy (or was never started)
             try:
                 result = await self._collect(proc)
             except BaseException:  # cancelled (the run or a deadline): leave nothing running
