@@ -38,6 +38,7 @@ def _filled(path: Path) -> Store:
     store.put_pred_labels([{"run_id": run.id, "pred_index": 0, "annotator": "ann", "valid": False}])
     store.add_campaign(CampaignRow(name="c1", runs_json=f'["{run.id}"]', annotators_json='["ann","bob"]'))
     store.put_adjudication(AdjudicationRow(run_id=run.id, side="coverage", item_index=0, label=True, adjudicator="eve", campaign="c1"))
+    store.put_adjudication(AdjudicationRow(run_id=run.id, side="coverage", item_index=0, label=False, adjudicator="fay", campaign="c1"))
     claim(store, run_key(run.id), new_owner(), 60)
     return store
 

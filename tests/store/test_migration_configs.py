@@ -14,7 +14,7 @@ import sqlite3
 from vibesearch.config import Settings
 from vibesearch.protocol import build_config, profile_of
 from vibesearch.session import config_of_run
-from vibesearch.store import Store
+from vibesearch.store import Store, migrations
 
 
 def _make_0004_file(path) -> dict[str, str]:
@@ -66,4 +66,4 @@ def test_upgrading_resolves_every_runs_config(tmp_path):
 
     assert store.get_run(ids["imported"]).run_config() is None  # not a run of ours: nothing made up
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0005",)
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (migrations.HEAD,)

@@ -68,3 +68,21 @@ def test_logins_are_listed_and_ended_per_person_or_one_by_one(store: Store):
     assert store.delete_logins_of("ann") == 2
     assert store.login_user(ann1) is None and store.login_user(ann2) is None and store.login_user(bob) == "bob"
     assert store.delete_login_digest(login_digest(bob)) is True and store.logins() == []
+
+
+def test_failed_logins_lock_a_key_for_every_store_of_the_database(store: Store, db_url: str):
+    from vibesearch.store.logins import LoginThrottle
+
+    policy = LoginThrottle(free=3, base_s=100.0, max_s=400.0)
+    assert [policy.lock_for(n) for n in (1, 3, 4, 5, 6, 9)] == [0.0, 0.0, 100.0, 200.0, 400.0, 400.0]
+    other = Store(db_url)  # another app server of the same database
+    for _ in range(3):
+        assert store.record_login_failure(["login:ann"], policy) == 0.0  # free ones lock nothing
+    assert other.login_locked_until(["login:ann", "addr:10.0.0.1"]) == 0.0
+    until = other.record_login_failure(["login:ann"], policy)  # the 4th, counted on the other server
+    assert until == pytest.approx(time.time() + 100.0, abs=5)
+    assert store.login_locked_until(["addr:10.0.0.1", "login:ann"]) == pytest.approx(until)
+    assert store.login_locked_until(["login:bob"]) == 0.0
+    store.clear_login_failures(["login:ann"])  # a successful login
+    assert other.login_locked_until(["login:ann"]) == 0.0
+    assert other.record_login_failure(["login:ann"], policy) == 0.0  # counting from nothing again

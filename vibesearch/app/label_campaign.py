@@ -25,6 +25,7 @@ from ..scoring.campaigns import (
     item_texts,
     next_item,
     progress,
+    replaced_note,
     who_labelled,
 )
 from ._access import Who
@@ -133,6 +134,8 @@ def dispute_choices(ctx: AppContext, name: str, may_read: MayRead | None = None)
         yes, no = SIDE_WORDS[e.item.side]
         said = ", ".join(f"{who}={yes if v else no}" for who, v in sorted(e.labels.items()))
         state = f" · resolved by {e.adjudication.adjudicator}: {yes if e.adjudication.label else no}" if e.adjudication else ""
+        if e.adjudication and e.replaced:
+            state += f" · {replaced_note(e)}"  # plain text: ``disputes_html`` escapes it
         out.append((f"{e.item.run_id} · {e.item.side} #{e.item.index + 1} · {said}{state}", e.item.key()))
     return out
 

@@ -1,6 +1,9 @@
 """A campaign's labels written out: one row per label, with the triple's text, the annotator,
-the item's adjudication and its final human label. JSONL or CSV, chosen by the file's suffix;
-the file is written whole (to a temporary file renamed into place) or not at all."""
+the item's adjudication, its final human label, and the adjudications the current one replaced
+(how many, and each one's label, adjudicator, comment, campaign, time, and when and by whom it
+was replaced, oldest first). JSONL or CSV, chosen by the file's suffix; in CSV the history is one
+cell of JSON text. The file is written whole (to a temporary file renamed into place) or not at
+all."""
 
 from __future__ import annotations
 
@@ -12,13 +15,23 @@ from typing import Any
 
 from .._files import csv_safe, write_text_atomic
 from ..store import Store
-from ..store.tables import CampaignRow, LabelRow, PredLabelRow
+from ..store.tables import AdjudicationHistoryRow, CampaignRow, LabelRow, PredLabelRow
 from .campaigns import CampaignError, item_labels, item_texts
 
 FIELDS = [
     "campaign", "run_id", "side", "index", "head", "relation", "tail", "annotator", "label", "evidence", "note",
     "labelled_at", "adjudicated_label", "adjudicator", "adjudication_comment", "adjudicated_at", "final_label",
+    "adjudication_replaced", "adjudication_history",
 ]
+
+
+def _replaced(old: AdjudicationHistoryRow) -> dict[str, Any]:
+    """One replaced adjudication as the export writes it."""
+    return {
+        "label": old.label, "adjudicator": old.adjudicator, "comment": old.comment, "campaign": old.campaign,
+        "adjudicated_at": old.created_at.isoformat() if old.created_at else "",
+        "replaced_at": old.replaced_at.isoformat() if old.replaced_at else "", "replaced_by": old.replaced_by,
+    }
 
 
 def export_rows(store: Store, campaign: CampaignRow) -> list[dict[str, Any]]:
@@ -36,6 +49,7 @@ def export_rows(store: Store, campaign: CampaignRow) -> list[dict[str, Any]]:
         side_texts = texts[it.run_id][it.side]
         triple = side_texts[it.index] if it.index < len(side_texts) else {}
         adj = entry.adjudication
+        history = [_replaced(old) for old in entry.history]
         for name in sorted(entry.labels):
             row = rows_of[(it.run_id, it.side, it.index, name)]
             out.append({
@@ -47,11 +61,14 @@ def export_rows(store: Store, campaign: CampaignRow) -> list[dict[str, Any]]:
                 "adjudication_comment": adj.comment if adj else "",
                 "adjudicated_at": adj.created_at.isoformat() if adj and adj.created_at else "",
                 "final_label": entry.final,
+                "adjudication_replaced": entry.replaced, "adjudication_history": history,
             })
     return out
 
 
-def _cell(value: Any) -> str:
+def _cell(key: str, value: Any) -> str:
+    if key == "adjudication_history":  # a list of records: JSON text in one cell
+        return csv_safe(json.dumps(value, ensure_ascii=False)) if value else ""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -77,7 +94,7 @@ def export_campaign(store: Store, campaign: CampaignRow, path: str | Path) -> in
         writer = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
         writer.writeheader()
         for r in rows:
-            writer.writerow({k: _cell(v) for k, v in r.items()})
+            writer.writerow({k: _cell(k, v) for k, v in r.items()})
         text = buf.getvalue()
     try:
         write_text_atomic(path, text)

@@ -11,6 +11,8 @@ store's ``labels`` and ``pred_labels`` rows, whoever wrote them (the Label tab, 
 * **Disagreements**: items whose labels do not all say the same. A third person, someone who did
   not label the item, resolves one; the resolution (label, who, when, comment) is stored and is
   the item's final human label (``final_label``), which otherwise is the labels' common answer.
+  Resolving an item again replaces its adjudication; the replaced ones stay in the store's
+  adjudication history (``ItemLabels.history``, oldest first), which the status and the export show.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
 from ..store import AdjudicationRow, CampaignRow, RunNotFound, Store, TaskSnapshotError
-from ..store.tables import Run
+from ..store.tables import AdjudicationHistoryRow, Run
 from ._stored import stored_ground_truth, stored_prediction
 
 Side = Literal["coverage", "validity"]
@@ -54,6 +56,12 @@ class ItemLabels:
     item: Item
     labels: dict[str, bool] = field(default_factory=dict)  # annotator -> covered / valid
     adjudication: AdjudicationRow | None = None
+    history: list[AdjudicationHistoryRow] = field(default_factory=list)  # the replaced adjudications, oldest first
+
+    @property
+    def replaced(self) -> int:
+        """How many times the item's adjudication was replaced (0: never, or not adjudicated)."""
+        return len(self.history)
 
     @property
     def disagree(self) -> bool:
@@ -196,7 +204,8 @@ def items(store: Store, campaign: CampaignRow) -> list[Item]:
 
 
 def item_labels(store: Store, campaign: CampaignRow) -> list[ItemLabels]:
-    """Every item with its labels (any annotator) and its adjudication, in queue order."""
+    """Every item with its labels (any annotator), its adjudication and the adjudications that one
+    replaced, in queue order."""
     by_item = {it: ItemLabels(it) for it in items(store, campaign)}
     for rid in campaign.run_ids():
         for lab in store.labels(run_id=rid):
@@ -212,7 +221,21 @@ def item_labels(store: Store, campaign: CampaignRow) -> list[ItemLabels]:
         entry = by_item.get(Item(adj.run_id, side, adj.item_index))
         if entry is not None:
             entry.adjudication = adj
+    for old in store.adjudication_histories(campaign.run_ids()):  # each item's oldest first
+        side = "coverage" if old.side == "coverage" else "validity"
+        entry = by_item.get(Item(old.run_id, side, old.item_index))
+        if entry is not None:
+            entry.history.append(old)
     return list(by_item.values())
+
+
+def replaced_note(entry: ItemLabels) -> str:
+    """One line on an adjudication that was replaced: "replaced 2 times (last by cy)"; "" when it
+    never was. The name is the person's text as stored: escape it where it is shown as markup."""
+    if not entry.history:
+        return ""
+    n = len(entry.history)
+    return f"replaced {n} time{'s' if n > 1 else ''} (last by {entry.history[-1].replaced_by})"
 
 
 def _annotator(campaign: CampaignRow, annotator: str) -> str:
@@ -269,8 +292,9 @@ def disagreements(store: Store, campaign: CampaignRow, *, pending_only: bool = F
 
 
 def adjudicate(store: Store, campaign: CampaignRow, item: Item, adjudicator: str, label: bool, comment: str = "") -> AdjudicationRow:
-    """Resolve a disagreement. Refused (``CampaignError``) for an item that is not in the campaign
-    or not in dispute, and for an adjudicator who labelled the item."""
+    """Resolve a disagreement (again: a new resolution replaces the item's adjudication, which the
+    store keeps in its history). Refused (``CampaignError``) for an item that is not in the
+    campaign or not in dispute, and for an adjudicator who labelled the item."""
     who = (adjudicator or "").strip()
     if not who:
         raise CampaignError("the adjudicator needs a name")

@@ -3,9 +3,12 @@
 ``copy_database(src, dst)`` brings DST to the newest schema, refuses it unless it is empty,
 copies every table in foreign-key order in batches (one transaction per batch), moves
 PostgreSQL's id sequences past the copied ids, and compares each table's row count and checksum
-on both sides. Leases and stop requests are not copied: they name processes of the source's
-machines (and their runs in flight), which drive no run of the copy. Logins are not copied
-either: they are the source's app servers' sessions (people log in again on the copy's servers).
+on both sides. The copied tables are ``COPIED``: the runs and all they hold, labels, campaigns,
+adjudications and the adjudications they replaced (``adjudication_history``, whose counts and
+checksums are compared like every other's). Leases and stop requests are not copied: they name
+processes of the source's machines (and their runs in flight), which drive no run of the copy.
+Logins are not copied either: they are the source's app servers' sessions (people log in again
+on the copy's servers), nor the failed-login counts that slow down password guessing there.
 
 The checksum (``table_checksum``) is a sha256 over the rows in primary-key order, each value
 normalised (booleans, integers, floats by ``repr``, times as ISO text without a zone, NULL), so
@@ -29,8 +32,9 @@ from . import tables as _tables  # noqa: F401 - registers the tables on SQLModel
 from ._engine import make_engine, upgrade_database
 from ._url import db_target
 
-# foreign-key order; ``leases``, ``stop_requests`` and ``logins`` are left out on purpose (see the module's docstring)
-COPIED = ("meta", "runs", "events", "graphs", "scores", "verdicts", "labels", "pred_labels", "campaigns", "adjudications")
+# foreign-key order; ``leases``, ``stop_requests``, ``logins`` and ``login_failures`` are left out on purpose (see the module's docstring)
+COPIED = ("meta", "runs", "events", "graphs", "scores", "verdicts", "labels", "pred_labels", "campaigns", "adjudications",
+          "adjudication_history")
 BATCH = 1000
 
 

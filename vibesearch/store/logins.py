@@ -93,3 +93,68 @@ class LoginsMixin:
     def purge_expired_logins(self) -> int:
         """Delete the logins past their expiry; how many."""
         return self._logins_write("DELETE FROM logins WHERE expires_at <= :now", {"now": time.time()})
+
+
+@dataclass(frozen=True)
+class LoginThrottle:
+    """How failed logins slow a key down: ``free`` failures cost nothing, then each further one
+    locks the key for ``base_s`` doubling per failure up to ``max_s``; a key quiet for ``max_s``
+    starts again from nothing."""
+
+    free: int = 5
+    base_s: float = 2.0
+    max_s: float = 900.0
+
+    def lock_for(self, failures: int) -> float:
+        if failures <= self.free:
+            return 0.0
+        return min(self.max_s, self.base_s * 2.0 ** min(failures - self.free - 1, 40))
+
+
+class LoginFailuresMixin:
+    """Failed logins per key (``login:<name>``, ``addr:<address>``) in ``login_failures``, the
+    same for every app server of the database. Needs the ``Store``'s ``engine`` and ``_lock``."""
+
+    engine: Engine
+    _lock: threading.RLock
+
+    def login_locked_until(self, keys: list[str]) -> float:
+        """The latest time any of ``keys`` is refused until (0.0: none is)."""
+        if not keys:
+            return 0.0
+        names = {f"k{i}": k for i, k in enumerate(keys)}
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                text(f"SELECT MAX(locked_until) FROM login_failures WHERE key IN ({', '.join(':' + n for n in names)})"), names
+            ).fetchone()
+        return float(row[0] or 0.0) if row else 0.0
+
+    def record_login_failure(self, keys: list[str], policy: LoginThrottle) -> float:
+        """Count one failure under each key (one statement each, so failures on two servers at
+        once both count); returns until when the most locked of them is refused. A key quiet for
+        longer than ``policy.max_s`` starts again from one."""
+        until = 0.0
+        for key in keys:
+            now = time.time()
+            rows = write_statement(
+                self.engine, self._lock,
+                "INSERT INTO login_failures (key, failures, last_at, locked_until) VALUES (:k, 1, :t, 0) "
+                "ON CONFLICT(key) DO UPDATE SET failures = CASE WHEN :t - login_failures.last_at > :quiet THEN 1 "
+                "ELSE login_failures.failures + 1 END, last_at = :t RETURNING failures",
+                {"k": key, "t": now, "quiet": policy.max_s},
+            )
+            failures = int(rows[0][0])
+            lock_s = policy.lock_for(failures)
+            if lock_s:
+                write_statement(self.engine, self._lock,
+                                "UPDATE login_failures SET locked_until = :u WHERE key = :k AND locked_until < :u",
+                                {"k": key, "u": now + lock_s})
+                until = max(until, now + lock_s)
+        return until
+
+    def clear_login_failures(self, keys: list[str]) -> None:
+        """Forget the failures of ``keys`` (a successful login), and every key long quiet."""
+        for key in keys:
+            write_statement(self.engine, self._lock, "DELETE FROM login_failures WHERE key = :k", {"k": key})
+        write_statement(self.engine, self._lock, "DELETE FROM login_failures WHERE last_at < :old AND locked_until < :now",
+                        {"old": time.time() - 86_400.0, "now": time.time()})

@@ -253,6 +253,19 @@ class LoginRow(SQLModel, table=True):
     expires_at: float
 
 
+class LoginFailureRow(SQLModel, table=True):
+    """Failed logins under one key (``login:<name>`` or ``addr:<client address>``), shared by the
+    app servers of one database (``store.logins``): how many since the key last logged in or went
+    quiet, when the last one was, and until when the key is refused. Added by migration 0006; not
+    copied by ``db copy`` (like logins)."""
+
+    __tablename__ = "login_failures"
+    key: str = Field(primary_key=True)
+    failures: int
+    last_at: float
+    locked_until: float
+
+
 class CampaignRow(SQLModel, table=True):
     """A labelling campaign: which runs, who labels, which sides, how many labels per item.
 
@@ -299,6 +312,27 @@ class AdjudicationRow(SQLModel, table=True):
     comment: str = Field(default="", sa_column=Column(Text, nullable=False))
     campaign: str = ""  # the campaign it was resolved in
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class AdjudicationHistoryRow(SQLModel, table=True):
+    """An adjudication that a later one replaced: the old row's label, adjudicator, comment,
+    campaign and time as they were, with when it was replaced and by whom (the new adjudicator).
+    Written by ``put_adjudication`` in the transaction that replaces it; never changed after.
+    Added by migration 0007; copied by ``db copy``."""
+
+    __tablename__ = "adjudication_history"
+    __table_args__ = (Index("ix_adjudication_history_item", "run_id", "side", "item_index"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: str = Field(foreign_key="runs.id")
+    side: str  # "coverage" | "validity"
+    item_index: int
+    label: bool
+    adjudicator: str
+    comment: str = Field(default="", sa_column=Column(Text, nullable=False))
+    campaign: str = ""
+    created_at: datetime  # when the replaced adjudication was given
+    replaced_at: datetime = Field(default_factory=utcnow)
+    replaced_by: str  # the adjudicator of the adjudication that replaced it
 
 
 Index("ix_events_run_seq", col(EventRow.run_id), col(EventRow.seq))
