@@ -140,6 +140,16 @@ class Settings(BaseSettings):
     # with a login on and ``secret_key`` set, logins are kept in the database (shared by the app
     # servers of one database) and last this long (hours) from the moment they are made
     login_ttl_h: float = Field(default=24.0, gt=0)
+    # the address people open the app at behind a reverse proxy (e.g. https://vibes.example.org):
+    # a browser request changing anything must come from this origin. Unset: from the address the
+    # request itself was sent to (its Host), over http or https
+    public_url: str | None = None
+    # failed logins: this many per login name and per client address cost nothing, then each
+    # further one locks that name and that address for login_lockout_s, doubling per failure up to
+    # login_lockout_max_s (shared by the app servers of one database)
+    login_free_failures: int = Field(default=5, ge=1)
+    login_lockout_s: float = Field(default=2.0, gt=0)
+    login_lockout_max_s: float = Field(default=900.0, gt=0)
     app_concurrency: int = 4
     app_max_queue: int = 64
     admins: str = Field(default="", description="logins (comma-separated) that may stop, drive and read every run")
@@ -151,6 +161,8 @@ class Settings(BaseSettings):
     # VIBESEARCH_TASKS), regular files only, size- and count-capped, parsed in a killable process
     load_roots: str = Field(default="", description="extra folders the app may load tasks from, separated by os.pathsep")
     upload_dir: Path | None = None  # default: vibesearch-uploads beside the database
+    # what one person's uploads may take in all (loaded ones are kept: runs may use their tasks)
+    upload_quota_mb: float = Field(default=200.0, gt=0)
     load_max_file_mb: float = Field(default=5.0, gt=0)
     load_max_files: int = Field(default=200, ge=1)
     load_timeout_s: float = Field(default=20.0, gt=0)

@@ -2,7 +2,8 @@
 with the same ``VIBESEARCH_AUTH`` and ``VIBESEARCH_SECRET_KEY``. A login made on A over HTTP (the
 form Gradio's login page posts) is known to B — its user endpoint, its page config and an API call
 made with A's cookie, which starts a run owned by the login; a logout on either server ends it on
-both; a made-up cookie is refused; the database holds the token's sha256, never the token. And,
+both; a made-up cookie is refused; the database holds the token's sha256, never the token; wrong
+passwords sent to A lock the login on B as well. And,
 without a server: the mapping Gradio's routes use behaves as they need it to."""
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from vibesearch.app._logins import ListedLogin, SharedLogins, cookie_id, shared_
 from vibesearch.config import Settings
 from vibesearch.store import Store, login_digest, upgrade_database
 
-USERS = {"ann": "pw-ann", "bob": "pw-bob"}
+USERS = {"ann": "pw-ann", "bob": "pw-bob", "eve": "pw-eve"}  # eve is only guessed at (locked)
 SECRET = "the-lab-shares-this"
 TASK = "daily-en-japan-heritage-trip"
 COOKIE = f"access-token-unsecure-{cookie_id(SECRET)}"  # the cookie a plain-http client sends back
@@ -102,6 +103,15 @@ def test_a_login_on_a_is_known_to_b_until_a_logout_on_either(lab):
     assert [u for _, u, _, _ in login_rows(url)] == ["bob"]
     with http() as h:  # and the logged-out cookie no longer opens B
         assert h.get(b.url + "config", cookies={COOKIE: token}).status_code == 401
+
+
+def test_wrong_passwords_on_a_lock_the_login_on_b(lab):
+    _, a, b = lab
+    with http() as h:
+        codes = [h.post(a.url + "login", data={"username": "eve", "password": f"guess-{i}"}).status_code for i in range(8)]
+        assert codes[:5] == [400] * 5 and 429 in codes, codes
+        on_b = h.post(b.url + "login", data={"username": "eve", "password": USERS["eve"]})
+        assert on_b.status_code == 429 and "Too many failed logins" in on_b.json()["detail"]
 
 
 def test_a_made_up_or_digest_cookie_is_refused(lab):

@@ -50,6 +50,18 @@ def test_others_cannot_read_a_run_through_the_api(app, alices_run):
         bob.predict("000000000000", api_name="/run_status")
 
 
+def test_stop_continue_and_submit_answer_anothers_run_as_no_run(app, alices_run):
+    bob = Client(app.url, auth=("bob", USERS["bob"]), verbose=False)
+    calls = {"/stop_run": (), "/continue_run": (), "/submit_turn": ("hello", "push")}
+    for name, rest in calls.items():
+        answers = []
+        for run_id in (alices_run, "000000000000"):
+            with pytest.raises(Exception) as caught:
+                bob.predict(run_id, *rest, api_name=name)
+            answers.append(str(caught.value).replace(run_id, "<id>"))
+        assert answers[0] == answers[1] and "no run with id" in answers[0], (name, answers)
+
+
 def test_others_cannot_read_a_run_in_the_tabs(app, alices_run):
     bob, alice = RawSession(app.url, "bob", USERS["bob"]), RawSession(app.url, "alice", USERS["alice"])
     # the page's initial runs table (the same for everyone) lists nobody's runs

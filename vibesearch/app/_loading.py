@@ -16,6 +16,7 @@ files or stall it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -67,7 +68,24 @@ def outside_message(typed: str, roots: list[Path]) -> str:
 
 
 def _owner_dir(owner: str | None) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", "_", (owner or "anonymous").split(":", 1)[-1])[:40] or "anonymous"
+    """The folder of one owner's uploads: a readable part and a digest of the whole owner, so two
+    owners never share one (``alice.b``, ``alice_b`` and ``alice b`` differ, and no login's folder
+    is the ownerless ``anonymous``)."""
+    if not owner:
+        return "anonymous"
+    readable = re.sub(r"[^A-Za-z0-9_-]", "_", owner.split(":", 1)[-1])[:40] or "owner"
+    return f"{readable}-{hashlib.sha256(owner.encode()).hexdigest()[:16]}"
+
+
+def _folder_bytes(folder: Path) -> int:
+    total = 0
+    for dirpath, _, names in os.walk(folder):
+        for name in names:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                pass
+    return total
 
 
 def roots_for(settings: Settings, owner: str | None = None) -> list[Path]:
@@ -203,9 +221,32 @@ def load_typed(typed: str, settings: Settings, owner: str | None = None) -> tupl
 
 
 def load_uploads(files: list[Any], settings: Settings, owner: str | None) -> Loaded:
-    folder = store_uploads(files, settings, owner)
-    survey(folder, settings, shown="the uploaded files", owner=owner)
-    return parse_in_worker(folder, settings, owner)
+    """Store the uploads and parse them. Gradio's copies of the uploads are removed either way,
+    and a refused upload leaves nothing in the upload area."""
+    try:
+        folder = store_uploads(files, settings, owner)
+    finally:
+        _drop_gradio_copies(files)
+    try:
+        survey(folder, settings, shown="the uploaded files", owner=owner)
+        loaded = parse_in_worker(folder, settings, owner)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if not loaded.tasks:  # nothing came of it: nothing to keep
+        shutil.rmtree(folder, ignore_errors=True)
+    return loaded
+
+
+def _drop_gradio_copies(files: list[Any]) -> None:
+    """Remove the files Gradio kept of an upload (in its cache), now copied or refused."""
+    for f in files or []:
+        name = getattr(f, "name", None) or (f if isinstance(f, str) else None)
+        if name:
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
 
 
 # ---------------------------------------------------------------------- uploads
@@ -221,7 +262,14 @@ def store_uploads(files: list[Any], settings: Settings, owner: str | None) -> Pa
     if len(paths) > settings.load_max_files:
         raise LoadRefused(f"at most {settings.load_max_files} files at once (VIBESEARCH_LOAD_MAX_FILES)")
     max_bytes = int(settings.load_max_file_mb * 1_000_000)
-    dest = settings.upload_area() / _owner_dir(owner) / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}"
+    mine = settings.upload_area() / _owner_dir(owner)
+    quota = int(settings.upload_quota_mb * 1_000_000)
+    held = _folder_bytes(mine) if mine.is_dir() else 0
+    coming = sum(os.stat(p).st_size for p in paths if p.is_file())
+    if held + coming > quota:
+        raise LoadRefused(f"your uploads would take {_mb(held + coming)}, more than the {_mb(quota)} each person may keep "
+                          "(VIBESEARCH_UPLOAD_QUOTA_MB): ask the operator to remove old ones")
+    dest = mine / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}"
     dest.mkdir(parents=True, mode=0o700)
     try:
         for src in paths:

@@ -133,6 +133,7 @@ def register(ctx: AppContext) -> None:
         another app server of the same database, which stops it within a second), or one that is
         interrupted or abandoned; only its owner or an admin may. "stopping" or "stopped"."""
         who = caller(request, owner)
+        readable_run(request, run_id)  # another's run one may not read answers as no run at all
         try:
             ctx.manager.stop_any(checked_id(run_id), who.owner, admin=who.admin)
             ended = ctx.store.get_run(run_id).status == "cancelled"
@@ -144,6 +145,7 @@ def register(ctx: AppContext) -> None:
         """Continue an interrupted or abandoned run (a person-played one waits for ``submit_turn``
         again); only its owner (the login, or the owner token it was started with) or an admin may."""
         who = caller(request, owner)
+        readable_run(request, run_id)
         try:
             ctx.manager.resume(checked_id(run_id), who.owner, admin=who.admin)
         except Exception as exc:  # noqa: BLE001 - the reason, to the caller, scrubbed of anything secret
@@ -153,6 +155,7 @@ def register(ctx: AppContext) -> None:
     def submit_turn(run_id: str, message: str, decision: str = "push", owner: str = "", request: gr.Request | None = None) -> str:
         """Hand in a person's turn for a run played by a person (decision: disclose, push, perfunctory, redirect, done)."""
         who = caller(request, owner)
+        readable_run(request, run_id)
         try:
             ctx.manager.submit(checked_id(run_id), who.owner, message if isinstance(message, str) else "", decision, admin=who.admin)
         except (NotYourRun, KeyError, ValueError) as exc:

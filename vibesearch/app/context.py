@@ -1,12 +1,13 @@
 """What every tab needs: settings, the store, the task catalog and the run manager.
 
 One ``AppContext`` is built inside ``build_app()`` and handed to the tab builders, whose event
-handlers capture it. It holds no person's data: per-person state lives in ``gr.State`` /
+handlers capture it. It holds no person's data (but which login an export file is served to): per-person state lives in ``gr.State`` /
 ``gr.BrowserState`` values.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,13 @@ class AppContext:
     catalog: TaskCatalog
     manager: RunManager
     access: Access
+    # files served to one login only (an export's copy in Gradio's cache -> its login); the front
+    # door (``_guard``) answers anyone else as if the file did not exist
+    private_files: dict[str, str] = field(default_factory=dict)
+
+    def serve_privately(self, path: str, login: str | None) -> None:
+        if login:
+            self.private_files[os.path.realpath(path)] = login
 
     def who(self, request, token=None) -> Who:
         return self.access.who(request, token)

@@ -17,9 +17,11 @@ this run or every labelled run, and the label export (``_label_export``: readabl
 from __future__ import annotations
 
 import json
+import shutil
 from typing import Any
 
 import gradio as gr
+from gradio import processing_utils
 
 from ._access import Who
 from .context import AppContext
@@ -301,7 +303,12 @@ def build(ctx: AppContext) -> dict[str, Any]:
                                      annotator=v.annotator or annotator_for(who, typed))
         except ExportRefused as exc:
             return f"⚠ {exc}", None
-        return line, str(path)
+        # the copy Gradio serves, made here so that only this login is served it; the folder the
+        # export was written in goes at once
+        served = processing_utils.save_file_to_cache(path, ex_file.GRADIO_CACHE)
+        shutil.rmtree(path.parent, ignore_errors=True)
+        ctx.serve_privately(served, who.login)
+        return line, served
 
     camp_outs = [camp.progress, camp.who, camp.disputes, camp.dispute, camp.status, camp.comment]
     load_btn.click(on_load, [run_pick, side_pick, annotator, show_anyway], outs, api_visibility="private")

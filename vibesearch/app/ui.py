@@ -93,6 +93,10 @@ def app_context(demo: gr.Blocks) -> AppContext:
     return ctx
 
 
+LOGIN_NOTE = ("After a few wrong passwords, further logins of that name (and from that address) wait a while, "
+              "doubling each time: if the right password is refused, wait a minute and try again.")
+
+
 def auth_pairs(settings: Settings) -> list[tuple[str, str]] | None:
     """``VIBESEARCH_AUTH=user:pass,user2:pass2`` → [(user, pass), ...]."""
     if settings.auth is None:
@@ -112,8 +116,11 @@ def auth_pairs(settings: Settings) -> list[tuple[str, str]] | None:
 def launch(settings: Settings | None = None, *, host: str | None = None, port: int | None = None, db: str | Path | None = None, **kwargs) -> None:
     """Serve the app (blocking). Fake models named in VIBESEARCH_FAKE_MODELS are installed first.
     With a login and ``VIBESEARCH_SECRET_KEY``, logins are shared through the database (``_logins``)."""
+    from starlette.middleware import Middleware
+
     from ..llm.fake import install_from_env
     from . import _logins
+    from ._guard import Guard
 
     settings = settings or get_settings()
     if db is not None:  # through the settings' validator: a URL stays a URL, sqlite:///x is the file x
@@ -123,11 +130,18 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
     pairs = auth_pairs(settings)
     shared = _logins.shared_logins(settings, app_context(demo).store, (user for user, _ in pairs or []))
     blocking = not kwargs.pop("prevent_thread_lock", False)
+    server_name = host or settings.host
+    # every request passes the guard first (_guard: origin, login throttling, session ownership)
+    ctx = app_context(demo)
+    guard = Middleware(Guard, settings=settings, store=ctx.store, bound_host=server_name, private_files=ctx.private_files)
+    app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
+    app_kwargs["middleware"] = [guard, *app_kwargs.get("middleware", [])]
     try:
         demo.launch(
-            server_name=host or settings.host,
+            server_name=server_name,
             server_port=port or settings.port,
             auth=pairs,
+            auth_message=LOGIN_NOTE if pairs else None,
             share=False,
             ssr_mode=False,
             show_error=True,
@@ -139,6 +153,7 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
             # Gradio makes its app object in launch(): return, so the shared logins go in before we
             # block (with GRADIO_DEBUG=1 Gradio blocks in launch() itself and logins stay per process)
             prevent_thread_lock=True,
+            app_kwargs=app_kwargs,
             **kwargs,
         )
         if shared is not None:
