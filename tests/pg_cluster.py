@@ -1,5 +1,6 @@
 """A throwaway PostgreSQL cluster for the tests: ``initdb`` into a temporary folder, a free
-port, the socket in that folder, ``pg_ctl start -w``; stopped and removed at the end.
+port, the socket in that folder, ``pg_ctl start -w``; stopped and removed at the end. ``halt`` and
+``restart`` take the server down and bring it back on the same port and data (an outage).
 
 PostgreSQL refuses to run as root: as root the cluster is made and run as the ``postgres`` user
 (``runuser``), its folder handed to that user.
@@ -48,6 +49,7 @@ class PgCluster:
         self.data = self.root / "data"
         self.port = _free_port()
         self._names = itertools.count(1)
+        self._up = False  # the server is running
         self._as: list[str] = []
         if os.geteuid() == 0:
             user = pwd.getpwnam("postgres")
@@ -61,13 +63,25 @@ class PgCluster:
 
     def start(self) -> "PgCluster":
         self._run(str(self.bindir / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+        self.restart()
+        return self
+
+    def halt(self) -> None:
+        """Shut the server down as an outage would (``-m fast``: open sessions are cut off) and
+        wait until it is down; the cluster's data stays, for ``restart``."""
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+        self._up = False
+
+    def restart(self) -> None:
+        """Start the server (again) on the cluster's port and folder; returns once it accepts connections."""
         opts = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300"
         self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "log"), "-o", opts, "-w", "start")
-        return self
+        self._up = True
 
     def stop(self) -> None:
         try:
-            self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
+            if self._up:
+                self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
 

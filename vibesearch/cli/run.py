@@ -3,20 +3,28 @@
 ``run`` starts every (task × run index) pair, K at a time, with a live display of each run's
 stage progress and a summary table at the end; it exits non-zero when a run failed and says why.
 ``--events`` prints every event as one JSON line once it is stored (never before).
+When the database goes away mid-batch, each run it cut off is one line (its id; "not started" for
+a pair not yet begun) and a last line gives the ``vibesearch run --resume`` that continues them;
+the exit code is 1. While a command runs, a logged warning is one line without its traceback
+(``VIBESEARCH_DEBUG=1``: vibesearch's own records from DEBUG up, with their tracebacks).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import os
+import shlex
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Iterator, List, Optional
 
 import typer
 
 from ..config import AGENT_KINDS, SEARCH_BACKENDS, USER_KINDS, AgentKind, UserKind
-from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json
+from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json, printable
 
 _AGENT_WORDS: dict[AgentKind, str] = {
     "baseline": "offline, no model", "react": "an LLM with tools; needs --model", "endpoint": "an OpenAI-compatible agent",
@@ -62,22 +70,106 @@ def _summary(rows: list[dict[str, Any]]) -> None:
     for col in ("run", "task", "#", "status", "termination", "stages", "user turns", "steps", "tool calls"):
         table.add_column(col, overflow="fold", no_wrap=col in ("run", "status", "stages"))
     for r in rows:
+        if r.get("cut_off"):  # the database went away: the counts are in its stored events, not here
+            reached, turns, steps, calls = "-", "-", "-", "-"
+        else:
+            reached, turns, steps, calls = str(r["stages_reached"]), str(r["user_turns"]), str(r["assistant_steps"]), str(r["tool_calls"])
         table.add_row(
             r["run_id"], r["task_id"], str(r.get("run_index", "")), r["status"], str(r["termination"]),
-            f"{r['stages_reached']}/{r['stages_total']}", str(r["user_turns"]), str(r["assistant_steps"]), str(r["tool_calls"]),
+            f"{reached}/{r['stages_total']}", turns, steps, calls,
         )
     console.print(table)
 
 
-def _report_failures(rows: list[dict[str, Any]]) -> int:
-    """Name every failed or skipped run (a run another process drives is skipped); 1 if any."""
+def _report_failures(rows: list[dict[str, Any]], resume_hint: str | None = None) -> int:
+    """Name every failed or skipped run (a run another process drives is skipped), and every run
+    the database went away under, then how to continue those (``resume_hint``); 1 if any."""
     from rich.markup import escape
 
     bad = [r for r in rows if r["status"] in ("failed", "skipped")]
     for r in bad:
         why = escape(str(r.get("error") or "unknown error"))
         err_console.print(f"[red]{r['status']}[/red] {escape(str(r['task_id']))} #{r.get('run_index', 0)} (run {r['run_id']}): {why}", highlight=False, soft_wrap=True)
-    return 1 if bad else 0
+    cut = [r for r in rows if r.get("cut_off")]
+    for r in cut:  # the run's id once its row was stored; a pair the outage came before has none
+        what = f"{escape(printable(str(r['task_id'])))} #{r.get('run_index', 0)}"
+        said = f"[yellow]interrupted[/yellow] {what} (run {r['run_id']})" if r["run_id"] != "-" else f"[yellow]not started[/yellow] {what}"
+        why = escape(printable(str(r["cut_off"])))
+        err_console.print(f"{said}: the database could not be reached ({why})", highlight=False, soft_wrap=True)
+    if cut and resume_hint:
+        err_console.print(resume_hint, markup=False, highlight=False, soft_wrap=True)
+    return 1 if bad or cut else 0
+
+
+def _resume_hint(rows: list[dict[str, Any]], spec: Any, settings: Any, official_harness: Optional[Path]) -> str:
+    """The last line after a database outage: what is stored, and the command that goes on."""
+    shown = db_shown(settings.db)
+    words = ["vibesearch", "run", "--resume", "--batch", str(spec.batch_id), "--db", shown]
+    if spec.concurrency != 4:
+        words += ["--concurrency", str(spec.concurrency)]
+    if official_harness is not None:
+        words += ["--official-harness", str(official_harness)]
+    command = " ".join(shlex.quote(w) for w in words)
+    if "***" in shown and "***" not in str(settings.db):
+        command += " (with the database's password in place of ***)"
+    left = sum(1 for r in rows if r.get("cut_off"))
+    return (
+        f"the database went away: {left} of {len(rows)} runs did not finish (what every run did until then is stored). "
+        f"Once the database is back and this process' leases have expired (within {float(settings.lease_ttl_s):g} s), "
+        f"resume with: {command}"
+    )
+
+
+@contextmanager
+def _database_errors(doing: str) -> Iterator[None]:
+    """A database that could not be reached ends the command with one line (the driver's words,
+    never the statement); any other error goes on."""
+    from ..session._outage import database_unreachable
+
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - only the database's own errors are turned into a line
+        why = database_unreachable(exc)
+        if why is None:
+            raise
+        fail(f"the database could not be reached ({why}): {doing}")
+
+
+class _OneLineLogs(logging.Formatter):
+    """A log record as one line: its level and the first line of its message, no traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from .._secrets import scrub
+
+        lines = [line for line in record.getMessage().splitlines() if line.strip()] or [""]
+        return printable(scrub(f"{record.levelname.lower()}: {lines[0]}"))
+
+
+@contextmanager
+def _plain_logs() -> Iterator[None]:
+    """While a command runs, warnings from vibesearch or a library (SQLAlchemy's pool, asyncio)
+    are one line each on stderr instead of Python's default of a traceback. Left alone when the
+    caller configured logging. ``VIBESEARCH_DEBUG=1``: vibesearch's own records from DEBUG up,
+    tracebacks included."""
+    root = logging.getLogger()
+    if root.handlers:
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    ours = logging.getLogger("vibesearch")
+    before = ours.level
+    if os.environ.get("VIBESEARCH_DEBUG", "").strip().lower() in ("1", "true", "yes"):
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        ours.setLevel(logging.DEBUG)
+    else:
+        handler.setFormatter(_OneLineLogs())
+        handler.setLevel(logging.WARNING)
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        ours.setLevel(before)
 
 
 def run_cmd(
@@ -128,11 +220,12 @@ def run_cmd(
         openclaw=_openclaw_switches(openclaw_subagents, openclaw_memory, openclaw_long_term_memory, openclaw_idle_s, openclaw_max_nudges),
     )
     # a new batch opens (and maybe creates) the database only once its input is known to be good
-    store = open_db(settings.db) if resume else None
+    store = None
     plan: dict[str, Any] | None = None
     if resume:
-        assert store is not None
-        plan = batch_plan(store, batch)
+        with _plain_logs(), _database_errors("the batch to resume could not be read"):
+            store = open_db(settings.db)
+            plan = batch_plan(store, batch)
         if plan is None:
             fail(f"--resume: no batch {'with id ' + repr(batch) if batch else 'at all'} in {db_shown(settings.db)}")
         assert plan is not None  # (fail exits)
@@ -175,9 +268,10 @@ def run_cmd(
         fail(str(exc))
     from ..store import LeaseHeld
 
-    store = store or open_db(settings.db)
     try:
-        rows = asyncio.run(_run_with_display(store, settings, spec, resume=resume, events=events, quiet=json_out))
+        with _plain_logs(), _database_errors(f"batch {spec.batch_id} was not {'resumed' if resume else 'started'}"):
+            store = store or open_db(settings.db)
+            rows = asyncio.run(_run_with_display(store, settings, spec, resume=resume, events=events, quiet=json_out))
     except LeaseHeld as exc:  # another process is running this batch: leave it be
         fail(str(exc))
     if json_out:
@@ -185,7 +279,7 @@ def run_cmd(
     else:
         _summary(rows)
         err_console.print(f"batch {spec.batch_id} · database {db_shown(settings.db)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(_report_failures(rows))
+    raise typer.Exit(_report_failures(rows, _resume_hint(rows, spec, settings, official_harness)))
 
 
 async def _run_with_display(store: Any, settings: Any, spec: Any, *, resume: bool, events: bool, quiet: bool) -> list[dict[str, Any]]:
@@ -219,11 +313,14 @@ async def _run_with_display(store: Any, settings: Any, spec: Any, *, resume: boo
             progress.update(bar(job), completed=ev.data.stage_index + 1)
 
     def on_result(job: Any, result: Any) -> None:
-        progress.update(bar(job), completed=result.stages_reached, status=f"{result.status} ({result.termination})")
+        if job.cut_off:  # the bar keeps the stages it saw stored
+            progress.update(bar(job), status="interrupted (database unreachable)")
+        else:
+            progress.update(bar(job), completed=result.stages_reached, status=f"{result.status} ({result.termination})")
 
     with progress:
         results = await run_batch(store, settings, spec, resume=resume, on_event=on_event, on_start=on_start, on_result=on_result)
-    return [{**r.to_dict(), "task_id": j.task.id, "run_index": j.index} for j, r in results]
+    return [{**r.to_dict(), "task_id": j.task.id, "run_index": j.index, "cut_off": j.cut_off} for j, r in results]
 
 
 def resume_cmd(
@@ -238,14 +335,20 @@ def resume_cmd(
     from ..store import LeaseHeld, LeaseLost, RunNotFound, open_db
 
     settings = _settings(db)
-    store = open_db(settings.db)
     stream = sys.stderr if json_out else sys.stdout
     listeners = [lambda ev: _event_line(ev, stream)] if events else []
+    again = f"once it is back, continue run {run_id} with: " + " ".join(
+        shlex.quote(w) for w in ("vibesearch", "resume", run_id, "--db", db_shown(settings.db))
+    )
+    with _plain_logs(), _database_errors(again):
+        store = open_db(settings.db)
     try:
-        result = asyncio.run(resume_run(store, run_id, settings, listeners=listeners))
+        with _plain_logs(), _database_errors(again):
+            result = asyncio.run(resume_run(store, run_id, settings, listeners=listeners))
+            task_id = store.get_run(run_id).task_id
     except (RunNotFound, ResumeError, RunAlreadyEnded, LeaseHeld, LeaseLost, ValueError) as exc:
         fail(str(exc))
-    row = {**result.to_dict(), "task_id": store.get_run(run_id).task_id}
+    row = {**result.to_dict(), "task_id": task_id}
     if json_out:
         print_json({k: row[k] for k in SUMMARY_KEYS})
     else:

@@ -9,6 +9,11 @@ the event writer refuses its writes anyway (it checks the lease in the same stat
 With ``cancel_on_loss=False`` (a batch) the holder only learns it through ``lost``/``still_held``.
 ``owner``: adopt a lease claimed earlier under that owner id (``lifecycle.open_run`` claims one for
 the driver that takes the run over); a new owner id otherwise.
+
+A renewal or the release that fails is not fatal: the lease is renewed at the next beat, or
+expires ``lease_ttl_s`` later. When the database went away that is logged at DEBUG only (the
+run's next write fails too, and whoever drives the run reports it in one line); any other
+failure is one warning line. The traceback is logged at DEBUG either way.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 from ..config import Settings
 from ..store import Store
 from ..store.leases import LeaseHeld, LeaseLost, claim, holder, new_owner, release, renew
+from ._outage import database_unreachable
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +80,8 @@ class Driving:
         if not self.lost:
             try:
                 await asyncio.to_thread(release, self.store, self.key, self.owner)
-            except Exception:  # noqa: BLE001 - an unreleased lease simply expires
-                log.exception("could not release the lease %s", self.key)
+            except Exception as exc:  # noqa: BLE001 - an unreleased lease simply expires
+                _trouble(f"could not release the lease {self.key} (it expires within {self.ttl:g} s)", exc)
         if self.lost:
             if self._cancelled and self._driver is not None:
                 self._driver.uncancel()  # the cancellation was ours: it becomes LeaseLost
@@ -90,8 +96,8 @@ class Driving:
             await asyncio.sleep(interval)
             try:
                 ok = await asyncio.to_thread(renew, self.store, self.key, self.owner, self.ttl)
-            except Exception:  # noqa: BLE001 - try again next beat; the writer's check stays safe
-                log.exception("could not renew the lease %s", self.key)
+            except Exception as exc:  # noqa: BLE001 - try again next beat; the writer's check stays safe
+                _trouble(f"could not renew the lease {self.key}", exc)
                 continue
             if not ok:
                 self.lost = True
@@ -100,3 +106,11 @@ class Driving:
                     self._cancelled = True
                     self._driver.cancel()
                 return
+
+
+def _trouble(what: str, exc: BaseException) -> None:
+    """Log a failed lease operation: the details at DEBUG, and a warning line unless the database
+    is simply out of reach."""
+    log.debug("%s", what, exc_info=exc)
+    if database_unreachable(exc) is None:
+        log.warning("%s: %s", what, f"{type(exc).__name__}: {exc}".splitlines()[0])

@@ -8,6 +8,11 @@ and runs that ended are reported as they are.
 A batch is run by one process at a time: ``run_batch`` holds the batch's lease while it runs
 (``LeaseHeld`` when another live process runs it), and a run another process drives (e.g. a
 ``vibesearch resume``) is reported as ``skipped``, never taken over.
+
+When the database goes away mid-batch (``_outage``) the runs it cut off are reported as
+``interrupted`` with their ids (each new run's row is opened before it is driven, so its id is
+known), the pairs not yet begun are not started (run id ``-``), and ``Job.cut_off`` says why:
+what was stored stays, and ``--resume`` continues from there once the database is back.
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from ..store import Store, TaskSnapshotError, new_run_id
 from ..store.leases import LeaseHeld, LeaseLost, batch_key
 from ..tasks.models import Task
 from ._lease import Driving
+from ._outage import database_unreachable
 from ._record import RunFields
+from .lifecycle import open_run
 from .loop import run_session
 from .resume import resume_run
 
@@ -71,6 +78,7 @@ class Job:
     index: int
     run_id: str | None = None  # an existing run to resume
     done: RunResult | None = None  # an existing run that already ended
+    cut_off: str | None = None  # the database's own words, when it went away before the run ended
 
     @property
     def key(self) -> str:
@@ -174,47 +182,58 @@ async def _run_jobs(
     jobs = plan_jobs(store, spec, resume=resume)
     sem = asyncio.Semaphore(max(1, spec.concurrency))
     plan = spec.plan()
+    outage: list[str] = []  # once the database went away nothing more is started
 
     async def one(job: Job) -> RunResult:
         if job.done is not None:
-            if on_result:
-                on_result(job, job.done)
-            return job.done
-        async with sem:
-            if on_start:
-                on_start(job)
-            listeners = [(lambda ev, j=job: on_event(j, ev))] if on_event else []
-            try:
-                if not await lease.still_held():  # the batch was taken over: start nothing more
-                    raise LeaseLost(f"batch {spec.batch_id}")
-                if job.run_id is not None:
-                    result = await resume_run(store, job.run_id, settings, listeners=listeners)
-                else:
-                    config = spec.config_for(job.task)
-                    agent, user = (build or build_parts)(config, job.task, settings)
-                    fields: RunFields = {"batch_id": spec.batch_id, "run_index": job.index, "owner": spec.owner, "meta": {"batch": plan}}
-                    result = await run_session(config, job.task, agent, user, store, settings, run_fields=fields, listeners=listeners)
-            except asyncio.CancelledError:
-                raise
-            except (LeaseHeld, LeaseLost) as exc:  # another process drives it: not ours to report on
-                result = skipped(job, str(exc))
-            except Exception as exc:  # noqa: BLE001 - a run that could not even start is a failed run
-                from ..llm import scrub
-
-                result = RunResult(
-                    run_id=job.run_id or "-",
-                    status="failed",
-                    termination="error",
-                    stages_reached=0,
-                    stages_total=job.task.stage_count(),
-                    user_turns=0,
-                    assistant_steps=0,
-                    tool_calls=0,
-                    error=scrub(f"{type(exc).__name__}: {exc}"),
-                )
+            result = job.done
+        else:
+            async with sem:
+                result = cut_off(job, job.run_id, outage[0]) if outage else await drive(job)
         if on_result:
             on_result(job, result)
         return result
+
+    async def drive(job: Job) -> RunResult:
+        if on_start:
+            on_start(job)
+        listeners = [(lambda ev, j=job: on_event(j, ev))] if on_event else []
+        run_id = job.run_id  # known from the moment the run's row exists
+        try:
+            if not await lease.still_held():  # the batch was taken over: start nothing more
+                raise LeaseLost(f"batch {spec.batch_id}")
+            if job.run_id is not None:
+                return await resume_run(store, job.run_id, settings, listeners=listeners)
+            config = spec.config_for(job.task)
+            agent, user = (build or build_parts)(config, job.task, settings)
+            fields: RunFields = {"batch_id": spec.batch_id, "run_index": job.index, "owner": spec.owner, "meta": {"batch": plan}}
+            opened = open_run(store, config, job.task, settings, fields=fields)  # the row (and its id) first
+            run_id = opened.run_id
+            return await run_session(
+                config, job.task, agent, user, store, settings, run_id=run_id, lease_owner=opened.lease_owner, listeners=listeners
+            )
+        except asyncio.CancelledError:
+            raise
+        except (LeaseHeld, LeaseLost) as exc:  # another process drives it: not ours to report on
+            return skipped(job, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a run that could not even start is a failed run
+            from ..llm import scrub
+
+            why = database_unreachable(exc)
+            if why is not None:  # stored as far as it got: continued later, not failed
+                outage.append(why)
+                return cut_off(job, run_id, why)
+            return RunResult(
+                run_id=run_id or "-",
+                status="failed",
+                termination="error",
+                stages_reached=0,
+                stages_total=job.task.stage_count(),
+                user_turns=0,
+                assistant_steps=0,
+                tool_calls=0,
+                error=scrub(f"{type(exc).__name__}: {exc}"),
+            )
 
     results = await asyncio.gather(*(one(j) for j in jobs))
     return list(zip(jobs, results))
@@ -226,6 +245,23 @@ def build_parts(config: RunConfig, task: Task, settings: Settings) -> tuple[Agen
     from ..users import make_user
 
     return make_agent(config, task, settings), make_user(config, task, settings)
+
+
+def cut_off(job: Job, run_id: str | None, why: str) -> RunResult:
+    """The result of a run the database went away under (``run_id`` None: it never began); the
+    job keeps ``why``. Its counts are not known here: they are in its stored events."""
+    job.cut_off = why
+    return RunResult(
+        run_id=run_id or "-",
+        status="interrupted",
+        termination=None,
+        stages_reached=0,
+        stages_total=job.task.stage_count(),
+        user_turns=0,
+        assistant_steps=0,
+        tool_calls=0,
+        error=f"the database could not be reached: {why}",
+    )
 
 
 def skipped(job: Job, why: str) -> RunResult:

@@ -5,7 +5,9 @@ user's turn. The session owns the stage pointer: a user turn advances it by at m
 (``run.stages.stage_step``). A run ends on (SPEC 3.3) the completion signal, the agent's final
 answer (when the config's ``limits.stop_on_final_answer``), the maximum number of user turns, the
 token, cost or model-call budget, a fatal error (recorded, status ``failed``) or cancellation (the
-``cancel`` event or the task being cancelled; written before the cancellation propagates). Then
+``cancel`` event or the task being cancelled; written before the cancellation propagates). A
+database that went away is not a way of ending: nothing more can be written, so the error goes
+on to the caller and the run stays as stored, to be continued (``_outage``). Then
 the agent extracts its graph (skipped for table tasks and when the agent never replied) and the
 ``end`` event closes the run.
 
@@ -30,6 +32,7 @@ from ..store import Store, new_run_id
 from ..store.leases import LeaseLost, run_key
 from ..tasks.models import Task
 from ._lease import Driving
+from ._outage import database_unreachable
 from ._record import Listener, Recorder, RunFields, RunResult, is_table_task
 from ._restore import Position, locate
 from ._turn_events import turn_events
@@ -170,9 +173,13 @@ class Session:
             self._close("cancelled", "the session task was cancelled")
             raise
         except PartFailed as failed:
+            if database_unreachable(failed.cause) is not None:  # not the run's failure: it is continued later
+                raise failed.cause from None
             termination = "error"
             self._fatal(failed.source, failed.cause)
         except Exception as exc:  # noqa: BLE001 - every failure is recorded, never silent
+            if database_unreachable(exc) is not None:
+                raise
             termination = "error"
             self._fatal("session", exc)
         if termination == "cancelled":
@@ -319,6 +326,8 @@ class Session:
         except (_Stop, asyncio.CancelledError, LeaseLost, UserAway):
             raise
         except Exception as exc:  # noqa: BLE001 - a failed extraction ends the run as an error, recorded
+            if database_unreachable(exc) is not None:
+                raise
             self._fatal("extraction", exc)
             return
         self.extraction_outcome = graph.outcome
