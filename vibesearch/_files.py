@@ -10,6 +10,9 @@ cases, table tasks, gold tables and answers are all read through here:
 * JSON and YAML may nest at most ``max_input_depth`` (setting) levels, and YAML aliases may not
   expand the document beyond ``YAML_MAX_NODES`` nodes (a "billion laughs" file is refused while it
   is being read, before anything walks it); a lone surrogate (``"\\ud800"``) is refused too;
+* JSON may not repeat a key in one object nor carry NaN, Infinity or a number too large for a
+  float (``loads_strict``); no value read from JSON or YAML may be such a number, and no text may
+  hold a NUL character (PostgreSQL cannot store one) — ``check_tree``;
 * errors are ``InputFileError``: one line naming the file (and the field or line), never a copy of
   a large value — ``short()`` is how messages quote a value.
 """
@@ -17,6 +20,7 @@ cases, table tasks, gold tables and answers are all read through here:
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -162,9 +166,13 @@ def _shorten_field(field: str, limit: int = 80) -> str:
     return field if len(field) <= limit else field[:limit] + "…"
 
 
+NUL_MESSAGE = "holds a NUL character (\\u0000), which cannot be stored"
+
+
 def check_tree(value: Any, path: str | Path, *, field: str = "", max_depth: int | None = None) -> None:
-    """Refuse data nested deeper than ``max_depth`` or holding a lone surrogate (which no database
-    or UTF-8 file can store). Walks iteratively; the error names the field."""
+    """Refuse data nested deeper than ``max_depth``, holding a lone surrogate or a NUL character
+    (which no database or UTF-8 file can store, or PostgreSQL cannot), or a number that is not
+    finite (YAML's ``.nan``, ``.inf``). Walks iteratively; the error names the field."""
     limit = max_depth if max_depth is not None else _limits()[1]
     stack: list[tuple[Any, str, int]] = [(value, field, 1)]
     while stack:
@@ -172,7 +180,11 @@ def check_tree(value: Any, path: str | Path, *, field: str = "", max_depth: int 
         if isinstance(item, str):
             if _SURROGATE.search(item):
                 raise InputFileError(path, "holds a lone surrogate (an invalid \\ud800-\\udfff escape)", _shorten_field(where))
+            if "\x00" in item:
+                raise InputFileError(path, NUL_MESSAGE, _shorten_field(where))
             continue
+        if isinstance(item, float) and not math.isfinite(item):
+            raise InputFileError(path, f"{short(item)} is not a finite number", _shorten_field(where))
         if isinstance(item, (list, tuple)):
             children: Iterator[tuple[Any, Any]] = enumerate(item)
         elif isinstance(item, dict):
@@ -184,11 +196,13 @@ def check_tree(value: Any, path: str | Path, *, field: str = "", max_depth: int 
         for key, child in children:
             if isinstance(key, str) and _SURROGATE.search(key):
                 raise InputFileError(path, "a key holds a lone surrogate (an invalid \\ud800-\\udfff escape)", _shorten_field(where))
+            if isinstance(key, str) and "\x00" in key:
+                raise InputFileError(path, "a key " + NUL_MESSAGE, _shorten_field(where))
             stack.append((child, _join(where, key), depth + 1))
 
 
 # ---------------------------------------------------------------------- parsing
-class _Strict(ValueError):
+class StrictJSONError(ValueError):
     """A JSON document that parses but is not one we accept (a repeated key, a non-finite number)."""
 
 
@@ -196,28 +210,50 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise _Strict(f"the key {short(key)} appears twice in one object")
+            raise StrictJSONError(f"the key {short(key)} appears twice in one object")
         out[key] = value
     return out
 
 
 def _constant(name: str) -> Any:
-    raise _Strict(f"{name} is not a number JSON allows")
+    raise StrictJSONError(f"{name} is not a number JSON allows")
 
 
 def _finite(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise _Strict(f"the number {short(text)} is too large")
+        raise StrictJSONError(f"the number {short(text)} is too large")
     return value
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` that refuses a key repeated in one object, NaN, Infinity and numbers too
+    large for a float (``StrictJSONError``; any other fault is ``json.JSONDecodeError``): what
+    ``parse_json`` reads every input file with."""
+    return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
+
+
+def first_non_finite(value: Any) -> str | None:
+    """Where in ``value`` (nested lists and dicts) the first NaN or infinite number is, as a field
+    path (``"topn"``, ``"a[2]"``); None when there is none. Walks iteratively."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return where or "(the value)"
+        if isinstance(item, dict):
+            stack.extend((child, _join(where, key)) for key, child in item.items())
+        elif isinstance(item, (list, tuple)):
+            stack.extend((child, _join(where, i)) for i, child in enumerate(item))
+    return None
 
 
 def parse_json(text: str, path: str | Path, *, field: str = "", max_depth: int | None = None) -> Any:
     """One JSON document (a file, a JSONL line or a JSON string inside a field), checked: a key
     repeated in one object, NaN, Infinity and numbers too large for a float are refused."""
     try:
-        data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
-    except _Strict as exc:
+        data = loads_strict(text)
+    except StrictJSONError as exc:
         raise InputFileError(path, f"invalid JSON: {exc}", field) from None
     except json.JSONDecodeError as exc:
         at = f"column {exc.colno}" if exc.lineno == 1 or not field else f"its line {exc.lineno}, column {exc.colno}"
@@ -232,10 +268,19 @@ def parse_json(text: str, path: str | Path, *, field: str = "", max_depth: int |
     return data
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def json_lines(text: str) -> list[str]:
+    """The lines of a JSONL text. They end at a line feed or carriage return only: a JSON string
+    may hold U+2028, U+2029 and U+0085 as they are, where ``str.splitlines`` would split it."""
+    return _LINE_END.split(text)
+
+
 def parse_jsonl(text: str, path: str | Path, *, max_depth: int | None = None) -> list[tuple[int, Any]]:
-    """(line number, record) for every non-blank line."""
+    """(line number, record) for every non-blank line (``json_lines``)."""
     out = []
-    for n, line in enumerate(text.splitlines(), start=1):
+    for n, line in enumerate(json_lines(text), start=1):
         if line.strip():
             out.append((n, parse_json(line, path, field=f"line {n}", max_depth=max_depth)))
     return out

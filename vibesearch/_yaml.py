@@ -6,6 +6,12 @@ then walks the data (printing it, validating it, writing it to the database) nev
 loader counts, for every node, how many nodes it stands for once aliases are expanded and how deep
 it is, and stops as soon as either passes its limit. An alias to a node that contains it (a
 recursive structure) is refused too.
+
+It also keeps YAML to what JSON can say, so a YAML file cannot slip in what a JSON one could not:
+a key given twice in one mapping is refused (PyYAML keeps the last one silently; a key merged in
+with ``<<`` may still be overridden), and so are the tags that make something other than text,
+numbers, lists and mappings: ``!!binary`` (bytes, which a text field would quietly decode),
+``!!set``, ``!!omap`` and ``!!pairs``.
 """
 
 from __future__ import annotations
@@ -19,6 +25,20 @@ class YamlLimit(Exception):
     def __init__(self, message: str, line: int | None = None):
         self.line = line
         super().__init__(message)
+
+
+_REFUSED_TAGS = {
+    "tag:yaml.org,2002:binary": "!!binary (bytes) is not accepted; write the value as text",
+    "tag:yaml.org,2002:set": "!!set is not accepted; write a list",
+    "tag:yaml.org,2002:omap": "!!omap is not accepted; write a mapping",
+    "tag:yaml.org,2002:pairs": "!!pairs is not accepted; write a mapping",
+}
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _line(node: Any) -> int | None:
+    mark = getattr(node, "start_mark", None)
+    return mark.line + 1 if mark is not None else None
 
 
 class BoundedLoader(yaml.SafeLoader):
@@ -59,3 +79,29 @@ class BoundedLoader(yaml.SafeLoader):
             raise YamlLimit(f"its aliases nest it more than {self._max_depth} levels deep (setting VIBESEARCH_MAX_INPUT_DEPTH)", line)
         self._size[id(node)] = (nodes, depth)
         return node
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # noqa: D401 - PyYAML hook
+        """A mapping whose own keys are each given once (keys merged in with ``<<`` are not its own)."""
+        if isinstance(node, yaml.MappingNode):
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == _MERGE_TAG:
+                    continue
+                key = self.construct_object(key_node, deep=False)
+                try:
+                    repeated = key in seen
+                except TypeError:  # an unhashable key: PyYAML's own check refuses it below
+                    continue
+                if repeated:
+                    shown = repr(key) if len(repr(key)) <= 60 else repr(key)[:60] + "…"
+                    raise YamlLimit(f"the key {shown} appears twice in one mapping", _line(key_node))
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _refuse(loader: BoundedLoader, node: Any) -> Any:
+    raise YamlLimit(_REFUSED_TAGS.get(node.tag, f"the tag {node.tag} is not accepted"), _line(node))
+
+
+for _tag in _REFUSED_TAGS:
+    BoundedLoader.add_constructor(_tag, _refuse)

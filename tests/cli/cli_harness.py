@@ -62,11 +62,28 @@ def row_counts(db: Path) -> dict[str, int]:
         conn.close()
 
 
+GT_TRIPLES = 3  # the fuzz run's ground-truth triples (label files may name gt_index 0 to 2)
+PRED_TRIPLES = 2  # and its predicted triples (evidence 0 and 1)
+
+
+def label_run_task() -> dict:
+    """The task snapshot of the run the label files name."""
+    return {
+        "id": "fuzz-ours", "subset": "daily", "language": "en",
+        "persona": {"background": "b", "initial_query": "q", "stages": [{"name": "s", "trigger": {"kind": "start", "condition": "c"}, "line": "l"}]},
+        "graph": [{"head": f"h{i}", "relation": "r", "tail": f"t{i}"} for i in range(GT_TRIPLES)],
+        "extra": {},
+    }
+
+
 def make_label_db(path: Path) -> Path:
-    """A database holding the one run the label files name."""
+    """A database holding the one run the label files name, with ``GT_TRIPLES`` ground-truth and
+    ``PRED_TRIPLES`` predicted triples (a label may point only at those)."""
+    from vibesearch.run import GraphEvent
     from vibesearch.store import Store
 
     store = Store(path)
-    store.create_run("fuzz-ours", run_id=RUN_ID, status="finished")
+    store.create_run("fuzz-ours", run_id=RUN_ID, status="finished", task_json=label_run_task())
+    store.add_graph(RUN_ID, GraphEvent(triples=[{"head": f"p{i}", "relation": "r", "tail": "x"} for i in range(PRED_TRIPLES)]))
     store.engine.dispose()
     return path

@@ -22,7 +22,7 @@ from typing import Callable
 import pytest
 from cli_harness import FUZZ, VALID, Outcome, invoke, make_label_db, row_counts, run_cli
 
-KINDS = ("tasks", "trajectories", "extraction", "labels", "cases", "tables", "answers")
+KINDS = ("tasks", "corpora", "trajectories", "extraction", "labels", "cases", "tables", "answers")
 Args = Callable[[Path, Path], list[object]]
 
 # kind of file -> (command label, its arguments for a file and a fresh --db path)
@@ -31,6 +31,10 @@ COMMANDS: dict[str, list[tuple[str, Args]]] = {
         ("tasks validate", lambda f, db: ["tasks", "validate", f]),
         ("run --tasks", lambda f, db: ["run", "--tasks", f, "--db", db]),
         ("import --task", lambda f, db: ["import", VALID / "trajectory.json", "--task", f, "--db", db]),
+    ],
+    "corpora": [  # the commands that read a task's corpus (an import does not)
+        ("tasks validate", lambda f, db: ["tasks", "validate", f]),
+        ("run --tasks", lambda f, db: ["run", "--tasks", f, "--db", db]),
     ],
     "trajectories": [("import", lambda f, db: ["import", f, "--db", db])],
     "extraction": [("import --extraction", lambda f, db: ["import", VALID / "trajectory.json", "--extraction", f, "--db", db])],
@@ -45,8 +49,10 @@ COMMANDS: dict[str, list[tuple[str, Args]]] = {
 
 
 def corpus(kind: str) -> list[Path]:
-    """The malformed files of a kind (gold CSVs are read through the table files naming them)."""
-    return sorted(p for p in (FUZZ / kind).rglob("*") if p.is_file() and "gold" not in p.relative_to(FUZZ / kind).parts[:-1])
+    """The malformed files of a kind (gold CSVs and corpus documents are read through the table
+    and task files naming them)."""
+    return sorted(p for p in (FUZZ / kind).rglob("*")
+                  if p.is_file() and not {"gold", "corpus"} & set(p.relative_to(FUZZ / kind).parts[:-1]))
 
 
 def problems_with(out: Outcome, command: str, names: list[str], db: Path, label_rows: dict[str, int] | None) -> list[str]:
@@ -76,8 +82,9 @@ def problems_with(out: Outcome, command: str, names: list[str], db: Path, label_
 
 
 def names_for(path: Path) -> list[str]:
-    # a table task whose gold CSV is bad is refused with the CSV's own name
-    return [path.name] + (["gold"] if path.name.startswith("gold_") else [])
+    # a table task whose gold CSV is bad is refused with the CSV's own name, a task whose corpus
+    # has a bad line with the corpus file's
+    return [path.name] + (["gold"] if path.name.startswith("gold_") else []) + ([path.stem + ".jsonl"] if path.name.startswith("corpus_") else [])
 
 
 def test_the_corpus_is_big_enough():
@@ -161,6 +168,8 @@ def test_hang_prone_inputs_end_quickly_as_subprocesses(tmp_path):
     jobs = []
     for what, path in special.items():
         for kind, commands in COMMANDS.items():
+            if kind == "corpora":
+                continue  # the same commands as for tasks
             for command, args in commands:
                 if what == "big id" and kind not in ("tasks",):
                     continue

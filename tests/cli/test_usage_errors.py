@@ -29,6 +29,28 @@ def test_usage_errors_are_one_line_and_exit_1(args, named):
     assert "╭" not in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(("args", "named", "said"), [
+    (("run", "--budget-usd", "nan"), "--budget-usd", "nan is not a finite number"),
+    (("run", "--budget-usd", "inf"), "--budget-usd", "inf is not a finite number"),
+    (("run", "--budget-usd", "-Infinity"), "--budget-usd", "-inf is not a finite number"),
+    (("run", "--budget-usd", "1e309"), "--budget-usd", "inf is not a finite number"),
+    (("run", "--budget-usd", "-1"), "--budget-usd", "is negative"),
+    (("run", "--budget-tokens", "-5"), "--budget-tokens", "-5 is negative"),
+    (("score", "--concurrency", "-2"), "--concurrency", "-2 is negative"),
+    (("score", "--batch-size", "-1"), "--batch-size", "-1 is negative"),
+    (("report", "--num-samples", "-3"), "--num-samples", "-3 is negative"),
+])
+def test_numeric_options_must_be_finite_and_not_negative(tmp_path, args, named, said):
+    """A budget of NaN never stops a run, -1 stops it before it starts: both are usage errors."""
+    db = tmp_path / "runs.db"
+    done = subprocess.run([sys.executable, "-m", "vibesearch.cli.main", *args, "--db", str(db)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert done.returncode == 1, done.stderr
+    assert len(lines) == 1 and lines[0].startswith("error: ") and named in lines[0] and said in lines[0], done.stderr
+    assert "Traceback" not in done.stderr and not db.exists() and not list(tmp_path.iterdir())
+
+
 def test_help_still_exits_0():
     done = _cli("run", "--help")
     assert done.returncode == 0 and "--runs" in done.stdout

@@ -69,6 +69,17 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def person(option: str, value: str) -> str:
+    """A person's name given to ``option`` in its one stored form (``_names.annotator_name``);
+    one line, exit 1, when it cannot be a name."""
+    from .._names import PersonNameError, annotator_name
+
+    try:
+        return annotator_name(value)
+    except PersonNameError as exc:
+        fail(f"{option}: {exc}")
+
+
 def key_values(option: str, pairs: list[str] | None) -> dict[str, str]:
     """``key=value`` options as a dict; a pair without ``=``, key or value is one line, exit 1."""
     out: dict[str, str] = {}

@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from ._common import DbOption, JsonOption, console, fail, open_store, print_json
+from ._common import DbOption, JsonOption, console, fail, open_store, person, print_json
 
 campaign_app = typer.Typer(help="Labelling campaigns: runs, annotators, sides, overlap; queue, progress, adjudication.",
                            no_args_is_help=True)
@@ -30,6 +30,7 @@ def campaign_create(
     """Make a campaign. The runs are fixed now (a filter picks the finished runs with a graph)."""
     from ..scoring.campaigns import CampaignError, create_campaign, parse_filters
 
+    annotators = [person("--annotator", a) for a in annotators]  # " ann" and "ann" are one person
     store = open_store(db)
     try:
         row = create_campaign(
@@ -45,8 +46,9 @@ def campaign_create(
 
 @campaign_app.command("status")
 def campaign_status(name: str = typer.Argument(...), as_json: bool = JsonOption, db: Optional[str] = DbOption) -> None:
-    """Progress overall and per annotator, and the disagreements waiting for a third person."""
-    from ..scoring.campaigns import CampaignError, disagreements, get_campaign, progress
+    """Progress overall and per annotator, the disagreements waiting for a third person, and the
+    items resolved so far (with how many times each resolution was replaced)."""
+    from ..scoring.campaigns import CampaignError, get_campaign, item_labels, progress, replaced_note
 
     store = open_store(db, writes=False)
     try:
@@ -54,11 +56,16 @@ def campaign_status(name: str = typer.Argument(...), as_json: bool = JsonOption,
     except CampaignError as exc:
         fail(str(exc))
     prog = progress(store, camp)
-    open_items = disagreements(store, camp, pending_only=True)
+    entries = item_labels(store, camp)
+    open_items = [e for e in entries if e.disagree and e.adjudication is None]
+    resolved = [e for e in entries if e.adjudication is not None]
     pending = [{"run_id": e.item.run_id, "side": e.item.side, "index": e.item.index, "number": e.item.index + 1, "labels": e.labels}
                for e in open_items]
     if as_json:
-        print_json({**prog, "pending": pending})
+        adjudicated = [{"run_id": e.item.run_id, "side": e.item.side, "index": e.item.index, "number": e.item.index + 1,
+                        "label": e.adjudication.label, "adjudicator": e.adjudication.adjudicator, "replaced": e.replaced}
+                       for e in resolved if e.adjudication is not None]
+        print_json({**prog, "pending": pending, "adjudicated": adjudicated})
         return
     console.print(f"campaign {camp.name}: {prog['runs']} runs · {prog['items']} items · overlap {prog['overlap']} · "
                   f"{prog['items_done']}/{prog['items']} items done · {prog['labels']}/{prog['labels_needed']} labels",
@@ -76,6 +83,16 @@ def campaign_status(name: str = typer.Argument(...), as_json: bool = JsonOption,
     if open_items:
         console.print("resolve one with: vibesearch campaign adjudicate NAME RUN SIDE NUMBER --by WHO --label yes|no",
                       highlight=False, soft_wrap=True)
+    if resolved:
+        console.print(f"adjudicated: {len(resolved)} ({sum(1 for e in resolved if e.replaced)} of them replaced at least once)",
+                      highlight=False, soft_wrap=True)
+    for e in resolved:
+        adj = e.adjudication
+        if adj is None:
+            continue
+        note = replaced_note(e) or "never replaced"
+        console.print(f"  {e.item.run_id} {e.item.side} #{e.item.index + 1}: {'yes' if adj.label else 'no'} by {adj.adjudicator}, {note}",
+                      highlight=False, soft_wrap=True, markup=False)
 
 
 @campaign_app.command("adjudicate")
@@ -99,6 +116,7 @@ def campaign_adjudicate(
         fail(f"--label must be yes or no, got {label!r}")
     if number < 1:
         fail(f"the item number counts from 1, got {number}")
+    by = person("--by", by)
     store = open_store(db)
     try:
         camp = get_campaign(store, name)
@@ -106,13 +124,18 @@ def campaign_adjudicate(
     except CampaignError as exc:
         fail(str(exc))
     console.print(f"resolved {side} #{number} of run {run_id}: {'yes' if row.label else 'no'}, by {row.adjudicator}",
-                  highlight=False, soft_wrap=True)
+                  highlight=False, soft_wrap=True, markup=False)
+    history = store.adjudication_history(run_id, side, number - 1)
+    if history:
+        n = len(history)
+        console.print(f"it replaces the resolution by {history[-1].adjudicator}; this item's resolution was replaced {n} "
+                      f"time{'s' if n > 1 else ''} (the earlier ones are kept)", highlight=False, soft_wrap=True, markup=False)
 
 
 @campaign_app.command("export")
 def campaign_export(name: str = typer.Argument(...), out: Path = typer.Argument(..., help="A .jsonl or .csv file"),
                     db: Optional[str] = DbOption) -> None:
-    """Write the campaign's labels (triple text, annotator, adjudication, final label)."""
+    """Write the campaign's labels (triple text, annotator, adjudication, final label, replaced adjudications)."""
     from ..scoring.campaign_export import export_campaign
     from ..scoring.campaigns import CampaignError, get_campaign
 

@@ -44,9 +44,51 @@ def describe_error(exc: BaseException) -> str:
     return f"unexpected error ({type(exc).__name__}: {text}); set VIBESEARCH_DEBUG=1 to see the traceback"
 
 
+def _plain_number(ctx: Any, param: Any, value: Any) -> Any:
+    """A number given to an option is finite and not negative: ``--budget-usd nan``, ``inf``,
+    ``1e309`` or ``-1`` is a usage error naming the option, not a budget that never (or always)
+    stops a run. (None, an option left out, passes.)"""
+    import math
+
+    from typer._click.exceptions import BadParameter
+
+    for number in value if isinstance(value, (list, tuple)) else [value]:
+        if isinstance(number, float) and not math.isfinite(number):
+            raise BadParameter(f"{number} is not a finite number", ctx=ctx, param=param)
+        if isinstance(number, (int, float)) and not isinstance(number, bool) and number < 0:
+            raise BadParameter(f"{number} is negative; give a number of 0 or more", ctx=ctx, param=param)
+    return value
+
+
+def _guard_numbers(command: Any) -> None:
+    """Put ``_plain_number`` in front of every whole-number and float option of ``command`` and
+    of the commands under it (arguments keep their own checks)."""
+    for param in getattr(command, "params", []):
+        annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+        if getattr(param, "param_type_name", "") != "option" or annotation not in (int, float):
+            continue
+        if getattr(param, "_vibesearch_numbers", False):
+            continue  # already guarded
+        own = param.callback
+
+        def guarded(ctx: Any, p: Any, value: Any, _own: Any = own) -> Any:
+            value = _plain_number(ctx, p, value)
+            return _own(ctx, p, value) if _own is not None else value
+
+        param.callback = guarded
+        param._vibesearch_numbers = True
+    for sub in getattr(command, "commands", {}).values():
+        _guard_numbers(sub)
+
+
 class EdgeGroup(TyperGroup):
     """The top of every command: an exception nothing deeper handled ends as one line ``error: …``
-    and exit code 1 (``VIBESEARCH_DEBUG=1`` lets it through with its traceback)."""
+    and exit code 1 (``VIBESEARCH_DEBUG=1`` lets it through with its traceback). Every number
+    given to an option must be finite and not negative (``_plain_number``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _guard_numbers(self)
 
     def invoke(self, ctx: Context) -> Any:
         try:

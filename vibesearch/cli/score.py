@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from ._agreement import agreement_table as _agreement_table
-from ._common import DbOption, JsonOption, console, err_console, fail, one_of, open_store, print_json
+from ._common import DbOption, JsonOption, console, err_console, fail, one_of, open_store, person, print_json
 
 labels_app = typer.Typer(help="Human labels of judge decisions: export, import, agreement, calibration.", no_args_is_help=True)
 
@@ -297,6 +297,8 @@ def labels_export(
 
         if out is not None:
             fail("give --out or --official, not both")
+        if annotator is not None:
+            annotator = person("--annotator", annotator)
         store = open_store(db, writes=False)
         try:
             refused = not_a_sample(store, run, judge) if run else None
@@ -338,6 +340,7 @@ def labels_import(
 
         if not annotator:
             fail(f"{file} is a meta-eval folder: give --annotator NAME")
+        annotator = person("--annotator", annotator)
         try:
             n_cov, n_val = import_official(open_store(existing_db()), file, annotator)
         except MetaEvalError as exc:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Awaitable, Callable, Mapping, get_args
 
+from .._files import first_non_finite
 from .._secrets import scrub
 from ..config import Settings, get_settings
 from ..run.events import Emit, ErrorEvent, UsageEvent, UsagePurpose
@@ -54,7 +55,7 @@ class ToolCall:
     id: str
     name: str
     arguments: dict[str, Any]
-    raw_arguments: str | None = None  # set when the arguments were not valid JSON
+    raw_arguments: str | None = None  # set when the arguments were not valid JSON (NaN, Infinity included)
 
 
 @dataclass
@@ -173,12 +174,20 @@ def _parse_tool_calls(message: Any) -> list[ToolCall]:
             raw = fn.get("arguments")
         call_id = getattr(tc, "id", None) or (tc.get("id") if isinstance(tc, dict) else None) or f"call_{i}"
         if isinstance(raw, dict):
-            calls.append(ToolCall(id=call_id, name=name or "", arguments=raw))
+            if first_non_finite(raw) is not None:  # kept as the text it stands for, so the call is refused
+                calls.append(ToolCall(id=call_id, name=name or "", arguments={}, raw_arguments=json.dumps(raw, ensure_ascii=False)))
+            else:
+                calls.append(ToolCall(id=call_id, name=name or "", arguments=raw))
             continue
         try:
             args = json.loads(raw or "{}")
             if not isinstance(args, dict):
                 raise ValueError("arguments are not an object")
+            if first_non_finite(args) is not None:
+                # NaN, Infinity or a number too large for a float: not JSON, and no tool can use
+                # it; the call keeps its text and comes back as an error result (run.tools)
+                calls.append(ToolCall(id=call_id, name=name or "", arguments={}, raw_arguments=raw))
+                continue
             calls.append(ToolCall(id=call_id, name=name or "", arguments=args))
         except (ValueError, TypeError):
             from json_repair import repair_json

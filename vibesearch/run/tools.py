@@ -12,6 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .._files import first_non_finite
 from .._secrets import scrub
 from .events import Emit, ToolCallEvent, ToolResultEvent
 
@@ -49,7 +50,8 @@ async def execute_tool_call(
     """Run one recorded tool call and give the event that records its result (not yet emitted).
 
     Timed from start to end; never raises but for cancellation: an unknown tool (when ``known``
-    names the offered ones), arguments that were not valid JSON, a toolbox that raised anyway
+    names the offered ones), arguments that were not valid JSON or hold a number that is not
+    finite (NaN, Infinity: no tool is handed one), a toolbox that raised anyway
     and a call with no toolbox to run it (``toolbox`` None: the agent's tools are out of reach,
     e.g. a call an interrupted run left behind) all come back as error results.
     """
@@ -60,11 +62,9 @@ async def execute_tool_call(
         names = ", ".join(sorted(known))
         out = ToolOutput(f"Error: there is no tool named {call.tool!r}. Available tools: {names}.", error=True)
     elif call.raw_arguments is not None:
-        out = ToolOutput(
-            f"Error: the arguments of this {call.tool} call are not valid JSON "
-            f"({call.raw_arguments[:300]!r}). Call it again with a JSON object.",
-            error=True,
-        )
+        out = ToolOutput(_unreadable_arguments(call.tool, call.raw_arguments), error=True)
+    elif (where := first_non_finite(call.arguments)) is not None:  # a call read from tags or given as an object
+        out = ToolOutput(_non_finite(call.tool, where), error=True)
     else:
         try:
             out = await toolbox.call(call.tool, call.arguments, emit)
@@ -78,3 +78,22 @@ async def execute_tool_call(
         truncated_chars=out.truncated_chars,
         elapsed_s=round(time.perf_counter() - start, 4),
     )
+
+
+def _non_finite(tool: str, where: str) -> str:
+    return (f"Error: the argument {where!r} of this {tool} call is not a finite number (NaN, Infinity or too large "
+            "for a float; JSON allows none of them). Call it again with a finite number.")
+
+
+def _unreadable_arguments(tool: str, raw: str) -> str:
+    """The error result of a call whose arguments the client could not take as a JSON object."""
+    import json
+
+    try:
+        value = json.loads(raw)  # Python's reader takes NaN and Infinity (and 1e309 as infinity)
+    except (ValueError, RecursionError):
+        value = None
+    where = first_non_finite(value) if isinstance(value, dict) else None
+    if where is not None:
+        return _non_finite(tool, where)
+    return f"Error: the arguments of this {tool} call are not valid JSON ({raw[:300]!r}). Call it again with a JSON object."

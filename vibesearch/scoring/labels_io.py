@@ -1,27 +1,49 @@
 """Human labels to and from files: CSV or JSONL, one label per row.
 
 Columns / keys: ``run_id, gt_index, annotator, covered, evidence, note, created_at`` and, on
-export, the ground-truth triple's text ``head, relation, tail`` (ignored on import).
-In CSV, ``covered`` is ``true``/``false`` (also 1/0, yes/no) and ``evidence`` the predicted
-indices separated by spaces (a JSON list is accepted too). Importing replaces the label of the
-same (run, triple, annotator); a bad row stops the import with an error naming the line.
+export, the ground-truth triple's text ``head, relation, tail`` (ignored on import); any other
+column or key is refused (a misspelt one would otherwise be dropped unseen).
+
+* CSV: every cell is text: ``covered`` is ``true``/``false`` (also 1/0, yes/no), ``evidence`` the
+  predicted indices separated by spaces (or a JSON list); each row has exactly the header's cells.
+* JSONL: each value has its JSON type: ``covered`` a boolean (``"true"`` is refused),
+  ``gt_index`` a whole number, ``evidence`` a list of whole numbers, the rest text.
+* The annotator's name is normalised by ``vibesearch._names.annotator_name`` (surrounding and
+  repeated whitespace dropped; empty, multi-line and control characters refused); no text may
+  hold a NUL character.
+* One file labels an item (run, ground-truth triple, annotator) once: a row repeating an earlier
+  row is dropped, one contradicting it is refused.
+* On import, ``gt_index`` must be a triple of the run's ground truth and every ``evidence`` index
+  one of the run's predicted triples (its latest graph).
+
+Importing replaces the label of the same (run, triple, annotator). Every row is checked before
+anything is written, and all of them are written in one transaction
+(``store._labels_bulk.put_labels_bulk``): a bad row stores nothing, and the error names the file,
+the row (``file:N``, N counting the CSV header as row 1, or the JSONL line) and the field.
 """
 
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import json
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Collection, Literal
+from typing import Any, Collection, Iterator, Literal
 
 from .._files import csv_plain, csv_safe, write_output, InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
+from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
-from ._stored import stored_ground_truth
+from ..store._labels_bulk import put_labels_bulk
+from ._stored import stored_ground_truth, stored_prediction
 
 FIELDS = ["run_id", "gt_index", "annotator", "covered", "evidence", "note", "created_at", "head", "relation", "tail"]
 MAX_INDEX = 1_000_000  # ground-truth and predicted triple indices
+REQUIRED = ("run_id", "gt_index", "annotator", "covered")
+_TRUE = ("true", "1", "yes", "y", "covered")
+_FALSE = ("false", "0", "no", "n", "not covered", "uncovered")
 
 
 class LabelFileError(ValueError):
@@ -77,31 +99,40 @@ def export_labels(
     return len(records)
 
 
-def _bool(value: Any, where: str) -> bool:
+def _bool(value: Any, where: str, typed: bool) -> bool:
     if isinstance(value, bool):
         return value
-    if isinstance(value, (str, int)) and not (isinstance(value, str) and len(value) > 20):
-        text = str(value).strip().lower()
-        if text in ("true", "1", "yes", "y", "covered"):
+    if typed:  # JSONL: a JSON boolean, never the text of one
+        raise LabelFileError(f"{where}: covered: expected true or false (a JSON boolean, without quotes), got {short(value)}")
+    if isinstance(value, str) and len(value) <= 20:
+        text = value.strip().lower()
+        if text in _TRUE:
             return True
-        if text in ("false", "0", "no", "n", "not covered", "uncovered"):
+        if text in _FALSE:
             return False
     raise LabelFileError(f"{where}: covered: expected true or false, got {short(value)}")
 
 
-def _index(value: Any, where: str, field: str) -> int:
+def _index(value: Any, where: str, field: str, typed: bool) -> int:
+    # the common case first (an import may have hundreds of thousands of rows)
+    if typed and type(value) is int and 0 <= value <= MAX_INDEX:
+        return value
+    if not typed and isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 7 and int(value) <= MAX_INDEX:
+        return int(value)
+    if typed and (isinstance(value, bool) or not isinstance(value, int)):
+        raise LabelFileError(f"{where}: {field}: expected a whole number, got {short(value)}")
     try:
         return whole_number(value, "", field, high=MAX_INDEX)
     except InputFileError as exc:
         raise LabelFileError(f"{where}: {field}: {exc.message}") from None
 
 
-def _evidence(value: Any, where: str) -> list[int]:
-    if value in (None, ""):
+def _evidence(value: Any, where: str, typed: bool) -> list[int]:
+    if value is None or (value == "" and not typed):
         return []
     if isinstance(value, list):
         items = value
-    elif isinstance(value, str):
+    elif isinstance(value, str) and not typed:
         text = value.strip()
         if text.startswith("["):
             try:
@@ -113,64 +144,149 @@ def _evidence(value: Any, where: str) -> list[int]:
         else:
             items = text.replace(",", " ").split()
     else:
-        raise LabelFileError(f"{where}: evidence: expected predicted-triple indices, got {short(value)}")
+        raise LabelFileError(f"{where}: evidence: expected a list of predicted-triple indices, got {short(value)}")
     if len(items) > MAX_INDEX:
         raise LabelFileError(f"{where}: evidence: too many indices ({len(items)})")
-    return [_index(x, where, "evidence") for x in items]
+    return [_index(x, where, "evidence", typed) for x in items]
 
 
-def _text(value: Any, where: str, field: str, limit: int) -> str:
-    if isinstance(value, (dict, list, bool)) or value is None:
+def _text(value: Any, where: str, field: str, limit: int, typed: bool) -> str:
+    if not isinstance(value, str) and (typed or isinstance(value, (dict, list, bool)) or value is None):
         raise LabelFileError(f"{where}: {field}: expected text, got {short(value)}")
     text = str(value)
+    if "\x00" in text:
+        raise LabelFileError(f"{where}: {field}: holds a NUL character (\\u0000), which cannot be stored")
     if len(text) > limit:
         raise LabelFileError(f"{where}: {field}: longer than {limit} characters")
     return text
 
 
-def _parse_record(rec: dict[str, Any], where: str) -> dict[str, Any]:
-    missing = [k for k in ("run_id", "gt_index", "annotator", "covered") if rec.get(k) in (None, "")]
+def _name(value: Any, where: str) -> str:
+    try:
+        return annotator_name(value)
+    except PersonNameError as exc:
+        raise LabelFileError(f"{where}: annotator: {exc}") from None
+
+
+def _parse_record(rec: dict[str, Any], where: str, typed: bool) -> dict[str, Any]:
+    """One row as a label; ``typed``: a JSONL row (each value its JSON type), else a CSV row (text,
+    its columns already checked against the header)."""
+    unknown = [k for k in rec if k not in FIELDS] if typed else []
+    if unknown:
+        raise LabelFileError(f"{where}: {short(str(unknown[0]), 40)}: not a label field (the fields are {', '.join(FIELDS)})")
+    missing = [k for k in REQUIRED if rec.get(k) in (None, "")]
     if missing:
-        raise LabelFileError(f"{where}: missing {', '.join(missing)}")
+        raise LabelFileError(f"{where}: {missing[0]}: missing" + (f" (and {', '.join(missing[1:])})" if missing[1:] else ""))
+    for key in ("head", "relation", "tail"):  # the export's copy of the triple: ignored, but never a NUL
+        if isinstance(rec.get(key), str) and "\x00" in rec[key]:
+            raise LabelFileError(f"{where}: {key}: holds a NUL character (\\u0000), which cannot be stored")
     created = None
     if rec.get("created_at"):
+        stamp = _text(rec["created_at"], where, "created_at", 64, typed)
         try:
-            created = datetime.fromisoformat(_text(rec["created_at"], where, "created_at", 64))
+            created = datetime.fromisoformat(stamp)
         except ValueError:
-            raise LabelFileError(f"{where}: created_at: not an ISO date-time: {short(rec['created_at'])}") from None
+            raise LabelFileError(f"{where}: created_at: not an ISO date-time: {short(stamp)}") from None
     note = rec.get("note")
     return {
-        "run_id": _text(rec["run_id"], where, "run_id", 200),
-        "gt_index": _index(rec["gt_index"], where, "gt_index"),
-        "annotator": _text(rec["annotator"], where, "annotator", 200),
-        "covered": _bool(rec["covered"], where),
-        "evidence": _evidence(rec.get("evidence"), where),
-        "note": "" if note in (None, "") else _text(note, where, "note", 100_000),
+        "run_id": _text(rec["run_id"], where, "run_id", 200, typed),
+        "gt_index": _index(rec["gt_index"], where, "gt_index", typed),
+        "annotator": _name(rec["annotator"], where),
+        "covered": _bool(rec["covered"], where, typed),
+        "evidence": _evidence(rec.get("evidence"), where, typed),
+        "note": "" if note in (None, "") else _text(note, where, "note", 100_000, typed),
         "created_at": created,
     }
 
 
-def read_label_file(path: str | Path) -> list[dict[str, Any]]:
-    """Every label of a CSV or JSONL file, checked (``LabelFileError`` names the file and line)."""
-    path = Path(path)
+def _csv_rows(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of a CSV label file as (row number, header -> cell); the header counts as row 1."""
     try:
-        text = read_text(path)
-        if path.suffix.lower() == ".csv":
-            rows = [
-                (n, {k: csv_plain(v) if isinstance(v, str) else v for k, v in rec.items()})
-                for n, rec in enumerate(csv.DictReader(io.StringIO(text, newline=""), strict=True), start=2)
-            ]
-        else:
-            rows = parse_jsonl(text, path)
-    except InputFileError as exc:
-        raise LabelFileError(str(exc)) from None
+        table = list(csv.reader(io.StringIO(text, newline=""), strict=True))
     except csv.Error as exc:
         raise LabelFileError(f"{path}: not a readable CSV: {str(exc)[:120]}") from None
+    if not table:
+        raise LabelFileError(f"{path}: no labels in the file")
+    header = [cell.strip() for cell in table[0]]
+    for i, name in enumerate(header):
+        if "\x00" in name:
+            raise LabelFileError(f"{path}:1: column {i + 1}: holds a NUL character (\\u0000)")
+        if name not in FIELDS:
+            shown = short(name, 40) if name else "(an empty name)"
+            raise LabelFileError(f"{path}:1: column {i + 1}: {shown} is not a label column (the columns are {', '.join(FIELDS)})")
+        if name in header[:i]:
+            raise LabelFileError(f"{path}:1: column {i + 1}: {short(name)} is given twice")
+    missing = [k for k in REQUIRED if k not in header]
+    if missing:
+        raise LabelFileError(f"{path}:1: the header has no {', '.join(missing)} column")
     out = []
+    for n, row in enumerate(table[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue  # a blank line, or a row of empty cells a spreadsheet left
+        if len(row) != len(header):
+            raise LabelFileError(f"{path}:{n}: {len(row)} cells, but the header has {len(header)} columns")
+        rec = dict(zip(header, row))
+        for k, v in rec.items():
+            if v[:1] == "'":  # a cell the export guarded against formulas (csv_safe)
+                rec[k] = csv_plain(v)
+        out.append((n, rec))
+    return out
+
+
+def _same(label: dict[str, Any], key: str) -> Any:
+    """A label's value as two rows are compared (evidence as a set of indices)."""
+    return sorted(set(label[key])) if key == "evidence" else label[key]
+
+
+def read_label_file(path: str | Path) -> list[dict[str, Any]]:
+    """Every label of a CSV or JSONL file, checked (``LabelFileError`` names the file, row and
+    field). Each label has ``put_labels``' keys and ``row``, the row it came from."""
+    path = Path(path)
+    with _collector_paused():
+        return _read_labels(path)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Hundreds of thousands of small dicts and lists, none of them in a cycle: the cyclic garbage
+    collector would walk them again and again as they are made (a third of the time of a large
+    import) and can find nothing to free. It runs again afterwards as usual."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _read_labels(path: Path) -> list[dict[str, Any]]:
+    typed = path.suffix.lower() != ".csv"
+    try:
+        text = read_text(path)
+        rows = parse_jsonl(text, path) if typed else _csv_rows(text, path)
+    except InputFileError as exc:
+        raise LabelFileError(str(exc)) from None
+    out: list[dict[str, Any]] = []
+    first: dict[tuple[str, int, str], dict[str, Any]] = {}
     for n, rec in rows:
+        where = f"{path}:{n}"
         if not isinstance(rec, dict):
-            raise LabelFileError(f"{path}:{n}: expected a JSON object")
-        out.append(_parse_record(rec, f"{path}:{n}"))
+            raise LabelFileError(f"{where}: expected a JSON object")
+        label = {**_parse_record(rec, where, typed), "row": n}
+        key = (label["run_id"], label["gt_index"], label["annotator"])
+        earlier = first.get(key)
+        if earlier is None:
+            first[key] = label
+            out.append(label)
+            continue
+        differs = next((k for k in ("covered", "evidence", "note") if _same(label, k) != _same(earlier, k)), None)
+        if differs is not None:
+            raise LabelFileError(
+                f"{where}: {differs}: contradicts {'line' if typed else 'row'} {earlier['row']}, which labels the same item "
+                f"(run {short(key[0])}, gt_index {key[1]}, annotator {short(key[2])})"
+            )
+        # the same label again (a file pasted twice): kept once
     if not out:
         raise LabelFileError(f"{path}: no labels in the file")
     return out
@@ -182,12 +298,31 @@ def import_labels(store: Store, path: str | Path) -> int:
     return store_labels(store, read_label_file(path), path)
 
 
+def check_against_runs(store: Store, records: list[dict[str, Any]], path: str | Path) -> None:
+    """Refuse (``LabelFileError``) a label of a run not in the database, a ``gt_index`` past the
+    run's ground truth and an ``evidence`` index past its predicted triples. Each run is read once."""
+    sizes: dict[str, tuple[int, int]] = {}
+    for rec in records:
+        rid = rec["run_id"]
+        where = f"{path}:{rec['row']}" if "row" in rec else str(path)
+        if rid not in sizes:
+            try:
+                store.get_run(rid)
+            except RunNotFound:
+                raise LabelFileError(f"{where}: run_id: run {short(rid)} is not in this database") from None
+            sizes[rid] = (len(stored_ground_truth(store, rid)), len(stored_prediction(store, rid)[0]))
+        n_gt, n_pred = sizes[rid]
+        if rec["gt_index"] >= n_gt:
+            has = f"has {n_gt} ground-truth triples (0 to {n_gt - 1})" if n_gt else "has no ground-truth triples"
+            raise LabelFileError(f"{where}: gt_index: {rec['gt_index']} is past the run's ground truth: run {short(rid)} {has}")
+        for e in rec.get("evidence") or []:
+            if e >= n_pred:
+                has = f"has {n_pred} predicted triples (0 to {n_pred - 1})" if n_pred else "has no predicted triples"
+                raise LabelFileError(f"{where}: evidence: {e} is past the run's predicted triples: run {short(rid)} {has}")
+
+
 def store_labels(store: Store, records: list[dict[str, Any]], path: str | Path) -> int:
     """Store labels read by ``read_label_file`` (from ``path``) in one transaction, once every
-    run they name is known to be in the database."""
-    for rec in records:
-        try:
-            store.get_run(rec["run_id"])
-        except RunNotFound:
-            raise LabelFileError(f"{path}: run {short(rec['run_id'])} is not in this database") from None
-    return store.put_labels(records)
+    label is known to point at a run in the database and at triples the run has."""
+    check_against_runs(store, records, path)
+    return put_labels_bulk(store, records)[0]

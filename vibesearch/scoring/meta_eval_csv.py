@@ -49,8 +49,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._files import InputFileError, read_text
+from .._files import InputFileError, read_json, read_text
+from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
+from ..store._labels_bulk import put_labels_bulk
 from ..store.tables import Run
 from ._stored import stored_ground_truth, stored_prediction, stored_task
 from .metrics import stored_verdicts
@@ -255,8 +257,8 @@ class _Names:
         if not path.exists():
             return {}
         try:
-            value = json.loads(read_text(path))
-        except (InputFileError, ValueError) as exc:
+            value = read_json(path)  # strictly: a repeated key, NaN, a NUL ... are refused
+        except InputFileError as exc:
             raise MetaEvalError(f"{path}: not readable: {str(exc)[:200]}") from None
         runs = value.get("runs") if isinstance(value, dict) else None
         if not isinstance(runs, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in runs.items()):
@@ -329,6 +331,8 @@ def _read_side(store: Store, path: Path, header: list[str], annotator: str, side
         value = _label_value(row[6], where)
         if len(row[7]) > MAX_COMMENT:
             raise MetaEvalError(f"{where}: human_comment is longer than {MAX_COMMENT} characters")
+        if "\x00" in row[7]:
+            raise MetaEvalError(f"{where}: human_comment holds a NUL character (\\u0000), which cannot be stored")
         if value is None:
             continue
         if index in earlier and earlier[index][0] == value:
@@ -357,8 +361,10 @@ def read_official(store: Store, root: str | Path, annotator: str) -> tuple[list[
     """Every filled label of a meta-eval folder, checked (nothing is written): the coverage labels
     (``Store.put_labels`` dicts) and the validity labels (``Store.put_pred_labels`` dicts)."""
     root = Path(root)
-    if not annotator.strip():
-        raise MetaEvalError("--annotator: a name is needed")
+    try:
+        annotator = annotator_name(annotator)
+    except PersonNameError as exc:
+        raise MetaEvalError(f"--annotator: {exc}") from None
     if not root.is_dir():
         raise MetaEvalError(f"{root}: not a folder")
     coverage: list[dict[str, Any]] = []
@@ -391,4 +397,4 @@ def import_official(store: Store, root: str | Path, annotator: str) -> tuple[int
     """Read a filled meta-eval folder and store its labels in one transaction (all or nothing).
     Returns (coverage labels, validity labels) stored."""
     coverage, validity = read_official(store, root, annotator)
-    return store.put_both_labels(coverage, validity)
+    return put_labels_bulk(store, coverage, validity)

@@ -40,6 +40,8 @@ def read_gold_csv(
     for line_no, cells in enumerate(table[1:], start=2):
         if not any(c.strip() for c in cells):
             continue
+        if any("\x00" in c for c in cells):
+            return None, [TaskProblem(f"{path}:{line_no}", field, "a cell holds a NUL character (\\u0000), which cannot be stored", task_id)]
         row = {name: (cells[i].strip() if i < len(cells) else "") for name, i in where.items()}
         key = tuple(norm_text(row[k]) for k in primary_key)
         if not all(key):

@@ -19,7 +19,7 @@ from typing import Any, Callable, Collection, Iterable, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from .._files import InputFileError, is_regular_file, parse_json, parse_jsonl, parse_yaml, read_text, short, short_path
+from .._files import InputFileError, is_regular_file, json_lines, parse_json, parse_jsonl, parse_yaml, read_text, short, short_path
 
 from ._problems import TaskLoadError, TaskNotFound, TaskProblem, join_path, loader_field_problems, problems_from_validation
 from .models import CorpusDoc, Task
@@ -271,15 +271,17 @@ def read_corpus(path: Path, task_id: str | None = None) -> list[CorpusDoc]:
     """The documents of one corpus file (JSONL of ``CorpusDoc``). Raises ``TaskLoadError`` naming
     the file and line when it is missing or malformed."""
     try:
-        lines = read_text(path).splitlines()
+        lines = json_lines(read_text(path))
     except InputFileError as exc:
         raise TaskLoadError([TaskProblem(str(path), exc.field, f"cannot read the corpus: {exc.message}", task_id)]) from None
     docs: list[CorpusDoc] = []
     for i, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            docs.append(CorpusDoc.model_validate_json(line))
+        try:  # read strictly (a repeated key, NaN, a NUL ... are refused), then checked as a document
+            docs.append(CorpusDoc.model_validate(parse_json(line, path, field=f"line {i}")))
+        except InputFileError as exc:
+            raise TaskLoadError([TaskProblem(str(path), exc.field, f"cannot read the corpus: {exc.message}", task_id)]) from None
         except ValidationError as exc:
             problems = problems_from_validation(str(path), exc, task_id, root=CorpusDoc)
             for p in problems:

@@ -7,6 +7,7 @@ tests/cli/test_fuzz_inputs.py):
 
 * ``valid/``         one good file of each kind (the controls: they must be accepted)
 * ``tasks/``         task files, ours and the official format (JSON, YAML, JSONL)
+* ``corpora/``       good task files whose corpus (in ``corpora/corpus/``) has a bad line
 * ``trajectories/``  official trajectory files (``vibesearch import``)
 * ``extraction/``    final-extraction files (``vibesearch import T --extraction F``)
 * ``labels/``        human label files, JSONL and CSV (``vibesearch labels import``)
@@ -238,6 +239,24 @@ def task_files(w: Writer) -> None:
     w.text(f, "nan.json", json.dumps(OURS).replace('"daily"', "NaN"))
     w.text(f, "trailing_garbage.json", json.dumps(OURS) + " }")
     w.json(f, "two_same_ids.json", [OURS, OURS])
+    # strict reading (issue item 13): a key given twice, numbers JSON cannot carry, NUL, YAML tags
+    text = json.dumps(OURS)
+    w.text(f, "repeated_key.json", text.replace('"subset": "daily"', '"subset": "daily", "subset": "pro"'))
+    w.text(f, "repeated_key_in_triple.json", text.replace('"tail": "Jupiter"', '"tail": "Jupiter", "tail": "Saturn"'))
+    for label, number in (("nan", "NaN"), ("infinity", "-Infinity"), ("1e309", "1e309")):
+        w.text(f, f"triple_tail_{label}.json", text.replace('"tail": "Jupiter"', f'"tail": {number}'))
+    w.json(f, "nul_in_background.json", set_at(OURS, ("persona", "background"), "a dark\u0000field"))
+    w.json(f, "nul_in_triple.json", set_at(OURS, ("graph", 0, "head"), "Eur\u0000opa"))
+    w.json(f, "nul_in_key.json", set_at(OURS, ("extra",), {"k\u0000": 1}))
+    w.text(f, "repeated_key.yaml", body + "subset: pro\n")
+    w.text(f, "repeated_key_nested.yaml", body.replace("  behavior: Short questions.", "  behavior: Short questions.\n  behavior: Long ones."))
+    w.text(f, "binary_id.yaml", body.replace("id: fuzz-ours", "id: !!binary ZnV6ei1vdXJz"))  # the bytes of "fuzz-ours"
+    w.text(f, "binary_in_extra.yaml", body + "extra: {blob: !!binary AAEC}\n")
+    w.text(f, "set_in_extra.yaml", body + "extra: !!set {a, b}\n")
+    w.text(f, "omap_in_extra.yaml", body + "extra: !!omap [a: 1, b: 2]\n")
+    w.text(f, "triple_tail_nan.yaml", body.replace("tail: Jupiter", "tail: .nan"))
+    w.text(f, "triple_tail_inf.yaml", body.replace("tail: Jupiter", "tail: -.inf"))
+    w.text(f, "nul_in_line.yaml", body.replace("behavior: Short questions.", 'behavior: "Short\\0 questions."'))
     # the official format
     for path in [("task_id",), ("final_query",), ("user_persona",), ("nodes",), ("triples",), ("language",),
                  ("nodes", 0, "node_id"), ("triples", 0, "head_id")]:
@@ -253,6 +272,29 @@ def task_files(w: Writer) -> None:
     w.text(f, "official_deep_line.jsonl", json.dumps(OFFICIAL) + "\n" + deep_json(20_000) + "\n")
     w.text(f, "official_surrogate_line.jsonl", json.dumps(OFFICIAL) + "\n" + surrogate_json({**OFFICIAL, "task_id": "SURROGATE"}) + "\n")
     w.raw(f, "official_latin1_line.jsonl", json.dumps(OFFICIAL).encode() + b"\n{\"task_id\": \"caf\xe9\"}\n")
+    official = json.dumps(OFFICIAL)
+    w.text(f, "official_repeated_key.json", official.replace('"relation": "moon of"', '"relation": "moon of", "relation": "orbits"'))
+    w.text(f, "official_repeated_key_line.jsonl", official + "\n" + json.dumps({**OFFICIAL, "task_id": "fuzz_official_2"}).replace(
+        '"language": "en"', '"language": "en", "language": "zh"') + "\n")
+    w.text(f, "official_head_id_nan.json", official.replace('"head_id": 1', '"head_id": NaN'))
+    w.text(f, "official_node_id_infinity.json", official.replace('"node_id": 2', '"node_id": Infinity'))
+    w.json(f, "official_nul_in_query.json", set_at(OFFICIAL, ("final_query",), "Which\u0000moons?"))
+
+
+def corpus_files(w: Writer) -> None:
+    """Good tasks whose corpus (``corpus/<name>.jsonl`` beside them) has one bad line."""
+    f = "corpora"
+    doc = {"url": "https://example.org/europa", "title": "Europa", "text": "Europa is a moon of Jupiter.",
+           "facts": [{"head": "Europa", "relation": "moon of", "tail": "Jupiter"}]}
+    line = json.dumps(doc)
+    for label, bad_line in (("repeated_key", line.replace('"title": "Europa"', '"title": "Europa", "title": "Io"')),
+                            ("fact_nan", line.replace('"tail": "Jupiter"', '"tail": NaN')),
+                            ("fact_infinity", line.replace('"tail": "Jupiter"', '"tail": -Infinity')),
+                            ("fact_1e309", line.replace('"tail": "Jupiter"', '"tail": 1e309')),
+                            ("nul_text", json.dumps({**doc, "text": "Europa\u0000"})),
+                            ("nul_key", json.dumps({**doc, "te\u0000xt": "x"}))):
+        w.text(f, f"corpus/corpus_{label}.jsonl", line + "\n" + bad_line + "\n")
+        w.json(f, f"corpus_{label}.json", {**OURS, "corpus": f"corpus/corpus_{label}.jsonl"})
 
 
 def trajectory_files(w: Writer) -> None:
@@ -284,6 +326,15 @@ def trajectory_files(w: Writer) -> None:
     w.json(f, "excerpt_deep_literal.json", {"header": {"qid": "x"}, "first_turns_condensed": "[" * 5000 + "]" * 5000})
     w.json(f, "excerpt_deep_json_string.json", {"header": {"qid": "x"}, "first_turns_condensed": deep_json(3000)})
     w.json(f, "excerpt_header_sample_idx.json", {"header": {"qid": "x", "sample_idx": "²"}, "first_turns_condensed": []})
+    # strict reading (item 13)
+    text = json.dumps(good)
+    w.text(f, "repeated_key.json", text.replace('"termination": "answer"', '"termination": "answer", "termination": "max_rounds"'))
+    w.text(f, "repeated_key_in_turn.json", text.replace('"type": "user"', '"type": "user", "type": "assistant"', 1))
+    w.text(f, "metrics_nan.json", text.replace('"triplet_f1": 0.5', '"triplet_f1": NaN'))
+    w.text(f, "stats_infinity.json", text.replace('"tool_calls": 12', '"tool_calls": Infinity'))
+    w.text(f, "tool_args_1e309.json", text.replace('"topn": 5', '"topn": 1e309', 1))
+    w.json(f, "late_nul_content.json", set_at(good, ("turns", late, "content"), "Europa\u0000"))
+    w.json(f, "excerpt_literal_1e309.json", {"header": {"qid": "x"}, "first_turns_condensed": "[{'type': 'user', 'content': 1e309}]"})
 
 
 def extraction_files(w: Writer) -> None:
@@ -296,6 +347,9 @@ def extraction_files(w: Writer) -> None:
     w.json(f, "qid_20k.json", {**good, "qid": "q" * 20_000})
     w.json(f, "triplets_deep.json", {**good, "triplets": [deep_value(400)]})
     w.text(f, "surrogate_triplet.json", surrogate_json(set_at(good, ("triplets", 0, "tail"), "SURROGATE")))
+    w.text(f, "repeated_key.json", json.dumps(good).replace('"total": 1', '"total": 1, "total": 2'))
+    w.text(f, "triplet_tail_nan.json", json.dumps(good).replace('"tail": "Jupiter"', '"tail": NaN'))
+    w.json(f, "nul_triplet.json", set_at(good, ("triplets", 0, "head"), "Eur\u0000opa"))
 
 
 def label_files(w: Writer) -> None:
@@ -330,6 +384,36 @@ def label_files(w: Writer) -> None:
     w.text(f, "csv_no_header_columns.csv", "a,b,c\n1,2,3\n")
     w.raw(f, "csv_latin1.csv", (header + good_row).encode() + f"{RUN_ID},0,caf\xe9,true,,\n".encode("latin-1"))
     w.text(f, "csv_unclosed_quote.csv", header + good_row + f'{RUN_ID},0,b,true,,"never closed\n')
+    # item 13: strict label rows
+    w.text(f, "repeated_key.jsonl", json.dumps(LABEL) + "\n" + json.dumps(second).replace('"covered": true', '"covered": true, "covered": false') + "\n")
+    w.text(f, "gt_index_nan.jsonl", json.dumps(LABEL) + "\n" + json.dumps(second).replace('"gt_index": 1', '"gt_index": NaN') + "\n")
+    for label, value in (("string_true", "true"), ("string_false", "false"), ("number", 1), ("null", None)):
+        w.jsonl(f, f"covered_{label}.jsonl", [LABEL, {**second, "covered": value}])
+    w.jsonl(f, "gt_index_string.jsonl", [LABEL, {**second, "gt_index": "1"}])
+    w.jsonl(f, "gt_index_past_the_run.jsonl", [LABEL, {**second, "gt_index": 3}])  # the run has 3 ground-truth triples
+    w.jsonl(f, "evidence_past_the_run.jsonl", [LABEL, {**second, "evidence": [0, 2]}])  # and 2 predicted ones
+    w.jsonl(f, "evidence_string.jsonl", [LABEL, {**second, "evidence": "0"}])
+    for label, name in (("blank", "   "), ("empty", ""), ("multi_line", "ann\nbob"), ("carriage_return", "ann\rbob"),
+                        ("nul", "an\u0000n"), ("escape", "ann\u001b[31m"), ("zero_width", "an\u200bn"), ("number", 7)):
+        w.jsonl(f, f"annotator_{label}.jsonl", [LABEL, {**second, "annotator": name}])
+    w.jsonl(f, "note_nul.jsonl", [LABEL, {**second, "note": "fine\u0000not"}])
+    w.jsonl(f, "run_id_nul.jsonl", [LABEL, {**second, "run_id": RUN_ID + "\u0000"}])
+    w.jsonl(f, "conflicting_rows.jsonl", [LABEL, second, {**LABEL, "covered": False}])
+    w.jsonl(f, "conflicting_rows_padded_name.jsonl", [LABEL, second, {**LABEL, "annotator": "  ann ", "covered": False}])
+    w.jsonl(f, "conflicting_evidence.jsonl", [LABEL, {**LABEL, "evidence": [1]}])
+    w.jsonl(f, "unknown_key.jsonl", [LABEL, {**second, "coverd": True}])
+    w.text(f, "csv_extra_cell.csv", header + good_row + f"{RUN_ID},2,ann,true,,,surplus\n")
+    w.text(f, "csv_short_row.csv", header + good_row + f"{RUN_ID},2,ann\n")
+    w.text(f, "csv_unknown_column.csv", header.strip() + ",mood\n" + f"{RUN_ID},0,ann,true,0,,happy\n")
+    w.text(f, "csv_repeated_column.csv", "run_id,gt_index,annotator,covered,covered\n" + f"{RUN_ID},0,ann,true,false\n")
+    w.text(f, "csv_no_covered_column.csv", "run_id,gt_index,annotator\n" + f"{RUN_ID},0,ann\n")
+    w.text(f, "csv_annotator_blank.csv", header + good_row + f"{RUN_ID},2,  ,true,,\n")
+    w.text(f, "csv_annotator_multi_line.csv", header + good_row + f'{RUN_ID},2,"ann\nbob",true,,\n')
+    w.text(f, "csv_note_nul.csv", header + good_row + f"{RUN_ID},2,ann,true,,bad\u0000note\n")
+    w.text(f, "csv_annotator_nul.csv", header + good_row + f"{RUN_ID},2,an\u0000n,true,,\n")
+    w.text(f, "csv_conflicting_rows.csv", header + good_row + f"{RUN_ID},0, ann,false,,\n")
+    w.text(f, "csv_gt_index_past_the_run.csv", header + good_row + f"{RUN_ID},7,ann,true,,\n")
+    w.text(f, "csv_evidence_past_the_run.csv", header + good_row + f"{RUN_ID},2,ann,true,0 5,\n")
 
 
 def case_files(w: Writer) -> None:
@@ -344,6 +428,9 @@ def case_files(w: Writer) -> None:
     w.text(f, "surrogate_tail.jsonl", surrogate_json(set_at(CASE, ("gt", "tail"), "SURROGATE")) + "\n")
     w.jsonl(f, "row_is_number.jsonl", [7])
     w.text(f, "blank_lines_only.jsonl", "\n\n\n")
+    w.text(f, "repeated_key.jsonl", json.dumps(CASE).replace('"covered": true', '"covered": true, "covered": false') + "\n")
+    w.text(f, "evidence_infinity.jsonl", json.dumps(CASE).replace('"evidence": [0]', '"evidence": [Infinity]') + "\n")
+    w.jsonl(f, "nul_in_tail.jsonl", [set_at(CASE, ("gt", "tail"), "Jup\u0000iter")])
 
 
 def table_files(w: Writer) -> None:
@@ -366,7 +453,8 @@ def table_files(w: Writer) -> None:
     w.text(f, "gold/empty.csv", "")
     w.text(f, "gold/wrong_header.csv", "A,B\n1,2\n")
     w.text(f, "gold/deep_cell.csv", "Moon,Discoverer\n" + deep_json(2000) + ",x\n")
-    for name in ("latin1", "field_too_large", "empty", "wrong_header"):
+    w.text(f, "gold/nul_cell.csv", "Moon,Discoverer\nIo,Galileo\nEuropa,Gali\u0000leo\n")
+    for name in ("latin1", "field_too_large", "empty", "wrong_header", "nul_cell"):
         w.json(f, f"gold_{name}.json", {**no_rows, "gold": f"gold/{name}.csv"})
     w.json(f, "gold_missing.json", {**no_rows, "gold": "gold/nothing_here.csv"})
     w.json(f, "gold_is_folder.json", {**no_rows, "gold": "gold"})
@@ -379,6 +467,14 @@ def table_files(w: Writer) -> None:
     w.jsonl(f, "ws_id_traversal.jsonl", [{**ws, "instance_id": "../../../etc/passwd"}])
     w.jsonl(f, "ws_id_20k.jsonl", [{**ws, "instance_id": "w" * 20_000}])
     w.jsonl(f, "ws_eval_list.jsonl", [{**ws, "evaluation": [1, 2]}])
+    table = json.dumps(TABLE)
+    w.text(f, "repeated_key.json", table.replace('"query": ', '"query": "first", "query": ', 1))
+    w.text(f, "rows_nan.json", table.replace('"Moon": "Io"', '"Moon": NaN'))
+    w.json(f, "rows_nul.json", {**TABLE, "rows": [{"Moon": "I\u0000o", "Discoverer": "Galileo"}]})
+    w.text(f, "repeated_key.yaml", body + "language: zh\n")
+    w.text(f, "binary_id.yaml", body.replace(f"id: {TABLE_ID}", "id: !!binary ZnV6ei10YWJsZQ=="))
+    w.text(f, "rows_inf.yaml", body.replace("Moon: Io", "Moon: .inf"))
+    w.jsonl(f, "ws_eval_repeated_key.jsonl", [{**ws, "evaluation": ws["evaluation"].replace('"eval_pipeline"', '"required": [], "eval_pipeline"')}])
 
 
 def answer_files(w: Writer) -> None:
@@ -407,11 +503,11 @@ def valid_files(w: Writer) -> None:
     w.text(f, "answer.md", "| Moon | Discoverer |\n|---|---|\n| Io | Galileo |\n| Europa | Galileo |\n")
 
 
-MAKERS: list[Callable[[Writer], None]] = [valid_files, task_files, trajectory_files, extraction_files, label_files, case_files, table_files, answer_files]
+MAKERS: list[Callable[[Writer], None]] = [valid_files, task_files, corpus_files, trajectory_files, extraction_files, label_files, case_files, table_files, answer_files]
 
 
 def main() -> None:
-    for folder in ("valid", "tasks", "trajectories", "extraction", "labels", "cases", "tables", "answers"):
+    for folder in ("valid", "tasks", "corpora", "trajectories", "extraction", "labels", "cases", "tables", "answers"):
         shutil.rmtree(HERE / folder, ignore_errors=True)
     w = Writer(HERE)
     for make in MAKERS:
