@@ -154,3 +154,17 @@ def test_the_mapping_gradio_uses(tmp_path):
     assert shared is not None and shared.users == {"ann"} and shared.cookie_id == cookie_id(SECRET)
     assert shared_logins(unkeyed, store, ["ann"]) is None and shared_logins(keyed, store, []) is None
     assert cookie_id(SECRET) == cookie_id(SECRET) != cookie_id("another-secret") and SECRET not in cookie_id(SECRET)
+
+
+def test_a_study_players_login_counts_while_its_play_is_stored(tmp_path):
+    from vibesearch.store.tables import StudyRow
+
+    store = Store(tmp_path / "p.db")
+    tokens = SharedLogins(store, 3600, cookie_id(SECRET), ["ann"])
+    store.add_study(StudyRow(id="0a0b0c0d", name="s", config_json='{"tasks": ["t"]}', created_at=1.0), [("code-abcdefgh", 0, "t")])
+    play = store.claim_study_code("0a0b0c0d", "code-abcdefgh", "study:0a0b0c0d:")
+    assert play is not None and play.player == "study:0a0b0c0d:0"
+    assert store.claim_study_code("0a0b0c0d", "code-abcdefgh", "study:0a0b0c0d:") is None  # a code works once
+    t1, t2 = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
+    tokens[t1], tokens[t2] = "study:0a0b0c0d:0", "study:0a0b0c0d:1"  # the second names no stored play
+    assert tokens.get(t1) == "study:0a0b0c0d:0" and tokens.get(t2) is None

@@ -92,3 +92,21 @@ def test_a_run_is_picked_from_the_replay_list_in_play(pages, imported_run):
     shows(page, "vs-play-status", re.compile(rf"Replay of run {imported_run} · "))
     shows(page, "vs-play-status", "· finished ·")
     shows(page, "vs-play-score", "Official F1")
+
+
+def test_a_replay_link_replays_the_run_and_an_unknown_one_says_so(browser, app_server, imported_run):
+    from browser_kit import wait_ready
+
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{app_server.url}?replay={imported_run}")
+        wait_ready(page)
+        shows(page, "vs-play-status", re.compile(rf"Replay of run {imported_run} · "))
+        page.get_by_label("20×", exact=True).check()
+        shows(page, "vs-play-status", "· finished ·")
+        page.goto(f"{app_server.url}?replay=000000000000")
+        wait_ready(page)
+        shows(page, "vs-play-status", "No run 000000000000")
+    finally:
+        ctx.close()

@@ -15,6 +15,7 @@ from vibesearch.store import copy as copy_mod
 from vibesearch.store._engine import make_engine
 from vibesearch.store._url import db_target
 from vibesearch.store.leases import claim, new_owner, run_key
+from vibesearch.store.tables import StudyRow
 
 PREV = Path(__file__).resolve().parents[1] / "data" / "prev_release.db"
 
@@ -39,6 +40,9 @@ def _filled(path: Path) -> Store:
     store.add_campaign(CampaignRow(name="c1", runs_json=f'["{run.id}"]', annotators_json='["ann","bob"]'))
     store.put_adjudication(AdjudicationRow(run_id=run.id, side="coverage", item_index=0, label=True, adjudicator="eve", campaign="c1"))
     store.put_adjudication(AdjudicationRow(run_id=run.id, side="coverage", item_index=0, label=False, adjudicator="fay", campaign="c1"))
+    store.add_study(StudyRow(id="0a1b2c3d", name="st ✓", config_json='{"tasks": ["t"]}', created_by="root", created_at=1.5),
+                    [("code-one", 0, "t"), ("code-two", 1, "t")])
+    store.claim_study_code("0a1b2c3d", "code-one", "study:0a1b2c3d:")
     claim(store, run_key(run.id), new_owner(), 60)
     return store
 

@@ -10,7 +10,8 @@ string the server did not issue is refused. The database stores a digest of the 
 
 Writing — stopping a run, playing its user, continuing it — is for its owner and the logins in
 ``VIBESEARCH_ADMINS``. Reading other people's runs is open unless a login is on and
-``VIBESEARCH_READ_RUNS=own``; admins read everything.
+``VIBESEARCH_READ_RUNS=own``; admins read everything. A study's player (a login a study link made,
+``study:<study>:<slot>``) is never an admin and reads only their own runs, whatever the setting.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from ..config import Settings
 
 TOKEN_PREFIX = "c-"
+PLAYER_PREFIX = "study:"  # the logins study links make (no VIBESEARCH_AUTH name holds ':')
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class Who:
     owner: str | None  # the owner string of runs this caller starts (None: unknown caller)
     login: str | None = None
     admin: bool = False
+    player: bool = False  # a study's player (a login made by a study link): reads only their own runs
 
 
 class Access:
@@ -71,6 +74,8 @@ class Access:
         """The caller of a request: its login when there is one, else its token (if valid)."""
         login = getattr(request, "username", None) if request is not None else None
         if login:
+            if str(login).startswith(PLAYER_PREFIX):
+                return Who(owner=f"user:{login}", login=login, player=True)
             return Who(owner=f"user:{login}", login=login, admin=login in self.admins)
         if self.login_on:
             return Who(owner=None)  # cannot happen behind gradio's login; refuse everything
@@ -82,4 +87,4 @@ class Access:
         return who.admin or (who.owner is not None and owner == who.owner)
 
     def may_read(self, who: Who, owner: str | None) -> bool:
-        return not self.read_own or self.may_write(who, owner)
+        return not (self.read_own or who.player) or self.may_write(who, owner)

@@ -20,6 +20,9 @@
   looks only at the first, so a browser holding only the second stayed logged in).
 * **Files for one login.** A file the app made for one login (a label export) is served to that
   login only; anyone else holding its address is answered as if it did not exist.
+* **Study links.** ``/study/<id>`` is a study's door (``_study_door``): a one-time code makes a
+  player login. A player may read, and call only the player view's handlers and the page's loads
+  (``player_fns``); anything else a player sends is refused.
 * **One page, one person.** Gradio keeps each page's state under a session id the page sends with
   every event; the first login to use an id owns it, and another login sending that id is refused
   (knowing someone's session id gives neither their state nor their event stream).
@@ -41,6 +44,8 @@ from urllib.parse import parse_qs, urlsplit
 from ..config import Settings
 from ..store import Store
 from ..store.logins import LoginThrottle
+from ._access import PLAYER_PREFIX
+from ._study_door import STUDY_PATH, study_door
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +93,12 @@ class Guard:
     """The ASGI middleware (see the module's docstring). ``settings`` and ``store`` are the app's."""
 
     def __init__(self, app: ASGIApp, settings: Settings, store: Store, bound_host: str | None = None,
-                 private_files: dict[str, str] | None = None):
+                 private_files: dict[str, str] | None = None, player_fns: set[int] | None = None):
         self.app = app
         self.store = store
         self.private_files = private_files if private_files is not None else {}
+        self.player_fns = player_fns if player_fns is not None else set()  # the handlers a study's player may call
+        self.login_ttl_s = settings.login_ttl_h * 3600.0
         self.public = origin_of(settings.public_url) if settings.public_url else None
         if settings.public_url and self.public is None:
             raise ValueError(f"VIBESEARCH_PUBLIC_URL {settings.public_url!r} is not an http(s) address")
@@ -122,6 +129,13 @@ class Guard:
             return
         path = scope.get("path", "")
         method = scope.get("method", "GET")
+        if STUDY_PATH.match(path):
+            body = await _read_body(receive, _MAX_LOGIN_BODY) if method == "POST" else b""
+            if body is None:
+                await _answer(send, 413, "The form is too large.")
+                return
+            await study_door(scope, send, self.store, self.by_address, body, self.login_ttl_s)
+            return
         if method == "POST" and path.rstrip("/").endswith("/login"):
             await self._login(scope, receive, send)
             return
@@ -231,10 +245,18 @@ class Guard:
 
     # ------------------------------------------------------------------ sessions
     async def _session_bound(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
-        """Bind each session id to the first login using it; refuse another login's use of it."""
-        session, receive = await self._session_id(scope, receive)
+        """Bind each session id to the first login using it; refuse another login's use of it.
+        A study's player may only read, and call the player view's handlers and the page's loads."""
+        session, data, receive = await self._session_id(scope, receive)
+        user = self._login_of(scope, headers) or ""
+        if user.startswith(PLAYER_PREFIX) and scope.get("method") not in ("GET", "HEAD"):
+            path = scope.get("path", "")
+            fn = data.get("fn_index") if isinstance(data, dict) else None
+            if not (path.rstrip("/").endswith("/queue/join") and isinstance(fn, int) and fn in self.player_fns):
+                log.warning("refused a study player's request to %s", _shown(path))
+                await _answer(send, 403, "Refused: a study's player can only play.")
+                return
         if session:
-            user = self._login_of(scope, headers) or ""
             owner = self.sessions.get(session)
             if owner is None:
                 self.sessions[session] = user
@@ -247,25 +269,26 @@ class Guard:
                 self.sessions.move_to_end(session)
         await self.app(scope, receive, send)
 
-    async def _session_id(self, scope: Scope, receive: Receive) -> tuple[str, Receive]:
+    async def _session_id(self, scope: Scope, receive: Receive) -> tuple[str, Any, Receive]:
+        """The page session a request names, the event's JSON (for a posted event) and the body."""
         path: str = scope.get("path", "")
         query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
         if "session_hash" in query:
-            return query["session_hash"][0], receive
+            return query["session_hash"][0], None, receive
         marker = "/gradio_api/heartbeat/"
         if marker in path:
-            return path.split(marker, 1)[1].strip("/"), receive
+            return path.split(marker, 1)[1].strip("/"), None, receive
         if scope.get("method") == "POST" and any(p in path for p in ("/queue/join", "/run/", "/call/", "/cancel")):
             body = await _read_body(receive, _MAX_EVENT_BODY)
             if body is None:
-                return "", _replay(b"", receive)  # too large for an event: Gradio refuses it
+                return "", None, _replay(b"", receive)  # too large for an event: Gradio refuses it
             try:
                 data = json.loads(body or b"{}")
             except ValueError:
                 data = {}
             session = data.get("session_hash") if isinstance(data, dict) else None
-            return (session if isinstance(session, str) else ""), _replay(body, receive)
-        return "", receive
+            return (session if isinstance(session, str) else ""), data, _replay(body, receive)
+        return "", None, receive
 
 
 # ---------------------------------------------------------------------- small parts

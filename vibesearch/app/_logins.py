@@ -28,6 +28,7 @@ from typing import Any
 
 from ..config import Settings
 from ..store import Store
+from ._access import PLAYER_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +70,13 @@ class SharedLogins(MutableMapping[str, str]):
         if type(key) is not str or not key:  # None: no cookie
             raise KeyError(key)
         name = self.store.login_user(key)
-        if name is None or name not in self.users:
+        if name is None or (name not in self.users and not self._player(name)):
             raise KeyError("<login token>")  # the token itself never reaches a message or a log
         return name
+
+    def _player(self, name: str) -> bool:
+        """A study's player login (made by a study link) counts while its play is stored."""
+        return name.startswith(PLAYER_PREFIX) and self.store.study_play_of(name) is not None
 
     def __setitem__(self, key: str, value: str) -> None:
         if type(key) is not str or not key:

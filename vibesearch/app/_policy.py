@@ -141,6 +141,10 @@ class RunRequest:
 
     config: RunConfig
     endpoint_key: str | None = field(default=None, repr=False)
+    # a study's play: the person's turns stop being waited for this long after the start (the
+    # run ends abandoned), and what the run's meta records of the study
+    time_limit_s: float | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 def form_request(

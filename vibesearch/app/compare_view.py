@@ -121,7 +121,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
         """``?compare=A,B`` in the page's address fills both boxes and compares them."""
         wanted = (request.query_params.get("compare") or "") if request is not None else ""
         ids = [x.strip() for x in wanted.split(",") if x.strip()][:2]
-        if len(ids) != 2:
+        if len(ids) != 2 or ctx.who(request, tok).player:
             return (gr.skip(), gr.skip(), *[gr.skip()] * len(outputs))
         return (ids[0][:MAX_ID], ids[1][:MAX_ID], *compare(tok, ids[0], ids[1], request))
 

@@ -29,6 +29,8 @@ class AppContext:
     # files served to one login only (an export's copy in Gradio's cache -> its login); the front
     # door (``_guard``) answers anyone else as if the file did not exist
     private_files: dict[str, str] = field(default_factory=dict)
+    # the handlers a study's player may call (the player view's and the page's loads; ``ui``)
+    player_fns: set[int] = field(default_factory=set)
 
     def serve_privately(self, path: str, login: str | None) -> None:
         if login:

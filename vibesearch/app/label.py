@@ -51,7 +51,8 @@ def labelable_runs(ctx: AppContext, who: Any = None) -> list[tuple[str, str]]:
             continue
         if ctx.store.latest_graph(r.id) is None:
             continue
-        out.append((f"{r.id} · {r.task_id} · {r.agent}{' (' + r.agent_model + ')' if r.agent_model else ''} · {r.status}", r.id))
+        agent = "agent hidden (blind study)" if r.meta().get("blind") else f"{r.agent}{' (' + r.agent_model + ')' if r.agent_model else ''}"
+        out.append((f"{r.id} · {r.task_id} · {agent} · {r.status}", r.id))
     return out
 
 
@@ -324,6 +325,8 @@ def build(ctx: AppContext) -> dict[str, Any]:
 
     def on_show(request: gr.Request):
         who = ctx.who(request)
+        if who.player:  # a study's player labels nothing
+            return gr.skip(), gr.skip(), gr.skip()
         name = gr.Textbox(value=who.login, interactive=False, info="labels are stored under your login") if who.login else gr.skip()
         return gr.Dropdown(choices=labelable_runs(ctx, who)), name, gr.Dropdown(choices=lc.campaign_choices(ctx))
 

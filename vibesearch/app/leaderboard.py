@@ -24,7 +24,7 @@ from .context import AppContext
 from .panels import judge_text
 
 SCORE_HEADERS = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Best P", "Best R", "Best F1",
-                 "Avg node F1", "Best node F1", "left out"]
+                 "Avg node F1", "Best node F1", "left out", "vs the next configuration"]
 INTERACTION_HEADERS = ["configuration", "profile", "runs", "#Asst", "#User", "#Asst/#User", "tool calls", "tools / user turn",
                        "compactions", "input tokens", "output tokens", "cost (USD)"]
 ERROR_HEADERS = ["compactions", "runs", "mean F1", "mean recall"]
@@ -32,7 +32,7 @@ TABLE_HEADERS = ["configuration", "tasks", "runs", "SR Avg@N", "SR Pass@N", "Row
 AUTO = "(judge with most scores)"
 Keep = Callable[[Run], bool]
 # column widths wide enough for each header's longest word (headers wrap only between words)
-SCORE_WIDTHS: list[str | int] = ["20%", "10%", "8%", "5%", "5%", "4%", "5%", "5%", "6%", "5%", "5%", "6%", "6%", "6%", "4%"]
+SCORE_WIDTHS: list[str | int] = ["15%", "8%", "7%", "4%", "4%", "3%", "4%", "4%", "5%", "4%", "4%", "5%", "5%", "5%", "4%", "19%"]
 INTERACTION_WIDTHS: list[str | int] = ["19%", "10%", "5%", "6%", "6%", "9%", "6%", "7%", "10%", "7%", "7%", "8%"]
 
 
@@ -55,14 +55,17 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None):
     from ..scoring import collect_runs, interaction_table, score_table
     from ..scoring.aggregate import left_out_runs
     from ..scoring.errors import f1_by_compactions, termination_types
+    from ..scoring.noise_rank import rank_marks
 
     records, used = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge, keep=keep)
     samples = [r for r in records if not r.left_out]
     scores = score_table(records)
+    marks = rank_marks(records)
     score_rows = [
         [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
          _pct(r["avg_precision"]), _pct(r["avg_recall"]), _pct(r["avg_f1"]), _pct(r["best_precision"]), _pct(r["best_recall"]), _pct(r["best_f1"]),
-         _pct(r["avg_node_f1"]), _pct(r["best_node_f1"]), r["left_out"]]
+         _pct(r["avg_node_f1"]), _pct(r["best_node_f1"]), r["left_out"],
+         marks.get((r["config"], r["profile"]), "") if r["group"] == "all" else ""]
         for r in without_repeats(scores)
     ]
     inter_rows = [

@@ -188,9 +188,13 @@ class RunManager:
         agent = make_agent(config, task, self.settings, endpoint_key=req.endpoint_key)
         user = make_user(config, task, self.settings)
         self._set_idle_timeout(user)
+        human = user.human if isinstance(user, ShadowUser) else user
+        if req.time_limit_s is not None and isinstance(human, HumanUser):
+            human.deadline = time.time() + req.time_limit_s
         # a model without its key: a clear error now, not a failed run later
         check_config_credentials(config, self.settings, judge=True)
-        opened = open_run(self.store, config, task, self.settings, fields={"owner": owner, "source": "live", "meta": {"started_from": "app"}})
+        opened = open_run(self.store, config, task, self.settings,
+                          fields={"owner": owner, "source": "live", "meta": {"started_from": "app", **req.meta}})
         live = LiveRun(run_id=opened.run_id, owner=owner, task=task, request=req, user=user, cancel=asyncio.Event(),
                        lease_owner=opened.lease_owner)
         self._launch(live, agent)

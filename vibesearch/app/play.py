@@ -247,7 +247,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
     def reattach(tok, v: RunView, request: gr.Request):
         """After a page load: follow this browser's (or this login's) newest live run, if any, and show it at once."""
         who = ctx.who(request, tok)
-        if v.run_id or not who.owner:
+        if v.run_id or not who.owner or who.player:  # a study's player follows their play in the player view
             return {view: gr.skip()}  # not ``v``: a Start pressed meanwhile has put its own view there
         active = ctx.manager.active_for(who.owner)
         if not active:
@@ -293,8 +293,9 @@ def human_card_html_waiting() -> str:
     return "<div class='vs-card vs-human'><div class='vs-muted'>Sent. The agent is working…</div></div>"
 
 
-def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any]) -> dict:
-    """One timer tick: read what the run stored since the last tick and redraw what changed."""
+def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any = None) -> dict:
+    """One timer tick: read what the run stored since the last tick and redraw what changed.
+    ``shown``: which of the run's events the chat draws (default: all)."""
     out: dict = {}
     if not v.run_id:
         out[c["timer"]] = gr.Timer(active=False)
@@ -312,7 +313,7 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any]) -> dict:
     if task is not None and v.changed("task", task.id):
         out[c["persona"]] = persona_html(task)
     if task is not None and (got_new or v.changed("chat0", True)):
-        out[c["chat"]] = chat_messages(v.events, task)
+        out[c["chat"]] = chat_messages(shown(v.events) if shown is not None else v.events, task)
         out[c["stepper"]] = stepper_html(task, v.events, running=running)
     elapsed = live.elapsed() if live is not None else (run.updated_at - run.created_at).total_seconds()
     if v.changed("counters", (v.seq, int(elapsed) // 2 if running else -1)):

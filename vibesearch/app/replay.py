@@ -61,6 +61,8 @@ class ReplayHandles:
     controls: ReplayControls
     outputs: list
     opener: Callable[[Any], Callable[..., dict]]  # tabs -> a handler opening Runs' run here
+    link: Callable[..., dict]  # a page load: ``?replay=ID`` replays that run here
+    link_inputs: list
 
 
 def controls() -> ReplayControls:
@@ -281,4 +283,15 @@ def wire(ctx: AppContext, owner: gr.BrowserState, rc: ReplayControls, comps: dic
 
         return from_runs
 
-    return ReplayHandles(controls=rc, outputs=outputs, opener=opener)
+    def from_link(tok: Any, speed: Any, pv: RunView, request: gr.Request) -> dict:
+        """``?replay=ID`` in the page's address replays that run (within the read policy)."""
+        wanted = (request.query_params.get("replay") or "").strip()[:200] if request is not None else ""
+        if not wanted or ctx.who(request, tok).player:
+            return {rc.cursor: gr.skip()}
+        try:
+            return begin(tok, wanted, speed, pv, request)
+        except gr.Error as exc:
+            out: dict = {rc.cursor: gr.skip(), comps["status"]: f"⚠ {exc.message}"}
+            return out
+
+    return ReplayHandles(controls=rc, outputs=outputs, opener=opener, link=from_link, link_inputs=[owner, rc.speed, view])

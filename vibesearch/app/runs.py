@@ -307,7 +307,7 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         """``?run=ID`` in the page's address opens that run here (within the read policy: a run
         the caller may not read reads as one that does not exist)."""
         wanted = (request.query_params.get("run") or "").strip()[:200] if request is not None else ""
-        if not wanted:
+        if not wanted or ctx.who(request, tok).player:  # a study's player sees only their play
             return {run_id_box: gr.skip()}
         out = show(ctx.who(request, tok), RunView(run_id=wanted), True)
         out[run_id_box] = wanted

@@ -11,7 +11,9 @@ from typing import Any
 
 import gradio as gr
 
+from ..config import AGENT_KINDS
 from ..scoring.fidelity import FIDELITY_FILTERS, FidelityError, fidelity_report, number_text, rate_text
+from ._studies import MAX_PLAYS, OUTCOMES, StudyConfig, StudyRefused, checked_config, create_study, finished_runs, progress
 from .context import AppContext
 
 MAX_SHOWN = 50  # disagreeing turns listed in the page (all of them: vibesearch fidelity --csv)
@@ -108,4 +110,105 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
         return report_html(report)
 
     show_btn.click(show, [owner, *boxes.values()], out, api_visibility="private")
+    _studies_panel(ctx, owner)
     return {"show": show_btn, "report": out}
+
+
+def _base_url(ctx: AppContext, request: gr.Request) -> str:
+    if ctx.settings.public_url:
+        return ctx.settings.public_url.rstrip("/") + "/"
+    headers = getattr(request, "headers", None) or {}
+    origin = headers.get("origin") or ""
+    if origin.startswith(("http://", "https://")):
+        return origin.rstrip("/") + "/"
+    return f"http://{headers.get('host') or f'{ctx.settings.host}:{ctx.settings.port}'}/"
+
+
+def progress_html(ctx: AppContext, study: Any) -> str:
+    rows = progress(ctx.store, study)
+    config = StudyConfig.of(study)
+    head = ["persona", *OUTCOMES]
+    body = [[_esc(r.task_id), *(str(r.counts[o]) for o in OUTCOMES)] for r in rows]
+    totals = {o: sum(r.counts[o] for r in rows) for o in OUTCOMES}
+    parts = [
+        f"<h3 id='vs-study-progress-title'>{_esc(study.name)}</h3>",
+        "<div id='vs-study-totals'>" + " · ".join(f"{n} {o}" for o, n in totals.items()) + "</div>",
+        f"<div class='vs-muted'>agent {_esc(config.agent)}{' (' + _esc(config.agent_model) + ')' if config.agent_model else ''} · "
+        f"shadow {'on' if config.shadow else 'off'} · {config.time_limit_min:g} min per play · "
+        f"{'annotators blind to the agent' if config.blind else 'annotators see the agent'}</div>",
+        _table(head, body),
+    ]
+    done = set(finished_runs(ctx.store, study))
+    if done:
+        try:
+            report = fidelity_report(ctx.store, may_read=lambda run: run.id in done or run.user != "human")
+            parts.append("<h4>Fidelity over the finished plays</h4>" + report_html(report))
+        except FidelityError as exc:
+            parts.append(f"<div class='vs-muted'>{_esc(exc)}</div>")
+    return "<div class='vs-card' id='vs-study-progress-card'>" + "".join(parts) + "</div>"
+
+
+def _studies_panel(ctx: AppContext, owner: gr.BrowserState) -> None:
+    """Admins make studies for outside players here, get their links and follow their progress."""
+    with gr.Accordion("Studies for outside players (admins)", open=False, elem_id="vs-studies"):
+        gr.Markdown("Each play gets a link with a one-time code: the player needs no account, reads the consent and "
+                    "the persona card and plays that persona once. The agent is not named to the player.")
+        with gr.Row():
+            name = gr.Textbox(label="Study name", max_length=120, elem_id="vs-study-name")
+            tasks = gr.Dropdown(ctx.catalog.choices(), multiselect=True, label="Personas", elem_id="vs-study-tasks")
+        with gr.Row():
+            agent = gr.Dropdown([a for a in AGENT_KINDS if a != "endpoint"], value="baseline", label="Agent", elem_id="vs-study-agent")
+            agent_model = gr.Textbox(label="Agent model", max_length=200, elem_id="vs-study-agent-model")
+            sim_model = gr.Textbox(label="Shadow simulator model (empty: rule-based)", max_length=200, elem_id="vs-study-sim-model")
+        with gr.Row():
+            plays = gr.Number(1, precision=0, minimum=1, maximum=MAX_PLAYS, label="Plays per persona", elem_id="vs-study-plays")
+            limit = gr.Number(30, minimum=0.05, maximum=24 * 60, label="Time limit per play (minutes)", elem_id="vs-study-limit")
+            shadow = gr.Checkbox(True, label="A shadow simulator decides beside the player", elem_id="vs-study-shadow")
+            blind = gr.Checkbox(True, label="Annotators do not see the agent", elem_id="vs-study-blind")
+        consent = gr.Textbox(label="Consent text (shown to each player first)", lines=3, max_length=20_000, elem_id="vs-study-consent")
+        create = gr.Button("Create the study and its links", variant="primary", elem_id="vs-study-create")
+        created = gr.Markdown(elem_id="vs-study-created")
+        links = gr.Textbox(label="Links (shown once: only digests of the codes are kept)", lines=6, interactive=False,
+                           elem_id="vs-study-links")
+        with gr.Row():
+            pick = gr.Dropdown([], label="Study", elem_id="vs-study-pick")
+            follow = gr.Button("Show progress", elem_id="vs-study-progress-btn")
+        shown = gr.HTML(elem_id="vs-study-progress")
+
+    def admin_of(tok: str, request: gr.Request):
+        who = ctx.who(request, tok)
+        if not who.admin:
+            raise gr.Error("Only an admin (VIBESEARCH_ADMINS) makes and follows studies.")
+        return who
+
+    def choices() -> list[tuple[str, str]]:
+        return [(f"{s.name} ({s.id})", s.id) for s in ctx.store.studies()]
+
+    def on_create(tok, n, t, a, am, sm, p, lim, sh, bl, co, request: gr.Request):
+        who = admin_of(tok, request)
+        try:
+            config = checked_config(ctx.settings, set(ctx.catalog.tasks), tasks=t, agent=a, agent_model=am, simulator_model=sm,
+                                    plays=p, time_limit_min=lim, consent=co, shadow=sh, blind=bl)
+            study, made = create_study(ctx.store, n, config, who.login or "")
+        except StudyRefused as exc:
+            raise gr.Error(str(exc)) from None
+        base = _base_url(ctx, request)
+        text = "\n".join(f"{link.task_id}\t{base}{link.path(study.id)}" for link in made)
+        return (f"Study **{_esc(study.name)}** (`{study.id}`): {len(made)} link(s). Send each to one player.",
+                text, gr.Dropdown(choices=choices(), value=study.id))
+
+    def on_follow(tok, sid, request: gr.Request):
+        admin_of(tok, request)
+        study = ctx.store.study(str(sid or ""))
+        if study is None:
+            return "<div class='vs-card vs-muted'>Pick a study.</div>"
+        return progress_html(ctx, study)
+
+    def on_open(tok, request: gr.Request):
+        who = ctx.who(request, tok)
+        return gr.Dropdown(choices=choices()) if who.admin else gr.skip()
+
+    create.click(on_create, [owner, name, tasks, agent, agent_model, sim_model, plays, limit, shadow, blind, consent],
+                 [created, links, pick], api_visibility="private")
+    follow.click(on_follow, [owner, pick], shown, api_visibility="private")
+    pick.focus(on_open, [owner], pick, api_visibility="private")

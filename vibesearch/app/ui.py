@@ -17,7 +17,7 @@ import gradio as gr
 
 from ..config import Settings, db_location, get_settings
 from ..store import Store, open_db
-from . import api, compare_view, label, leaderboard, play, runs, study_view
+from . import api, compare_view, label, leaderboard, play, runs, study_play, study_view
 from ._assets import CSS, SHORTCUTS_JS, theme
 from .catalog import TaskCatalog
 from ._access import Access
@@ -36,29 +36,39 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
 
     with gr.Blocks(title="VibeSearch evaluator", analytics_enabled=False) as demo:
         owner = gr.BrowserState("", storage_key=OWNER_KEY)
-        gr.Markdown(
-            "## VibeSearch evaluator\n"
-            "Run a search agent against a persona whose need unfolds stage by stage — played by a simulator or by you — "
-            f"then score its knowledge graph. Database: `{store.path}`.",
-            elem_id="vs-title",
-        )
-        if ctx.catalog.problems:
-            with gr.Accordion(f"⚠ {len(ctx.catalog.problems)} problem(s) while loading tasks", open=False):
-                gr.Markdown("\n".join(f"- {p}" for p in ctx.catalog.problems[:50]))
-        with gr.Tabs() as tabs:
-            with gr.Tab("Play", id="play", elem_id="vs-play-panel"):
-                play_h = play.build(ctx, owner)
-            with gr.Tab("Runs", id="runs", elem_id="vs-runs-panel") as runs_tab:
-                runs_h = runs.build(ctx, owner, tabs, play_h)
-            with gr.Tab("Label", id="label", elem_id="vs-label-panel") as label_tab:
-                label_h = label.build(ctx)
-            with gr.Tab("Leaderboard", id="leaderboard", elem_id="vs-lb-panel") as lb_tab:
-                lb_h = leaderboard.build(ctx, owner)
-            with gr.Tab("Compare", id="compare", elem_id="vs-cmp-panel"):
-                cmp_h = compare_view.build(ctx, owner)
-            with gr.Tab("Study", id="study", elem_id="vs-study-panel"):
-                study_view.build(ctx, owner)
+        player_h = study_play.build(ctx)  # shown instead of everything below to a study's player
+        with gr.Column(elem_id="vs-main") as main:
+            gr.Markdown(
+                "## VibeSearch evaluator\n"
+                "Run a search agent against a persona whose need unfolds stage by stage — played by a simulator or by you — "
+                f"then score its knowledge graph. Database: `{store.path}`.",
+                elem_id="vs-title",
+            )
+            if ctx.catalog.problems:
+                with gr.Accordion(f"⚠ {len(ctx.catalog.problems)} problem(s) while loading tasks", open=False):
+                    gr.Markdown("\n".join(f"- {p}" for p in ctx.catalog.problems[:50]))
+            with gr.Tabs() as tabs:
+                with gr.Tab("Play", id="play", elem_id="vs-play-panel"):
+                    play_h = play.build(ctx, owner)
+                with gr.Tab("Runs", id="runs", elem_id="vs-runs-panel") as runs_tab:
+                    runs_h = runs.build(ctx, owner, tabs, play_h)
+                with gr.Tab("Label", id="label", elem_id="vs-label-panel") as label_tab:
+                    label_h = label.build(ctx)
+                with gr.Tab("Leaderboard", id="leaderboard", elem_id="vs-lb-panel") as lb_tab:
+                    lb_h = leaderboard.build(ctx, owner)
+                with gr.Tab("Compare", id="compare", elem_id="vs-cmp-panel"):
+                    cmp_h = compare_view.build(ctx, owner)
+                with gr.Tab("Study", id="study", elem_id="vs-study-panel"):
+                    study_view.build(ctx, owner)
         api.register(ctx)
+
+        def player_load(request: gr.Request):
+            out = player_h.on_load(request)
+            if ctx.who(request).player:
+                out[main] = gr.Column(visible=False)
+            return out
+
+        demo.load(player_load, None, [main, *player_h.outputs], api_visibility="private", show_progress="hidden")
 
         def ensure_owner(tok: str) -> str:
             return ctx.access.fresh(tok)  # a token this server did not issue is replaced
@@ -66,8 +76,10 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         demo.load(ensure_owner, owner, owner, api_visibility="private").then(
             play_h.reattach, [owner, play_h.view], play_h.outputs, api_visibility="private"
         )
-        # a link with ?run=ID opens that run in Runs; one with ?compare=A,B the Compare tab on those two
+        # a link with ?run=ID opens that run in Runs; ?replay=ID replays it in Play; ?compare=A,B
+        # opens the Compare tab on those two
         demo.load(runs_h["on_link"], owner, runs_h["link_outputs"], api_visibility="private", show_progress="hidden")
+        demo.load(play_h.replay.link, play_h.replay.link_inputs, play_h.replay.outputs, api_visibility="private", show_progress="hidden")
         def compare_link(tok: str, request: gr.Request):
             got = cmp_h.on_link(tok, request)
             linked = isinstance(got[0], str)
@@ -81,8 +93,24 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         lb_tab.select(lb_h["on_refresh"], lb_h["inputs"], lb_h["outputs"], api_visibility="private", show_progress="hidden")
 
     demo.queue(default_concurrency_limit=settings.app_concurrency, max_size=settings.app_max_queue)
+    ctx.player_fns.update(_player_fns(demo, player_h.fns))
     demo.vibesearch = ctx  # tests and launch() reach the context here, through app_context()
     return demo
+
+
+def _player_fns(demo: gr.Blocks, player_deps: list) -> set[int]:
+    """The handlers a study's player may call: the player view's, the page's loads and what they
+    chain (``.then``)."""
+    allowed = {int(dep["id"]) for dep in player_deps}
+    allowed |= {int(i) for i, fn in demo.fns.items() if any(event == "load" for _, event in fn.targets)}
+    grown = True
+    while grown:
+        grown = False
+        for i, fn in demo.fns.items():
+            if int(i) not in allowed and fn.trigger_after is not None and int(fn.trigger_after) in allowed:
+                allowed.add(int(i))
+                grown = True
+    return allowed
 
 
 def app_context(demo: gr.Blocks) -> AppContext:
@@ -133,7 +161,8 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
     server_name = host or settings.host
     # every request passes the guard first (_guard: origin, login throttling, session ownership)
     ctx = app_context(demo)
-    guard = Middleware(Guard, settings=settings, store=ctx.store, bound_host=server_name, private_files=ctx.private_files)
+    guard = Middleware(Guard, settings=settings, store=ctx.store, bound_host=server_name, private_files=ctx.private_files,
+                       player_fns=ctx.player_fns)
     app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
     app_kwargs["middleware"] = [guard, *app_kwargs.get("middleware", [])]
     try:

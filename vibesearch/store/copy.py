@@ -34,7 +34,7 @@ from ._url import db_target
 
 # foreign-key order; ``leases``, ``stop_requests``, ``logins`` and ``login_failures`` are left out on purpose (see the module's docstring)
 COPIED = ("meta", "runs", "events", "graphs", "scores", "verdicts", "labels", "pred_labels", "campaigns", "adjudications",
-          "adjudication_history")
+          "adjudication_history", "studies", "study_codes")
 BATCH = 1000
 
 

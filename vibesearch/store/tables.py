@@ -335,4 +335,33 @@ class AdjudicationHistoryRow(SQLModel, table=True):
     replaced_by: str  # the adjudicator of the adjudication that replaced it
 
 
+class StudyRow(SQLModel, table=True):
+    """A study for outside players: which personas, the agent configuration, plays per persona,
+    the time limit, the consent text, whether a shadow simulator runs and whether annotators see
+    the agent (``config_json``, read by ``vibesearch.app._studies``). Added by migration 0008."""
+
+    __tablename__ = "studies"
+    id: str = Field(primary_key=True)
+    name: str = Field(sa_column=Column(Text, nullable=False, unique=True))
+    config_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    created_by: str = ""
+    created_at: float = 0.0
+
+
+class StudyCodeRow(SQLModel, table=True):
+    """One play of a study: the one-time code of its link (only its sha256), the persona it plays,
+    and once the code is used, the player login it made and the run played. Added by migration
+    0008."""
+
+    __tablename__ = "study_codes"
+    code_sha256: str = Field(primary_key=True)
+    study_id: str = Field(foreign_key="studies.id", index=True)
+    slot: int
+    task_id: str
+    created_at: float = 0.0
+    used_at: Optional[float] = None
+    player: Optional[str] = Field(default=None, index=True)  # the login name the code made
+    run_id: Optional[str] = None
+
+
 Index("ix_events_run_seq", col(EventRow.run_id), col(EventRow.seq))

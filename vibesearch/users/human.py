@@ -11,6 +11,7 @@ event a simulator's decision does, with ``decided_by="human"``.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from ..run.conversation import Conversation
@@ -30,6 +31,8 @@ class HumanUser:
         self.task = task
         # None: wait for the person without a limit; else ``UserIdle`` after this long unanswered
         self.idle_timeout_s = idle_timeout_s
+        # a time (``time.time()``) after which no turn is waited for (a study's time limit)
+        self.deadline: float | None = None
         self._queue: asyncio.Queue[UserTurn | None] = asyncio.Queue()  # None: the person left
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state: UserState | None = None
@@ -48,9 +51,16 @@ class HumanUser:
         self._last_reply = convo.last_reply()
         self.requests += 1
         self._waiting.set()
+        wait = self.idle_timeout_s
+        limited = self.deadline is not None and (wait is None or self.deadline - time.time() < wait)
+        if limited:
+            assert self.deadline is not None
+            wait = max(0.0, self.deadline - time.time())
         try:
-            turn = await asyncio.wait_for(self._queue.get(), self.idle_timeout_s)
+            turn = await asyncio.wait_for(self._queue.get(), wait)
         except TimeoutError:
+            if limited:
+                raise UserIdle("the time limit of the play passed") from None
             raise UserIdle(f"nobody answered for {self.idle_timeout_s:g} s") from None
         finally:
             self._waiting.clear()

@@ -1,0 +1,159 @@
+"""What a study's player sees: the consent, then the persona card and the conversation with
+their turn's controls — nothing else of the app (``ui`` hides the tabs for a player login, and
+the front door lets a player call only this view's handlers and the page's loads).
+
+The agent is never named here: the chat shows its messages, the status line the run and its
+state; the counters and the score (which name models) are kept on the server (``gr.State``).
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from ..run.events import GraphEvent, StageEvent
+from ..store.tables import StudyCodeRow, StudyRow
+from ._policy import form_request
+from ._studies import StudyConfig, is_player
+from .context import AppContext, RunView
+from .live import NotYourRun
+from .play import DECISION_CHOICES, TICK_S, human_card_html_waiting, refresh
+from .render import persona_html
+
+
+@dataclass
+class PlayerHandles:
+    column: gr.Column
+    on_load: Any
+    outputs: list[Any]
+    fns: list[Any]  # the event listeners of this view (the front door lets players call only these)
+
+
+def player_events(events: list) -> list:
+    """What the player's chat draws: not the shadow's decisions (it runs silently), not the graph."""
+    return [ev for ev in events if not (isinstance(ev.data, StageEvent) and ev.data.shadow) and not isinstance(ev.data, GraphEvent)]
+
+
+def _play_of(ctx: AppContext, login: str | None) -> tuple[StudyCodeRow, StudyRow, StudyConfig] | None:
+    if not is_player(login):
+        return None
+    play = ctx.store.study_play_of(str(login))
+    study = ctx.store.study(play.study_id) if play is not None else None
+    if play is None or study is None:
+        return None
+    return play, study, StudyConfig.of(study)
+
+
+def build(ctx: AppContext) -> PlayerHandles:
+    view = gr.State(RunView())
+    hidden = {name: gr.State() for name in ("counters", "score", "table_answer", "pred_table")}
+    with gr.Column(visible=False, elem_id="vs-player") as column:
+        title = gr.Markdown(elem_id="vs-player-title")
+        with gr.Group(visible=False, elem_id="vs-player-consent") as consent_box:
+            consent = gr.Markdown(elem_id="vs-player-consent-text")
+            agree = gr.Button("I agree — start", variant="primary", elem_id="vs-player-agree")
+        with gr.Column(visible=False, elem_id="vs-player-play") as play_box:
+            persona = gr.HTML(elem_id="vs-player-persona")
+            status = gr.Markdown(elem_id="vs-player-status")
+            chat = gr.Chatbot(label="Conversation", height=520, elem_id="vs-player-chat", feedback_options=None,
+                              show_label=False, layout="bubble", buttons=[])
+            with gr.Group(visible=False, elem_id="vs-player-turn") as human_box:
+                human_card = gr.HTML(elem_id="vs-player-card")
+                decision = gr.Radio(DECISION_CHOICES, value="push", label="What do you do this turn?", elem_id="vs-player-decision")
+                message = gr.Textbox(label="Your message (as the persona)", lines=3, elem_id="vs-player-msg")
+                send = gr.Button("Send", variant="primary", elem_id="vs-player-send", interactive=False)
+            stepper = gr.HTML(elem_id="vs-player-stepper")
+        timer = gr.Timer(TICK_S, active=False)
+
+    comps = dict(view=view, chat=chat, stepper=stepper, status=status, human_box=human_box, human_card=human_card,
+                 send=send, timer=timer, persona=persona, **hidden)
+    live_outputs = list(comps.values())
+
+    def _shown_run(play: StudyCodeRow, out: dict, who: Any) -> dict:
+        nv = RunView(run_id=play.run_id)
+        out.update(refresh(ctx, who, nv, comps, player_events))
+        out.update({view: nv, timer: gr.Timer(active=True), consent_box: gr.Group(visible=False), play_box: gr.Column(visible=True)})
+        return out
+
+    def on_load(request: gr.Request):
+        who = ctx.who(request)
+        found = _play_of(ctx, who.login)
+        if found is None:
+            return {column: gr.skip()}
+        play, study, config = found
+        out: dict = {column: gr.Column(visible=True), title: f"## {html.escape(study.name)}"}
+        if play.run_id:
+            return _shown_run(play, out, who)
+        task = ctx.catalog.tasks.get(play.task_id)
+        text = html.escape(config.consent) if config.consent else "This study records what you type and what the assistant answers."
+        limit = f"You have {config.time_limit_min:g} minutes for the play."
+        out.update({consent_box: gr.Group(visible=True), consent: f"{text}\n\n{limit}",
+                    play_box: gr.Column(visible=False), persona: persona_html(task) if task else ""})
+        return out
+
+    def on_agree(v: RunView, request: gr.Request):
+        who = ctx.who(request)
+        found = _play_of(ctx, who.login)
+        if found is None:
+            raise gr.Error("This page is for a study's player.")
+        play, study, config = found
+        if play.run_id:  # started already (another tab): show it
+            return _shown_run(play, {}, who)
+        task = ctx.catalog.tasks.get(play.task_id)
+        if task is None:
+            raise gr.Error("This play's persona is not on this server; tell the study's organiser.")
+        try:
+            req = form_request(ctx.settings, task_id=task.id, agent=config.agent, user="human",
+                               agent_model=config.agent_model or None, simulator_model=config.simulator_model or None,
+                               search_backend=ctx.settings.search_backend, shadow=config.shadow)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise gr.Error(f"The study cannot start: {exc}") from None
+        req.time_limit_s = config.time_limit_min * 60.0
+        req.meta = {"study": study.id, "study_slot": play.slot, "blind": config.blind}
+        live = ctx.manager.start(req, task, who.owner or "")
+        if not ctx.store.set_study_run(str(who.login), live.run_id):  # a second tab won the race: keep the first
+            ctx.manager.stop(live.run_id, who.owner, admin=False)
+            play = ctx.store.study_play_of(str(who.login)) or play
+        else:
+            play = ctx.store.study_play_of(str(who.login)) or play
+        return _shown_run(play, {}, who)
+
+    def on_tick(v: RunView, request: gr.Request):
+        who = ctx.who(request)
+        if _play_of(ctx, who.login) is None:
+            return {timer: gr.Timer(active=False)}
+        out = refresh(ctx, who, v, comps, player_events)
+        live = ctx.manager.get(v.run_id) if v.run_id else None
+        human = live.human if live is not None else None
+        if human is not None and human.deadline is not None and live is not None and not live.finished:
+            left = max(0, int(human.deadline - time.time()))
+            run = ctx.store.get_run(v.run_id) if v.run_id else None
+            if run is not None and run.status == "running":
+                waiting = bool(live.pending())
+                out[status] = (f"**Your turn** — {left // 60}:{left % 60:02d} left" if waiting
+                               else f"The assistant is working… {left // 60}:{left % 60:02d} left")
+        return out
+
+    def on_send(v: RunView, choice: str, text: str, request: gr.Request):
+        who = ctx.who(request)
+        if _play_of(ctx, who.login) is None or not v.run_id:
+            raise gr.Error("No play is going.")
+        try:
+            ctx.manager.submit(v.run_id, who.owner, text if isinstance(text, str) else "", choice, admin=False)
+        except (NotYourRun, ValueError, KeyError) as exc:
+            raise gr.Error(str(exc).strip("'\"")) from None
+        return "", "push", gr.Button(interactive=False), human_card_html_waiting()
+
+    outs = [column, title, consent_box, consent, play_box, *live_outputs]
+    fns = [
+        agree.click(on_agree, [view], outs, api_visibility="private"),
+        timer.tick(on_tick, [view], live_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden",
+                   trigger_mode="always_last"),
+        send.click(on_send, [view, decision, message], [message, decision, send, human_card], api_visibility="private"),
+        message.submit(on_send, [view, decision, message], [message, decision, send, human_card], api_visibility="private"),
+    ]
+    return PlayerHandles(column=column, on_load=on_load, outputs=outs, fns=fns)
