@@ -247,36 +247,22 @@ def build_parts(config: RunConfig, task: Task, settings: Settings) -> tuple[Agen
     return make_agent(config, task, settings), make_user(config, task, settings)
 
 
+def _unreached(job: Job, run_id: str | None, status: Any, error: str) -> RunResult:
+    """A result whose counts this process does not know (they are in the run's stored events)."""
+    return RunResult(run_id=run_id or "-", status=status, termination=None, stages_reached=0,
+                     stages_total=job.task.stage_count(), user_turns=0, assistant_steps=0, tool_calls=0, error=error)
+
+
 def cut_off(job: Job, run_id: str | None, why: str) -> RunResult:
     """The result of a run the database went away under (``run_id`` None: it never began); the
-    job keeps ``why``. Its counts are not known here: they are in its stored events."""
+    job keeps ``why``."""
     job.cut_off = why
-    return RunResult(
-        run_id=run_id or "-",
-        status="interrupted",
-        termination=None,
-        stages_reached=0,
-        stages_total=job.task.stage_count(),
-        user_turns=0,
-        assistant_steps=0,
-        tool_calls=0,
-        error=f"the database could not be reached: {why}",
-    )
+    return _unreached(job, run_id, "interrupted", f"the database could not be reached: {why}")
 
 
 def skipped(job: Job, why: str) -> RunResult:
     """The result of a run left to the process that drives it."""
-    return RunResult(
-        run_id=job.run_id or "-",
-        status="skipped",
-        termination=None,
-        stages_reached=0,
-        stages_total=job.task.stage_count(),
-        user_turns=0,
-        assistant_steps=0,
-        tool_calls=0,
-        error=why,
-    )
+    return _unreached(job, job.run_id, "skipped", why)
 
 
 def failed(results: list[tuple[Job, RunResult]]) -> list[tuple[Job, RunResult]]:
