@@ -382,6 +382,79 @@ def write_output(path: str | Path, text: str) -> None:
         raise OutputFileError(f"{path}: cannot write it (the text is not valid Unicode: {exc.reason})") from None
 
 
+class StagedFolder:
+    """The files of one export into a folder, written whole or not at all.
+
+    Each file is written into a staging folder beside the target (same file system); only when
+    every one is written are they moved into place, each by a rename. A full disk, a file in
+    the way or a folder where a file should go raises ``OutputFileError`` naming that file, and
+    leaves the target as it was. Files already in the target that the export does not write
+    are kept."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._files: list[str] = []
+        self._stage: Path | None = None
+
+    def __enter__(self) -> "StagedFolder":
+        import tempfile
+
+        root = self.root
+        if root.exists() and not root.is_dir():
+            raise OutputFileError(f"{root}: is not a folder")
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            self._stage = Path(tempfile.mkdtemp(dir=root, prefix=".vibesearch-staging-"))
+        except OSError as exc:
+            raise OutputFileError(f"{root}: cannot write to it ({exc.strerror or exc})") from None
+        return self
+
+    def write(self, relative: str, text: str, *, encoding: str = "utf-8") -> Path:
+        """Stage ``text`` as ``relative`` (a path inside the folder); returns its final path."""
+        assert self._stage is not None, "use StagedFolder in a with block"
+        final = self.root / relative
+        staged = self._stage / relative
+        try:
+            staged.parent.mkdir(parents=True, exist_ok=True)
+            with open(staged, "w", encoding=encoding, newline="") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise OutputFileError(f"{final}: cannot write it ({exc.strerror or exc})") from None
+        except UnicodeEncodeError as exc:
+            raise OutputFileError(f"{final}: cannot write it (the text is not valid Unicode: {exc.reason})") from None
+        self._files.append(relative)
+        return final
+
+    def _commit(self) -> None:
+        assert self._stage is not None
+        for relative in self._files:  # everything in the way is found before anything moves
+            final = self.root / relative
+            for parent in reversed(final.relative_to(self.root).parents[:-1]):
+                if (self.root / parent).exists() and not (self.root / parent).is_dir():
+                    raise OutputFileError(f"{self.root / parent}: is not a folder")
+            if final.is_dir():
+                raise OutputFileError(f"{final}: is a folder")
+            if final.exists() and not final.is_file():
+                raise OutputFileError(f"{final}: is not a regular file")
+        for relative in self._files:
+            final = self.root / relative
+            try:
+                final.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(self._stage / relative, final)
+            except OSError as exc:
+                raise OutputFileError(f"{final}: cannot write it ({exc.strerror or exc})") from None
+
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> None:
+        import shutil
+
+        try:
+            if kind is None:
+                self._commit()
+        finally:
+            if self._stage is not None:
+                shutil.rmtree(self._stage, ignore_errors=True)
+
+
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 

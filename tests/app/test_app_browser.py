@@ -220,8 +220,9 @@ def test_leaderboard_shows_tables_and_plots(pages, finished_run, baseline_run, s
     page = pages()
     tab(page, "Leaderboard")
     page.click("#vs-lb-refresh")
-    # one visible row of the fake agent's configuration over all tasks (not a hidden sizing cell)
-    grid_row(page, "vs-lb-scores", re.compile(r"fake/app-agent"), "all")
+    # one visible row of the fake agent's configuration over all tasks (not a hidden sizing cell;
+    # the configuration cell itself: another row's "vs the next configuration" may name it)
+    grid_row(page, "vs-lb-scores", re.compile(r"^react \(fake/app-agent\) · user rules$"), "all")
     expect(page.locator("#vs-lb-f1 .js-plotly-plot")).to_be_visible()
     expect(page.locator("#vs-lb-pr .js-plotly-plot")).to_be_visible()
     # the baseline with the rule-based user (a person may have played beside the baseline too)

@@ -68,3 +68,12 @@ def test_the_login_is_the_annotator():
     assert annotator_for(Who(owner="user:bob", login="bob"), "mallory") == "bob"
     assert annotator_for(Who(owner="client:x"), "  carol  ") == "carol"
     assert annotator_for(Who(owner=None), None) == ""
+
+
+def test_a_typed_name_has_the_one_form_every_import_gives_it():
+    nobody = Who(owner="client:x")
+    assert annotator_for(nobody, " Ann   Lee ") == "Ann Lee"  # the form `labels import` stores
+    assert annotator_for(nobody, "Cafe\u0301") == "Caf\u00e9"  # Unicode NFC: one person, one name
+    for bad, why in (("ann\u200b", "invisible character U+200B"), ("ann\x07", "control character U+0007")):
+        problem = start_problem("r1", annotator_for(nobody, bad)) or ""
+        assert problem.startswith("That annotator name cannot be used") and why in problem, problem

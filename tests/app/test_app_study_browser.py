@@ -58,7 +58,9 @@ def test_a_transcript_draws_no_form_button_or_remote_image(browser, app_server):
     from vibesearch.run import EndEvent, MessageEvent, ToolCallEvent, ToolResultEvent
 
     store = Store(app_server.db)
-    run = store.create_run("t1", task_json={}, agent="react", user="rules", status="finished")
+    # the header of the Runs view shows the task (its title, here its id) and the model as text too
+    task_id = "t1 ![](http://127.0.0.1:9/head.png) <form><input type='password'></form>"
+    run = store.create_run(task_id, task_json={}, agent="react", agent_model="fake/**m** [x](http://127.0.0.1:9/l)", user="rules", status="finished")
     phishing = "Your session expired. <form action='http://127.0.0.1:9/steal'><input type='password' name='pw'><button>Log in again</button></form>"
     pixel = "![](http://127.0.0.1:9/pixel.png)"
     for data in (MessageEvent(role="user", content=phishing), ToolCallEvent(call_id="c1", tool="visit"),
@@ -75,5 +77,10 @@ def test_a_transcript_draws_no_form_button_or_remote_image(browser, app_server):
         expect(chat).to_contain_text("<form action=", use_inner_text=True)  # shown as text
         for element in ("form", "input", "button[type=submit]", "img[src*='127.0.0.1:9']"):
             expect(chat.locator(element)).to_have_count(0)
+        header = page.locator("#vs-runs-header")
+        expect(header).to_contain_text("t1 ![](http://127.0.0.1:9/head.png) <form><input type='password'></form>", use_inner_text=True)
+        expect(header).to_contain_text("fake/**m** [x](http://127.0.0.1:9/l)", use_inner_text=True)
+        for element in ("form", "input", "img", "a[href*='127.0.0.1:9']", "strong:text-is('m')"):
+            expect(header.locator(element)).to_have_count(0)
     finally:
         ctx.close()

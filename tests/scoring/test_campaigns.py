@@ -81,6 +81,12 @@ def test_disagreements_are_resolved_by_a_third_person(store, two_runs):
     assert final_label(store, item) is None  # no single answer yet
     with pytest.raises(CampaignError, match="'ann' labelled validity #1 of run .*third person"):
         adjudicate(store, camp, item, "ann", True)
+    with pytest.raises(CampaignError, match="'ann' labelled validity #1 of run .*third person"):
+        adjudicate(store, camp, item, "  ann ", True)  # the same person, written with spaces
+    with pytest.raises(CampaignError, match="adjudicator: the name is empty"):
+        adjudicate(store, camp, item, "", True)
+    with pytest.raises(CampaignError, match="adjudicator: .*control character U\\+0007"):
+        adjudicate(store, camp, item, "cy\x07", True)
     with pytest.raises(CampaignError, match="no disagreement"):
         adjudicate(store, camp, Item(r1, "coverage", 0), "cy", True)
     with pytest.raises(CampaignError, match="not in campaign"):
@@ -123,6 +129,10 @@ def test_a_filter_picks_finished_runs_with_a_graph(store, make_run):
         ({"overlap": 3}, "overlap 3 must be between 1 and the number of annotators"),
         ({"sides": ["recall"]}, "unknown side 'recall'"),
         ({"annotators": ["a", "a"]}, "'a' is named twice"),
+        ({"annotators": ["ann", " ann  "]}, "'ann' is named twice"),  # one person: names have one form
+        ({"annotators": ["a", "Ann\nBob"]}, r"annotator: 'Ann\\nBob' spans several lines"),
+        ({"annotators": ["a", "a\u200bb"]}, "annotator: .* invisible character U\\+200B"),
+        ({"annotators": ["a", " "]}, "annotator: the name is only whitespace"),
         ({"annotators": []}, "at least one annotator"),
         ({"name": " "}, "needs a name"),
     ],

@@ -22,6 +22,8 @@ from typing import Sequence
 
 import plotly.graph_objects as go
 
+from .._plot_text import plot_text
+
 from ._graph_layout import components, entity_key, layout
 
 COLOURS = {
@@ -196,12 +198,12 @@ def graph_figure(
     else:
         fig.add_annotation(text=_nothing_note(show, focus, bool(verdicts)), showarrow=False, x=0.5, y=0.5,
                            xref="paper", yref="paper", font={"size": 14, "color": "#555"})
-    heading = title
+    heading = plot_text(title)
     if show != "all":
         what = FILTERS.get(show, show).lower()
         if show == "focus" and focus:
-            what = f"neighbourhood of “{_short(names[focus])}”"
-        heading = f"{title} · showing {what}: {len(chosen)} of {len(edges)} triples".lstrip(" ·")
+            what = f"neighbourhood of “{plot_text(_short(names[focus]))}”"
+        heading = f"{plot_text(title)} · showing {what}: {len(chosen)} of {len(edges)} triples".lstrip(" ·")
     fig.update_layout(
         title={"text": heading or None, "font": {"size": 14}},
         showlegend=True,
@@ -267,8 +269,7 @@ def _edge_traces(fig: go.Figure, cat: str, group: list[Edge], pos: dict[str, tup
     )
 
 
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+_esc = plot_text
 
 
 def _node_trace(fig: go.Figure, drawn: list[str], chosen: list[Edge], names: dict[str, str],

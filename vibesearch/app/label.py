@@ -23,6 +23,7 @@ from typing import Any
 import gradio as gr
 from gradio import processing_utils
 
+from .._names import PersonNameError, annotator_name
 from ._access import Who
 from .context import AppContext
 from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
@@ -60,7 +61,11 @@ def annotator_for(who: Who, typed: Any) -> str:
     """The name labels are stored under: the login when there is one, else the typed name."""
     if who.login:
         return who.login
-    return (typed if isinstance(typed, str) else "").strip()[:200]
+    text = (typed if isinstance(typed, str) else "")[:1000]
+    try:
+        return annotator_name(text)  # the one form a name is stored in (" ann" and "ann" are one person)
+    except PersonNameError:
+        return text.strip()  # refused where it is used (``start_problem``, the campaign rules)
 
 
 def start_problem(run_id: Any, annotator: str) -> str | None:
@@ -69,6 +74,10 @@ def start_problem(run_id: Any, annotator: str) -> str | None:
         return "Pick a run first (the list holds the finished runs you may read that have a graph)."
     if not annotator:
         return "Type your annotator name first (labels are stored under it)."
+    try:
+        annotator_name(annotator)
+    except PersonNameError as exc:
+        return f"That annotator name cannot be used: {exc}."
     return None
 
 
@@ -231,11 +240,11 @@ def build(ctx: AppContext) -> dict[str, Any]:
             return refused(str(exc).strip("'\""))
         return render(v, show, who)
 
-    def queue_view(name: str, annotator_name: str, who: Who) -> LabelView | str:
-        got = lc.queue_next(ctx, name, annotator_name, lc.reader(ctx, who))
+    def queue_view(name: str, person: str, who: Who) -> LabelView | str:
+        got = lc.queue_next(ctx, name, person, lc.reader(ctx, who))
         if isinstance(got, str):
             return got
-        v = load_view(ctx, got.run_id, annotator_name, got.side)
+        v = load_view(ctx, got.run_id, person, got.side)
         v.campaign, v.idx = name, got.index
         return v
 

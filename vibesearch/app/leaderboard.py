@@ -17,6 +17,7 @@ from typing import Any, Callable
 import gradio as gr
 import plotly.graph_objects as go
 
+from .._plot_text import plot_text
 from ..tables import aggregate_table_scores, table_score_of
 from ..store.tables import Run
 from ._access import Who
@@ -137,7 +138,7 @@ def f1_figure(scores: list[dict]) -> go.Figure:
         fig.add_trace(go.Bar(
             name=name, x=[_tick(c) for c in configs], y=[100 * by[c]["avg_f1"] if c in by else None for c in configs],
             text=[f"{100 * by[c]['avg_f1']:.1f}" if c in by else "" for c in configs], textposition="outside",
-            hovertext=[f"{c}<br>{name}: Avg F1 {100 * by[c]['avg_f1']:.2f}, Best F1 {100 * by[c]['best_f1']:.2f} ({by[c]['n_runs']} runs)" if c in by else "" for c in configs],
+            hovertext=[f"{plot_text(c)}<br>{name}: Avg F1 {100 * by[c]['avg_f1']:.2f}, Best F1 {100 * by[c]['best_f1']:.2f} ({by[c]['n_runs']} runs)" if c in by else "" for c in configs],
             hoverinfo="text",
         ))
     top = max([100 * r["avg_f1"] for r in scores] or [0])
@@ -153,7 +154,7 @@ def f1_figure(scores: list[dict]) -> go.Figure:
 def _tick(series: str) -> str:
     """A configuration's name under its bars, wrapped on a few short lines (long names written on
     one line were slanted and squeezed the plot)."""
-    return "<br>".join(textwrap.wrap(series, 24)) or series
+    return "<br>".join(plot_text(line) for line in textwrap.wrap(series, 24)) or plot_text(series)
 
 
 def _series(row: dict) -> str:
@@ -167,8 +168,8 @@ def pr_figure(records: list) -> go.Figure:
     for name in sorted({f"{r.config} · {r.profile}" for r in scored}):
         mine = [r for r in scored if f"{r.config} · {r.profile}" == name]
         fig.add_trace(go.Scatter(
-            name=name, mode="markers", x=[100 * r.recall for r in mine], y=[100 * r.precision for r in mine],
-            hovertext=[f"{r.run_id} · {r.task_id}<br>P {100 * r.precision:.1f} · R {100 * r.recall:.1f} · F1 {100 * r.f1:.1f}" for r in mine],
+            name=plot_text(name), mode="markers", x=[100 * r.recall for r in mine], y=[100 * r.precision for r in mine],
+            hovertext=[f"{plot_text(r.run_id)} · {plot_text(r.task_id)}<br>P {100 * r.precision:.1f} · R {100 * r.recall:.1f} · F1 {100 * r.f1:.1f}" for r in mine],
             hoverinfo="text", marker={"size": 10, "opacity": 0.8},
         ))
     fig.update_layout(title="Precision against recall (one point per run)", xaxis_title="recall (%)", yaxis_title="precision (%)",

@@ -64,6 +64,18 @@ def _inert_prose(text: str) -> str:
     return _TAG_START.sub("&lt;", text).replace("![", "[🖼 ")
 
 
+_MD_PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
+
+
+def plain_md(text: Any) -> str:
+    """Untrusted text put into a Markdown line (a task's title in a header, a model's name) shown
+    as the characters it is: no HTML, no emphasis, no link and no image; line breaks become spaces.
+    ":" and "@" are written as character references, so no address is turned into a link."""
+    flat = " ".join(str(text if text is not None else "").split())
+    marked = _MD_PUNCT.sub(r"\\\1", html.escape(flat, quote=False))
+    return marked.replace(":", "&#58;").replace("@", "&#64;")
+
+
 def _short(text: str, limit: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -40,7 +40,7 @@ from .panels import (
     verdict_rows,
 )
 from .play import PlayHandles
-from .render import chat_messages, stage_timeline_html, stepper_html
+from .render import chat_messages, plain_md, stage_timeline_html, stepper_html
 
 ANY = "(any)"
 RUN_HEADERS = ["run", "started (UTC)", "task", "agent", "agent model", "user", "status", "termination", "F1", "judge", "source"]
@@ -190,12 +190,12 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
                 out[missed], out[gt_df] = ground_truth_of(run.id, chosen)
         asked = ctx.store.stop_request(run.id) if running and (live is None or live.finished) else None
         stopping = " · stopping (asked on another server)" if asked is not None and asked.pending else ""
-        title = task.title if task is not None and task.title else run.task_id
-        model = f" ({run.agent_model})" if run.agent_model else ""
+        title = plain_md(task.title if task is not None and task.title else run.task_id)
+        model = f" ({plain_md(run.agent_model)})" if run.agent_model else ""
         out[header] = (
             f"### Run `{run.id}` — {title}\n"
-            f"agent **{run.agent}**{model} · user **{run.user}** · status **{run.status}**"
-            f"{' (' + run.termination + ')' if run.termination else ''}{stopping} · source {run.source} · "
+            f"agent **{plain_md(run.agent)}**{model} · user **{plain_md(run.user)}** · status **{run.status}**"
+            f"{' (' + run.termination + ')' if run.termination else ''}{stopping} · source {plain_md(run.source)} · "
             f"started {run.created_at:%Y-%m-%d %H:%M:%S} UTC"
         )
         going = live is not None and not live.finished

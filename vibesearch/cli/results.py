@@ -35,7 +35,8 @@ def export_command(
     per_query_scores.json. Runs a person cancelled are left out and counted in the summary; with
     --num-samples N each task is padded to N samples with 0 samples, as the official run does."""
     from ..scoring.aggregate import SampleCountError, collect_runs, official_sample_results, official_samples, official_summary, profile_groups
-    from ..scoring.official_export import folder_name, write_official_results
+    from .._files import OutputFileError, StagedFolder
+    from ..scoring.official_export import folder_name, stage_official_results
 
     if num_samples is not None and num_samples < 1:
         fail("--num-samples must be at least 1")
@@ -51,13 +52,18 @@ def export_command(
         except SampleCountError as exc:
             fail(str(exc))
     written: list[dict[str, Any]] = []
-    for config, source, recs, summary, results in planned:
-        label = recs[0].profile
-        out = official if len(groups) == 1 else official / folder_name(config, label)
-        files = write_official_results(out, results, summary, protocol="official", prompt_source=source, num_samples=num_samples)
-        written.append({"config": config, "profile": label, "judge": used, "folder": str(out), "files": len(files),
-                        "num_queries": summary.num_queries, "num_samples": summary.n, "left_out_cancelled": len(summary.left_out)}
-                       | ({"padded": dict(summary.padded)} if num_samples is not None else {}))
+    try:
+        with StagedFolder(official) as folder:  # every experiment's files land together or none do
+            for config, source, recs, summary, results in planned:
+                label = recs[0].profile
+                sub = "" if len(groups) == 1 else folder_name(config, label)
+                files = stage_official_results(folder, sub, results, summary, protocol="official", prompt_source=source, num_samples=num_samples)
+                written.append({"config": config, "profile": label, "judge": used, "folder": str(official / sub if sub else official),
+                                "files": len(files), "num_queries": summary.num_queries, "num_samples": summary.n,
+                                "left_out_cancelled": len(summary.left_out)}
+                               | ({"padded": dict(summary.padded)} if num_samples is not None else {}))
+    except OutputFileError as exc:
+        fail(str(exc))
     if as_json:
         print_json(written)
         return

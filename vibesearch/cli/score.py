@@ -293,6 +293,7 @@ def labels_export(
     from ..store import RunNotFound
 
     if official is not None:
+        from .._files import OutputFileError
         from ..scoring.meta_eval_csv import export_official, not_a_sample
 
         if out is not None:
@@ -305,7 +306,7 @@ def labels_export(
             if refused:
                 fail(refused)
             written = export_official(store, official, run_ids=[run] if run else None, judge=judge, annotator=annotator)
-        except RunNotFound as exc:
+        except (RunNotFound, OutputFileError) as exc:
             fail(str(exc))
         console.print(f"wrote the meta-eval CSVs of {len(written)} runs to {official}", highlight=False)
         return

@@ -166,11 +166,12 @@ def export(
     tasks: Optional[List[Path]] = TasksOption,
 ) -> None:
     """Write a task in the official VibeSearchBench format."""
+    from .._files import OutputFileError
     from ..tasks import write_official
 
     task = _get_task_or_fail(task_id, tasks)
     try:
         written = write_official(task, out)
-    except OSError as exc:
-        fail(f"cannot write {out}: {exc.strerror or exc}")
+    except OutputFileError as exc:
+        fail(str(exc))
     typer.echo(f"wrote {written} (task {task.id}, official format)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any, Sequence
 
+from .._plot_text import plot_text
 from .text import interaction_rows, pct, profile_note, run_rows, score_rows
 
 
@@ -25,7 +26,7 @@ def _figures(report: dict[str, Any]) -> list[tuple[str, Any]]:
     fig = go.Figure()
     for group in groups:
         rows = {f"{r['config']} · {r['profile']}": r for r in report["scores"] if r["group"] == group}
-        fig.add_bar(name=group, x=configs, y=[100 * rows[c]["avg_f1"] if c in rows else None for c in configs])
+        fig.add_bar(name=plot_text(group), x=[plot_text(c) for c in configs], y=[100 * rows[c]["avg_f1"] if c in rows else None for c in configs])
     fig.update_layout(barmode="group", yaxis_title="Avg@N F1 (%)", title="F1 by configuration and subset")
     figs.append(("f1-by-config", fig))
 
@@ -33,9 +34,9 @@ def _figures(report: dict[str, Any]) -> list[tuple[str, Any]]:
     for config in sorted({r["config"] for r in report["runs"]}):
         runs = [r for r in report["runs"] if r["config"] == config and r["f1"] is not None]
         fig.add_scatter(
-            name=config, mode="markers",
+            name=plot_text(config), mode="markers",
             x=[100 * r["recall"] for r in runs], y=[100 * r["precision"] for r in runs],
-            text=[f"{r['task_id']} · run {r['run_id']}" for r in runs],
+            text=[f"{plot_text(r['task_id'])} · run {plot_text(r['run_id'])}" for r in runs],
         )
     fig.update_layout(xaxis_title="recall (%)", yaxis_title="precision (%)", title="Precision vs recall, one point per run")
     figs.append(("precision-recall", fig))
@@ -47,7 +48,7 @@ def _figures(report: dict[str, Any]) -> list[tuple[str, Any]]:
     figs.append(("f1-by-compactions", fig))
 
     rel = [r for r in report["errors"]["relation_coverage"] if r["coverage"] is not None][:25]
-    fig = go.Figure(go.Bar(orientation="h", y=[r["relation"] for r in rel], x=[100 * r["coverage"] for r in rel],
+    fig = go.Figure(go.Bar(orientation="h", y=[plot_text(r["relation"]) for r in rel], x=[100 * r["coverage"] for r in rel],
                            text=[f"{r['n_covered']}/{r['n_gt']}" for r in rel]))
     fig.update_layout(xaxis_title="coverage (%)", title="Ground-truth relations, least covered first",
                       yaxis={"autorange": "reversed"}, height=max(350, 24 * len(rel) + 120))

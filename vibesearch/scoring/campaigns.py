@@ -21,6 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
+from .._names import PersonNameError, annotator_name
 from ..store import AdjudicationRow, CampaignRow, RunNotFound, Store, TaskSnapshotError
 from ..store.tables import AdjudicationHistoryRow, Run
 from ._stored import stored_ground_truth, stored_prediction
@@ -134,9 +135,9 @@ def create_campaign(
         raise CampaignError(f"a campaign named {name!r} already exists")
     if (runs is None) == (filters is None):
         raise CampaignError("give the runs either as a list (--runs) or as a filter (--filter key=value), not both")
-    people = [a.strip() for a in annotators]
-    if not people or any(not a for a in people):
-        raise CampaignError("a campaign needs at least one annotator, each a non-empty name")
+    if not annotators:
+        raise CampaignError("a campaign needs at least one annotator")
+    people = [_person(a, "annotator") for a in annotators]
     if len(set(people)) != len(people):
         raise CampaignError(f"annotator {next(a for a in people if people.count(a) > 1)!r} is named twice")
     chosen: list[Side] = []
@@ -238,8 +239,19 @@ def replaced_note(entry: ItemLabels) -> str:
     return f"replaced {n} time{'s' if n > 1 else ''} (last by {entry.history[-1].replaced_by})"
 
 
+def _person(value: str, role: str) -> str:
+    """A name in its one stored form (``vibesearch._names``); ``CampaignError`` saying why not."""
+    try:
+        return annotator_name(value or "")
+    except PersonNameError as exc:
+        raise CampaignError(f"{role}: {exc}") from None
+
+
 def _annotator(campaign: CampaignRow, annotator: str) -> str:
-    name = (annotator or "").strip()
+    try:
+        name = annotator_name(annotator or "")
+    except PersonNameError:
+        name = (annotator or "").strip()
     if name not in campaign.annotators():
         raise CampaignError(f"{name or '(no name)'!r} is not an annotator of campaign {campaign.name!r} ({', '.join(campaign.annotators())})")
     return name
@@ -295,9 +307,7 @@ def adjudicate(store: Store, campaign: CampaignRow, item: Item, adjudicator: str
     """Resolve a disagreement (again: a new resolution replaces the item's adjudication, which the
     store keeps in its history). Refused (``CampaignError``) for an item that is not in the
     campaign or not in dispute, and for an adjudicator who labelled the item."""
-    who = (adjudicator or "").strip()
-    if not who:
-        raise CampaignError("the adjudicator needs a name")
+    who = _person(adjudicator, "adjudicator")
     entry = next((e for e in item_labels(store, campaign) if e.item == item), None)
     if entry is None:
         raise CampaignError(f"{item.label()} is not in campaign {campaign.name!r}")

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._files import InputFileError, read_json, read_text
+from .._files import InputFileError, StagedFolder, read_json, read_text
 from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
 from ..store._labels_bulk import put_labels_bulk
@@ -131,12 +131,12 @@ def _yes_no(value: bool | None) -> str:
     return "" if value is None else YES if value else NO
 
 
-def _write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8-sig", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(header)
-        writer.writerows(rows)
+def _csv_text(header: list[str], rows: list[list[Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue()
 
 
 def _config(run: Run) -> str:
@@ -190,11 +190,11 @@ def export_official(
         store.get_run(rid)  # RunNotFound for an unknown id
     chosen = [rid for rid in run_ids if rid in numbers]
     configs = sorted({numbers[rid][0] for rid in chosen})
-    root = Path(out_dir)
-    manifests: dict[Path, dict[str, str]] = defaultdict(dict)
+    manifests: dict[str, dict[str, str]] = defaultdict(dict)
+    staged: list[tuple[str, str]] = []
     for rid in chosen:
         config, task_id, index = numbers[rid]
-        out = root if len(configs) == 1 else root / folder_name(config)
+        out = "" if len(configs) == 1 else folder_name(config)
         name = sample_stem(task_id, index)
         manifests[out][name] = rid
         sides = judge_sides(store, rid, judge, official_names=True)
@@ -212,12 +212,20 @@ def export_official(
             support = "\n".join(triple_text(sides.gt[g]) for g in sides.pred_support.get(p, []) if g < len(sides.gt))
             pred_rows.append([p, t.get("head", ""), t.get("relation", ""), t.get("tail", ""), _yes_no(sides.valid.get(p)), support,
                               _yes_no(plabel.valid) if plabel else "", plabel.note if plabel else ""])
-        _write_csv(out / GT_DIR / f"{name}.csv", GT_HEADER, gt_rows)
-        _write_csv(out / PRED_DIR / f"{name}.csv", PRED_HEADER, pred_rows)
-    for folder, names in manifests.items():
-        text = json.dumps({"runs": dict(sorted(names.items()))}, indent=2, ensure_ascii=False) + "\n"
-        (folder / MANIFEST).write_text(text, encoding="utf-8")
+        staged.append((_at(out, f"{GT_DIR}/{name}.csv"), _csv_text(GT_HEADER, gt_rows)))
+        staged.append((_at(out, f"{PRED_DIR}/{name}.csv"), _csv_text(PRED_HEADER, pred_rows)))
+    with StagedFolder(out_dir) as folder:  # every file lands or none does (OutputFileError names it)
+        for relative, text in staged:
+            folder.write(relative, text, encoding="utf-8-sig")
+        for sub, names in manifests.items():
+            folder.write(_at(sub, MANIFEST), json.dumps({"runs": dict(sorted(names.items()))}, indent=2, ensure_ascii=False) + "\n")
     return chosen
+
+
+def _at(sub: str, name: str) -> str:
+    return f"{sub}/{name}" if sub else name
+
+
 
 
 def _label_value(text: str, where: str) -> bool | None:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._files import StagedFolder
 from .official_metrics import OfficialSummary, SampleResult
 
 
@@ -41,13 +42,21 @@ def folder_name(config: str, profile: str = "") -> str:
     return slug[:120] or "results"
 
 
-def _write(path: Path, value: Any) -> Path:
-    path.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_official_results(
-    out_dir: str | Path,
+def write_official_results(out_dir: str | Path, results: Sequence[SampleResult], summary: OfficialSummary, **options: Any) -> list[Path]:
+    """Write the folder described above (``results``: every sample, padded ones included;
+    ``options``: those of ``stage_official_results``); returns the files written. The files are
+    written whole or not at all (``OutputFileError`` names the one that could not be)."""
+    with StagedFolder(out_dir) as folder:
+        return stage_official_results(folder, "", results, summary, **options)
+
+
+def stage_official_results(
+    folder: StagedFolder,
+    sub: str,
     results: Sequence[SampleResult],
     summary: OfficialSummary,
     *,
@@ -55,11 +64,13 @@ def write_official_results(
     prompt_source: str | None = None,
     num_samples: int | None = None,
 ) -> list[Path]:
-    """Write the folder described above (``results``: every sample, padded ones included; with
-    ``num_samples`` the summary names N and the padding); returns the files written."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written = [_write(out / sample_file_name(r.qid, r.sample_idx), r.official_dict()) for r in results]
+    """Stage one experiment's files in ``folder`` (under its sub-folder ``sub``, "" for none), so
+    that an export of several experiments lands whole or not at all; with ``num_samples`` the
+    summary names N and the padding."""
+    def at(name: str) -> str:
+        return f"{sub}/{name}" if sub else name
+
+    written = [folder.write(at(sample_file_name(r.qid, r.sample_idx)), _json(r.official_dict())) for r in results]
     head = summary.official_dict()
     head["vibesearch"] = {
         "protocol": protocol,
@@ -69,8 +80,8 @@ def write_official_results(
     }
     if num_samples is not None:
         head["vibesearch"].update(num_samples=num_samples, padded=dict(summary.padded), padded_total=sum(summary.padded.values()))
-    written.append(_write(out / "summary.json", head))
-    written.append(_write(out / "item_ratings.json", [r.official_dict() for r in results]))
+    written.append(folder.write(at("summary.json"), _json(head)))
+    written.append(folder.write(at("item_ratings.json"), _json([r.official_dict() for r in results])))
     per_query = [{"qid": q.qid, "num_samples": q.num_samples, "avg": q.avg, "best": q.best} for q in summary.per_query]
-    written.append(_write(out / "per_query_scores.json", per_query))
+    written.append(folder.write(at("per_query_scores.json"), _json(per_query)))
     return written

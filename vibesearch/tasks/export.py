@@ -94,13 +94,15 @@ def task_to_official(task: Task) -> dict[str, Any]:
 
 
 def write_official(task: Task, out: str | Path) -> Path:
-    """Write the task's official record to ``out`` (.json: one object; .jsonl: one line)."""
+    """Write the task's official record to ``out`` (.json: one object; .jsonl: one line), whole
+    or not at all (``OutputFileError`` names the file)."""
+    from .._files import write_output
+
     out = Path(out)
     record = task_to_official(task)
     if out.suffix == ".jsonl":
         text = json.dumps(record, ensure_ascii=False) + "\n"
     else:
         text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    write_output(out, text)
     return out
