@@ -104,4 +104,5 @@ def simulator(req: fake.Request) -> fake.Reply:
 def register_fakes() -> None:
     fake.register("app-agent", agent)
     fake.register("app-agent-slow", lambda r: agent(r, delay=2.0))
+    fake.register("cmp-agent", agent)  # a second configuration of the same agent (the Compare tab's)
     fake.register("app-sim", simulator)

@@ -83,7 +83,8 @@ def set_value(box: Locator, text: str, *, attempts: int = 3) -> None:
 def choose(page: Page, elem_id: str, text: str, *, within_s: float = WAIT_MS / 1000) -> None:
     """Pick the one dropdown option whose label contains ``text`` as a whole word (task ids, run
     ids). The list is reopened until the option is there (choices can arrive after a refresh)."""
-    pattern = re.compile(rf"(^|\s){re.escape(text)}(\s|$)")
+    # ("/" escaped too: Playwright writes the pattern into its selector as a /…/ literal)
+    pattern = re.compile(rf"(^|\s){re.escape(text).replace('/', chr(92) + '/')}(\s|$)")
     deadline = time.monotonic() + within_s
     while True:
         page.locator(f"#{elem_id} input").click()

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser_kit import fill, shows, tab, wait_ready
+from browser_kit import choose, fill, shows, tab, wait_ready
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -23,7 +23,9 @@ SHOTS = Path(os.environ.get("VIBESEARCH_COMPARE_SHOTS", "/tmp/compare_shots"))
 
 
 def _cli(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "vibesearch.cli.main", *args], capture_output=True, text=True, timeout=300)
+    env = {**os.environ, "VIBESEARCH_FAKE_MODELS": "app_fakes:register_fakes",
+           "PYTHONPATH": os.pathsep.join(p for p in (str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")) if p)}
+    done = subprocess.run([sys.executable, "-m", "vibesearch.cli.main", *args], capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -96,3 +98,33 @@ def test_a_run_link_opens_the_run_in_runs(browser, app_server, two_runs):
         shows(page, "vs-runs-header", a)
     with _linked(browser, f"{app_server.url}?run=no-such-run", "Runs") as page:
         shows(page, "vs-runs-header", "No run no-such-run in this database.")
+
+
+def test_two_configurations_compared_task_by_task(pages, app_server, two_runs):
+    """The baseline against the fake ReAct agent on the same persona: the per-task row and the
+    paired interval the page shows are those ``compare_configs`` gives on the same database."""
+    from vibesearch.scoring.config_compare import compare_configs
+    from vibesearch.store import open_db
+
+    db = str(app_server.db)
+    json.loads(_cli("run", "--tasks", TASK, "--agent", "react", "--model", "fake/cmp-agent", "--json", "--db", db))
+    _cli("score", "--all", "--db", db)
+    spec = {"user": "rules", "simulator_model": "", "protocol": "vibesearch"}
+    expected = compare_configs(open_db(app_server.db, writes=False), {"agent": "baseline", "agent_model": "", **spec},
+                               {"agent": "react", "agent_model": "fake/cmp-agent", **spec})
+    page = pages()
+    tab(page, "Compare")
+    choose(page, "vs-cmp-config-a", "baseline · user rules · vibesearch")
+    choose(page, "vs-cmp-config-b", "react (fake/cmp-agent) · user rules · vibesearch")
+    page.click("#vs-cmp-config-go")
+    diff = expected["difference"]
+    shows(page, "vs-cmp-verdict", f"B − A = {diff['b_minus_a']:+.3f} [{diff['ci'][0]:+.3f}, {diff['ci'][1]:+.3f}] over {diff['tasks']} task(s)")
+    row = next(r for r in expected["tasks"] if r["task"] == TASK)
+    expect(page.locator("#vs-cmp-configs tr", has_text=TASK)).to_contain_text(f"{row['a']:.3f}")
+    expect(page.locator("#vs-cmp-configs tr", has_text=TASK)).to_contain_text(f"{row['b_minus_a']:+.3f}")
+    shows(page, "vs-cmp-configs", "noise floor")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "compare_configs.png"), full_page=True)
+    choose(page, "vs-cmp-config-b", "baseline · user rules · vibesearch")  # the same one twice
+    page.click("#vs-cmp-config-go")
+    shows(page, "vs-cmp-configs", "A and B are the same configuration")

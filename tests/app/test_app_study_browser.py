@@ -38,6 +38,9 @@ def test_the_study_tab_shows_the_fidelity_report(pages, study_runs):
     expect(report).to_contain_text(MARKUP, use_inner_text=True)  # shown as text ...
     expect(page.locator("#vs-injected")).to_have_count(0)  # ... never as markup
     expect(report.locator("tr", has_text="pushed").first).to_be_visible()
+    # pace as a picture: one box per side (people beside the rules shadow, the simulator's own)
+    expect(page.locator("#vs-study-pace .js-plotly-plot")).to_be_visible()
+    expect(page.locator("#vs-study-pace .legend")).to_contain_text("people (beside rules)")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "study_view.png"), full_page=True)
 

@@ -88,3 +88,23 @@ def test_the_cli_compares_two_configurations(tmp_path):
     assert as_json["inside_noise"] is True
     both = subprocess.run([sys.executable, "-m", "vibesearch.cli.main", "compare", "r1", "--a", "agent=x", "--db", str(db)], capture_output=True, text=True, timeout=120)
     assert both.returncode == 1 and "not both" in both.stderr
+
+
+def test_one_shared_task_is_not_ranked(store):
+    result = compare_configs(store, {"agent_model": "m3"}, {"agent": "baseline"})  # m3 played t1 only
+    assert result["difference"]["tasks"] == 1 and result["inside_noise"]
+    assert result["verdict"].startswith("not ranked: 1 shared task")
+
+
+def test_the_configurations_offered_and_the_reader_limit(store):
+    from vibesearch.scoring.config_compare import configurations
+
+    found = configurations(store)
+    assert found[0][1] == 4 and sum(n for _, n in found) == 12
+    assert {"agent": "react", "agent_model": "m3", "user": "simulator", "simulator_model": "s", "protocol": "vibesearch"} in [c for c, _ in found]
+    assert {"agent": "baseline", "agent_model": "", "user": "rules", "simulator_model": "", "protocol": "vibesearch"} in [c for c, _ in found]
+    # a reader who may read only the baseline's runs sees one configuration, and B as having none
+    only_baseline = lambda run: run.agent == "baseline"  # noqa: E731
+    assert [c["agent"] for c, _ in configurations(store, only_baseline)] == ["baseline"]
+    with pytest.raises(ConfigCompareError, match="configuration B .* has no finished persona run"):
+        compare_configs(store, {"agent": "baseline"}, {"agent_model": "m"}, may_read=only_baseline)

@@ -12,6 +12,7 @@ Writing — stopping a run, playing its user, continuing it — is for its owner
 ``VIBESEARCH_ADMINS``. Reading other people's runs is open unless a login is on and
 ``VIBESEARCH_READ_RUNS=own``; admins read everything. A study's player (a login a study link made,
 ``study:<study>:<slot>``) is never an admin and reads only their own runs, whatever the setting.
+A blind study's runs (``meta.blind``) show their agent to admins only (``agent_hidden``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 from ..config import Settings
 
 TOKEN_PREFIX = "c-"
+AGENT_HIDDEN = "agent hidden (blind study)"
 PLAYER_PREFIX = "study:"  # the logins study links make (no VIBESEARCH_AUTH name holds ':')
 
 
@@ -88,3 +90,9 @@ class Access:
 
     def may_read(self, who: Who, owner: str | None) -> bool:
         return not (self.read_own or who.player) or self.may_write(who, owner)
+
+
+def agent_hidden(who: "Who | None", run: Any) -> bool:
+    """True when ``who`` must not see which agent ran ``run``: a blind study's run, for anyone but
+    an admin (``who`` None: a view the same for everyone)."""
+    return bool(run.meta().get("blind")) and not (who is not None and who.admin)

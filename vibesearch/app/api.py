@@ -23,7 +23,7 @@ import gradio as gr
 from .._fields import for_surface
 from .._secrets import scrub
 from ..store import LeaseHeld, Run, RunNotFound
-from ._access import Who
+from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import MAX_ID, form_request
 from .context import AppContext
 from .live import NotYourRun
@@ -116,7 +116,7 @@ def register(ctx: AppContext) -> None:
             "task_id": run.task_id,
             "status": run.status,
             "termination": run.termination,
-            "agent": run.agent,
+            "agent": AGENT_HIDDEN if agent_hidden(ctx.who(request), run) else run.agent,
             "user": run.user,
             "live": bool(live and not live.finished),
             "scoring": bool(live and live.scoring),

@@ -5,17 +5,23 @@ The stage alignment (the turn each stage was reached, tool calls and tokens per 
 truth covered in both / only A / only B / neither, and both graphs drawn with one layout, so an
 entity sits in the same place in both pictures. Both runs must be readable by the caller: one it
 may not read is refused in the words of one that does not exist.
+
+Below, two whole configurations (``scoring.config_compare``, as ``vibesearch compare --a … --b …``):
+the F1 difference per task, its paired 95% interval, the verdict ("inside the noise floor" when the
+interval holds 0) and each side's noise floor — over the runs the caller may read only.
 """
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from typing import Any
 
 import gradio as gr
 
 from ..scoring.compare import CompareError, compare_runs
+from ..scoring.config_compare import CONFIG_KEYS, ConfigCompareError, compare_configs, configurations, shown
 from ..store import RunNotFound
 from ._graph_figure import graph_figure, shared_positions
 from .context import AppContext
@@ -36,6 +42,8 @@ class CompareHandles:
     outputs: list[Any]
     on_compare: Any
     on_link: Any
+    on_show: Any = None  # fills the configuration lists (the tab's select)
+    show_io: list[Any] = field(default_factory=list)  # its inputs and outputs (owner, A, B)
 
 
 def _tokens(value: int | None) -> str:
@@ -116,6 +124,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
         return [f"Comparing **{_esc(a)}** (A) with **{_esc(b)}** (B).", stages_html(result), coverage_html(result), *figures]
 
     button.click(compare, [owner, run_a, run_b], outputs, api_visibility="private")
+    on_show, show_io = _configs_section(ctx, owner)
 
     def on_link(tok: str, request: gr.Request) -> tuple[Any, ...]:
         """``?compare=A,B`` in the page's address fills both boxes and compares them."""
@@ -125,4 +134,86 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
             return (gr.skip(), gr.skip(), *[gr.skip()] * len(outputs))
         return (ids[0][:MAX_ID], ids[1][:MAX_ID], *compare(tok, ids[0], ids[1], request))
 
-    return CompareHandles(run_a, run_b, button, outputs, compare, on_link)
+    return CompareHandles(run_a, run_b, button, outputs, compare, on_link, on_show, show_io)
+
+
+def config_label(spec: dict[str, str], n_runs: int) -> str:
+    model = f" ({spec['agent_model']})" if spec.get("agent_model") else ""
+    sim = f" ({spec['simulator_model']})" if spec.get("simulator_model") else ""
+    return f"{spec.get('agent', '?')}{model} · user {spec.get('user', '?')}{sim} · {spec.get('protocol', 'vibesearch')} — {n_runs} run(s)"
+
+
+def _spec_of(value: Any) -> dict[str, str] | None:
+    """A configuration chosen in the page (its JSON), checked: only known keys, text values."""
+    if not isinstance(value, str) or len(value) > 2000:
+        return None
+    try:
+        spec = json.loads(value)
+    except ValueError:
+        return None
+    if not isinstance(spec, dict) or not all(k in CONFIG_KEYS and isinstance(v, str) and len(v) <= 500 for k, v in spec.items()):
+        return None
+    return spec
+
+
+def configs_html(result: dict[str, Any]) -> str:
+    diff = result["difference"]
+    lo, hi = diff["ci"]
+    verdict = (f"<div id='vs-cmp-verdict' class='vs-card-title'>B − A = {diff['b_minus_a']:+.3f} "
+               f"[{lo:+.3f}, {hi:+.3f}] over {diff['tasks']} task(s): {_esc(result['verdict'])}</div>")
+    rows = "".join(
+        f"<tr><td>{_esc(r['task'])}</td><td class='vs-num'>{r['a']:.3f}</td><td class='vs-num'>{r['b']:.3f}</td>"
+        f"<td class='vs-num'>{r['b_minus_a']:+.3f}</td><td class='vs-num'>{r['runs_a']}</td><td class='vs-num'>{r['runs_b']}</td></tr>"
+        for r in result["tasks"]
+    )
+    table = ("<table><tr><th>task</th><th>A F1</th><th>B F1</th><th>B − A</th><th>runs A</th><th>runs B</th></tr>" + rows + "</table>")
+    noise = []
+    for side in ("a", "b"):
+        n = result[side]["noise"]
+        sd = "–" if n["sd"] is None else f"{n['sd']:.3f}"
+        fixed = "–" if n["sd_user_fixed"] is None else f"{n['sd_user_fixed']:.3f}"
+        noise.append(f"<div class='vs-muted'>{side.upper()} = {_esc(shown(result[side]['spec']))} · {result[side]['runs']} run(s) · "
+                     f"noise floor: F1 sd across runs {sd} ({n['tasks_with_repeats']} task(s) repeated), with the user fixed {fixed}</div>")
+    return f"<div class='vs-card'>{verdict}{''.join(noise)}{table}</div>"
+
+
+def _configs_section(ctx: AppContext, owner: gr.BrowserState) -> tuple[Any, list[Any]]:
+    """The two-configuration block; returns the handler that fills its lists and its inputs."""
+    gr.Markdown("### Two configurations\nIs B better than A? The F1 difference per task both played, with a paired 95% "
+                "bootstrap interval; a difference inside the noise is not a ranking.")
+    with gr.Row():
+        pick_a = gr.Dropdown(label="Configuration A", choices=[], scale=3, elem_id="vs-cmp-config-a")
+        pick_b = gr.Dropdown(label="Configuration B", choices=[], scale=3, elem_id="vs-cmp-config-b")
+        with gr.Column(scale=1, min_width=160):
+            go = gr.Button("Compare configurations", variant="primary", elem_id="vs-cmp-config-go")
+            refresh = gr.Button("Refresh the lists", size="sm", elem_id="vs-cmp-config-refresh")
+    result = gr.HTML(elem_id="vs-cmp-configs")
+
+    def on_show(tok: str, a: Any, b: Any, request: gr.Request) -> tuple[Any, Any]:
+        who = ctx.who(request, tok)
+        if who.player:
+            return gr.skip(), gr.skip()
+        found = configurations(ctx.store, lambda run: ctx.readable(who, run))
+        choices = [(config_label(spec, n), json.dumps(spec, sort_keys=True)) for spec, n in found]
+        values = {v for _, v in choices}
+        first = choices[0][1] if choices else None
+        second = choices[1][1] if len(choices) > 1 else None
+        return (gr.Dropdown(choices=choices, value=a if a in values else first),
+                gr.Dropdown(choices=choices, value=b if b in values else second))
+
+    def on_go(tok: str, a: Any, b: Any, request: gr.Request) -> str:
+        who = ctx.who(request, tok)
+        spec_a, spec_b = _spec_of(a), _spec_of(b)
+        if spec_a is None or spec_b is None:
+            return "<div class='vs-card vs-muted'>Choose two configurations (the lists hold those with finished runs you may read).</div>"
+        if spec_a == spec_b:
+            return "<div class='vs-card vs-muted'>A and B are the same configuration: choose two different ones.</div>"
+        try:
+            got = compare_configs(ctx.store, spec_a, spec_b, may_read=lambda run: ctx.readable(who, run))
+        except ConfigCompareError as exc:
+            return f"<div class='vs-card vs-muted'>{_esc(exc)}</div>"
+        return configs_html(got)
+
+    go.click(on_go, [owner, pick_a, pick_b], result, api_visibility="private")
+    refresh.click(on_show, [owner, pick_a, pick_b], [pick_a, pick_b], api_visibility="private", show_progress="hidden")
+    return on_show, [owner, pick_a, pick_b]

@@ -24,7 +24,7 @@ import gradio as gr
 from gradio import processing_utils
 
 from .._names import PersonNameError, annotator_name
-from ._access import Who
+from ._access import AGENT_HIDDEN, Who
 from .context import AppContext
 from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
 from ._label_report import report_html
@@ -52,7 +52,7 @@ def labelable_runs(ctx: AppContext, who: Any = None) -> list[tuple[str, str]]:
             continue
         if ctx.store.latest_graph(r.id) is None:
             continue
-        agent = "agent hidden (blind study)" if r.meta().get("blind") else f"{r.agent}{' (' + r.agent_model + ')' if r.agent_model else ''}"
+        agent = AGENT_HIDDEN if r.meta().get("blind") else f"{r.agent}{' (' + r.agent_model + ')' if r.agent_model else ''}"
         out.append((f"{r.id} · {r.task_id} · {agent} · {r.status}", r.id))
     return out
 

@@ -18,7 +18,7 @@ import gradio as gr
 from ..session import is_orphaned
 from ..run.result import CONTINUABLE, RUN_STATUSES, STOPPABLE
 from ..store import LeaseHeld, RunNotFound, ScoreRow
-from ._access import Who
+from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import check_model
 from .context import AppContext, RunView
 from .graph_view import GraphData, graph_panel
@@ -54,14 +54,17 @@ def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str, who
     runs = ctx.store.list_runs(**filters)
     if who is not None:
         runs = [r for r in runs if ctx.readable(who, r)]
+    if filters["agent"] is not None:  # filtering by agent must not tell which agent a blind run had
+        runs = [r for r in runs if not agent_hidden(who, r)]
     best: dict[str, ScoreRow] = {}
     for score in ctx.store.scores():
         best[score.run_id] = score  # the latest score of each run
     rows = []
     for r in runs:
         s = best.get(r.id)
+        agent, model = (AGENT_HIDDEN, "") if agent_hidden(who, r) else (r.agent, r.agent_model or "")
         rows.append([
-            r.id, r.created_at.strftime("%Y-%m-%d %H:%M:%S"), r.task_id, r.agent, r.agent_model or "", r.user, r.status,
+            r.id, r.created_at.strftime("%Y-%m-%d %H:%M:%S"), r.task_id, agent, model, r.user, r.status,
             r.termination or "", f"{100 * s.f1:.1f}" if s else "", s.judge if s else "", r.source,
         ])
     return rows
@@ -192,9 +195,12 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         stopping = " · stopping (asked on another server)" if asked is not None and asked.pending else ""
         title = plain_md(task.title if task is not None and task.title else run.task_id)
         model = f" ({plain_md(run.agent_model)})" if run.agent_model else ""
+        agent = f"**{plain_md(run.agent)}**{model}"
+        if agent_hidden(who, run):
+            agent = AGENT_HIDDEN.removeprefix("agent ")
         out[header] = (
             f"### Run `{run.id}` — {title}\n"
-            f"agent **{plain_md(run.agent)}**{model} · user **{plain_md(run.user)}** · status **{run.status}**"
+            f"agent {agent} · user **{plain_md(run.user)}** · status **{run.status}**"
             f"{' (' + run.termination + ')' if run.termination else ''}{stopping} · source {plain_md(run.source)} · "
             f"started {run.created_at:%Y-%m-%d %H:%M:%S} UTC"
         )

@@ -10,7 +10,9 @@ import html
 from typing import Any
 
 import gradio as gr
+import plotly.graph_objects as go
 
+from .._plot_text import plot_text
 from ..config import AGENT_KINDS
 from ..scoring.fidelity import FIDELITY_FILTERS, FidelityError, fidelity_report, number_text, rate_text
 from ._studies import MAX_PLAYS, OUTCOMES, StudyConfig, StudyRefused, checked_config, create_study, finished_runs, progress
@@ -88,6 +90,31 @@ def report_html(report: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def pace_figure(report: dict[str, Any]) -> go.Figure:
+    """Pace as pictures: for each simulator, the turn at which each stage was reached and the
+    turns to the end, people's runs beside the simulator's own (one box per side and place)."""
+    fig = go.Figure()
+    for sim in report["simulators"]:
+        name = plot_text(sim["simulator"])
+        for side, label in (("person", f"people (beside {name})"), ("simulator", name)):
+            pace = sim["pace"][side]
+            xs: list[str] = []
+            ys: list[float] = []
+            for stage, dist in pace["turns_to_stage"].items():
+                xs += [f"stage {stage}"] * len(dist["values"])
+                ys += dist["values"]
+            xs += ["end"] * len(pace["turns_to_end"]["values"])
+            ys += pace["turns_to_end"]["values"]
+            if ys:
+                fig.add_trace(go.Box(x=xs, y=ys, name=label, boxpoints="all", jitter=0.3, pointpos=0))
+    fig.update_layout(title="Pace: the user turn each stage was reached at, and the turns to the end", boxmode="group",
+                      yaxis_title="user turn", height=380, margin={"l": 40, "r": 10, "t": 50, "b": 40},
+                      legend={"orientation": "h", "y": -0.2})
+    if not fig.data:
+        fig.add_annotation(text="No finished play to draw", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    return fig
+
+
 def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
     gr.Markdown("How far is the user simulator from a person? Over the runs people played beside a shadow simulator "
                 "(and the simulator's own runs of the same personas): decision agreement, pace, outcome gap and style, "
@@ -98,18 +125,19 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
             boxes[key] = gr.Textbox(label=key, max_lines=1, max_length=200, elem_id=f"vs-study-{key}")
         show_btn = gr.Button("Show", variant="primary", elem_id="vs-study-show")
     out = gr.HTML(elem_id="vs-study-report")
+    pace_plot = gr.Plot(label="Pace, people and simulator", elem_id="vs-study-pace", visible=False)
 
-    def show(tok: str, task: str, subset: str, language: str, simulator: str, request: gr.Request) -> str:
+    def show(tok: str, task: str, subset: str, language: str, simulator: str, request: gr.Request) -> tuple[str, Any]:
         who = ctx.who(request, tok)
         values = (task, subset, language, simulator)
         wanted = {k: str(v).strip()[:200] for k, v in zip(FIDELITY_FILTERS, values) if str(v or "").strip()}
         try:
             report = fidelity_report(ctx.store, wanted, may_read=lambda run: ctx.readable(who, run))
         except FidelityError as exc:
-            return f"<div class='vs-card vs-muted'>{_esc(exc)}</div>"
-        return report_html(report)
+            return f"<div class='vs-card vs-muted'>{_esc(exc)}</div>", gr.Plot(visible=False)
+        return report_html(report), gr.Plot(value=pace_figure(report), visible=True)
 
-    show_btn.click(show, [owner, *boxes.values()], out, api_visibility="private")
+    show_btn.click(show, [owner, *boxes.values()], [out, pace_plot], api_visibility="private")
     _studies_panel(ctx, owner)
     return {"show": show_btn, "report": out}
 

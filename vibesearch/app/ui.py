@@ -56,7 +56,7 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
                     label_h = label.build(ctx)
                 with gr.Tab("Leaderboard", id="leaderboard", elem_id="vs-lb-panel") as lb_tab:
                     lb_h = leaderboard.build(ctx, owner)
-                with gr.Tab("Compare", id="compare", elem_id="vs-cmp-panel"):
+                with gr.Tab("Compare", id="compare", elem_id="vs-cmp-panel") as cmp_tab:
                     cmp_h = compare_view.build(ctx, owner)
                 with gr.Tab("Study", id="study", elem_id="vs-study-panel"):
                     study_view.build(ctx, owner)
@@ -91,6 +91,7 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         label_tab.select(label_h["on_show"], None, label_h["outputs"], api_visibility="private", show_progress="hidden")
         runs_tab.select(runs_h["on_show"], runs_h["filters"], runs_h["table"], api_visibility="private", show_progress="hidden")
         lb_tab.select(lb_h["on_refresh"], lb_h["inputs"], lb_h["outputs"], api_visibility="private", show_progress="hidden")
+        cmp_tab.select(cmp_h.on_show, cmp_h.show_io, cmp_h.show_io[1:], api_visibility="private", show_progress="hidden")
 
     demo.queue(default_concurrency_limit=settings.app_concurrency, max_size=settings.app_max_queue)
     ctx.player_fns.update(_player_fns(demo, player_h.fns))

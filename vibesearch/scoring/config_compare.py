@@ -9,7 +9,8 @@ noise floor of each configuration (``vibesearch compare --a key=value … --b ke
   standard deviation of F1, and the part of it left when the user is fixed — runs of one task whose
   user cannot vary (the rule-based, direct or staged user) or that share a simulator seed — so the
   rest is what the simulator's sampling adds.
-* A difference whose interval contains 0 lies inside the noise: it is reported as such, not ranked.
+* A difference whose interval contains 0 lies inside the noise: it is reported as such, not ranked;
+  so is one over fewer than ``MIN_SHARED_TASKS`` shared tasks (the leaderboard's rule).
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from typing import Any
+from typing import Any, Callable
 
 from ..store import Store
 from ..store.tables import Run
 from ._bootstrap import bootstrap_mean, bootstrap_settings
+from .noise_rank import MIN_SHARED_TASKS
 
 CONFIG_KEYS = ("agent", "agent_model", "user", "simulator_model", "search_backend", "batch_id", "protocol", "task")
 FIXED_USERS = ("rules", "direct", "staged")  # users that answer the same state the same way
@@ -41,14 +43,31 @@ def _field(run: Run, key: str) -> str:
     return "" if value is None else str(value)
 
 
-def matching_runs(store: Store, spec: dict[str, str]) -> list[Run]:
+MayRead = Callable[[Run], bool]
+# the fields that make one configuration in the app's list (the leaderboard's grouping, and the profile)
+LISTED_KEYS = ("agent", "agent_model", "user", "simulator_model", "protocol")
+
+
+def _comparable(store: Store, may_read: MayRead | None) -> list[Run]:
+    return [r for r in store.list_runs(status="finished")
+            if r.kind == "persona" and r.source == "live" and (may_read is None or may_read(r))]
+
+
+def matching_runs(store: Store, spec: dict[str, str], may_read: MayRead | None = None) -> list[Run]:
+    """The finished live persona runs whose fields match ``spec`` (and that ``may_read`` accepts)."""
     unknown = sorted(set(spec) - set(CONFIG_KEYS))
     if unknown:
         raise ConfigCompareError(f"unknown key {unknown[0]!r} (one of {', '.join(CONFIG_KEYS)})")
-    return [
-        r for r in store.list_runs(status="finished")
-        if r.kind == "persona" and r.source == "live" and all(_field(r, k) == v for k, v in spec.items())
-    ]
+    return [r for r in _comparable(store, may_read) if all(_field(r, k) == v for k, v in spec.items())]
+
+
+def configurations(store: Store, may_read: MayRead | None = None) -> list[tuple[dict[str, str], int]]:
+    """Every configuration (its ``LISTED_KEYS`` fields; "" for one a run leaves empty, such as no
+    simulator model) with its number of runs, most runs first: what the app offers to compare."""
+    counts: dict[tuple[tuple[str, str], ...], int] = defaultdict(int)
+    for run in _comparable(store, may_read):
+        counts[tuple((k, _field(run, k)) for k in LISTED_KEYS)] += 1
+    return [(dict(key), n) for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def _f1(store: Store, run_id: str, judge: str | None) -> float | None:
@@ -94,11 +113,14 @@ def noise_floor(store: Store, runs: list[Run], judge: str | None) -> dict[str, A
     }
 
 
-def compare_configs(store: Store, a: dict[str, str], b: dict[str, str], *, judge: str | None = None) -> dict[str, Any]:
-    runs_a, runs_b = matching_runs(store, a), matching_runs(store, b)
+def compare_configs(
+    store: Store, a: dict[str, str], b: dict[str, str], *, judge: str | None = None, may_read: MayRead | None = None
+) -> dict[str, Any]:
+    """B against A (``may_read``: only the runs it accepts count, as if the others did not exist)."""
+    runs_a, runs_b = matching_runs(store, a, may_read), matching_runs(store, b, may_read)
     for name, spec, runs in (("A", a, runs_a), ("B", b, runs_b)):
         if not runs:
-            raise ConfigCompareError(f"configuration {name} ({_shown(spec)}) has no finished persona run")
+            raise ConfigCompareError(f"configuration {name} ({shown(spec)}) has no finished persona run")
     means: dict[str, dict[str, list[float]]] = {"a": defaultdict(list), "b": defaultdict(list)}
     for side, runs in (("a", runs_a), ("b", runs_b)):
         for run in runs:
@@ -117,7 +139,10 @@ def compare_configs(store: Store, a: dict[str, str], b: dict[str, str], *, judge
     ci = bootstrap_mean(diffs)
     assert ci is not None
     mean = statistics.fmean(diffs)
-    if ci[0] <= 0 <= ci[1]:
+    too_few = len(tasks) < MIN_SHARED_TASKS  # one task's difference has no spread to judge it by
+    if too_few:
+        verdict = f"not ranked: {len(tasks)} shared task (at least {MIN_SHARED_TASKS} are needed to tell them apart)"
+    elif ci[0] <= 0 <= ci[1]:
         verdict = "inside the noise floor: the interval contains 0, so neither is ranked above the other"
     else:
         verdict = "B scores higher than A" if mean > 0 else "A scores higher than B"
@@ -127,11 +152,11 @@ def compare_configs(store: Store, a: dict[str, str], b: dict[str, str], *, judge
         "judge": judge,
         "tasks": rows,
         "difference": {"b_minus_a": mean, "ci": ci, "tasks": len(rows)},
-        "inside_noise": bool(ci[0] <= 0 <= ci[1]),
+        "inside_noise": bool(too_few or ci[0] <= 0 <= ci[1]),
         "verdict": verdict,
         "bootstrap": bootstrap_settings(),
     }
 
 
-def _shown(spec: dict[str, str]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in spec.items()) or "every run"
+def shown(spec: dict[str, str]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in spec.items() if v) or "every run"
