@@ -19,6 +19,7 @@ from ..config import Settings, db_location, get_settings
 from ..store import Store, open_db
 from . import api, compare_view, label, leaderboard, play, runs, study_play, study_view
 from ._assets import CSS, SHORTCUTS_JS, theme
+from ._play_assets import PLAY_CSS, PLAY_JS
 from .catalog import TaskCatalog
 from ._access import Access
 from .context import AppContext
@@ -114,6 +115,11 @@ def _player_fns(demo: gr.Blocks, player_deps: list) -> set[int]:
     return allowed
 
 
+def page_script(*scripts: str) -> str:
+    """One page script (Gradio takes one) that runs each of ``scripts`` (``() => {…}`` each) in turn."""
+    return "() => {" + "".join(f"({src.strip()})();" for src in scripts) + "}"
+
+
 def app_context(demo: gr.Blocks) -> AppContext:
     """The context ``build_app`` attached to its Blocks."""
     ctx = getattr(demo, "vibesearch", None)
@@ -176,8 +182,8 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
             ssr_mode=False,
             show_error=True,
             theme=theme(),
-            css=CSS,
-            js=SHORTCUTS_JS,
+            css=CSS + PLAY_CSS,
+            js=page_script(SHORTCUTS_JS, PLAY_JS),
             footer_links=["api"],
             max_file_size=int(settings.load_max_file_mb * 1_000_000),
             # Gradio makes its app object in launch(): return, so the shared logins go in before we
