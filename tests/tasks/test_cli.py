@@ -104,7 +104,7 @@ def test_errors_are_one_liners(cli, tmp_path):
         (("tasks", "export", "nope", "--out", tmp_path / "x.json", "--tasks", VALID), "no task with id 'nope'"),
         (("tasks", "list", tmp_path / "missing"), "no such file or folder"),
         (("tasks", "show", "mini-ours", "--tasks", tmp_path / "missing"), "no such file or folder"),
-        (("tasks", "export", "mini-ours", "--out", tmp_path, "--tasks", VALID), "cannot write"),
+        (("tasks", "export", "mini-ours", "--out", tmp_path, "--tasks", VALID), "is a folder; give a file name"),
     ]
     for args, words in cases:
         result = cli(*args)
