@@ -116,3 +116,13 @@ def stop_app(server: AppServer) -> None:
         pass
     server.proc.wait(timeout=5)
     server.log_file.close()
+
+
+def wait_until(pred, what: str, timeout: float = 30.0) -> None:
+    """Poll ``pred`` until it holds (AssertionError naming ``what`` after ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

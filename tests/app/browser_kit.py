@@ -209,3 +209,10 @@ def grid_rows(page: Page, elem_id: str, *cells: str | re.Pattern[str]) -> Locato
         exact = not isinstance(cell, re.Pattern)
         rows = rows.filter(has=page.locator("[role=gridcell]").get_by_text(cell, exact=exact))
     return rows
+
+
+def replay_event_no(page: Page) -> int:
+    """The event a replay in Play has reached, read from its status line ("event N / M")."""
+    m = re.search(r"event (\d+) / \d+", text_of(page, "vs-play-status"))
+    assert m, text_of(page, "vs-play-status")
+    return int(m.group(1))

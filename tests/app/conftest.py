@@ -28,6 +28,39 @@ def app_server(tmp_path_factory):
     stop_app(server)
 
 
+@pytest.fixture
+def app_ctx(store, settings):
+    """The app's context over the test's store (no server): what the tab handlers are given."""
+    from vibesearch.app._access import Access
+    from vibesearch.app.catalog import TaskCatalog
+    from vibesearch.app.context import AppContext
+    from vibesearch.app.live import RunManager
+
+    context = AppContext(settings=settings, store=store, catalog=TaskCatalog.load(settings),
+                         manager=RunManager(store, settings), access=Access(settings))
+    yield context
+    context.manager.shutdown()
+
+
+# an official trajectory from the shared data beside the repository (../shared)
+OFFICIAL_TRAJECTORY = HERE.parents[1].parent / "shared" / "data" / "official-trajectories" / "task_022_airline.condensed.json"
+
+
+@pytest.fixture(scope="module")
+def imported_run(app_server) -> str:
+    """An official trajectory read into the module's app database by ``vibesearch import`` (the CLI)."""
+    import json
+    import subprocess
+
+    if not OFFICIAL_TRAJECTORY.exists():
+        pytest.skip(f"the shared official trajectories are not here ({OFFICIAL_TRAJECTORY})")
+    out = subprocess.run(
+        [sys.executable, "-m", "vibesearch.cli.main", "import", "--json", "--db", str(app_server.db), str(OFFICIAL_TRAJECTORY)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )
+    return json.loads(out.stdout)[0]["run_id"]
+
+
 def require_chromium() -> None:
     if Path(CHROMIUM).exists():
         return

@@ -4,9 +4,9 @@ closed as ``interrupted`` when the next manager starts."""
 
 from __future__ import annotations
 
-import time
 
 import pytest
+from app_harness import wait_until
 
 from vibesearch.app.catalog import TaskCatalog
 from vibesearch.app.live import NotYourRun, RunManager, form_request
@@ -14,12 +14,7 @@ from vibesearch.run import EndEvent, NoteEvent
 
 
 def _wait(pred, timeout=30.0, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if pred():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    wait_until(pred, what, timeout)
 
 
 @pytest.fixture

@@ -275,6 +275,7 @@ def test_two_browsers_do_not_see_each_others_live_run(pages, api, screenshots):
     tab(b, "Play")
     for page, rid in ((a, rid_a), (b, rid_b)):
         page.click("#vs-stop")
+        page.click("#vs-stop-yes")  # a person's run: Stop asks first
         status_is(page, "cancelled")
         status = run_status(api, rid)
         assert (status["status"], status["termination"]) == ("cancelled", "cancelled")

@@ -6,15 +6,12 @@ wait for "cancelled" there after Stop.)"""
 
 from __future__ import annotations
 
-import time
 
 import pytest
+from app_harness import wait_until
 
-from vibesearch.app._access import Access
 from vibesearch.app._policy import form_request
-from vibesearch.app.catalog import TaskCatalog
-from vibesearch.app.context import AppContext, RunView
-from vibesearch.app.live import RunManager
+from vibesearch.app.context import RunView
 from vibesearch.app.play import refresh
 
 # refresh() keys its output by the components it was given; names stand in for them here
@@ -25,20 +22,10 @@ COMPONENTS = {name: name for name in (
 
 
 @pytest.fixture
-def ctx(store, settings):
-    context = AppContext(settings=settings, store=store, catalog=TaskCatalog.load(settings),
-                         manager=RunManager(store, settings), access=Access(settings))
-    yield context
-    context.manager.shutdown()
+def ctx(app_ctx):
+    return app_ctx
 
 
-def _wait(pred, what: str, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_every_tick_sends_the_person_controls_while_their_turn_waits(ctx, settings):
@@ -46,7 +33,7 @@ def test_every_tick_sends_the_person_controls_while_their_turn_waits(ctx, settin
     who = ctx.who(None, token)
     task = ctx.catalog.get(ctx.catalog.default_id())
     live = ctx.manager.start(form_request(settings, task_id=task.id, user="human"), task, who.owner)
-    _wait(lambda: live.pending() is not None, "the person's turn")
+    wait_until(lambda: live.pending() is not None, "the person's turn")
     view = RunView(run_id=live.run_id)
     first = refresh(ctx, who, view, COMPONENTS)
     assert "Your turn" in first["human_card"] and first["send"] is not None

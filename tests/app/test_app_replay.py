@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from vibesearch.app._access import Access, Who
-from vibesearch.app._replay_cursor import MAX_GAP_S, NOMINAL_GAP_S, Cursor, delay, stops
+from vibesearch.app._replay_cursor import MAX_GAP_S, MIN_EVENT_S, NOMINAL_GAP_S, Cursor, delay, stops
 from vibesearch.app.catalog import TaskCatalog
 from vibesearch.app.context import AppContext
 from vibesearch.app.live import RunManager
@@ -19,7 +19,7 @@ from vibesearch.app.replay import ReplayRefused, open_replay, render, status_lin
 from vibesearch.interop.official_trajectories import import_trajectory
 from vibesearch.run.events import EndEvent, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, ToolResultEvent, UsageEvent
 
-OFFICIAL = Path("/work/shared/data/official-trajectories/task_022_airline.condensed.json")
+OFFICIAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "official-trajectories" / "task_022_airline.condensed.json"
 COMPONENTS = {name: name for name in (
     "view", "chat", "stepper", "counters", "status", "human_box", "human_card", "send", "score",
     "table_answer", "pred_table", "timer", "persona",
@@ -86,10 +86,11 @@ def test_speed_divides_the_waits():
     slow, fast = Cursor.of("r", RUN, "1×"), Cursor.of("r", RUN, "20×")
     for c in (slow, fast):
         c.advance(0.0)
-    assert not slow.advance(0.06)
-    assert fast.advance(0.06) and fast.pos == 3  # a1's 1 s gap is 0.05 s at 20×
+    assert not slow.advance(0.16)
+    assert not fast.advance(0.06)  # a1's 1 s gap is 0.05 s at 20×, but an event waits MIN_EVENT_S at least
+    assert fast.advance(MIN_EVENT_S) and fast.pos == 3
     fast.set_speed("5×", now=10.0)
-    assert fast.due == pytest.approx(10.0 + 0.5 / 5)
+    assert fast.due == pytest.approx(10.0 + max(0.5 / 5, MIN_EVENT_S))
 
 
 def test_step_shows_one_visible_event_and_pauses():
@@ -137,9 +138,9 @@ def test_without_stage_decisions_next_stage_goes_turn_by_turn():
 def test_an_imported_run_plays_at_the_nominal_pace_whatever_its_timestamps():
     # an import stores its events ~0.1 ms apart with a single gap just over 1 ms: not timing
     evs = _events([(0, _user("u1")), (0.0001, _asst("a")), (0.0012, _user("u2")), (0.0013, _asst("b"))])
-    assert Cursor.of("r", evs).timed  # by the gaps alone it would pass for timed ...
+    assert not Cursor.of("r", evs).timed  # the gaps' spread says so (one gap over 1 ms is not timing) ...
     c = Cursor.of("r", evs, "1×", imported=True)
-    assert not c.timed and c.next_delay() == pytest.approx(0.5)  # ... the source says it is not
+    assert not c.timed and c.next_delay() == pytest.approx(0.5)  # ... and so does the source
     played = sum(delay(g, 1.0, timed=c.timed) for g in c.gaps[1:])
     assert played == pytest.approx(0.5 * (len(evs) - 1))  # events × 0.5 s at 1×
 
@@ -151,11 +152,8 @@ def test_unknown_speed_is_refused():
 
 # --------------------------------------------------------------------------- a stored run
 @pytest.fixture
-def ctx(store, settings):
-    context = AppContext(settings=settings, store=store, catalog=TaskCatalog.load(settings),
-                         manager=RunManager(store, settings), access=Access(settings))
-    yield context
-    context.manager.shutdown()
+def ctx(app_ctx):
+    return app_ctx
 
 
 def _disclosed(stepper: str) -> int:

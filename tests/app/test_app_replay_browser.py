@@ -4,38 +4,17 @@ at 20×, and reaches its end with the stepper, the tool-call messages and the fi
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from browser_kit import fill, shows, tab, text_of
-from playwright.sync_api import Page, expect
+from browser_kit import fill, replay_event_no, shows, tab, text_of
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-OFFICIAL = Path("/work/shared/data/official-trajectories/task_022_airline.condensed.json")
 SHOTS = Path(os.environ.get("VIBESEARCH_REPLAY_SHOTS", "/tmp/replay_shots"))
-
-
-@pytest.fixture(scope="module")
-def imported_run(app_server) -> str:
-    if not OFFICIAL.exists():
-        pytest.skip(f"the shared official trajectories are not here ({OFFICIAL})")
-    out = subprocess.run(
-        [sys.executable, "-m", "vibesearch.cli.main", "import", "--json", "--db", str(app_server.db), str(OFFICIAL)],
-        capture_output=True, text=True, timeout=120, check=True,
-    )
-    return json.loads(out.stdout)[0]["run_id"]
-
-
-def _event_no(page: Page) -> int:
-    m = re.search(r"event (\d+) / \d+", text_of(page, "vs-play-status"))
-    assert m, text_of(page, "vs-play-status")
-    return int(m.group(1))
 
 
 def test_an_official_trajectory_replays_to_its_last_stage(pages, imported_run):
@@ -57,7 +36,7 @@ def test_an_official_trajectory_replays_to_its_last_stage(pages, imported_run):
     shows(page, "vs-play-status", "event 2 /")
     page.click("#vs-replay-next")  # the run has no stage decisions: on to the next user turn
     shows(page, "vs-play-status", re.compile(r"user turn 2 / \d+"))
-    at = _event_no(page)
+    at = replay_event_no(page)
     assert at > 2
 
     speed.get_by_label("20×", exact=True).check()  # and the rest at 20×

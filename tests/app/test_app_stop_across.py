@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from app_harness import wait_until
 
 from vibesearch.app._access import Access
 from vibesearch.app.catalog import TaskCatalog
@@ -19,12 +20,7 @@ from vibesearch.store.leases import holder, run_key
 
 
 def _wait(pred, timeout=30.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    wait_until(pred, what, timeout)
 
 
 @pytest.fixture

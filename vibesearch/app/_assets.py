@@ -57,27 +57,49 @@ input[role="combobox"] { padding-right: 2.2em !important; text-overflow: ellipsi
 .vs-splits summary { cursor: pointer; color: var(--body-text-color-subdued); font-size: 0.9em; }
 .vs-error-banner { border-color: #b42318; background: #fef3f2; }
 .vs-error-banner .vs-error-text { white-space: pre-wrap; font-family: var(--font-mono); font-size: 0.85em; }
+/* the Label tab: the first nine evidence choices carry the number key that ticks them */
+#vs-label-evidence .wrap { counter-reset: vs-ev; flex-direction: column; align-items: flex-start; }
+#vs-label-evidence .wrap > label { counter-increment: vs-ev; }
+#vs-label-evidence .wrap > label:nth-of-type(-n+9)::before {
+  content: counter(vs-ev); display: inline-block; min-width: 1.3em; margin-right: 4px; text-align: center;
+  border: 1px solid var(--border-color-primary); border-radius: 4px; font-size: 0.8em; font-family: var(--font-mono); }
 .vs-keys kbd { border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 0 4px; font-size: 0.85em; }
 """
 
-# y / n mark the ground-truth triple shown in the Label tab, j / k move to the next / previous one.
-# Keys typed into a text field are left alone.
+# The Label tab's keys, anywhere on the tab except in a text field (a text box, the search box, a
+# dropdown's input): y / n label the triple shown, s skips it, j / k move to the next / previous
+# one, 1-9 tick or untick the first nine evidence checkboxes (as listed). A checkbox or a button
+# holding the focus (after a click on the evidence) does not stop them.
 SHORTCUTS_JS = """
 () => {
   if (window.__vsKeys) return;
   window.__vsKeys = true;
-  const ids = { y: 'vs-label-yes', n: 'vs-label-no', j: 'vs-label-next', k: 'vs-label-prev' };
+  const ids = { y: 'vs-label-yes', n: 'vs-label-no', s: 'vs-label-skip', j: 'vs-label-next', k: 'vs-label-prev' };
+  const typing = (t) => {
+    if (!t) return false;
+    if (t.isContentEditable) return true;
+    const tag = (t.tagName || '').toLowerCase();
+    if (tag === 'textarea' || tag === 'select') return true;
+    if (tag !== 'input') return false;
+    const type = (t.getAttribute('type') || 'text').toLowerCase();
+    return !['checkbox', 'radio', 'button', 'submit', 'reset', 'range', 'color', 'file'].includes(type);
+  };
   document.addEventListener('keydown', (ev) => {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const t = ev.target;
-    const tag = (t && t.tagName || '').toLowerCase();
-    if (tag === 'input' || tag === 'textarea' || tag === 'select' || (t && t.isContentEditable)) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) return;
+    if (typing(ev.target)) return;
     const tab = document.getElementById('vs-label-panel');
     if (!tab || tab.offsetParent === null) return;
-    const id = ids[ev.key.toLowerCase()];
+    const key = (ev.key || '').toLowerCase();
+    if (/^[1-9]$/.test(key)) {
+      const boxes = [...document.querySelectorAll('#vs-label-evidence input[type=checkbox]')].filter((b) => b.offsetParent !== null);
+      const box = boxes[parseInt(key, 10) - 1];
+      if (box && !box.disabled) { ev.preventDefault(); box.click(); }
+      return;
+    }
+    const id = ids[key];
     if (!id) return;
     const btn = document.getElementById(id);
-    if (btn && !btn.disabled) { ev.preventDefault(); btn.click(); }
+    if (btn && !btn.disabled && btn.offsetParent !== null) { ev.preventDefault(); btn.click(); }
   });
 }
 """

@@ -130,8 +130,8 @@ def select(edges: Sequence[Edge], show: str, focus: str | None) -> list[Edge]:
     """The triples a filter keeps: ``all``, ``missed``, ``invalid`` or ``focus`` (edges at one node)."""
     if show in SHOWN:
         return [e for e in edges if e.category in SHOWN[show]]
-    if show == "focus" and focus:
-        return [e for e in edges if focus in e.ends]
+    if show == "focus":  # no entity picked: nothing (the picture asks for one), not the whole graph
+        return [e for e in edges if focus in e.ends] if focus else []
     return list(edges)
 
 
@@ -203,7 +203,10 @@ def graph_figure(
         what = FILTERS.get(show, show).lower()
         if show == "focus" and focus:
             what = f"neighbourhood of “{plot_text(_short(names[focus]))}”"
-        heading = f"{plot_text(title)} · showing {what}: {len(chosen)} of {len(edges)} triples".lstrip(" ·")
+        shown = f"showing {what}: {len(chosen)} of {len(edges)} triples"
+        if show == "focus" and not focus:
+            shown = "pick an entity to see its neighbourhood"
+        heading = f"{plot_text(title)} · {shown}".lstrip(" ·")
     fig.update_layout(
         title={"text": heading or None, "font": {"size": 14}},
         showlegend=True,

@@ -52,8 +52,11 @@ def report_html(report: dict[str, Any], *, annotator: str, first: str = "coverag
             blocks.append(f"<div class='vs-card-title'>{SIDE_TITLES[side_name]}</div><div class='vs-muted'>No labels on this side yet.</div>")
             continue
         annotators = side.get("annotators") or []
+        decided = side.get("n_adjudicated") or 0
         against = ("each judge's agreement with you (the only annotator)" if annotators == [annotator]
-                   else "each judge against the human majority")
+                   else "each judge against the final human label (an adjudication, else the majority)")
+        if decided:  # an adjudication is the item's final label, majority or not
+            against += f" ({decided} item(s) decided by an adjudication instead)"
         head = (f"<div class='vs-card-title'>{SIDE_TITLES[side_name]}</div><div class='vs-muted'>{side['n_items']} labelled item(s) in "
                 f"{side['n_runs']} run(s) by {len(annotators)} annotator(s) ({scope}); {against}:</div>")
         mine = ""

@@ -27,6 +27,7 @@ class LabelView:
     verdicts: dict[str, dict[int, tuple[bool | None, list[int], str | None, str]]] = field(default_factory=dict)
     last: str = ""  # feedback on the label just given
     scope: str = "run"  # the judge comparison: over this run ("run") or every labelled run ("all")
+    skipped: list[str] = field(default_factory=list)  # campaign item keys skipped (``s``), handed out last
 
     @property
     def items(self) -> list[dict]:

@@ -2,10 +2,12 @@
 
 A ``Cursor`` holds a copy of the run's stored events and how many of them are shown. Playing, it
 shows each event after the gap the run itself had before it, divided by the speed and capped at
-``MAX_GAP_S / speed`` so a long model call does not stall a demo. A run whose timestamps carry no
-timing is played at ``NOMINAL_GAP_S`` per event instead: an imported run (its events are stored
-at the moment of import, a fraction of a millisecond apart with the odd longer gap, whatever the
-original run took), or one whose gaps are all below ``UNTIMED_S``. ``step`` shows the next event the viewer can see (usage
+``MAX_GAP_S / speed`` so a long model call does not stall a demo, and never under ``MIN_EVENT_S``
+for an event that draws something, so a short run still reads at 20×. A run whose timestamps carry
+no timing is played at ``NOMINAL_GAP_S`` per event instead: a run that was not recorded here live
+(an imported trajectory: its events are stored at the moment of import, a fraction of a
+millisecond apart with the odd longer gap, whatever the original run took), or one whose stored
+gaps add up to almost nothing (see ``is_timed``: no single threshold on one gap decides). ``step`` shows the next event the viewer can see (usage
 records, system messages and the opening's stage record draw nothing, so they are passed over with it); ``next_stage`` jumps
 to just after the next stage disclosure and the user message it made, or, in a run without stage
 decisions (an imported one), to just after the next user turn.
@@ -18,11 +20,14 @@ from typing import Sequence
 
 from ..run.events import MessageEvent, StageEvent, StoredEvent
 
-SPEEDS: dict[str, float | None] = {"1×": 1.0, "5×": 5.0, "20×": 20.0, "step by step": None}
+SPEEDS: dict[str, float | None] = {"0.5×": 0.5, "1×": 1.0, "5×": 5.0, "20×": 20.0, "step by step": None}
 DEFAULT_SPEED = "5×"
 MAX_GAP_S = 2.0  # the longest wait between two events at 1×
 NOMINAL_GAP_S = 0.5  # the wait at 1× when the run's timestamps carry no timing
-UNTIMED_S = 0.001  # gaps all below this: the timestamps are not the run's timing
+MIN_EVENT_S = 0.08  # the shortest wait before an event that draws something, at any speed (20× of an untimed run)
+TIMED_SPAN_S = 0.5  # the stored gaps must add up to at least this ...
+TIMED_GAPS = 2  # ... with at least this many gaps of TIMED_GAP_S or more, to count as timing
+TIMED_GAP_S = 0.01
 
 
 def visible(ev: StoredEvent) -> bool:
@@ -42,10 +47,18 @@ def _user_turn(ev: StoredEvent) -> bool:
     return isinstance(d, MessageEvent) and d.role == "user" and d.phase == "dialogue"
 
 
+def is_timed(gaps: Sequence[float]) -> bool:
+    """Whether stored gaps look like a run's own timing: they add up to a noticeable span and more
+    than one of them is a real pause. An import's events (≈0.1 ms apart, the odd gap just over
+    1 ms) and a run recorded at full speed with no wait fail this; a run a person or a model took
+    part in passes it by far."""
+    return sum(gaps) >= TIMED_SPAN_S and sum(1 for g in gaps if g >= TIMED_GAP_S) >= TIMED_GAPS
+
+
 def raw_gaps(events: Sequence[StoredEvent]) -> tuple[list[float], bool]:
     """The stored seconds before each event (0 before the first), and whether they are real timing."""
     gaps = [0.0] + [max(0.0, (b.ts - a.ts).total_seconds()) for a, b in zip(events, events[1:])]
-    return gaps, any(g >= UNTIMED_S for g in gaps)
+    return gaps, is_timed(gaps)
 
 
 def delay(gap_s: float, speed: float, *, timed: bool = True) -> float:
@@ -96,7 +109,8 @@ class Cursor:
     def of(
         cls, run_id: str, events: Sequence[StoredEvent], speed: str = DEFAULT_SPEED, *, now: float = 0.0, imported: bool = False
     ) -> "Cursor":
-        """``imported``: the run was read in from a file, so its timestamps are the import's."""
+        """``imported``: the run was not recorded here live (``run.source != "live"``), so its
+        timestamps are the import's whatever their gaps look like."""
         if speed not in SPEEDS:
             raise ValueError(f"speed must be one of {', '.join(SPEEDS)}, got {speed!r}")
         gaps, timed = raw_gaps(events)
@@ -136,7 +150,18 @@ class Cursor:
         factor = self.factor
         if self.done or factor is None:
             return 0.0
-        return delay(self.gaps[self.pos], factor, timed=self.timed)
+        wait = delay(self.gaps[self.pos], factor, timed=self.timed)
+        if not visible(self.events[self.pos]):
+            return wait if self.timed else 0.0  # an untimed run spends its pace only on what it draws
+        if any(visible(ev) for ev in self.events[: self.pos]):
+            return max(wait, MIN_EVENT_S)
+        return wait  # the first thing drawn
+
+    def pace_note(self) -> str:
+        """How the waits are chosen, in a few words (for the status line)."""
+        if self.timed:
+            return "the run's own pace"
+        return f"{NOMINAL_GAP_S:g} s per event at 1×: no timing stored"
 
     def schedule(self, now: float) -> None:
         """Count the wait for the next event from ``now`` (after a start, a jump, a resume, a speed change)."""

@@ -2,10 +2,12 @@
 (SPEC 8), on both sides: per ground-truth triple whether the prediction covers it (coverage), and
 per predicted triple whether it is valid, i.e. supported by the ground truth (validity).
 
-Keys (when no text field has the focus): ``y`` covered / valid, ``n`` not covered / invalid, ``j``
-next, ``k`` previous. "Covered" needs at least one supporting predicted triple ticked, "valid" at
-least one supporting ground-truth triple. A campaign (``label_campaign``) hands out items from a
-queue instead. With a login on, labels
+Keys (anywhere on the tab but a text field, ``app/_assets.SHORTCUTS_JS``): ``1``–``9`` tick or
+untick the evidence listed first, ``y`` covered / valid, ``n`` not covered / invalid, ``s`` skip,
+``j`` next, ``k`` previous. "Covered" needs at least one supporting predicted triple ticked,
+"valid" at least one supporting ground-truth triple. A campaign (``label_campaign``) hands out
+items from a queue instead; the one-run row is hidden then. Nothing above the card grows as labels
+come in (the who-labelled-what table and the adjudication are below it), so the card stays put. With a login on, labels
 are stored under the login (the name box is filled and locked); without one the name is typed.
 Each label is stored at once (``Store.put_label``) and the agreement with every judge
 that scored the run is recomputed from the database. A judge's verdict on a triple stays hidden
@@ -18,12 +20,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import zlib
 from typing import Any
 
 import gradio as gr
 from gradio import processing_utils
 
 from .._names import PersonNameError, annotator_name
+from ..scoring.campaigns import Item
 from ._access import AGENT_HIDDEN, Who
 from .context import AppContext
 from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
@@ -31,6 +36,9 @@ from ._label_report import report_html
 from ._label_view import LabelView, evidence_choices, judge_says, progress_text, triple_html, verdict_html
 from .panels import judge_text, predicted_triples
 
+KEYS_LINE = ("<div class='vs-keys vs-muted'>Keys: <kbd>1</kbd>–<kbd>9</kbd> tick / untick the evidence listed first · "
+             "<kbd>y</kbd> covered / valid · <kbd>n</kbd> not covered / invalid · <kbd>s</kbd> skip · "
+             "<kbd>j</kbd> / <kbd>k</kbd> next / previous — anywhere on this tab except while typing in a text box.</div>")
 NEEDS_SUPPORT = ("Not stored: a \"covered\" label needs at least one supporting prediction. Tick the predicted "
                  "triple(s) that cover it (search the list if needed), or label it \"not covered\".")
 NEEDS_GT_SUPPORT = ("Not stored: a \"valid\" label needs at least one supporting ground-truth triple. Tick the "
@@ -160,50 +168,65 @@ def build(ctx: AppContext) -> dict[str, Any]:
     from . import label_campaign as lc
 
     view = gr.State(LabelView())
-    camp = lc.build_panel()
-    with gr.Row():
-        # filled per person when the page loads and when the tab is shown (the read policy applies)
-        run_pick = gr.Dropdown([], label="Run (finished, with a graph)", scale=3, elem_id="vs-label-run")
-        side_pick = gr.Radio([(n, k) for k, n in SIDE_NAMES.items()], value="coverage", label="Side", scale=2, elem_id="vs-label-side")
-        annotator = gr.Textbox(label="Annotator name", scale=1, elem_id="vs-label-annotator")
-        with gr.Column(scale=1, min_width=120):
-            load_btn = gr.Button("Start labelling", variant="primary", elem_id="vs-label-load")
-            reload_btn = gr.Button("Refresh run list", size="sm")
-    status = gr.Markdown(elem_id="vs-label-status")
-    progress = gr.Markdown(elem_id="vs-label-progress")
-    with gr.Row(equal_height=False):
-        with gr.Column(scale=3):
-            triple = gr.HTML(elem_id="vs-label-card")
+
+    def card() -> dict[str, Any]:
+        c: dict[str, Any] = {}
+        with gr.Row(equal_height=False):
+            c["annotator"] = gr.Textbox(label="Annotator name", scale=1, min_width=200, elem_id="vs-label-annotator")
+            # the one-run labelling (hidden while a campaign hands out the items)
+            with gr.Column(scale=5, elem_id="vs-label-one-run") as c["one_run"]:
+                with gr.Row():
+                    # filled per person when the page loads and when the tab is shown (the read policy applies)
+                    c["run_pick"] = gr.Dropdown([], label="Run (finished, with a graph)", scale=3, elem_id="vs-label-run")
+                    c["side_pick"] = gr.Radio([(n, k) for k, n in SIDE_NAMES.items()], value="coverage", label="Side", scale=2,
+                                              elem_id="vs-label-side")
+                    with gr.Column(scale=1, min_width=120):
+                        c["load_btn"] = gr.Button("Start labelling", variant="primary", elem_id="vs-label-load")
+                        c["reload_btn"] = gr.Button("Refresh run list", size="sm")
+        with gr.Row(equal_height=False, elem_id="vs-label-work"):
+            with gr.Column(scale=3):
+                c["triple"] = gr.HTML(elem_id="vs-label-card")
+                with gr.Row():
+                    c["prev_btn"] = gr.Button("◀ Previous (k)", elem_id="vs-label-prev", size="sm", scale=0, min_width=110)
+                    c["yes_btn"] = gr.Button("Covered (y)", variant="primary", elem_id="vs-label-yes", scale=1, min_width=130)
+                    c["no_btn"] = gr.Button("Not covered (n)", variant="stop", elem_id="vs-label-no", scale=1, min_width=130)
+                    c["skip_btn"] = gr.Button("Skip (s)", elem_id="vs-label-skip", size="sm", scale=0, min_width=80)
+                    c["next_btn"] = gr.Button("Next (j) ▶", elem_id="vs-label-next", size="sm", scale=0, min_width=100)
+                gr.HTML(KEYS_LINE, elem_id="vs-label-keys")
+                # under the buttons: a refusal or a longer line never moves the card
+                c["progress"] = gr.Markdown(elem_id="vs-label-progress")
+                c["status"] = gr.Markdown(elem_id="vs-label-status")
+                c["search"] = gr.Textbox(label="Search the supporting triples", placeholder="words that must all appear",
+                                         elem_id="vs-label-search")
+                c["evidence"] = gr.CheckboxGroup([], label="Evidence: predicted triples that cover it", elem_id="vs-label-evidence")
+                c["note"] = gr.Textbox(label="Note (optional)", lines=1, elem_id="vs-label-note")
+            with gr.Column(scale=2):
+                c["show_anyway"] = gr.Checkbox(False, label="Show the judges' verdicts before I label", elem_id="vs-label-show")
+                c["verdict"] = gr.HTML(elem_id="vs-label-verdict")
+        with gr.Column(elem_id="vs-label-compare"):
             with gr.Row():
-                prev_btn = gr.Button("◀ Previous (k)", elem_id="vs-label-prev", size="sm")
-                yes_btn = gr.Button("Covered (y)", variant="primary", elem_id="vs-label-yes")
-                no_btn = gr.Button("Not covered (n)", variant="stop", elem_id="vs-label-no")
-                next_btn = gr.Button("Next (j) ▶", elem_id="vs-label-next", size="sm")
-            gr.HTML("<div class='vs-keys vs-muted'>Keys: <kbd>y</kbd> covered / valid · <kbd>n</kbd> not covered / invalid · "
-                    "<kbd>j</kbd> next · <kbd>k</kbd> previous (click outside text fields first). "
-                    "Tick the supporting triples before pressing <kbd>y</kbd>.</div>")
-            search = gr.Textbox(label="Search the supporting triples", placeholder="words that must all appear", elem_id="vs-label-search")
-            evidence = gr.CheckboxGroup([], label="Evidence: predicted triples that cover it", elem_id="vs-label-evidence")
-            note = gr.Textbox(label="Note (optional)", lines=1)
-        with gr.Column(scale=2):
-            show_anyway = gr.Checkbox(False, label="Show the judges' verdicts before I label", elem_id="vs-label-show")
-            verdict = gr.HTML(elem_id="vs-label-verdict")
-    with gr.Column(elem_id="vs-label-compare"):
-        with gr.Row():
-            gr.Markdown("**Judge comparison** — each judge (per protocol profile) against the people's labels, "
-                        "95% bootstrap intervals in brackets.")
-            scope = gr.Radio(REPORT_SCOPES, value="run", label="Report over", elem_id="vs-label-scope", scale=0, min_width=260)
-        agreement = gr.HTML(elem_id="vs-label-agreement")
-    with gr.Accordion("Export labels", open=False, elem_id="vs-label-export"):
-        with gr.Row():
-            ex_fmt = gr.Radio(EXPORT_FORMATS, value="jsonl", label="Format", elem_id="vs-label-export-format", scale=2)
-            ex_scope = gr.Radio(SCOPES, value="run", label="Runs", elem_id="vs-label-export-scope", scale=1)
-            ex_btn = gr.Button("Export", elem_id="vs-label-export-btn", scale=0, min_width=120)
-        ex_status = gr.Markdown(elem_id="vs-label-export-status")
-        ex_file = gr.File(label="Download", interactive=False, elem_id="vs-label-export-file")
+                gr.Markdown("**Judge comparison** — each judge (per protocol profile) against the people's labels, "
+                            "95% bootstrap intervals in brackets.")
+                c["scope"] = gr.Radio(REPORT_SCOPES, value="run", label="Report over", elem_id="vs-label-scope", scale=0, min_width=260)
+            c["agreement"] = gr.HTML(elem_id="vs-label-agreement")
+        with gr.Accordion("Export labels", open=False, elem_id="vs-label-export"):
+            with gr.Row():
+                c["ex_fmt"] = gr.Radio(EXPORT_FORMATS, value="jsonl", label="Format", elem_id="vs-label-export-format", scale=2)
+                c["ex_scope"] = gr.Radio(SCOPES, value="run", label="Runs", elem_id="vs-label-export-scope", scale=1)
+                c["ex_btn"] = gr.Button("Export", elem_id="vs-label-export-btn", scale=0, min_width=120)
+            c["ex_status"] = gr.Markdown(elem_id="vs-label-export-status")
+            c["ex_file"] = gr.File(label="Download", interactive=False, elem_id="vs-label-export-file")
+        return c
+
+    camp, c = lc.build_panel(card)
+    annotator, one_run, run_pick, side_pick = c["annotator"], c["one_run"], c["run_pick"], c["side_pick"]
+    load_btn, reload_btn, triple, prev_btn, yes_btn, no_btn = c["load_btn"], c["reload_btn"], c["triple"], c["prev_btn"], c["yes_btn"], c["no_btn"]
+    skip_btn, next_btn, progress, status, search, evidence = c["skip_btn"], c["next_btn"], c["progress"], c["status"], c["search"], c["evidence"]
+    note, show_anyway, verdict, scope, agreement = c["note"], c["show_anyway"], c["verdict"], c["scope"], c["agreement"]
+    ex_fmt, ex_scope, ex_btn, ex_status, ex_file = c["ex_fmt"], c["ex_scope"], c["ex_btn"], c["ex_status"], c["ex_file"]
 
     outs = [view, status, progress, triple, search, evidence, note, verdict, agreement, scope, yes_btn, no_btn,
-            camp.progress, camp.who, camp.disputes, camp.dispute]
+            camp.progress, camp.who]
 
     def render(v: LabelView, show: bool, who: Who, *, agree: bool = True) -> dict:
         own = v.mine.get(v.idx)
@@ -219,7 +242,7 @@ def build(ctx: AppContext) -> dict[str, Any]:
             out[agreement] = agreement_html(ctx, v, scope=v.scope, who=who)
             out[scope] = gr.Radio(value=v.scope)
         if v.campaign:
-            out.update(camp.refreshed(ctx, v.campaign, v.annotator, who))
+            out.update(camp.labelled(ctx, v.campaign, v.annotator, who))
         return out
 
     def refused(message: str) -> dict:
@@ -240,23 +263,43 @@ def build(ctx: AppContext) -> dict[str, Any]:
             return refused(str(exc).strip("'\""))
         return render(v, show, who)
 
-    def queue_view(name: str, person: str, who: Who) -> LabelView | str:
-        got = lc.queue_next(ctx, name, person, lc.reader(ctx, who))
+    def queue_view(name: str, person: str, who: Who, skipped: list[str] | None = None) -> LabelView | str:
+        skip = [lc.parse_key(k) for k in skipped or []]
+        got = lc.queue_next(ctx, name, person, lc.reader(ctx, who), skip)
         if isinstance(got, str):
             return got
         v = load_view(ctx, got.run_id, person, got.side)
-        v.campaign, v.idx = name, got.index
+        v.campaign, v.idx, v.skipped = name, got.index, [k for k in skipped or [] if k != got.key()]
         return v
 
     def on_next_item(name: str, typed: str, show: bool, request: gr.Request):
         who = ctx.who(request)
         got = queue_view(name, annotator_for(who, typed), who)
         if isinstance(got, str):
-            return {**refused(got), **(camp.refreshed(ctx, name, annotator_for(who, typed), who) if name else {})}
+            return {**refused(got), **(camp.labelled(ctx, name, annotator_for(who, typed), who) if name else {})}
         return render(got, show, who)
 
+    # one press at a time per browser session (a lock from a small pool, by session): a "y" and an
+    # "n" pressed faster than the answer come back run one after the other, and the later one,
+    # meant for a card no longer shown, is dropped
+    locks = [threading.Lock() for _ in range(64)]
+
+    def lock_of(request: gr.Request) -> threading.Lock:
+        return locks[zlib.crc32(str(getattr(request, "session_hash", "") or "").encode()) % len(locks)]
+
+    def stale(v: LabelView, shown: Any) -> bool:
+        """The key or click was meant for a card no longer shown: a second ``y`` pressed before the
+        first one's answer came back, carrying the evidence ticked for the triple before."""
+        return isinstance(shown, str) and shown != triple_html(v)
+
     def on_label(covered: bool):
-        def handler(v: LabelView, ev: list[int] | None, text: str, show: bool, request: gr.Request):
+        def handler(v: LabelView, shown: Any, ev: list[int] | None, text: str, show: bool, request: gr.Request):
+            with lock_of(request):
+                if stale(v, shown):
+                    return {status: gr.skip()}
+                return labelled(v, ev, text, show, request)
+
+        def labelled(v: LabelView, ev: list[int] | None, text: str, show: bool, request: gr.Request):
             who = ctx.who(request)
             try:
                 record_label(ctx, v, covered, ev, text)
@@ -264,7 +307,7 @@ def build(ctx: AppContext) -> dict[str, Any]:
                 return refused(str(exc))
             if v.campaign:  # on to the next item of the queue
                 last, name = v.last, v.campaign
-                got = queue_view(name, v.annotator, who)
+                got = queue_view(name, v.annotator, who, v.skipped)
                 if isinstance(got, str):
                     out = render(v, show, who)
                     out[status] = f"{last} {got}"
@@ -278,25 +321,66 @@ def build(ctx: AppContext) -> dict[str, Any]:
         def handler(v: LabelView, show: bool, request: gr.Request):
             if not v.items:
                 return {view: v}
-            v.idx = max(0, min(len(v.items) - 1, v.idx + step))
-            return render(v, show, ctx.who(request), agree=False)
+            with lock_of(request):
+                v.idx = max(0, min(len(v.items) - 1, v.idx + step))
+                return render(v, show, ctx.who(request), agree=False)
         return handler
+
+    def on_skip(v: LabelView, shown: Any, show: bool, request: gr.Request):
+        """``s``: leave this item unlabelled. One run: the next triple; a campaign: the next item of
+        the queue, the skipped ones coming back only when nothing else is left."""
+        with lock_of(request):
+            if stale(v, shown):
+                return {status: gr.skip()}
+            return skipped(v, show, request)
+
+    def skipped(v: LabelView, show: bool, request: gr.Request):
+        if not v.items:
+            return {view: v}
+        if not v.campaign:
+            v.idx = min(len(v.items) - 1, v.idx + 1)
+            return render(v, show, ctx.who(request), agree=False)
+        who = ctx.who(request)
+        key = Item(v.run_id or "", "validity" if v.side == "validity" else "coverage", v.idx).key()
+        skipped = [*[k for k in v.skipped if k != key], key]
+        got = queue_view(v.campaign, v.annotator, who, skipped)
+        if isinstance(got, str):
+            return {**refused(got), view: v}
+        if (got.run_id, got.side, got.idx) == (v.run_id, v.side, v.idx):
+            return {view: v, status: "Nothing else is left in your queue: this is the last item without your label."}
+        got.last, got.scope = f"Skipped {v.side} #{v.idx + 1} of run {v.run_id}.", v.scope
+        return render(got, show, who, agree=False)
 
     def on_search(v: LabelView, q: str, sel: list[int] | None):
         return gr.CheckboxGroup(choices=evidence_choices(v, q, [int(i) for i in (sel or [])]), value=sel or [])
 
-    def on_pick_campaign(name: str, typed: str, request: gr.Request):
+    def on_pick_campaign(name: str, typed: str, show_all: bool, request: gr.Request):
+        """Campaign mode on (a campaign picked) or off: the one-run row hides, the panel refreshes
+        itself while it is shown."""
         who = ctx.who(request)
-        return {**camp.refreshed(ctx, name or "", annotator_for(who, typed), who), camp.status: ""}
+        on = bool(name)
+        return {**camp.refreshed(ctx, name or "", annotator_for(who, typed), who, show_all=show_all), camp.status: "",
+                camp.timer: gr.Timer(active=on), one_run: gr.Column(visible=not on), camp.tools: gr.Row(visible=on),
+                camp.tail: gr.Column(visible=on), camp.confirm: None}
+
+    def on_refresh(name: str, typed: str, show_all: bool, picked: Any, shown: Any, request: gr.Request):
+        if not name:
+            return {camp.progress: gr.skip()}
+        who = ctx.who(request)
+        return camp.refreshed(ctx, name, annotator_for(who, typed), who, show_all=show_all, picked=picked, shown=shown)
 
     def on_resolve(label: bool):
-        def handler(name: str, key: Any, typed: str, comment: str, request: gr.Request):
+        def handler(name: str, key: Any, typed: str, comment: str, show_all: bool, waiting: Any, request: gr.Request):
             reader = ctx.who(request)
             who = annotator_for(reader, typed)
+            warning = lc.replace_warning(ctx, key) if name and who else None
+            if warning and waiting != [key, label]:  # a resolution is replaced only once confirmed
+                return {camp.status: warning, camp.confirm: [key, label]}
             line = lc.resolve(ctx, name or "", key, who, label, comment, lc.reader(ctx, reader))
             if line.startswith("⚠"):
-                return {camp.status: line}
-            return {**camp.refreshed(ctx, name, who, reader), camp.status: line, camp.comment: ""}
+                return {camp.status: line, camp.confirm: None}
+            return {**camp.refreshed(ctx, name, who, reader, show_all=show_all, picked=key), camp.status: line,
+                    camp.comment: "", camp.confirm: None}
         return handler
 
     def on_scope(v: LabelView, sc: str, request: gr.Request):
@@ -320,12 +404,20 @@ def build(ctx: AppContext) -> dict[str, Any]:
         ctx.serve_privately(served, who.login)
         return line, served
 
-    camp_outs = [camp.progress, camp.who, camp.disputes, camp.dispute, camp.status, camp.comment]
+    camp_outs = [*camp.outputs(), camp.status, camp.comment, camp.confirm]
+    mode_outs = [*camp.outputs(), camp.status, camp.timer, one_run, camp.tools, camp.tail, camp.confirm]
+    refresh_in = [camp.pick, annotator, camp.show_all, camp.dispute, camp.shown]
     load_btn.click(on_load, [run_pick, side_pick, annotator, show_anyway], outs, api_visibility="private")
     camp.next_btn.click(on_next_item, [camp.pick, annotator, show_anyway], outs, api_visibility="private")
-    camp.pick.change(on_pick_campaign, [camp.pick, annotator], camp_outs, api_visibility="private", show_progress="hidden")
-    camp.resolve_yes.click(on_resolve(True), [camp.pick, camp.dispute, annotator, camp.comment], camp_outs, api_visibility="private")
-    camp.resolve_no.click(on_resolve(False), [camp.pick, camp.dispute, annotator, camp.comment], camp_outs, api_visibility="private")
+    camp.pick.change(on_pick_campaign, [camp.pick, annotator, camp.show_all], mode_outs, api_visibility="private", show_progress="hidden")
+    camp.leave_btn.click(lambda: None, None, camp.pick, api_visibility="private", show_progress="hidden")
+    camp.refresh_btn.click(on_refresh, refresh_in, camp.outputs(), api_visibility="private", show_progress="hidden")
+    camp.show_all.input(on_refresh, refresh_in, camp.outputs(), api_visibility="private", show_progress="hidden")
+    camp.timer.tick(None, None, None, js=lc.REFRESH_JS, api_visibility="private")
+    camp.dispute.input(lambda: None, None, camp.confirm, api_visibility="private", show_progress="hidden")
+    resolve_in = [camp.pick, camp.dispute, annotator, camp.comment, camp.show_all, camp.confirm]
+    camp.resolve_yes.click(on_resolve(True), resolve_in, camp_outs, api_visibility="private")
+    camp.resolve_no.click(on_resolve(False), resolve_in, camp_outs, api_visibility="private")
     scope.input(on_scope, [view, scope], [view, agreement], api_visibility="private")
     ex_btn.click(on_export, [ex_fmt, ex_scope, run_pick, view, annotator], [ex_status, ex_file], api_visibility="private")
 
@@ -340,9 +432,11 @@ def build(ctx: AppContext) -> dict[str, Any]:
         return gr.Dropdown(choices=labelable_runs(ctx, who)), name, gr.Dropdown(choices=lc.campaign_choices(ctx))
 
     reload_btn.click(on_reload, None, run_pick, api_visibility="private")
-    yes_btn.click(on_label(True), [view, evidence, note, show_anyway], outs, api_visibility="private")
-    no_btn.click(on_label(False), [view, evidence, note, show_anyway], outs, api_visibility="private")
+    # the card goes along: a label meant for a card that has since changed is dropped (``stale``)
+    yes_btn.click(on_label(True), [view, triple, evidence, note, show_anyway], outs, api_visibility="private")
+    no_btn.click(on_label(False), [view, triple, evidence, note, show_anyway], outs, api_visibility="private")
     next_btn.click(on_move(1), [view, show_anyway], outs, api_visibility="private")
+    skip_btn.click(on_skip, [view, triple, show_anyway], outs, api_visibility="private")
     prev_btn.click(on_move(-1), [view, show_anyway], outs, api_visibility="private")
     search.input(on_search, [view, search, evidence], evidence, api_visibility="private", show_progress="hidden")
     show_anyway.change(lambda v, s: verdict_html(v, s), [view, show_anyway], verdict, api_visibility="private")

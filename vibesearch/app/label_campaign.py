@@ -1,6 +1,12 @@
 """The Label tab's campaign panel (issue 13): pick a campaign, take the next item of your queue
 (either side), see the progress and who labelled what, and resolve disagreements.
 
+The panel is in two parts so that the card never moves while someone labels: above the card only
+the campaign picker and one progress line; below it the who-labelled-what table (the newest
+``WHO_ROWS`` items and a count) and the adjudication (pending disagreements unless "show
+resolved" is ticked). While a campaign is picked a timer asks the page to refresh the panel; the
+page only does so while the Label tab is on screen (``REFRESH_JS``).
+
 The queue, progress and the adjudication rules are ``scoring.campaigns``; this module only shows
 them. The annotator is the login when there is one, else the name typed in the tab. A
 disagreement is resolved by someone who did not label that item (the refusal is one line on the
@@ -11,13 +17,14 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 import gradio as gr
 
 from ..scoring.campaigns import (
     CampaignError,
     Item,
+    ItemLabels,
     Side,
     adjudicate,
     disagreements,
@@ -28,12 +35,26 @@ from ..scoring.campaigns import (
     replaced_note,
     who_labelled,
 )
+from ..store import AdjudicationRow
 from ._access import Who
 from .context import AppContext
 
 MayRead = Callable[[str], bool]  # run id → may the person read it (``reader``)
 
 SIDE_WORDS = {"coverage": ("covered", "not covered"), "validity": ("valid", "invalid")}
+WHO_ROWS = 10  # rows of the who-labelled-what table (the newest labelled items)
+SHOW_RESOLVED = "Show resolved ones too"
+REFRESH_S = 5.0  # the campaign panel's refresh interval while it is on screen
+# the timer's tick runs only this in the page: it presses the panel's refresh button when the
+# Label tab is shown and the browser tab is in front, so an idle or hidden page costs nothing
+REFRESH_JS = """
+() => {
+  const tab = document.getElementById('vs-label-panel');
+  const btn = document.getElementById('vs-camp-refresh');
+  if (document.hidden || !tab || tab.offsetParent === null || !btn || btn.offsetParent === null) return;
+  btn.click();
+}
+"""
 
 
 def _esc(x: Any) -> str:
@@ -58,15 +79,17 @@ def reader(ctx: AppContext, who: Who | None) -> MayRead:
     return lambda run_id: run_id in owners and ctx.access.may_read(who, owners[run_id])
 
 
-def queue_next(ctx: AppContext, name: str, annotator: str, may_read: MayRead | None = None) -> Item | str:
-    """The annotator's next item (of a run they may read), or why there is none (one line)."""
+def queue_next(ctx: AppContext, name: str, annotator: str, may_read: MayRead | None = None,
+               skip: Collection[Item] = ()) -> Item | str:
+    """The annotator's next item (of a run they may read; the skipped ones last), or why there is
+    none (one line)."""
     if not name:
         return "Pick a campaign first."
     if not annotator:
         return "Type your annotator name first (labels are stored under it)."
     try:
         camp = get_campaign(ctx.store, name)
-        item = next_item(ctx.store, camp, annotator, may_read)
+        item = next_item(ctx.store, camp, annotator, may_read, skip)
     except CampaignError as exc:
         return str(exc)
     if item is None:
@@ -93,60 +116,119 @@ def _item_cell(texts: dict[Side, list[dict[str, Any]]], item: Item) -> str:
     return f"{_esc(t.get('head', ''))} | {_esc(t.get('relation', ''))} | {_esc(t.get('tail', ''))}"
 
 
-def who_html(ctx: AppContext, name: str, may_read: MayRead | None = None) -> str:
-    """Who labelled what: one row per labelled item (of the runs ``may_read`` accepts)."""
+def _label_times(ctx: AppContext, run_ids: list[str]) -> dict[Item, tuple[Any, int]]:
+    """When each item of these runs was last labelled (by anyone): the time and the row id (which
+    orders labels given within the same clock tick)."""
+    out: dict[Item, tuple[Any, int]] = {}
+    for rid in run_ids:
+        rows: list[tuple[Item, Any, int]] = [(Item(rid, "coverage", r.gt_index), r.created_at, r.id or 0) for r in ctx.store.labels(run_id=rid)]
+        rows += [(Item(rid, "validity", r.pred_index), r.created_at, r.id or 0) for r in ctx.store.pred_labels(run_id=rid)]
+        for it, at, row_id in rows:
+            if it not in out or (at, row_id) > out[it]:
+                out[it] = (at, row_id)
+    return out
+
+
+def who_html(ctx: AppContext, name: str, may_read: MayRead | None = None, *, rows: int = WHO_ROWS) -> str:
+    """Who labelled what: one row per labelled item (of the runs ``may_read`` accepts), the
+    ``rows`` most recently labelled ones, newest first, under a count of them all."""
     if not name:
         return ""
     try:
         camp = get_campaign(ctx.store, name)
     except CampaignError:
         return ""
-    rows: list[str] = []
+    entries = [e for e in who_labelled(ctx.store, camp) if may_read is None or may_read(e.item.run_id)]
+    if not entries:
+        return "<div class='vs-muted' id='vs-camp-who-count'>Nobody has labelled an item of this campaign yet.</div>"
+    when = _label_times(ctx, sorted({e.item.run_id for e in entries}))
+    entries.sort(key=lambda e: (e.item in when, when[e.item] if e.item in when else (0, 0)), reverse=True)  # newest first
+    shown = entries[:max(1, rows)]
     texts: dict[str, dict[Side, list[dict[str, Any]]]] = {}
-    for e in who_labelled(ctx.store, camp):
+    out: list[str] = []
+    for e in shown:
         it = e.item
-        if may_read is not None and not may_read(it.run_id):
-            continue
         if it.run_id not in texts:
             texts[it.run_id] = item_texts(ctx.store, it.run_id)
         yes, no = SIDE_WORDS[it.side]
         said = ", ".join(f"{_esc(who)}: {yes if v else no}" for who, v in sorted(e.labels.items()))
         final = "—" if e.final is None else (yes if e.final else no)
-        rows.append(f"<tr><td>{_esc(it.run_id)}</td><td>{it.side}</td><td class='vs-num'>{it.index + 1}</td>"
-                    f"<td>{_item_cell(texts[it.run_id], it)}</td><td>{said}</td><td>{final}</td></tr>")
-    if not rows:
-        return "<div class='vs-muted'>Nobody has labelled an item of this campaign yet.</div>"
+        out.append(f"<tr><td>{_esc(it.run_id)}</td><td>{it.side}</td><td class='vs-num'>{it.index + 1}</td>"
+                   f"<td>{_item_cell(texts[it.run_id], it)}</td><td>{said}</td><td>{final}</td></tr>")
+    count = (f"{len(entries)} labelled item(s); the {len(shown)} most recent shown, newest first."
+             if len(entries) > len(shown) else f"{len(entries)} labelled item(s), newest first.")
     head = "<tr><th>run</th><th>side</th><th>#</th><th>triple</th><th>labels</th><th>final</th></tr>"
-    return f"<div class='vs-card'><table>{head}{''.join(rows)}</table></div>"
+    return (f"<div class='vs-muted' id='vs-camp-who-count'>{count}</div>"
+            f"<div class='vs-card'><table>{head}{''.join(out)}</table></div>")
 
 
-def dispute_choices(ctx: AppContext, name: str, may_read: MayRead | None = None) -> list[tuple[str, str]]:
+def _disputes(ctx: AppContext, name: str, may_read: MayRead | None) -> list[ItemLabels]:
     if not name:
         return []
     try:
         camp = get_campaign(ctx.store, name)
     except CampaignError:
         return []
-    out = []
-    for e in disagreements(ctx.store, camp):
-        if may_read is not None and not may_read(e.item.run_id):
-            continue
-        yes, no = SIDE_WORDS[e.item.side]
-        said = ", ".join(f"{who}={yes if v else no}" for who, v in sorted(e.labels.items()))
-        state = f" · resolved by {e.adjudication.adjudicator}: {yes if e.adjudication.label else no}" if e.adjudication else ""
-        if e.adjudication and e.replaced:
-            state += f" · {replaced_note(e)}"  # plain text: ``disputes_html`` escapes it
-        out.append((f"{e.item.run_id} · {e.item.side} #{e.item.index + 1} · {said}{state}", e.item.key()))
-    return out
+    return [e for e in disagreements(ctx.store, camp) if may_read is None or may_read(e.item.run_id)]
 
 
-def disputes_html(ctx: AppContext, name: str, may_read: MayRead | None = None) -> str:
-    choices = dispute_choices(ctx, name, may_read)
+def _dispute_label(e: ItemLabels) -> str:
+    yes, no = SIDE_WORDS[e.item.side]
+    said = ", ".join(f"{who}={yes if v else no}" for who, v in sorted(e.labels.items()))
+    state = f" · resolved by {e.adjudication.adjudicator}: {yes if e.adjudication.label else no}" if e.adjudication else ""
+    if e.adjudication and e.replaced:
+        state += f" · {replaced_note(e)}"  # plain text: ``disputes_html`` escapes it
+    return f"{e.item.run_id} · {e.item.side} #{e.item.index + 1} · {said}{state}"
+
+
+def dispute_choices(ctx: AppContext, name: str, may_read: MayRead | None = None, *,
+                    pending_only: bool = False) -> list[tuple[str, str]]:
+    """The disagreements (only those nobody resolved yet with ``pending_only``) as dropdown choices."""
+    return [(_dispute_label(e), e.item.key()) for e in _disputes(ctx, name, may_read)
+            if not (pending_only and e.adjudication is not None)]
+
+
+def disputes_html(ctx: AppContext, name: str, may_read: MayRead | None = None, *, pending_only: bool = False) -> str:
+    """The disagreement list; with ``pending_only`` the resolved ones are not listed but counted,
+    with the most recently resolved one named (the feedback after a resolution)."""
     if not name:
         return ""
-    if not choices:
+    every = _disputes(ctx, name, may_read)
+    if not every:
         return "<div class='vs-muted'>No disagreements in this campaign.</div>"
-    return "<div class='vs-card'><ul>" + "".join(f"<li>{_esc(label)}</li>" for label, _ in choices) + "</ul></div>"
+    listed = [e for e in every if not (pending_only and e.adjudication is not None)]
+    parts = []
+    if listed:
+        parts.append("<div class='vs-card'><ul>" + "".join(f"<li>{_esc(_dispute_label(e))}</li>" for e in listed) + "</ul></div>")
+    else:
+        parts.append("<div class='vs-muted'>No disagreement is waiting for a resolution.</div>")
+    hidden = [e for e in every if e not in listed]
+    if hidden:
+        last = max(hidden, key=lambda e: e.adjudication.created_at if e.adjudication else 0)
+        parts.append(f"<div class='vs-muted' id='vs-camp-resolved-count'>{len(hidden)} resolved, not listed (tick "
+                     f"\"{SHOW_RESOLVED}\"); the latest: {_esc(_dispute_label(last))}.</div>")
+    return "".join(parts)
+
+
+def resolution_of(ctx: AppContext, key: Any) -> AdjudicationRow | None:
+    """The stored resolution of the item behind a dispute key, if any."""
+    if not key or not isinstance(key, str):
+        return None
+    try:
+        item = parse_key(key)
+    except ValueError:
+        return None
+    return next((a for a in ctx.store.adjudications([item.run_id]) if a.side == item.side and a.item_index == item.index), None)
+
+
+def replace_warning(ctx: AppContext, key: Any) -> str | None:
+    """What the status says before an existing resolution is replaced (None: nothing to replace)."""
+    row = resolution_of(ctx, key)
+    if row is None:
+        return None
+    yes, no = SIDE_WORDS["validity" if row.side == "validity" else "coverage"]
+    return (f"⚠ This replaces {_esc(row.adjudicator)}'s resolution ({yes if row.label else no}). "
+            "Press the same button again to confirm.")
 
 
 def parse_key(key: str) -> Item:
@@ -177,36 +259,73 @@ def resolve(ctx: AppContext, name: str, key: Any, adjudicator: str, label: bool,
 class CampaignPanel:
     pick: gr.Dropdown
     next_btn: gr.Button
+    leave_btn: gr.Button
+    refresh_btn: gr.Button
+    tools: gr.Row  # the two buttons above, shown in campaign mode
+    tail: gr.Column  # who labelled what and the adjudication, shown in campaign mode
+    timer: gr.Timer
     progress: gr.Markdown
     who: gr.HTML
+    show_all: gr.Checkbox
     disputes: gr.HTML
     dispute: gr.Dropdown
+    shown: gr.State  # the disagreement choices the dropdown holds (a refresh leaves it alone when unchanged)
+    confirm: gr.State  # the dispute key and label a replacing resolution waits to be confirmed for
     comment: gr.Textbox
     resolve_yes: gr.Button
     resolve_no: gr.Button
     status: gr.Markdown
 
-    def refreshed(self, ctx: AppContext, name: str, annotator: str, who: Who | None = None) -> dict[Any, Any]:
+    def outputs(self) -> list[Any]:
+        """What ``refreshed`` fills."""
+        return [self.progress, self.who, self.disputes, self.dispute, self.shown]
+
+    def labelled(self, ctx: AppContext, name: str, annotator: str, who: Who | None = None) -> dict[Any, Any]:
+        """After a label: the progress line and the who-labelled-what table (the disagreements
+        follow on the next refresh, so a pick in that list is not lost)."""
+        return {self.progress: progress_md(ctx, name, annotator), self.who: who_html(ctx, name, reader(ctx, who))}
+
+    def refreshed(self, ctx: AppContext, name: str, annotator: str, who: Who | None = None, *, show_all: bool = False,
+                  picked: Any = None, shown: Any = None) -> dict[Any, Any]:
         """The panel's views of this campaign, fresh from the database; the who-labelled-what
-        table and the disagreements show only the runs ``who`` may read."""
+        table and the disagreements show only the runs ``who`` may read. The disagreement picked
+        stays picked while it is still listed; the dropdown is not redrawn when its choices are
+        those it holds (``shown``), so a refresh does not close it under the mouse."""
         may_read = reader(ctx, who)
+        choices = dispute_choices(ctx, name, may_read, pending_only=not show_all)
+        keys = [key for _, key in choices]
+        same = isinstance(shown, list) and [list(c) for c in choices] == [list(c) for c in shown]
+        drop: Any = gr.skip() if same and (picked in keys or picked is None) else \
+            gr.Dropdown(choices=choices, value=picked if picked in keys else None)
         return {
             self.progress: progress_md(ctx, name, annotator), self.who: who_html(ctx, name, may_read),
-            self.disputes: disputes_html(ctx, name, may_read), self.dispute: gr.Dropdown(choices=dispute_choices(ctx, name, may_read), value=None),
+            self.disputes: disputes_html(ctx, name, may_read, pending_only=not show_all),
+            self.dispute: drop, self.shown: [list(c) for c in choices],
         }
 
 
-def build_panel() -> CampaignPanel:
-    """The components (the Label tab wires them: they share its view and its annotator)."""
-    with gr.Accordion("Campaign", open=True, elem_id="vs-camp-box"):
-        with gr.Row():
+def build_panel(card: Callable[[], Any]) -> tuple[CampaignPanel, Any]:
+    """The components (the Label tab wires them: they share its view and its annotator) around
+    the tab's card, which ``card`` builds: above it only the campaign picker and its progress line
+    (so the card stays where it is as labels come in), below it who labelled what and the
+    adjudication. Returns the panel and what ``card`` returned."""
+    with gr.Column(elem_id="vs-camp-box"):
+        with gr.Row(equal_height=False):
             pick = gr.Dropdown([], label="Campaign", scale=3, elem_id="vs-camp-pick")
-            next_btn = gr.Button("Next item from my queue", variant="primary", scale=1, elem_id="vs-camp-next")
+            with gr.Column(scale=1, min_width=200):
+                next_btn = gr.Button("Next item from my queue", variant="primary", elem_id="vs-camp-next")
+                with gr.Row(visible=False) as tools:  # shown while a campaign is picked
+                    leave_btn = gr.Button("Label one run instead", size="sm", elem_id="vs-camp-leave")
+                    refresh_btn = gr.Button("Refresh", size="sm", elem_id="vs-camp-refresh")
         progress_box = gr.Markdown(elem_id="vs-camp-progress")
-        with gr.Accordion("Who labelled what", open=True):
+    timer = gr.Timer(REFRESH_S, active=False)
+    inner = card()
+    with gr.Column(visible=False, elem_id="vs-camp-tail") as tail:  # shown while a campaign is picked
+        with gr.Accordion("Who labelled what", open=True, elem_id="vs-camp-who-box"):
             who = gr.HTML(elem_id="vs-camp-who")
         with gr.Group(elem_id="vs-camp-adjudicate"):
             gr.Markdown("**Adjudication** — items the annotators disagree on; resolved by someone who did not label them.")
+            show_all = gr.Checkbox(False, label=SHOW_RESOLVED, elem_id="vs-camp-show-all")
             disputes = gr.HTML(elem_id="vs-camp-disputes")
             with gr.Row():
                 dispute = gr.Dropdown([], label="Disagreement", scale=3, elem_id="vs-camp-dispute")
@@ -215,4 +334,6 @@ def build_panel() -> CampaignPanel:
                 resolve_yes = gr.Button("Resolve: covered / valid", elem_id="vs-camp-resolve-yes", size="sm")
                 resolve_no = gr.Button("Resolve: not covered / invalid", elem_id="vs-camp-resolve-no", size="sm")
             status = gr.Markdown(elem_id="vs-camp-status")
-    return CampaignPanel(pick, next_btn, progress_box, who, disputes, dispute, comment, resolve_yes, resolve_no, status)
+    panel = CampaignPanel(pick, next_btn, leave_btn, refresh_btn, tools, tail, timer, progress_box, who, show_all, disputes,
+                          dispute, gr.State([]), gr.State(None), comment, resolve_yes, resolve_no, status)
+    return panel, inner

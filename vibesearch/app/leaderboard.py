@@ -5,6 +5,10 @@
 * interaction (its table 4): #Asst, #User, their ratio, tool calls, compactions, tokens, cost;
 * plots: F1 by configuration and subset; precision against recall (one point per run).
 
+Each score row has the 95% bootstrap intervals of Avg@N and Best@N F1 (tasks resampled) and the
+F1 spread across samples; filters above the tables (task subset, language, agent, model, profile)
+narrow every table and plot to the runs that match (``scoring.aggregate.where_filter``).
+
 All numbers come from ``vibesearch.scoring`` (``collect_runs``, ``score_table``,
 ``interaction_table``, ``f1_by_compactions``, ``termination_types``); nothing is computed here.
 """
@@ -24,8 +28,9 @@ from ._access import Who
 from .context import AppContext
 from .panels import judge_text
 
-SCORE_HEADERS = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Best P", "Best R", "Best F1",
-                 "Avg node F1", "Best node F1", "left out", "vs the next configuration"]
+SCORE_HEADERS = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Avg F1 95% CI",
+                 "Best P", "Best R", "Best F1", "Best F1 95% CI", "F1 SD", "Avg node F1", "Best node F1", "left out",
+                 "vs the next configuration"]
 INTERACTION_HEADERS = ["configuration", "profile", "runs", "#Asst", "#User", "#Asst/#User", "tool calls", "tools / user turn",
                        "compactions", "input tokens", "output tokens", "cost (USD)"]
 ERROR_HEADERS = ["compactions", "runs", "mean F1", "mean recall"]
@@ -33,7 +38,11 @@ TABLE_HEADERS = ["configuration", "tasks", "runs", "SR Avg@N", "SR Pass@N", "Row
 AUTO = "(judge with most scores)"
 Keep = Callable[[Run], bool]
 # column widths wide enough for each header's longest word (headers wrap only between words)
-SCORE_WIDTHS: list[str | int] = ["15%", "8%", "7%", "4%", "4%", "3%", "4%", "4%", "5%", "4%", "4%", "5%", "5%", "5%", "4%", "19%"]
+SCORE_WIDTHS: list[str | int] = ["12%", "7%", "6%", "4%", "4%", "3%", "4%", "4%", "4%", "7%", "4%", "4%", "4%", "7%", "4%", "4%", "4%",
+                                 "4%", "10%"]
+# the filters above the tables: (label, key of ``scoring.aggregate.WHERE_KEYS``)
+FILTERS = [("Task subset", "subset"), ("Language", "language"), ("Agent", "agent"), ("Model", "model"), ("Profile", "profile")]
+ALL = "(all)"
 INTERACTION_WIDTHS: list[str | int] = ["19%", "10%", "5%", "6%", "6%", "9%", "6%", "7%", "10%", "7%", "7%", "8%"]
 
 
@@ -47,32 +56,54 @@ def _n(x: Any, digits: int = 1) -> str:
     return f"{x:,.{digits}f}" if isinstance(x, float) else f"{x:,}"
 
 
+def _tokens(row: dict, key: str) -> str:
+    """Mean tokens of an interaction row: "n/a" (offline baseline) or "unknown" (usage not kept) instead of 0."""
+    state = row.get("tokens", "recorded")
+    return state if state != "recorded" else _n(row[key], 0)
+
+
+def _ci(interval: list[float] | None) -> str:
+    return "—" if not interval else f"{100 * interval[0]:.2f}–{100 * interval[1]:.2f}"
+
+
+def chosen_filters(values: Any) -> dict[str, list[str]]:
+    """The filter dropdowns' values (in ``FILTERS`` order) as a ``where``: "(all)" or empty is no filter."""
+    return {key: [v] for (_, key), v in zip(FILTERS, values) if v not in (None, "", ALL)}
+
+
 def judges(ctx: AppContext) -> list[str]:
     return [AUTO, *sorted({s.judge for s in ctx.store.scores()})]
 
 
-def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None):
-    """The tab's figures over the runs ``keep`` accepts (every run without it)."""
+def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: dict[str, list[str]] | None = None,
+           choices: dict[str, list[str]] | None = None):
+    """The tab's figures over the runs ``keep`` accepts (every run without it) and the filters
+    ``where`` (``scoring.aggregate.where_filter``) let through. ``choices``: filled with the
+    values each filter can take among the readable runs."""
     from ..scoring import collect_runs, interaction_table, score_table
-    from ..scoring.aggregate import left_out_runs
+    from ..scoring.aggregate import filter_values, left_out_runs, where_filter
     from ..scoring.errors import f1_by_compactions, termination_types
     from ..scoring.noise_rank import rank_marks
 
     records, used = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge, keep=keep)
+    if choices is not None:
+        choices.update(filter_values(records))
+    records = [r for r in records if where_filter(where)(r)]
     samples = [r for r in records if not r.left_out]
     scores = score_table(records)
     marks = rank_marks(records)
     score_rows = [
         [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
-         _pct(r["avg_precision"]), _pct(r["avg_recall"]), _pct(r["avg_f1"]), _pct(r["best_precision"]), _pct(r["best_recall"]), _pct(r["best_f1"]),
+         _pct(r["avg_precision"]), _pct(r["avg_recall"]), _pct(r["avg_f1"]), _ci(r.get("avg_f1_ci")),
+         _pct(r["best_precision"]), _pct(r["best_recall"]), _pct(r["best_f1"]), _ci(r.get("best_f1_ci")), _pct(r.get("sd_f1")),
          _pct(r["avg_node_f1"]), _pct(r["best_node_f1"]), r["left_out"],
          marks.get((r["config"], r["profile"]), "") if r["group"] == "all" else ""]
         for r in without_repeats(scores)
     ]
     inter_rows = [
         [r["config"], r["profile"], r["n_runs"], _n(r["asst"]), _n(r["user"]), _n(r["asst_per_user"], 2), _n(r["tool_calls"]),
-         _n(r["tool_calls_per_user_turn"], 2), _n(r["compactions"], 2), _n(r["input_tokens"], 0), _n(r["output_tokens"], 0),
-         "unknown" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}"]
+         _n(r["tool_calls_per_user_turn"], 2), _n(r["compactions"], 2), _tokens(r, "input_tokens"), _tokens(r, "output_tokens"),
+         "n/a" if r.get("cost_state") == "n/a" else "unknown" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}"]
         for r in interaction_table(records)
     ]
     err_rows = [[r["bin"], r["n_runs"], _pct(r["mean_f1"]), _pct(r["mean_recall"])] for r in f1_by_compactions(samples)]
@@ -82,6 +113,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None):
     profiles = sorted({r.profile for r in records if r.scored})
     summary = (
         ("Your runs only (runs are private on this server) · " if keep is not None else "")
+        + ("filtered: " + ", ".join(f"{k} {' or '.join(v)}" for k, v in where.items()) + " · " if where else "")
         + f"{len({r.run_id for r in records})} finished or scored persona runs · {n_scored} scores by the **{judge_text(used)}** · "
         + (f"profiles: {', '.join(profiles)} · " if profiles else "")
         + (f"left out (cancelled by a person, not samples): {len(left_out)} · " if left_out else "")
@@ -193,6 +225,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
     with gr.Row():
         judge = gr.Dropdown(judges(ctx), value=AUTO, label="Scores of the judge", scale=3)
         refresh = gr.Button("Refresh", variant="primary", scale=1, elem_id="vs-lb-refresh")
+    with gr.Row():
+        filters = [gr.Dropdown([ALL], value=ALL, label=label, elem_id=f"vs-lb-filter-{key}", scale=1) for label, key in FILTERS]
     summary = gr.Markdown(elem_id="vs-lb-summary")
     score_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, wrap=True, column_widths=SCORE_WIDTHS,
                             label="Scores — Avg@N and Best@N of P / R / F1 (%) per configuration (paper table 3)", elem_id="vs-lb-scores")
@@ -206,12 +240,24 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
     with gr.Accordion("Error analysis: F1 by number of compactions", open=False):
         err_df = gr.Dataframe(headers=ERROR_HEADERS, value=[], interactive=False)
 
-    def on_refresh(tok: str | None, j: str, request: gr.Request):
+    def on_refresh(tok: str | None, j: str, subset: str = ALL, language: str = ALL, agent: str = ALL, model: str = ALL,
+                   profile: str = ALL, request: gr.Request = None):  # type: ignore[assignment]
+        """The tab's figures; without the filter values (the Refresh button's first step) every readable run."""
         keep = reader(ctx, ctx.who(request, tok))
-        s, sr, ir, er, f1, pr = tables(ctx, j, keep)
-        return gr.Dropdown(choices=judges(ctx)), s, sr, ir, er, f1, pr, table_rows(ctx, keep)
+        picked = [subset, language, agent, model, profile]
+        offered: dict[str, list[str]] = {}
+        s, sr, ir, er, f1, pr = tables(ctx, j, keep, chosen_filters(picked), offered)
+        menus = [gr.Dropdown(choices=[ALL, *offered.get(key, [])], value=v if v in offered.get(key, []) else ALL)
+                 for (_, key), v in zip(FILTERS, picked)]
+        return gr.Dropdown(choices=judges(ctx)), s, sr, ir, er, f1, pr, table_rows(ctx, keep), *menus
 
-    outs = [judge, summary, score_df, inter_df, err_df, f1_plot, pr_plot, table_df]
-    refresh.click(on_refresh, [owner, judge], outs, api_visibility="private")
-    judge.input(on_refresh, [owner, judge], outs, api_visibility="private")
-    return {"refresh": refresh, "on_refresh": on_refresh, "inputs": [owner, judge], "outputs": outs, "judge": judge}
+    outs = [judge, summary, score_df, inter_df, err_df, f1_plot, pr_plot, table_df, *filters]
+    inputs = [owner, judge, *filters]
+    # Refresh reads the judge first, then the filters (a step of its own, so the first keeps its two inputs)
+    def on_refresh_all(tok: str | None, j: str, request: gr.Request):
+        return on_refresh(tok, j, request=request)[:8]
+
+    refresh.click(on_refresh_all, [owner, judge], outs[:8], api_visibility="private").then(on_refresh, inputs, outs, api_visibility="private")
+    for c in (judge, *filters):
+        c.input(on_refresh, inputs, outs, api_visibility="private")
+    return {"refresh": refresh, "on_refresh": on_refresh, "inputs": inputs, "outputs": outs, "judge": judge, "filters": filters}

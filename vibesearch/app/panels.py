@@ -33,10 +33,13 @@ def _num(x: Any, digits: int = 0) -> str:
 def stats_html(stats: Any, *, elapsed_s: float | None = None, live: bool = False, no_model: bool = False) -> str:
     """The run's counters (a ``vibesearch.scoring.RunStats``) as a compact card. ``no_model``: the
     agent calls no model (the offline baseline); without any model call in the run (no simulator
-    either) tokens and cost read "n/a", not a measured zero."""
+    either) tokens and cost read "n/a", not a measured zero. A run that kept no usage at all and
+    whose cost is unknown (an imported trajectory) reads "unknown" for its tokens, not 0."""
     if stats is None:
         return "<div class='vs-card vs-muted'>No statistics yet.</div>"
     no_calls = no_model and not stats.input_tokens and not stats.output_tokens and not stats.cost_usd
+    # no usage kept at all and an unknown cost: a run made elsewhere (imported), its tokens were never recorded
+    unrecorded = not no_calls and not stats.tokens_by_purpose and stats.cost_usd is None and not stats.cost_unknown_calls
     ratio = stats.asst_per_user
     tools = stats.tool_calls_by_tool or {}
     tool_text = ", ".join(f"{_esc(k)} {v}" for k, v in sorted(tools.items())) or "none"
@@ -46,7 +49,8 @@ def stats_html(stats: Any, *, elapsed_s: float | None = None, live: bool = False
         ("User turns (#User)", _num(stats.n_user)),
         ("#Asst / #User", "—" if ratio is None else f"{ratio:.2f}"),
         ("Tool calls", f"{_num(stats.tool_calls)} ({tool_text})"),
-        ("Tokens in / out", "n/a (no model calls)" if no_calls else f"{_num(stats.input_tokens)} / {_num(stats.output_tokens)}"),
+        ("Tokens in / out", "n/a (no model calls)" if no_calls else "unknown (usage not recorded)" if unrecorded
+         else f"{_num(stats.input_tokens)} / {_num(stats.output_tokens)}"),
         ("Cost", "n/a" if no_calls else _esc(stats.cost_text)),
         ("Compactions", _num(stats.compactions)),
         ("Stages reached", f"{_num(stats.stages_reached)} / {_num(stats.stages_total)}"),

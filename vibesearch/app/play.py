@@ -41,7 +41,7 @@ from .panels import (
     verdict_map,
     verdict_rows,
 )
-from .render import chat_messages, human_card_html, next_line, persona_html, stage_pointer, stepper_html
+from .render import chat_messages, human_card_html, next_line, persona_html, plain_md, stage_pointer, stepper_html
 from . import replay as replay_ui
 
 # the user kinds the form offers (the scripted ones, direct and staged, are for the API and tests)
@@ -71,6 +71,12 @@ _DECISION_LABELS: dict[Decision, str] = {
 }
 DECISION_CHOICES = [(_DECISION_LABELS[d], d) for d in DECISIONS]
 TICK_S = 0.6
+# the chat's toolbar: a copy button on each message only. Gradio's share button posts to a
+# Hugging Face discussion (nothing to share to here) and its clear button, which has no flag,
+# wipes the view with no undo: PLAY_CSS hides it (``_play_assets``).
+CHAT_BUTTONS: list = ["copy"]
+SEND_HINT = "Shift+Enter sends, Enter starts a new line."
+CANCELLED_NOTE = "not scored, and left out of every score"  # what a cancelled run comes to
 DEFAULT_PACE_S = 1.0  # the offline run takes well under a second; slow it down enough to watch
 
 
@@ -82,6 +88,9 @@ class PlayHandles:
     outputs: list
     reattach: Any
     replay: Any = None  # replay.ReplayHandles: the replay controls in this tab
+    task: Any = None  # the form's task, user and agent (Runs' "Continue in Play" sets them)
+    user: Any = None
+    agent: Any = None
 
 
 def _catalog(ctx: AppContext, mine: TaskCatalog | None) -> TaskCatalog:
@@ -96,47 +105,60 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
 
     with gr.Row(equal_height=False):
         with gr.Column(scale=1, min_width=290):
-            task = gr.Dropdown(ctx.catalog.choices(), value=default_task, label="Task", elem_id="vs-task")
-            with gr.Accordion("Load tasks from a folder", open=False):
-                folder = gr.Textbox(label="Folder or file on the server", placeholder="/path/to/personas")
-                load_btn = gr.Button("Load", size="sm")
-                uploads = gr.File(label="…or upload task files (JSON / YAML, with their gold CSVs)", file_count="multiple",
-                                  file_types=sorted(UPLOAD_SUFFIXES), type="filepath", elem_id="vs-upload")
-                upload_btn = gr.Button("Load uploaded files", size="sm")
-                load_msg = gr.Markdown()
-            user = gr.Radio(USER_CHOICES, value=s.user if s.user in dict(USER_CHOICES).values() else "rules", label="User", elem_id="vs-user")
-            agent = gr.Radio(AGENT_CHOICES, value=s.agent, label="Agent", elem_id="vs-agent")
-            with gr.Accordion("Models and options", open=False):
-                agent_model = gr.Textbox(value=s.agent_model or "", label="Agent model (litellm string)", placeholder="openai/gpt-4o-mini", elem_id="vs-agent-model")
-                sim_model = gr.Textbox(value=s.simulator_model or "", label="Simulator model", placeholder="for the LLM / paper simulator and the shadow", elem_id="vs-sim-model")
-                backend = gr.Dropdown(BACKENDS, value=s.search_backend, label="Search backend")
-                judge = gr.Textbox(value=s.judge_model or "", label="Judge model (empty: offline judge)", elem_id="vs-judge")
-                shadow = gr.Checkbox(False, label="Shadow simulator beside me (me mode)", elem_id="vs-shadow")
-                endpoint_url = gr.Textbox(value=s.endpoint_url or "", label="Endpoint URL (endpoint agent)")
-                endpoint_model = gr.Textbox(value=s.endpoint_model, label="Endpoint model name")
-                endpoint_key = gr.Textbox(value="", type="password", label="Endpoint key (kept in memory only)")
-                max_turns = gr.Number(value=s.max_user_turns or 0, precision=0, minimum=0, maximum=MAX_TURNS,
-                                      label="Max user turns (0: the profile's own, 30 ours, 50 official)")
-                pace = gr.Number(value=DEFAULT_PACE_S, minimum=0, maximum=30, label="Watch pace: seconds before each simulated user turn (0 = full speed)")
-                protocol = gr.Dropdown(
-                    PROTOCOL_CHOICES, value="vibesearch", label="Protocol profile", elem_id="opt-protocol",
-                    info="official: the paper's harness rule by rule, with the server's configured prompts (docs/protocol.md)",
-                )
+            form_show = gr.Button("Show the run form", size="sm", visible=False, elem_id="vs-form-show")
+            with gr.Column(elem_id="vs-play-form") as form:  # folded while a replay plays (Start still reads it)
+                task = gr.Dropdown(ctx.catalog.choices(), value=default_task, label="Task", elem_id="vs-task")
+                with gr.Accordion("Load tasks from a folder", open=False):
+                    folder = gr.Textbox(label="Folder or file on the server", placeholder="/path/to/personas")
+                    load_btn = gr.Button("Load", size="sm")
+                    uploads = gr.File(label="…or upload task files (JSON / YAML, with their gold CSVs)", file_count="multiple",
+                                      file_types=sorted(UPLOAD_SUFFIXES), type="filepath", elem_id="vs-upload")
+                    upload_btn = gr.Button("Load uploaded files", size="sm")
+                    load_msg = gr.Markdown()
+                user = gr.Radio(USER_CHOICES, value=s.user if s.user in dict(USER_CHOICES).values() else "rules", label="User", elem_id="vs-user")
+                agent = gr.Radio(AGENT_CHOICES, value=s.agent, label="Agent", elem_id="vs-agent")
+                with gr.Accordion("Models and options", open=False):
+                    agent_model = gr.Textbox(value=s.agent_model or "", label="Agent model (litellm string)", placeholder="openai/gpt-4o-mini", elem_id="vs-agent-model")
+                    sim_model = gr.Textbox(value=s.simulator_model or "", label="Simulator model", placeholder="for the LLM / paper simulator and the shadow", elem_id="vs-sim-model")
+                    backend = gr.Dropdown(BACKENDS, value=s.search_backend, label="Search backend")
+                    judge = gr.Textbox(value=s.judge_model or "", label="Judge model (empty: offline judge)", elem_id="vs-judge")
+                    shadow = gr.Checkbox(False, label="Shadow simulator beside me (me mode)", elem_id="vs-shadow")
+                    endpoint_url = gr.Textbox(value=s.endpoint_url or "", label="Endpoint URL (endpoint agent)")
+                    endpoint_model = gr.Textbox(value=s.endpoint_model, label="Endpoint model name")
+                    endpoint_key = gr.Textbox(value="", type="password", label="Endpoint key (kept in memory only)")
+                    max_turns = gr.Number(value=s.max_user_turns or 0, precision=0, minimum=0, maximum=MAX_TURNS,
+                                          label="Max user turns (0: the profile's own, 30 ours, 50 official)")
+                    pace = gr.Number(value=DEFAULT_PACE_S, minimum=0, maximum=30, label="Watch pace: seconds before each simulated user turn (0 = full speed)")
+                    protocol = gr.Dropdown(
+                        PROTOCOL_CHOICES, value="vibesearch", label="Protocol profile", elem_id="opt-protocol",
+                        info="official: the paper's harness rule by rule, with the server's configured prompts (docs/protocol.md)",
+                    )
             with gr.Row():
                 start = gr.Button("Start", variant="primary", elem_id="vs-start")
                 stop = gr.Button("Stop", variant="stop", elem_id="vs-stop")
+            with gr.Column(visible=False, elem_id="vs-stop-confirm", variant="panel") as stop_box:  # a person's run: Stop asks first
+                gr.Markdown("Stop for good? The run is **cancelled**: it is never scored and is left out of every score.",
+                            elem_id="vs-stop-question")
+                with gr.Row():
+                    stop_yes = gr.Button("Yes, cancel the run", variant="stop", size="sm", elem_id="vs-stop-yes")
+                    stop_no = gr.Button("Keep playing", size="sm", elem_id="vs-stop-no")
             status = gr.Markdown("Choose a task and press **Start**.", elem_id="vs-play-status")
-            replay_controls = replay_ui.controls()
         with gr.Column(scale=3, min_width=420):
             persona = gr.HTML(persona_html(ctx.catalog.get(default_task)) if default_task else "", elem_id="vs-persona")
-            chat = gr.Chatbot(label="Conversation", height=600, elem_id="vs-play-chat", feedback_options=None, show_label=False, layout="bubble")
+            chat = gr.Chatbot(label="Conversation", height=600, elem_id="vs-play-chat", feedback_options=None, show_label=False,
+                              layout="bubble", buttons=CHAT_BUTTONS)
+        with gr.Column(scale=1, min_width=280):
+            # a person's turn: the decision, the message and Send sit beside the chat, at the top of
+            # this column (in the first screen of a laptop), the stage card with its help under them
             with gr.Group(visible=False, elem_id="vs-human-box") as human_box:
-                human_card = gr.HTML(elem_id="vs-human-card")
-                decision = gr.Radio(DECISION_CHOICES, value="push", label="What do you do this turn?", elem_id="vs-decision")
-                message = gr.Textbox(label="Your message (as the persona)", lines=3, elem_id="vs-human-msg",
-                                     placeholder="Choose 'disclose' to prefill the stage line; left empty, the message the card shows for your choice is sent.")
+                human_turn = gr.HTML(elem_id="vs-human-turn")
+                decision = gr.Radio(DECISION_CHOICES, value=None, label="What do you do this turn?", elem_id="vs-decision",
+                                    info="Nothing is chosen for you: pick one each turn.")
+                message = gr.Textbox(label="Your message (as the persona)", lines=3, elem_id="vs-human-msg", info=SEND_HINT,
+                                     placeholder="'disclose' prefills the stage line; left empty, the message the card shows for your choice is sent.")
                 send = gr.Button("Send", variant="primary", elem_id="vs-send", interactive=False)
-        with gr.Column(scale=1, min_width=260):
+                human_card = gr.HTML(elem_id="vs-human-card")
+            replay_controls = replay_ui.controls()  # beside the chat, so a demo's controls are where its eyes are
             stepper = gr.HTML(elem_id="vs-stepper")
             counters = gr.HTML(elem_id="vs-counters")
     with gr.Column(elem_id="vs-play-result"):
@@ -145,7 +167,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
         pred_table = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], label="The agent's extracted graph", wrap=True, max_height=360, interactive=False, visible=False)
     timer = gr.Timer(TICK_S, active=False)
 
-    live_outputs = [view, chat, stepper, counters, status, human_box, human_card, send, score, table_answer, pred_table, timer, persona, start]
+    live_outputs = [view, chat, stepper, counters, status, human_box, human_card, send, score, table_answer, pred_table, timer, persona, start,
+                    human_turn, stop_box]
 
     # ------------------------------------------------------------------ handlers
     def on_task(task_id: str, mine: TaskCatalog | None):
@@ -192,9 +215,11 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             chat: [],
             stepper: stepper_html(task_obj, []),
             counters: "",
-            status: f"Run `{live.run_id}` started — {task_obj.id}, agent **{agent_kind}**, user **{user_kind}**.",
+            status: f"Run `{live.run_id}` started — {plain_md(task_obj.id)}, agent **{plain_md(agent_kind)}**, user **{plain_md(user_kind)}**.",
             human_box: gr.Group(visible=user_kind == "human"),
             human_card: "",
+            human_turn: "",
+            stop_box: gr.Column(visible=False),
             score: "",
             table_answer: "",
             pred_table: gr.Dataframe(value=[], visible=False),
@@ -207,11 +232,24 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
         return refresh(ctx, ctx.who(request, tok), v, comps)
 
     def on_stop(tok, v: RunView, request: gr.Request):
+        """Stop: a simulated run at once; a run the person plays asks first (a cancelled run is
+        never scored, and a playthrough is long to redo)."""
+        live = ctx.manager.get(v.run_id) if v.run_id else None
+        if live is not None and live.human is not None and not live.finished:
+            return gr.Column(visible=True)
+        really_stop(tok, v, request)
+        return gr.Column(visible=False)
+
+    def on_stop_yes(tok, v: RunView, request: gr.Request):
+        really_stop(tok, v, request)
+        return gr.Column(visible=False)
+
+    def really_stop(tok, v: RunView, request: gr.Request) -> None:
         # The status line is the timer's alone: a reply written here could land after the tick
         # that showed "cancelled" and hide it for good, so Stop answers with a notice.
         if not v.run_id:
             gr.Info("No run to stop.")
-            return gr.skip()
+            return
         who = ctx.who(request, tok)
         try:
             ctx.manager.stop(v.run_id, who.owner, admin=who.admin)
@@ -219,9 +257,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             raise gr.Error(str(exc)) from None
         except KeyError:
             gr.Info(f"Run {v.run_id} is not running.")
-            return gr.skip()
-        gr.Info(f"Stopping run {v.run_id}…")
-        return gr.skip()
+            return
+        gr.Info(f"Stopping run {v.run_id}: cancelled, {CANCELLED_NOTE}.")
 
     def on_decision(choice: str, v: RunView, text: str):
         if choice != "disclose" or not v.run_id:
@@ -237,12 +274,15 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
     def on_send(tok, v: RunView, choice: str, text: str, request: gr.Request):
         if not v.run_id:
             raise gr.Error("No run is going.")
+        if choice not in DECISIONS:  # a warning, not an error: an error would cover the controls until the next event
+            gr.Warning("Choose what you do this turn first (disclose, push, perfunctory, redirect or done), then Send.")
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
         who = ctx.who(request, tok)
         try:
             ctx.manager.submit(v.run_id, who.owner, text if isinstance(text, str) else "", choice, admin=who.admin)
         except (NotYourRun, ValueError, KeyError) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
-        return "", "push", gr.Button(interactive=False), human_card_html_waiting()
+        return "", gr.Radio(value=None), gr.Button(interactive=False), human_card_html_waiting(), turn_html(False)
 
     def reattach(tok, v: RunView, request: gr.Request):
         """After a page load: follow this browser's (or this login's) newest live run, if any, and show it at once."""
@@ -258,7 +298,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
         out.update({
             view: nv,
             timer: gr.Timer(active=True),
-            status: f"Reattached to your run `{live.run_id}` ({live.task.id}).",
+            status: f"Reattached to your run `{live.run_id}` ({plain_md(live.task.id)}).",
             task: gr.Dropdown(value=live.task.id) if live.task.id in ctx.catalog.tasks else gr.skip(),
             user: live.config.user.kind,
             agent: live.config.agent.kind,
@@ -267,7 +307,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
 
     comps = dict(view=view, chat=chat, stepper=stepper, counters=counters, status=status, human_box=human_box,
                  human_card=human_card, send=send, score=score, table_answer=table_answer, pred_table=pred_table,
-                 timer=timer, persona=persona, start=start)
+                 timer=timer, persona=persona, start=start, human_turn=human_turn, stop_box=stop_box, form=form, form_show=form_show)
 
     task.change(on_task, [task, my_catalog], persona, api_visibility="private")
     load_btn.click(on_load_folder, [owner, folder, my_catalog], [my_catalog, task, load_msg], api_visibility="private",
@@ -281,16 +321,28 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
         api_visibility="private",
     )
     timer.tick(on_tick, [owner, view], live_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden", trigger_mode="always_last")
-    stop.click(on_stop, [owner, view], status, api_visibility="private")
+    stop.click(on_stop, [owner, view], stop_box, api_visibility="private")
+    stop_yes.click(on_stop_yes, [owner, view], stop_box, api_visibility="private")
+    stop_no.click(lambda: gr.Column(visible=False), None, stop_box, api_visibility="private")
+    form_show.click(lambda: (gr.Column(visible=True), gr.Button(visible=False)), None, [form, form_show], api_visibility="private")
     decision.change(on_decision, [decision, view, message], message, api_visibility="private", show_progress="hidden")
-    send.click(on_send, [owner, view, decision, message], [message, decision, send, human_card], api_visibility="private")
-    message.submit(on_send, [owner, view, decision, message], [message, decision, send, human_card], api_visibility="private")
+    send.click(on_send, [owner, view, decision, message], [message, decision, send, human_card, human_turn], api_visibility="private")
+    message.submit(on_send, [owner, view, decision, message], [message, decision, send, human_card, human_turn], api_visibility="private")
     replay_h = replay_ui.wire(ctx, owner, replay_controls, comps, start)
-    return PlayHandles(view=view, timer=timer, catalog=my_catalog, outputs=[*live_outputs, task, user, agent], reattach=reattach, replay=replay_h)
+    return PlayHandles(view=view, timer=timer, catalog=my_catalog, outputs=[*live_outputs, task, user, agent], reattach=reattach, replay=replay_h,
+                       task=task, user=user, agent=agent)
 
 
 def human_card_html_waiting() -> str:
     return "<div class='vs-card vs-human'><div class='vs-muted'>Sent. The agent is working…</div></div>"
+
+
+def turn_html(yours: bool) -> str:
+    """The line above the person's controls: whose move it is (the page script scrolls the controls
+    into view when it turns to "yours")."""
+    if yours:
+        return "<div class='vs-turn vs-turn-yours' id='vs-your-turn'>● Your turn: read the agent's reply, choose, write, Send.</div>"
+    return "<div class='vs-turn vs-muted'>The agent is working… your turn comes when it replies.</div>"
 
 
 def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any = None) -> dict:
@@ -334,13 +386,19 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any
         if human is not None and task is not None:
             out[c["human_card"]] = human_card_html(task, pointer, waiting=bool(pending), user_turns=(pending or {}).get("user_turns", 0))
         out[c["send"]] = gr.Button(interactive=bool(pending))
+        if "human_turn" in c:
+            out[c["human_turn"]] = turn_html(bool(pending)) if human is not None and running else ""
     # status line
     what = "running" if running else f"{run.status} ({run.termination or '—'})"
+    if running and pending:
+        what += " · your turn: choose what you do and Send"
+    if run.status == "cancelled":
+        what += f" — {CANCELLED_NOTE}"
     failed = failure_reason(v.events) if run.status == "failed" else None
     if not running and live is not None and live.scoring:
         what += " · scoring…"
     if v.changed("status", (what, failed)):
-        out[c["status"]] = f"Run `{run.id}` · {task.id if task else run.task_id} · **{what}**" + (f" — {status_reason(failed)}" if failed else "")
+        out[c["status"]] = f"Run `{run.id}` · {plain_md(task.id if task else run.task_id)} · **{what}**" + (f" — {status_reason(failed)}" if failed else "")
     if failed and v.changed("failed", failed):  # a banner with the (scrubbed) reason, above the chat
         out[c["persona"]] = failure_html(failed) + (persona_html(task) if task is not None else "")
     # the result once the session is over
@@ -348,7 +406,10 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any
         scores = latest_scores(ctx.store, run.id)
         sig = (tuple((s.id, s.judge) for s in scores), bool(live and live.scoring), live.score_error if live else None)
         if v.changed("result", sig):
-            out[c["score"]] = score_html(run, scores, scoring=bool(live and live.scoring), error=live.score_error if live else None)
+            if run.status == "cancelled" and not scores:  # not "Not scored yet": it never will be
+                out[c["score"]] = f"<div class='vs-card vs-muted' id='vs-play-cancelled'>This run was cancelled: {CANCELLED_NOTE}.</div>"
+            else:
+                out[c["score"]] = score_html(run, scores, scoring=bool(live and live.scoring), error=live.score_error if live else None)
             if run.kind != "table" and scores:  # the missed ground truth beside the score (the latest score's verdicts)
                 out[c["score"]] += missed_html(ground_truth(run), verdict_rows(ctx.store, scores[-1]), judge=scores[-1].judge, elem_id="vs-play-missed")
             if run.kind == "table":
@@ -360,4 +421,6 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any
         out[c["start"]] = gr.Button(interactive=not busy)
     if not busy:
         out[c["timer"]] = gr.Timer(active=False)
+        if "stop_box" in c and v.changed("stop_box", busy):
+            out[c["stop_box"]] = gr.Column(visible=False)  # nothing left to confirm
     return out

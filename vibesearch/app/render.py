@@ -321,18 +321,32 @@ def human_card_html(task: Task, pointer: int, *, waiting: bool, user_turns: int 
             parts.append("<p class='vs-muted'>This stage fires only when the agent asks about it; do not hint at it.</p>")
     else:
         parts.append("<p>Every stage is disclosed. Choose <i>done</i> when the agent has addressed the last one.</p>")
-    parts.append(reply_kinds_html(task, pointer, user_turns))
+    shown = {st.line: "the Line above", st.fallback: "the Fallback above"} if nxt < len(stages) else {}
+    parts.append(reply_kinds_html(task, pointer, user_turns, shown={k: v for k, v in shown.items() if k}))
     parts.append(f"<div class='vs-muted'>User turns so far: {user_turns}</div></div>")
     return "".join(parts)
 
 
-def reply_kinds_html(task: Task, pointer: int, user_turns: int = 0) -> str:
-    """One line per reply kind: what it does, and what is sent if the message box is left empty."""
+def reply_kinds_html(task: Task, pointer: int, user_turns: int = 0, *, shown: dict[str, str] | None = None) -> str:
+    """One line per reply kind: what it does, and what is sent if the message box is left empty.
+    ``shown``: texts the card already prints (the next stage's line and fallback) → how to point at
+    them, so each is said once."""
+    seen = shown or {}
+
+    def sends(text: str) -> str:
+        if text in seen:
+            return _esc(seen[text])
+        for said, name in seen.items():  # a push built around the fallback: name it, do not print it again
+            if len(said) >= 12 and said in text:
+                before, _, after = text.partition(said)
+                return f"“{_esc(before)}<i>[{_esc(name)}]</i>{_esc(after)}”"
+        return f"“{_esc(text)}”"
+
     items = "".join(
-        f"<li><b>{_esc(h.kind)}</b> — {_esc(h.meaning)}. <span class='vs-muted'>Empty box sends:</span> “{_esc(h.empty)}”</li>"
+        f"<li><b>{_esc(h.kind)}</b> — {_esc(h.meaning)}. <span class='vs-muted'>Empty box sends:</span> {sends(h.empty)}</li>"
         for h in reply_kind_help(task, pointer, user_turns)
     )
-    return f"<details class='vs-kinds' open><summary>What each choice does</summary><ul>{items}</ul></details>"
+    return f"<details class='vs-kinds'><summary>What each choice does (and what an empty box sends)</summary><ul>{items}</ul></details>"
 
 
 def next_line(task: Task, pointer: int) -> str:

@@ -7,7 +7,7 @@ run's own (its event timestamps) scaled by the chosen speed and capped, see ``_r
 Pause/Resume, Step (the next event) and Next stage (just after the next stage disclosure) work at
 any time. Only a caller who may read the run may replay it (``_access``), the same rule as Runs.
 
-The controls sit in Play's left column; the Runs tab's Replay button opens its selected run here.
+The controls sit in Play's right-hand column, beside the chat; the Runs tab's Replay button opens its selected run here.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class ReplayHandles:
 
 
 def controls() -> ReplayControls:
-    """The replay controls, placed where this is called (Play's left column)."""
+    """The replay controls, placed where this is called (Play's right-hand column, beside the chat)."""
     with gr.Accordion("Replay a stored run", open=False, elem_id="vs-replay-box") as box:
         run_id = gr.Dropdown(choices=[], value=None, allow_custom_value=True, filterable=True, elem_id="vs-replay-run",
                              label="Run (newest first; or type its id)")
@@ -110,7 +110,7 @@ def open_replay(ctx: AppContext, who: Who, run_id: str, speed: str = DEFAULT_SPE
     events = ctx.store.events(run.id)
     if not events:
         raise ReplayRefused(f"Run {run_id} has no stored events to replay.")
-    c = Cursor.of(run.id, events, speed, now=now, imported=run.source == "imported")
+    c = Cursor.of(run.id, events, speed, now=now, imported=run.source != "live")
     c.begin(now)
     return c
 
@@ -120,7 +120,7 @@ def status_line(c: Cursor) -> str:
     state = "finished" if c.done else "step by step" if c.factor is None else "paused" if c.paused else "playing"
     return (
         f"Replay of run `{c.run_id}` · **{state}** · event {c.pos} / {c.total} · user turn {shown} / {turns} · "
-        f"speed {c.speed} — a replay: nothing is written, the run stays as it was."
+        f"speed {c.speed} ({c.pace_note()}) — a replay: nothing is written, the run stays as it was."
     )
 
 
@@ -211,7 +211,8 @@ def wire(ctx: AppContext, owner: gr.BrowserState, rc: ReplayControls, comps: dic
     """Connect the controls to Play's components (``comps``: the dict ``play.build`` keeps)."""
     view, live_timer = comps["view"], comps["timer"]
     shown_by_replay = [comps[k] for k in ("chat", "stepper", "counters", "status", "human_box", "score", "table_answer", "pred_table", "persona")]
-    outputs = [rc.cursor, rc.timer, rc.pause, rc.step, rc.next_stage, rc.box, rc.run_id, view, live_timer, *shown_by_replay]
+    folds = [comps[k] for k in ("form", "form_show") if k in comps]  # the run form, folded while replaying
+    outputs = [rc.cursor, rc.timer, rc.pause, rc.step, rc.next_stage, rc.box, rc.run_id, view, live_timer, *shown_by_replay, *folds]
 
     def begin(tok: Any, run_id: Any, speed: Any, v: RunView, request: gr.Request) -> dict:
         run_id = (run_id if isinstance(run_id, str) else "").strip()[:200]
@@ -226,6 +227,8 @@ def wire(ctx: AppContext, owner: gr.BrowserState, rc: ReplayControls, comps: dic
         out = render(ctx, c, comps, first=True)
         out.update(_buttons(rc, c))
         out.update({rc.cursor: c, rc.box: gr.Accordion(open=True), rc.run_id: c.run_id, view: RunView(), live_timer: gr.Timer(active=False)})
+        if folds:
+            out.update({comps["form"]: gr.Column(visible=False), comps["form_show"]: gr.Button(visible=True)})
         return out
 
     def moved(c: Cursor | None, change: Callable[[Cursor, float], Any]) -> dict:
@@ -257,8 +260,12 @@ def wire(ctx: AppContext, owner: gr.BrowserState, rc: ReplayControls, comps: dic
         return {**out, **_buttons(rc, c), rc.cursor: c}
 
     def stop_replay(c: Cursor | None) -> dict:
-        """A live Start ends a replay in this tab (its timer would draw over the live run)."""
-        return {rc.cursor: None, **_buttons(rc, None)}
+        """A live Start ends a replay in this tab (its timer would draw over the live run) and
+        unfolds the run form."""
+        out = {rc.cursor: None, **_buttons(rc, None)}
+        if folds:
+            out.update({comps["form"]: gr.Column(visible=True), comps["form_show"]: gr.Button(visible=False)})
+        return out
 
     def fill(tok: Any, request: gr.Request) -> gr.Dropdown:
         return gr.Dropdown(choices=run_choices(ctx, ctx.who(request, tok)))
@@ -271,7 +278,7 @@ def wire(ctx: AppContext, owner: gr.BrowserState, rc: ReplayControls, comps: dic
     rc.step.click(lambda c: moved(c, Cursor.step), [rc.cursor], outputs, show_progress="hidden", **private)
     rc.next_stage.click(lambda c: moved(c, Cursor.next_stage), [rc.cursor], outputs, show_progress="hidden", **private)
     rc.speed.change(on_speed, [rc.cursor, rc.speed], outputs, show_progress="hidden", **private)
-    live_start.click(stop_replay, [rc.cursor], [rc.cursor, rc.pause, rc.step, rc.next_stage, rc.timer], **private)
+    live_start.click(stop_replay, [rc.cursor], [rc.cursor, rc.pause, rc.step, rc.next_stage, rc.timer, *folds], **private)
 
     def opener(tabs: Any) -> Callable[..., dict]:
         def from_runs(tok: Any, v: RunView, speed: Any, pv: RunView, request: gr.Request) -> dict:

@@ -39,7 +39,7 @@ from .panels import (
     verdict_map,
     verdict_rows,
 )
-from .play import PlayHandles
+from .play import AGENT_CHOICES, USER_CHOICES, PlayHandles
 from .render import chat_messages, plain_md, stage_timeline_html, stepper_html
 
 ANY = "(any)"
@@ -280,7 +280,13 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
                 raise gr.Error(str(exc).strip("'\"")) from None
         elif not ctx.access.may_write(who, live.owner):
             raise gr.Error("Only the browser or login that started this run can play it.")
-        return {play.view: RunView(run_id=live.run_id), play.timer: gr.Timer(active=True), tabs: gr.Tabs(selected="play")}
+        out = {play.view: RunView(run_id=live.run_id), play.timer: gr.Timer(active=True), tabs: gr.Tabs(selected="play")}
+        if play.task is not None:  # Play's form names the continued run, so a later Start does not launch the old one
+            out[play.task] = gr.Dropdown(value=live.task.id) if live.task.id in ctx.catalog.tasks else gr.skip()
+            user, agent = live.config.user.kind, live.config.agent.kind
+            out[play.user] = user if user in dict(USER_CHOICES).values() else gr.skip()  # (the scripted users are not on the form)
+            out[play.agent] = agent if agent in dict(AGENT_CHOICES).values() else gr.skip()
+        return out
 
     def on_stop(tok, v: RunView, request: gr.Request):
         if not v.run_id:
@@ -304,7 +310,8 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
     timer.tick(on_tick, [owner, view], detail_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden", trigger_mode="always_last")
     judge_pick.input(on_judge, [view, judge_pick], [*gpanel.outputs, pred_df, missed, gt_df], api_visibility="private")
     score_btn.click(on_score, [owner, view, score_judge], detail_outputs, api_visibility="private")
-    resume_btn.click(on_continue, [owner, view], [play.view, play.timer, tabs], api_visibility="private")
+    continued = [play.view, play.timer, tabs] + ([play.task, play.user, play.agent] if play.task is not None else [])
+    resume_btn.click(on_continue, [owner, view], continued, api_visibility="private")
     stop_btn.click(on_stop, [owner, view], detail_outputs, api_visibility="private")
     if play.replay is not None:
         rp = play.replay

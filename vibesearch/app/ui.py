@@ -130,6 +130,14 @@ def app_context(demo: gr.Blocks) -> AppContext:
 
 LOGIN_NOTE = ("After a few wrong passwords, further logins of that name (and from that address) wait a while, "
               "doubling each time: if the right password is refused, wait a minute and try again.")
+# the login page (HTML): what this is and what to type, then the note on throttling
+LOGIN_MESSAGE = (
+    "<p><strong>VibeSearch evaluator</strong>: here search agents are run against personas, replayed, "
+    "labelled and compared.</p>"
+    "<p>Sign in with the name and password the person who runs this server gave you "
+    "(one of the pairs in its <code>VIBESEARCH_AUTH</code>).</p>"
+    f"<p>{LOGIN_NOTE}</p>"
+)
 
 
 def auth_pairs(settings: Settings) -> list[tuple[str, str]] | None:
@@ -146,6 +154,19 @@ def auth_pairs(settings: Settings) -> list[tuple[str, str]] | None:
             raise ValueError("VIBESEARCH_AUTH must look like user:pass,user2:pass2 (an entry has no ':' or is empty)")
         pairs.append((user, password))
     return pairs
+
+
+def startup_line(url: str, settings: Settings, *, login: bool) -> str:
+    """What the app prints once it serves: where to open it, which database it writes, how to stop it."""
+    from .._secrets import scrub
+    from ..store._url import db_target
+
+    try:
+        database = db_target(str(settings.db)).shown
+    except ValueError:
+        database = scrub(str(settings.db))
+    sign_in = "sign-in required (VIBESEARCH_AUTH)" if login else "no sign-in"
+    return f"VibeSearch evaluator: open {url} in a browser · {sign_in} · database {database} · Ctrl-C stops"
 
 
 def launch(settings: Settings | None = None, *, host: str | None = None, port: int | None = None, db: str | Path | None = None, **kwargs) -> None:
@@ -170,6 +191,7 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
     ctx = app_context(demo)
     guard = Middleware(Guard, settings=settings, store=ctx.store, bound_host=server_name, private_files=ctx.private_files,
                        player_fns=ctx.player_fns)
+    quiet = bool(kwargs.pop("quiet", False))
     app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
     app_kwargs["middleware"] = [guard, *app_kwargs.get("middleware", [])]
     try:
@@ -177,7 +199,7 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
             server_name=server_name,
             server_port=port or settings.port,
             auth=pairs,
-            auth_message=LOGIN_NOTE if pairs else None,
+            auth_message=LOGIN_MESSAGE if pairs else None,
             share=False,
             ssr_mode=False,
             show_error=True,
@@ -190,10 +212,13 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
             # block (with GRADIO_DEBUG=1 Gradio blocks in launch() itself and logins stay per process)
             prevent_thread_lock=True,
             app_kwargs=app_kwargs,
+            quiet=True,  # Gradio's own lines (its URL and a hint about share=True) make way for ours
             **kwargs,
         )
         if shared is not None:
             _logins.install(demo.server_app, shared)
+        if not quiet:
+            print(startup_line(demo.local_url or f"http://{server_name}:{port or settings.port}/", settings, login=bool(pairs)), flush=True)
         if blocking:
             demo.block_thread()
     finally:

@@ -51,7 +51,7 @@ def agreement_table(title: str, side: dict[str, Any]) -> None:
             console.print(f"{judge_label(r['judge'])} ({r.get('profile', '')}) vs {r['against']}: {r['kappa_note']}", highlight=False)
     for r in side["judges"]:
         for key, rows in (r.get("by") or {}).items():
-            table_of(f"{title}: {judge_label(r['judge'])} ({r.get('profile', '')}) against the human majority, by {key}",
+            table_of(f"{title}: {judge_label(r['judge'])} ({r.get('profile', '')}) against the final human label (an adjudication, else the majority), by {key}",
                      rows, {key: lambda g: str(g["group"])})
     alpha = side["human_alpha"]
     if len(side["annotators"]) >= 2:

@@ -64,18 +64,32 @@ def _start_fakes() -> None:
 
 
 def _summary(rows: list[dict[str, Any]]) -> None:
+    """One row per run. Readable at 80 columns: no rules between columns, the run index after the
+    task id as the progress lines write it (``task#0``), the termination beside the status, and a
+    long task id broken after a hyphen rather than anywhere."""
+    from rich import box
     from rich.table import Table
 
-    table = Table(title="runs", show_lines=False)
-    for col in ("run", "task", "#", "status", "termination", "stages", "user turns", "steps", "tool calls"):
-        table.add_column(col, overflow="fold", no_wrap=col in ("run", "status", "stages"))
+    from ._task_view import Wrapped
+
+    table = Table(title="runs", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_lines=False)
+    table.add_column("run", no_wrap=True)
+    table.add_column("task")
+    table.add_column("status")
+    # the counts never wrap (their two-line headers keep them narrow): the width left goes to the text
+    for col in ("stages", "user\nturns", "steps", "tool\ncalls"):
+        table.add_column(col, no_wrap=True, justify="right")
     for r in rows:
         if r.get("cut_off"):  # the database went away: the counts are in its stored events, not here
             reached, turns, steps, calls = "-", "-", "-", "-"
         else:
             reached, turns, steps, calls = str(r["stages_reached"]), str(r["user_turns"]), str(r["assistant_steps"]), str(r["tool_calls"])
+        status, termination = str(r["status"]), str(r["termination"] or "")
+        index = r.get("run_index")
         table.add_row(
-            r["run_id"], r["task_id"], str(r.get("run_index", "")), r["status"], str(r["termination"]),
+            r["run_id"],
+            Wrapped(printable(str(r["task_id"])) + (f"#{index}" if index is not None and index != "" else ""), after="-_"),
+            Wrapped(status + (f" ({termination})" if termination and termination != status else "")),
             f"{reached}/{r['stages_total']}", turns, steps, calls,
         )
     console.print(table)

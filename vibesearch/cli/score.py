@@ -36,7 +36,8 @@ def _settings(batch_size: int | None = None, concurrency: int | None = None):
 
 def score_command(
     run_ids: Optional[List[str]] = typer.Argument(None, help="Run ids to score"),
-    all_runs: bool = typer.Option(False, "--all", help="Score every finished run"),
+    all_runs: bool = typer.Option(False, "--all", help="Score every finished run not yet scored by the judge under its profile"),
+    rescore: bool = typer.Option(False, "--rescore", help="With --all: score again the runs the judge already scored under the same profile"),
     judge: Optional[List[str]] = typer.Option(None, "--judge", help="'offline' or a litellm model string; repeat for several judges"),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Ground-truth triples per judge call"),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", help="Judge calls in flight at once"),
@@ -87,14 +88,28 @@ def score_command(
         ids = list(run_ids)
     else:
         fail("give run ids or --all")
+    if rescore and not all_runs:
+        fail("--rescore goes with --all (runs named by id are always scored)")
+    todo = {rid: list(judges) for rid in ids}
+    already = 0
+    if all_runs and not rescore:  # a run the same judge scored under the same profile is not judged again
+        from ..scoring.profile import score_protocol
+
+        done = {(sc.run_id, sc.judge, score_protocol(sc)) for sc in store.scores()}
+        for run in store.list_runs():
+            if run.id in todo:
+                name = profile_of(chosen or run_protocol(run)).name
+                todo[run.id] = [j for j in judges if (run.id, j, name) not in done]
+                already += len(judges) - len(todo[run.id])
+        ids = [rid for rid in ids if todo[rid]]
     results: list[dict[str, Any]] = []
     problems: list[str] = []
     skipped = 0
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err_console, transient=True) as progress:
-        overall = progress.add_task("scoring runs", total=len(ids) * len(judges))
+        overall = progress.add_task("scoring runs", total=sum(len(todo[rid]) for rid in ids))
         for rid in ids:
             rows = []
-            for j in judges:
+            for j in todo.get(rid, judges):
                 batches = progress.add_task(f"  {rid} · {judge_label(j)}", total=None)
 
                 def on_batch(done: int, total: int, _t=batches) -> None:
@@ -133,6 +148,10 @@ def score_command(
         _print_scores(results)
     for p in problems:
         err_console.print(p, highlight=False)
+    if already:
+        pairs = "run" if len(judges) == 1 else "run and judge pair"
+        err_console.print(f"skipped {already} {pairs}{'s' if already != 1 else ''} already scored by the same judge and profile "
+                          "(--rescore scores them again)", highlight=False)
     # with --all, runs without ground truth are only skipped; anything else that failed is an error
     if (problems and not results and not all_runs) or len(problems) > skipped:
         raise typer.Exit(1)
@@ -163,18 +182,35 @@ def _row_json(store, row) -> dict[str, Any]:
     return out
 
 
+def _narrow_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]]) -> Table:
+    """A table that reads at 80 columns. ``columns``: (header, kind); a "number" column (right
+    aligned) and an "id" column are as wide as their longest value and never cut, "text" columns
+    wrap (long words folded) in the rest."""
+    from rich import box
+
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for i, (col, kind) in enumerate(columns):
+        if kind == "text":
+            table.add_column(col, overflow="fold")
+        else:
+            width = max([len(str(r[i])) for r in rows] + [min(len(col), 5)])
+            table.add_column(col, justify="right" if kind == "number" else "left", no_wrap=True, min_width=width, overflow="fold")
+    for r in rows:
+        table.add_row(*r)
+    return table
+
+
 def _print_scores(results: list[dict[str, Any]]) -> None:
     if not results:
         return
     for label, profile in dict.fromkeys((r["judge_label"], r.get("profile", "")) for r in results):
         console.print(f"scored by the {label}" + (f" under the {profile}" if profile else ""), highlight=False)
-    table = Table(title="Scores (P / R / F1 in %)")
-    for col in ("run", "task", "agent", "judge", "P", "R", "F1", "GT", "pred", "unscored"):
-        table.add_column(col, justify="right" if col in ("P", "R", "F1", "GT", "pred", "unscored") else "left")
-    for r in results:
-        table.add_row(r["run_id"], r["task_id"], r.get("agent", ""), r["judge_label"], _pct(r["precision"]),
-                      _pct(r["recall"]), _pct(r["f1"]), str(r["n_gt"]), str(r["n_pred"]), str(r["n_unscored"]))
-    console.print(table)
+    several = len({r["judge_label"] for r in results}) > 1  # one judge: named in the line above, no column
+    text = ["task", "agent", *(["judge"] if several else [])]
+    rows = [[r["run_id"], r["task_id"], r.get("agent", ""), *([r["judge_label"]] if several else []), _pct(r["precision"]),
+             _pct(r["recall"]), _pct(r["f1"]), str(r["n_gt"]), str(r["n_pred"]), str(r["n_unscored"])] for r in results]
+    columns = [("run", "id"), *((c, "text") for c in text), *((c, "number") for c in ("P", "R", "F1", "GT", "pred", "unscored"))]
+    console.print(_narrow_table("Scores (P / R / F1 in %)", columns, rows))
     for r in results:
         if r.get("parse_note"):
             console.print(f"{r['run_id']}: {r['parse_note']}", highlight=False)
@@ -190,6 +226,9 @@ def report_command(
     num_samples: Optional[int] = typer.Option(
         None, "--num-samples", help="The official --num-samples N: official-profile numbers pad every task to N samples with 0 samples (a cancelled or missing run is one); refused when a task has more"
     ),
+    where: Optional[List[str]] = typer.Option(
+        None, "--where", help="Only runs with key=value (subset, language, agent, model, user, simulator, profile, task); repeat to narrow, a key twice takes either value"
+    ),
     db: Optional[str] = DbOption,
 ) -> None:
     """Aggregate scores (Avg@N / Best@N), interaction statistics and error analysis.
@@ -200,8 +239,12 @@ def report_command(
     as 0 (as the official run grades it); without it N is the most samples a task has."""
     from ..protocol import PROTOCOLS, as_profile
     from ..reports import Format, build_report, render
-    from ..scoring.aggregate import SampleCountError
+    from ..scoring.aggregate import SampleCountError, WhereError, parse_where
 
+    try:
+        chosen = parse_where(where or [])
+    except WhereError as exc:
+        fail(str(exc))
     report_format: Format = one_of("--format", fmt, ("md", "csv", "json", "html"))
     if protocol is not None and protocol not in PROTOCOLS:
         fail(f"--protocol must be {' or '.join(sorted(PROTOCOLS))}, not {protocol!r}")
@@ -209,7 +252,7 @@ def report_command(
         fail("--num-samples must be at least 1")
     try:
         report = build_report(open_store(db, writes=False), judge=judge, protocol=as_profile(protocol) if protocol else None,
-                              num_samples=num_samples)
+                              num_samples=num_samples, where=chosen)
     except SampleCountError as exc:
         fail(str(exc))
     text = render(report, report_format)
@@ -378,15 +421,14 @@ def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only
     _agreement_table("Judge vs humans: validity of predicted triples", validity)
     boot = report["bootstrap"]
     console.print(f"intervals: {boot['method']}, {boot['resamples']} resamples, seed {boot['seed']}", highlight=False)
-    prf = Table(title="P / R / F1 (%) from human labels beside each judge")
-    for col in ("run", "labelled", "human P/R/F1", "judges"):
-        prf.add_column(col)
+    rows = []
     for e in report["prf"]:
         h = e["human"]
         judges = "; ".join(f"{judge_label(j)}: {_pct(v['precision'])}/{_pct(v['recall'])}/{_pct(v['f1'])}" for j, v in e["judges"].items())
-        prf.add_row(e["run_id"], f"{e['n_labelled']}/{e['n_gt']}", f"{_pct(h['precision'])}/{_pct(h['recall'])}/{_pct(h['f1'])}", judges or "–")
-    if report["prf"]:
-        console.print(prf)
+        rows.append([e["run_id"], f"{e['n_labelled']}/{e['n_gt']}", f"{_pct(h['precision'])}/{_pct(h['recall'])}/{_pct(h['f1'])}", judges or "–"])
+    if rows:
+        columns = [("run", "id"), ("labelled", "number"), ("human P/R/F1", "number"), ("judges (P/R/F1)", "text")]
+        console.print(_narrow_table("P / R / F1 (%) from human labels beside each judge", columns, rows))
 
 
 @labels_app.command("calibrate")

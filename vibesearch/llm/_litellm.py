@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 
@@ -12,4 +13,7 @@ def _litellm() -> Any:
     litellm.drop_params = True
     # token counting must never fetch a tokenizer from a hub (no network here)
     litellm.disable_hf_tokenizer_download = True
+    fake = sys.modules.get("vibesearch.llm.fake")
+    if fake is not None:  # fake models registered before litellm was loaded get their provider now
+        fake.installed_if_wanted()
     return litellm

@@ -21,6 +21,7 @@ import json
 import os
 import random
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -120,9 +121,19 @@ def _is_timeout(exc: BaseException) -> bool:
     return (isinstance(timeout, type) and isinstance(exc, timeout)) or isinstance(exc, (asyncio.TimeoutError, TimeoutError))
 
 
-@lru_cache(maxsize=256)
+def _unknown_to_litellm(model: str | None) -> bool:
+    """A ``fake/`` model while litellm is not loaded: litellm's map cannot know it (only
+    ``litellm.register_model`` could add it, which loads litellm), so nothing is asked of it."""
+    return bool(model) and str(model).startswith("fake/") and "litellm" not in sys.modules
+
+
 def _has_price(model: str) -> bool:
     """Does litellm's cost map price this model? (Asked once per model name.)"""
+    return False if _unknown_to_litellm(model) else _priced(model)
+
+
+@lru_cache(maxsize=256)
+def _priced(model: str) -> bool:
     try:
         info = _litellm().get_model_info(model)
     except Exception:
@@ -358,7 +369,7 @@ def count_tokens(messages: list[dict[str, Any]], model: str, tools: list[dict[st
 
 def context_window(model: str, default: int) -> int:
     """The model's context window from litellm's map, else the configured default."""
-    window = _mapped_window(model)
+    window = None if _unknown_to_litellm(model) else _mapped_window(model)
     return window if window is not None else default
 
 

@@ -24,6 +24,7 @@ import importlib
 import itertools
 import json
 import os
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -32,6 +33,7 @@ _HANDLERS: dict[str, Callable[["Request"], "Reply"]] = {}
 _LOCK = threading.Lock()
 _counter = itertools.count(1)
 _installed = False
+_wanted = False  # a handler was registered: litellm gets the provider when it is loaded
 
 
 @dataclass
@@ -93,10 +95,17 @@ def _text(content: Any) -> str:
 
 
 def register(name: str, handler: Callable[[Request], Reply]) -> str:
-    """Register a handler; returns the litellm model string (``fake/<name>``)."""
-    install()
+    """Register a handler; returns the litellm model string (``fake/<name>``).
+
+    The provider is plugged into litellm at once when litellm is loaded already, else the first
+    time ``_litellm()`` loads it (``installed_if_wanted``): the direct path, which serves every
+    call but streamed ones and ``VIBESEARCH_LLM_DIRECT=0``, never needs litellm."""
+    global _wanted
     with _LOCK:
         _HANDLERS[name] = handler
+        _wanted = True
+    if "litellm" in sys.modules:
+        install()
     return f"fake/{name}"
 
 
@@ -264,12 +273,22 @@ def install() -> None:
         _installed = True
 
 
+def installed_if_wanted() -> None:
+    """Called by ``_litellm()`` each time it hands out litellm: plug in the provider once a
+    handler is registered (cheap when there is nothing to do)."""
+    if _wanted and not _installed:
+        install()
+
+
 def install_from_env() -> None:
     """Import ``VIBESEARCH_FAKE_MODELS`` (``module:function``, comma-separated) and call each."""
     spec = os.environ.get("VIBESEARCH_FAKE_MODELS", "").strip()
     if not spec:
         return
-    install()
+    global _wanted
+    _wanted = True  # litellm gets the provider when it is loaded (see register)
+    if "litellm" in sys.modules:
+        install()
     for item in spec.split(","):
         module_name, _, func_name = item.strip().partition(":")
         func = getattr(importlib.import_module(module_name), func_name or "register_fakes")

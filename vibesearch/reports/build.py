@@ -11,12 +11,14 @@ from ..scoring.aggregate import (
     RunRecord,
     collect_runs,
     interaction_table,
+    interval_settings,
     left_out_runs,
     official_samples,
     official_summary,
     padding_samples,
     profile_groups,
     score_table,
+    where_filter,
 )
 from ..scoring.errors import error_analysis
 from ..scoring.verdicts import judge_label
@@ -59,13 +61,15 @@ def official_parts(records: list[RunRecord], num_samples: int | None = None) -> 
 
 
 def build_report(
-    store: Store, *, judge: str | None = None, protocol: ProtocolProfile | None = None, num_samples: int | None = None
+    store: Store, *, judge: str | None = None, protocol: ProtocolProfile | None = None, num_samples: int | None = None,
+    where: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     """Score table (Avg@N / Best@N), interaction table and error analysis for every run (each
     number under the profile it was computed with; ``protocol``: only that profile).
     ``num_samples``: the official profile's numbers pad every task to that many samples with 0
     samples, as the official ``--num-samples`` does (ours are unchanged)."""
     records, judge = collect_runs(store, judge=judge, protocol=protocol)
+    records = [r for r in records if where_filter(where)(r)]  # the judge is still chosen over every run
     scored = [r for r in records if r.scored]
     one_per_run = list({r.run_id: r for r in reversed(records)}.values())[::-1]  # error analysis counts a run once
     summary, per_item = official_parts(records, num_samples)
@@ -81,6 +85,8 @@ def build_report(
         "unscored_runs": [r.run_id for r in records if not r.scored and not r.left_out],
         "left_out": left_out_runs(records),
         **padding,
+        "where": dict(where or {}),
+        "intervals": interval_settings(),
         "scores": score_table(records, num_samples),
         "interaction": interaction_table(records),
         "errors": error_analysis(store, [r for r in one_per_run if not r.left_out]),

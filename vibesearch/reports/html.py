@@ -6,7 +6,7 @@ import html
 from typing import Any, Sequence
 
 from .._plot_text import plot_text
-from .text import interaction_rows, pct, profile_note, run_rows, score_rows
+from .text import interaction_rows, interval_note, pct, profile_note, run_rows, score_rows, where_note
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -56,6 +56,14 @@ def _figures(report: dict[str, Any]) -> list[tuple[str, Any]]:
     return figs
 
 
+def plotly_script() -> str:
+    """plotly.js inlined once (the report opens offline); every figure uses this one copy."""
+    from plotly.offline import get_plotlyjs
+
+    return ("<script type='text/javascript'>window.PlotlyConfig = {MathJaxConfig: 'local'};</script>"
+            f"<script type='text/javascript'>{get_plotlyjs()}</script>")
+
+
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}
 table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.note{color:#555}"""
@@ -64,16 +72,16 @@ th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.note{color:
 def to_html(report: dict[str, Any]) -> str:
     import plotly.io as pio
 
-    charts = []
-    for i, (div_id, fig) in enumerate(_figures(report)):
-        charts.append(pio.to_html(fig, full_html=False, include_plotlyjs=(i == 0), div_id=div_id))
+    # the figures carry only their data; the plotting library is written once, in the head
+    charts = [pio.to_html(fig, full_html=False, include_plotlyjs=False, div_id=div_id) for div_id, fig in _figures(report)]
     e = report["errors"]
     body = [
         "<h1>VibeSearch report</h1>",
         f"<p class='note'>Judge: <b>{html.escape(report['judge_label'])}</b> · {report['n_scored']} of {report['n_runs']} runs scored · "
         f"generated {html.escape(report['generated_at'])}. Scores are percentages.</p>",
         f"<p class='note'>{html.escape(profile_note(report))}</p>",
-        "<h2>Scores (Avg@N / Best@N)</h2>", _table(*score_rows(report)),
+        *([f"<p class='note'>{html.escape(where_note(report))}</p>"] if report.get("where") else []),
+        "<h2>Scores (Avg@N / Best@N)</h2>", f"<p class='note'>{html.escape(interval_note(report))}</p>", _table(*score_rows(report)),
         "<h2>Interaction</h2>", _table(*interaction_rows(report)),
         "<h2>Charts</h2>", *charts,
         "<h2>Error analysis</h2>",
@@ -87,5 +95,5 @@ def to_html(report: dict[str, Any]) -> str:
     ]
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>VibeSearch report</title>"
-        f"<style>{_STYLE}</style></head><body>" + "\n".join(body) + "</body></html>"
+        f"<style>{_STYLE}</style>{plotly_script()}</head><body>" + "\n".join(body) + "</body></html>"
     )

@@ -31,6 +31,31 @@ def money(value: float | None) -> str:
     return "unknown" if value is None else f"${value:.4f}"
 
 
+def ci(interval: list[float] | None) -> str:
+    """A 95% interval as percentages, "lo–hi" ("–" when there is none)."""
+    return "–" if not interval else f"{100 * interval[0]:.2f}–{100 * interval[1]:.2f}"
+
+
+def n_text(r: dict[str, Any]) -> str:
+    """A score row's N: one number, or the range when tasks have different sample counts."""
+    return f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}"
+
+
+def tokens(r: dict[str, Any], key: str) -> str:
+    """An interaction row's mean tokens: "n/a" for the offline baseline, "unknown" when a run kept no usage."""
+    state = r.get("tokens", "recorded")
+    return state if state != "recorded" or r.get(key) is None else num(r[key], 0)
+
+
+def cost(r: dict[str, Any]) -> str:
+    """An interaction row's mean cost per run ("n/a" when no run called a model)."""
+    if r.get("cost_state") == "n/a":
+        return "n/a"
+    if r["cost_usd"] is not None or not r["cost_known_usd"]:
+        return money(r["cost_usd"])
+    return f"unknown (known part ${r['cost_known_usd']:.4f})"
+
+
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     if not rows:
         return "_(none)_\n"
@@ -41,11 +66,12 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def score_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     padded = report.get("num_samples") is not None  # --num-samples: a column of the 0 samples padded in
-    headers = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Best P", "Best R", "Best F1",
-               "Avg node F1", "Best node F1", "left out"] + (["padded"] if padded else [])
+    headers = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Avg F1 95% CI",
+               "Best P", "Best R", "Best F1", "Best F1 95% CI", "F1 SD", "Avg node F1", "Best node F1", "left out"] + (["padded"] if padded else [])
     rows = [
-        [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], r["n_min"] if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
-         pct(r["avg_precision"]), pct(r["avg_recall"]), pct(r["avg_f1"]), pct(r["best_precision"]), pct(r["best_recall"]), pct(r["best_f1"]),
+        [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], n_text(r),
+         pct(r["avg_precision"]), pct(r["avg_recall"]), pct(r["avg_f1"]), ci(r.get("avg_f1_ci")),
+         pct(r["best_precision"]), pct(r["best_recall"]), pct(r["best_f1"]), ci(r.get("best_f1_ci")), pct(r.get("sd_f1")),
          pct(r["avg_node_f1"]), pct(r["best_node_f1"]), r["left_out"]] + ([num(r.get("padded"))] if padded else [])
         for r in report["scores"]
     ]
@@ -63,6 +89,24 @@ def padding_note(report: dict[str, Any]) -> str:
             f"0 samples added per task — " + ("; ".join(parts) or "none") + ".")
 
 
+def where_note(report: dict[str, Any]) -> str:
+    """The filters the report was made with ("" without any)."""
+    where = report.get("where") or {}
+    if not where:
+        return ""
+    return "Only runs with " + "; ".join(f"{k} = {' or '.join(v)}" for k, v in where.items()) + "."
+
+
+def interval_note(report: dict[str, Any]) -> str:
+    """How the intervals and the spread in the score table were made."""
+    b = report.get("intervals")
+    if not b:
+        return ""
+    return (f"95% intervals: {b['method']} ({b['resamples']} resamples, seed {b['seed']}); JSON and CSV hold them for "
+            "P and R too. F1 SD: the spread of F1 across a task's samples, pooled over tasks with two or more "
+            "samples (– when none has two). N: samples per task.")
+
+
 def profile_note(report: dict[str, Any]) -> str:
     """One sentence naming the profiles of the numbers and the runs left out."""
     profiles = ", ".join(report["profiles"]) or "none"
@@ -78,8 +122,7 @@ def interaction_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]
                "compactions", "input tokens", "output tokens", "cost / run"]
     rows = [
         [r["config"], r["profile"], r["n_runs"], num(r["asst"]), num(r["user"]), num(r["asst_per_user"]), num(r["tool_calls"]),
-         num(r["tool_calls_per_user_turn"]), num(r["compactions"]), num(r["input_tokens"], 0), num(r["output_tokens"], 0),
-         money(r["cost_usd"]) if r["cost_usd"] is not None or not r["cost_known_usd"] else f"unknown (known part ${r['cost_known_usd']:.4f})"]
+         num(r["tool_calls_per_user_turn"]), num(r["compactions"]), tokens(r, "input_tokens"), tokens(r, "output_tokens"), cost(r)]
         for r in report["interaction"]
     ]
     return headers, rows
@@ -104,7 +147,9 @@ def to_markdown(report: dict[str, Any]) -> str:
         "Scores are percentages. Avg@N: mean over a task's N runs, then over tasks; "
         "Best@N: each task's best run, then the mean over tasks.\n",
         profile_note(report) + "\n",
+        *([where_note(report) + "\n"] if report.get("where") else []),
         "## Scores (Avg@N / Best@N)\n",
+        interval_note(report) + "\n",
         _md_table(*score_rows(report)),
         "## Interaction\n",
         "Under the official profile #Asst and #User are the official harness' counts (the opening query, the triple "
@@ -156,9 +201,18 @@ def to_csv(report: dict[str, Any]) -> str:
                 w.writerow([csv_safe(v) if isinstance(v, str) else v for v in (r.get(k) for k in keys)])  # text is never a formula
         w.writerow([])
 
+    def flat(row: dict[str, Any]) -> dict[str, Any]:  # an interval as two columns
+        out: dict[str, Any] = {}
+        for k, v in row.items():
+            if k.endswith("_ci"):
+                out[f"{k}_low"], out[f"{k}_high"] = (v[0], v[1]) if v else (None, None)
+            else:
+                out[k] = v
+        return out
+
     e = report["errors"]
     w.writerow([f"# judge: {report['judge_label']}", f"profiles: {'; '.join(report['profiles']) or 'none'}"])
-    section("scores", report["scores"])
+    section("scores", [flat(r) for r in report["scores"]])
     section("interaction", report["interaction"])
     section("official_summary", report["summary"])
     section("left_out", report["left_out"])

@@ -22,6 +22,13 @@ Without it, N is the most samples any task has and nothing is padded. Under both
 person cancelled (or abandoned: a "me" run left waiting past the idle timeout) is not a sample (official: every cancelled run; ours: a cancelled run without a
 graph — one that has a graph keeps today's numbers): it is left out and counted (``left_out``).
 
+Every score row also carries, per metric, 95% percentile-bootstrap intervals of Avg@N and Best@N
+(``avg_f1_ci``, ``best_f1_ci``: the tasks resampled with replacement, ``_bootstrap``'s resample
+count and fixed seed, so a report is reproducible) and ``sd_f1``: the spread of a metric across a
+task's samples, pooled over tasks (the square root of the mean per-task variance, n − 1
+denominator, over the tasks with at least two samples; None when none has two). ``n`` is the row's
+N (the most samples a task has, or ``num_samples``).
+
 The interaction table (#Asst, #User, their ratio, tool calls, compactions, tokens, cost) is
 averaged over runs; its #Asst/#User is total assistant steps over total user turns. Under the
 official profile #Asst and #User are counted as the official harness counts them
@@ -42,10 +49,11 @@ from ..protocol import profile_of
 from ..run.config import ProtocolProfile
 from ..store import Store, TaskSnapshotError
 from ..store.tables import Run, ScoreRow
+from ._bootstrap import LEVEL, RESAMPLES, SEED, bootstrap_mean
 from .official_metrics import OfficialSummary, SampleResult, aggregate_official
 from .official_score import sample_of
 from .profile import is_cancelled, profile_label, run_protocol, score_protocol
-from .stats import RunStats, run_stats
+from .stats import AGENT_PURPOSES, RunStats, run_stats
 
 
 class RunRecord(BaseModel):
@@ -216,11 +224,82 @@ def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: Protoco
 
 METRICS = ("precision", "recall", "f1")
 
+# ``report --where key=value`` and the Leaderboard's filters: what each key reads off a record
+WHERE_KEYS: dict[str, Callable[[RunRecord], tuple[str | None, ...]]] = {
+    "subset": lambda r: (r.subset,),
+    "language": lambda r: (r.language,),
+    "agent": lambda r: (r.agent,),
+    "model": lambda r: (r.agent_model,),
+    "user": lambda r: (r.user,),
+    "simulator": lambda r: (r.simulator_model,),
+    "profile": lambda r: (r.profile, r.protocol),  # the label ("official (our prompts)") or the profile's name
+    "task": lambda r: (r.task_id,),
+}
+
+
+class WhereError(ValueError):
+    """A filter that cannot be read (the message names the key or the text)."""
+
+
+def parse_where(items: Iterable[str]) -> dict[str, list[str]]:
+    """``["agent=react", "language=en"]`` as ``{key: [values]}``; a key given twice keeps both
+    values (either matches). ``WhereError`` names an item without ``=`` or an unknown key."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for item in items:
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise WhereError(f"--where {item!r}: write key=value")
+        if key not in WHERE_KEYS:
+            raise WhereError(f"--where: unknown key {key!r} (known: {', '.join(WHERE_KEYS)})")
+        out[key].append(value.strip())
+    return dict(out)
+
+
+def where_filter(where: dict[str, list[str]] | None) -> Callable[[RunRecord], bool]:
+    """A record passes when, for every key, one of its values is among the key's values (no
+    filter or no values for a key: everything passes that key)."""
+    checks = [(WHERE_KEYS[k], set(v)) for k, v in (where or {}).items() if v]
+    return lambda r: all(any(x in wanted for x in read(r)) for read, wanted in checks)
+
+
+def filter_values(records: Iterable[RunRecord]) -> dict[str, list[str]]:
+    """The values each filter key takes among ``records`` (the profile by its label), sorted."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        for key, read in WHERE_KEYS.items():
+            value = r.profile if key == "profile" else read(r)[0]
+            if value is not None:
+                seen[key].add(value)
+    return {k: sorted(seen.get(k, ())) for k in WHERE_KEYS}
+
 
 def mean_if_known(values: list[float | None]) -> float | None:
     """The mean of ``values``; None when there are none or any of them is unknown."""
     known = [v for v in values if v is not None]
     return mean(known) if known and len(known) == len(values) else None
+
+
+def interval_settings() -> dict[str, Any]:
+    """How the score rows' intervals are made (for a report's reader to reproduce them)."""
+    return {"method": "percentile bootstrap, tasks resampled with replacement", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL}
+
+
+def pooled_sd(per_task: Iterable[list[float]]) -> float | None:
+    """The spread of a metric across a task's samples, pooled over tasks: the square root of the
+    mean of the per-task variances (n − 1 denominator) over tasks with at least two samples."""
+    variances = []
+    for values in per_task:
+        if len(values) >= 2:
+            m = mean(values)
+            variances.append(sum((v - m) ** 2 for v in values) / (len(values) - 1))
+    return mean(variances) ** 0.5 if variances else None
+
+
+def spread_keys(m: str, per_task_avg: list[float], per_task_best: list[float], per_task_samples: list[list[float]]) -> dict[str, Any]:
+    """``avg_<m>_ci`` / ``best_<m>_ci`` (bootstrap over tasks) and ``sd_<m>`` of one metric."""
+    return {f"avg_{m}_ci": bootstrap_mean(per_task_avg), f"best_{m}_ci": bootstrap_mean(per_task_best),
+            f"sd_{m}": pooled_sd(per_task_samples)}
 
 
 def _at_n(records: list[RunRecord]) -> dict[str, Any]:
@@ -233,9 +312,13 @@ def _at_n(records: list[RunRecord]) -> dict[str, Any]:
         "n_min": min(len(v) for v in by_task.values()),
         "n_max": max(len(v) for v in by_task.values()),
     }
+    row["n"] = row["n_max"]
     for m in METRICS:
         row[f"avg_{m}"] = mean(mean(getattr(r, m) for r in runs) for runs in by_task.values())
         row[f"best_{m}"] = mean(max(getattr(r, m) for r in runs) for runs in by_task.values())
+    for m in METRICS:
+        samples = [[getattr(r, m) for r in by_task[t]] for t in sorted(by_task)]
+        row.update(spread_keys(m, [mean(v) for v in samples], [max(v) for v in samples], samples))
     return row
 
 
@@ -313,9 +396,18 @@ def _official_at_n(records: list[RunRecord], num_samples: int | None = None) -> 
     row: dict[str, Any] = {"n_tasks": summary.num_queries, "n_runs": sum(counts) - padded, "n_min": min(counts), "n_max": max(counts)}
     if num_samples is not None:
         row["padded"] = padded
+    row["n"] = summary.n
     for m, key in zip(METRICS, ("triplet_precision", "triplet_recall", "triplet_f1")):
         row[f"avg_{m}"] = summary.avg[key]
         row[f"best_{m}"] = summary.best[key]
+    # the intervals and spreads, from the same samples (padding included) the summary averaged
+    by_task: dict[str, list[SampleResult]] = defaultdict(list)
+    for s in official_sample_results(records, num_samples):
+        by_task[s.qid].append(s)
+    queries = summary.per_query  # sorted by task, like by_task below
+    for m, key in zip(METRICS, ("triplet_precision", "triplet_recall", "triplet_f1")):
+        row.update(spread_keys(m, [q.avg[key] for q in queries], [q.best[key] for q in queries],
+                               [[s.metric(key) for s in by_task[t]] for t in sorted(by_task)]))
     return {**row, **_node_keys(summary)}
 
 
@@ -379,9 +471,23 @@ def left_out_runs(records: list[RunRecord]) -> list[dict[str, Any]]:
     ]
 
 
+def token_state(r: RunRecord) -> str:
+    """Whether the agent's tokens of a run are known: "n/a" (the offline baseline calls no model),
+    "unknown" (an imported run: the file kept no usage of the agent's calls) or "recorded" (our
+    harness writes a usage event for every model call, so none is a measured zero)."""
+    if r.agent == "baseline" and not r.agent_model:
+        return "n/a"
+    if r.source == "imported" and not AGENT_PURPOSES & set(r.stats.tokens_by_purpose):
+        return "unknown"
+    return "recorded"
+
+
 def interaction_table(records: list[RunRecord]) -> list[dict[str, Any]]:
     """Table 4 per configuration and profile, over the runs that are samples (finished or scored).
-    Under the official profile #Asst / #User are the official harness' counts."""
+    Under the official profile #Asst / #User are the official harness' counts. ``tokens``:
+    "recorded" (the token means are over every run), "unknown" (some run kept no usage; the means
+    are None) or "n/a" (the offline baseline; None too). ``cost_state`` "n/a": no run made any
+    model call at all (the baseline with the rule-based user), so there is no cost to tell."""
     rows = []
     included = (r for r in records if not r.left_out and (r.scored or r.status == "finished"))
     for key, recs in profile_groups(included).items():
@@ -391,6 +497,9 @@ def interaction_table(records: list[RunRecord]) -> list[dict[str, Any]]:
         user = [profile.interaction_counts(s)[1] for s in mine]
         total_user = sum(user)
         costs = [s.cost_usd for s in mine]
+        states = {token_state(r) for r in recs}
+        tokens = "n/a" if states == {"n/a"} else "unknown" if "unknown" in states else "recorded"
+        no_calls = tokens == "n/a" and not any(s.tokens_by_purpose for s in mine)
         rows.append(
             {
                 **_profile_cols(key),
@@ -401,9 +510,11 @@ def interaction_table(records: list[RunRecord]) -> list[dict[str, Any]]:
                 "tool_calls": mean(s.tool_calls for s in mine),
                 "tool_calls_per_user_turn": (sum(s.tool_calls for s in mine) / total_user) if total_user else None,
                 "compactions": mean(s.compactions for s in mine),
-                "input_tokens": mean(s.agent_input_tokens for s in mine),
-                "output_tokens": mean(s.agent_output_tokens for s in mine),
-                "cost_usd": mean_if_known(costs),
+                "tokens": tokens,
+                "input_tokens": mean(s.agent_input_tokens for s in mine) if tokens == "recorded" else None,
+                "output_tokens": mean(s.agent_output_tokens for s in mine) if tokens == "recorded" else None,
+                "cost_state": "n/a" if no_calls else "recorded",
+                "cost_usd": None if no_calls else mean_if_known(costs),
                 "cost_known_usd": mean(s.cost_known_usd for s in mine),
             }
         )

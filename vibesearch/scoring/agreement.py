@@ -8,8 +8,10 @@ predicted triple, "valid").
   Cohen's kappa, and the precision and recall of its positive decisions against the people's,
   each with a 95% percentile-bootstrap interval over the items (``_bootstrap``), over the items
   both decided (a judge's unscored triples are left out). Against several annotators the human
-  side is their majority (a tie counts as not covered / not valid), split also by the task's
-  language and subset and the triple's relation; each annotator is also compared on their own.
+  side is each item's final label: the adjudication where a disagreement was resolved (a
+  campaign's third person, ``campaigns.adjudicate``), else the annotators' majority (a tie counts
+  as not covered / not valid); split also by the task's language and subset and the triple's
+  relation; each annotator is also compared on their own.
 * human ↔ human: Krippendorff's alpha (nominal), from the ``krippendorff`` package.
 * the P/R/F1 that the human labels give, beside each judge's score of the same run.
 
@@ -31,7 +33,7 @@ from .metrics import f1_of
 from .profile import profile_label
 from .verdicts import judge_label
 
-__all__ = ["Item", "agreement_report", "agreement_row", "cohen_kappa", "confusion", "human_majority", "kappa_explanation",
+__all__ = ["Item", "agreement_report", "agreement_row", "cohen_kappa", "confusion", "human_final", "human_majority", "kappa_explanation",
            "krippendorff_alpha", "percent_agreement", "validity_agreement"]
 
 
@@ -132,6 +134,20 @@ def human_majority(labels_by_annotator: dict[str, dict[Item, bool]]) -> dict[Ite
     return {item: sum(v) > len(v) - sum(v) for item, v in votes.items()}
 
 
+def human_final(store: Store, side: Side, labels_by_annotator: dict[str, dict[Item, bool]]) -> tuple[dict[Item, bool], int]:
+    """Each labelled item's final human label — its adjudication when a disagreement on it was
+    resolved, else the majority (``human_majority``) — and how many items an adjudication decided."""
+    final = human_majority(labels_by_annotator)
+    runs = sorted({item[0] for item in final})
+    decided = 0
+    for adj in store.adjudications(runs) if runs else []:
+        item = (adj.run_id, adj.item_index)
+        if adj.side == side and item in final:
+            final[item] = adj.label
+            decided += 1
+    return final, decided
+
+
 def agreement_row(
     human: Sequence[bool], said: Sequence[bool], *, positive: str = "covered", unit: str = "triple", who: str = "the annotator", **extra: Any
 ) -> dict[str, Any]:
@@ -156,10 +172,11 @@ def agreement_row(
 
 
 def _side_report(side: Side, store: Store, run_id: str | None) -> dict[str, Any]:
-    """One side: every judge (per profile) against the human majority, split by language, subset
-    and relation, against each annotator, and alpha between annotators."""
+    """One side: every judge (per profile) against the final human labels (adjudicated, else the
+    majority), split by language, subset and relation, against each annotator, and alpha between
+    annotators."""
     by_annotator, _ = side_labels(store, side, run_id)
-    majority = human_majority(by_annotator)
+    majority, adjudicated = human_final(store, side, by_annotator)
     runs = sorted({item[0] for item in majority})
     groups = item_groups(store, side, sorted(majority))
     positive, unit = ("covered", "ground-truth triple") if side == "coverage" else ("valid", "predicted triple")
@@ -183,6 +200,7 @@ def _side_report(side: Side, store: Store, run_id: str | None) -> dict[str, Any]
     return {
         "side": side,
         "n_items": len(majority),
+        "n_adjudicated": adjudicated,  # items whose human side is an adjudication, not the majority
         "n_runs": len(runs),
         "annotators": annotators,
         "judges": judge_rows,
@@ -197,7 +215,7 @@ def agreement_report(store: Store, run_id: str | None = None) -> dict[str, Any]:
     ``validity``, and how the intervals were made under ``bootstrap``."""
     report = _side_report("coverage", store, run_id)
     by_annotator, evidence = side_labels(store, "coverage", run_id)
-    majority = human_majority(by_annotator)
+    majority, _ = human_final(store, "coverage", by_annotator)
     prf = []
     for rid in sorted({item[0] for item in majority}):
         n_gt = len(stored_ground_truth(store, rid))

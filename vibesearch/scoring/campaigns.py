@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, Collection, Literal, Sequence
 
 from .._names import PersonNameError, annotator_name
 from ..store import AdjudicationRow, CampaignRow, RunNotFound, Store, TaskSnapshotError
@@ -257,16 +257,21 @@ def _annotator(campaign: CampaignRow, annotator: str) -> str:
     return name
 
 
-def next_item(store: Store, campaign: CampaignRow, annotator: str, may_read: Callable[[str], bool] | None = None) -> Item | None:
+def next_item(store: Store, campaign: CampaignRow, annotator: str, may_read: Callable[[str], bool] | None = None,
+              skip: Collection[Item] = ()) -> Item | None:
     """The annotator's next item: not labelled by them, fewer than k labels (and, with
-    ``may_read``, of a run id it accepts); None when none is left."""
+    ``may_read``, of a run id it accepts); None when none is left. Items in ``skip`` (the ones the
+    annotator skipped) come only when nothing else is left."""
     name = _annotator(campaign, annotator)
+    skipped = None
     for entry in item_labels(store, campaign):
         if may_read is not None and not may_read(entry.item.run_id):
             continue
         if name not in entry.labels and len(entry.labels) < campaign.overlap:
-            return entry.item
-    return None
+            if entry.item not in skip:
+                return entry.item
+            skipped = skipped or entry.item
+    return skipped
 
 
 def progress(store: Store, campaign: CampaignRow) -> dict[str, Any]:

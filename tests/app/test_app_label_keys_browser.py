@@ -1,0 +1,174 @@
+"""The Label tab driven from the keyboard in Chromium, as annotators use it: a number key ticks an
+evidence candidate and ``y`` stores the label (nothing clicked in between); ``y`` also works with
+the focus left on a ticked checkbox, but not while typing in the note box; ``s`` skips; and the
+card stays where it is while twenty labels come in (the who-labelled-what table grows below it).
+
+Each test writes its own run (and campaign) into the app's database and labels under its own
+annotator name, so the tests pass alone and in any order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+from browser_kit import choose, fill, shows, tab
+from playwright.sync_api import Page, expect
+
+from vibesearch.config import BUNDLED_TASKS
+from vibesearch.run import GraphEvent
+from vibesearch.scoring.campaigns import create_campaign
+from vibesearch.store import Store
+from vibesearch.tasks import load_tasks
+
+pytestmark = pytest.mark.browser
+
+JAPAN = "daily-en-japan-heritage-trip"  # 75 ground-truth triples
+SHOTS = Path(os.environ.get("VIBESEARCH_LABEL_SHOTS", "/tmp/label_shots"))
+
+
+def new_run(db: Path, triples: int = 30) -> str:
+    """A finished run of ``triples`` ground-truth triples whose prediction repeats them all."""
+    task = next(t for t in load_tasks([BUNDLED_TASKS]) if t.id == JAPAN)
+    snap = task.model_dump(mode="json")
+    snap["graph"] = snap["graph"][:triples]
+    store = Store(db)
+    run = store.create_run(JAPAN, task_json=snap, agent="baseline", user="rules", status="finished")
+    store.append(run.id, GraphEvent(triples=[dict(t) for t in snap["graph"]], raw_text="[]"))
+    return run.id
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}{uuid.uuid4().hex[:6]}"
+
+
+def card_top(page: Page) -> float:
+    """Where the card is on the page (not in the viewport: a scroll does not count)."""
+    return float(page.locator("#vs-label-card").evaluate("e => e.getBoundingClientRect().top + window.scrollY"))
+
+
+def evidence(page: Page):
+    return page.locator("#vs-label-evidence input[type=checkbox]:visible")
+
+
+def first_choice_index(page: Page) -> int:
+    """The stored index of the first evidence choice (its label reads "#12  head | ...")."""
+    text = page.locator("#vs-label-evidence label:visible").first.inner_text()
+    m = re.search(r"#(\d+)", text)
+    assert m, text
+    return int(m.group(1)) - 1
+
+
+def start_one_run(page: Page, run_id: str, name: str) -> None:
+    tab(page, "Label")
+    choose(page, "vs-label-run", run_id)
+    fill(page, "vs-label-annotator", name)
+    page.click("#vs-label-load")  # the focus stays on this button: the keys below reach the tab
+    shows(page, "vs-label-card", re.compile(r"Ground-truth triple 1 of \d+"))
+    shows(page, "vs-label-progress", "0 / ")
+    expect(evidence(page)).not_to_have_count(0)
+
+
+def test_a_positive_label_with_keys_only(pages, app_server):
+    run_id, name = new_run(app_server.db), unique("keys-")
+    page = pages()
+    start_one_run(page, run_id, name)
+    shows(page, "vs-label-keys", "tick / untick the evidence")
+    want = first_choice_index(page)
+    page.keyboard.press("2")  # tick and untick the second candidate: nothing of it is stored
+    expect(evidence(page).nth(1)).to_be_checked()
+    page.keyboard.press("2")
+    expect(evidence(page).nth(1)).not_to_be_checked()
+    page.keyboard.press("1")
+    expect(evidence(page).nth(0)).to_be_checked()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "keys_ticked.png"))
+    page.keyboard.press("y")
+    shows(page, "vs-label-progress", "1 / 30")
+    shows(page, "vs-label-card", "Ground-truth triple 2 of 30")
+    expect(page.locator("#vs-label-status")).not_to_contain_text("supporting prediction")
+    [row] = Store(app_server.db).labels(run_id=run_id, annotator=name)
+    assert (row.gt_index, row.covered, json.loads(row.evidence_json)) == (0, True, [want])
+
+
+def test_a_key_meant_for_a_card_already_labelled_is_dropped(pages, app_server):
+    """Keys pressed faster than the server answers: the ``n`` right after ``y`` was meant for the
+    first card, so it must not label the next triple (nor relabel the first)."""
+    run_id, name = new_run(app_server.db), unique("fast-")
+    page = pages()
+    start_one_run(page, run_id, name)
+    page.keyboard.press("1")
+    page.keyboard.press("y")
+    page.keyboard.press("n")  # before the answer to "y": dropped
+    shows(page, "vs-label-card", "Ground-truth triple 2 of 30")
+    page.keyboard.press("1")
+    page.keyboard.press("y")
+    shows(page, "vs-label-card", "Ground-truth triple 3 of 30")
+    shows(page, "vs-label-progress", "2 / 30")
+    rows = Store(app_server.db).labels(run_id=run_id, annotator=name)
+    assert [(r.gt_index, r.covered) for r in rows] == [(0, True), (1, True)]
+    assert all(json.loads(r.evidence_json) for r in rows)
+
+
+def test_y_after_a_click_on_a_checkbox_but_not_from_the_note(pages, app_server):
+    run_id, name = new_run(app_server.db), unique("focus-")
+    page = pages()
+    start_one_run(page, run_id, name)
+    evidence(page).nth(0).check()  # the focus is left on the checkbox, as after a playtester's click
+    page.keyboard.press("y")
+    shows(page, "vs-label-progress", "1 / 30")
+    shows(page, "vs-label-card", "Ground-truth triple 2 of 30")
+    note = page.locator("#vs-label-note textarea")
+    note.click()
+    note.press_sequentially("yes sn")  # typed into the note: text, not keys
+    expect(note).to_have_value("yes sn")
+    shows(page, "vs-label-card", "Ground-truth triple 2 of 30")
+    shows(page, "vs-label-progress", "1 / 30")
+    page.locator("#vs-label-card").click()  # out of the note
+    page.keyboard.press("n")
+    shows(page, "vs-label-progress", "2 / 30")
+    shows(page, "vs-label-card", "Ground-truth triple 3 of 30")
+    page.keyboard.press("s")  # skip: on to triple 4, nothing stored for triple 3
+    shows(page, "vs-label-card", "Ground-truth triple 4 of 30")
+    page.keyboard.press("k")
+    shows(page, "vs-label-card", "Ground-truth triple 3 of 30")
+    rows = Store(app_server.db).labels(run_id=run_id, annotator=name)
+    assert [(r.gt_index, r.covered, r.note) for r in rows] == [(0, True, ""), (1, False, "yes sn")]
+
+
+def test_the_card_stays_put_through_twenty_campaign_labels(pages, app_server):
+    run_id, name, campaign = new_run(app_server.db), unique("steady-"), unique("steady-camp-")
+    create_campaign(Store(app_server.db), campaign, runs=[run_id], annotators=[name], sides=["coverage"], overlap=1)
+    page = pages()
+    tab(page, "Label")
+    choose(page, "vs-camp-pick", campaign)
+    expect(page.locator("#vs-label-one-run")).to_be_hidden()  # the one-run row is gone in campaign mode
+    fill(page, "vs-label-annotator", name)
+    page.click("#vs-camp-next")
+    shows(page, "vs-label-card", "Ground-truth triple 1 of 30")
+    shows(page, "vs-camp-who", "Nobody has labelled")
+    top = card_top(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "campaign_first.png"), full_page=True)
+    for i in range(1, 21):
+        if i % 3:
+            page.keyboard.press("1")
+            expect(evidence(page).nth(0)).to_be_checked()
+            page.keyboard.press("y")
+        else:
+            page.keyboard.press("n")
+        shows(page, "vs-camp-progress", f"{name}: {i} labelled")
+        shows(page, "vs-label-card", f"Ground-truth triple {i + 1} of 30")
+        assert abs(card_top(page) - top) <= 3, (i, top, card_top(page))
+    shows(page, "vs-camp-who", "20 labelled item(s); the 10 most recent shown, newest first.")
+    expect(page.locator("#vs-camp-who tr")).to_have_count(11)  # a header and ten rows
+    assert page.locator("#vs-camp-who tr").nth(1).inner_text().split("\t")[2].strip() == "20"  # the newest first
+    page.screenshot(path=str(SHOTS / "campaign_after_20.png"), full_page=True)
+    page.keyboard.press("s")  # skip item 21: the queue hands out 22
+    shows(page, "vs-label-card", "Ground-truth triple 22 of 30")
+    rows = Store(app_server.db).labels(run_id=run_id, annotator=name)
+    assert len(rows) == 20 and sum(r.covered for r in rows) == 14

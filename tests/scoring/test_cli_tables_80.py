@@ -1,0 +1,55 @@
+"""`score --all` and `labels agreement` at 80 columns (COLUMNS=80, a real process): every number
+printed whole, no line wider than the terminal, nothing cut with an ellipsis."""
+
+import json
+import os
+import subprocess
+import sys
+
+from scoring_helpers import T
+
+from vibesearch.store import Store
+
+GT = [T("Star Alliance", "founded in", "1997"), T("SkyTeam", "founded in", "2000"), T("oneworld", "founded in", "1999")]
+
+
+def _cli(*args, columns=80):
+    env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1", "TERM": "dumb"}
+    return subprocess.run([sys.executable, "-m", "vibesearch.cli.main", *map(str, args)], capture_output=True, text=True, env=env, timeout=120)
+
+
+def _fits(text, columns=80):
+    assert "…" not in text, text
+    assert max(len(line) for line in text.splitlines()) <= columns, text
+
+
+def test_score_all_reads_at_80_columns(tmp_db, make_run):
+    store = Store(tmp_db)
+    long_task = "daily-en-a-task-id-long-enough-to-wrap-in-the-table"
+    ids = [make_run(store, GT, GT[:k] + [T("x", "y", "z")], task_id=long_task) for k in (1, 2, 3)]
+    out = _cli("score", "--all", "--db", tmp_db)
+    assert out.returncode == 0, out.stderr
+    _fits(out.stdout)
+    rows = json.loads(_cli("score", "--all", "--rescore", "--json", "--db", tmp_db).stdout)
+    for r in rows:  # every figure of every run, whole
+        for key in ("precision", "recall", "f1"):
+            assert f"{100 * r[key]:.2f}" in out.stdout
+    for rid in ids:
+        assert rid in out.stdout  # the run ids are never folded: numbers and ids keep their width
+
+
+def test_labels_agreement_prf_table_reads_at_80_columns(tmp_db, tmp_path, make_run):
+    store = Store(tmp_db)
+    rid = make_run(store, GT, GT[:2])
+    assert _cli("score", rid, "--db", tmp_db).returncode == 0
+    src = tmp_path / "labels.jsonl"
+    src.write_text("\n".join(json.dumps({"run_id": rid, "gt_index": i, "annotator": "ann", "covered": i != 1}) for i in range(3)))
+    assert _cli("labels", "import", src, "--db", tmp_db).returncode == 0
+    out = _cli("labels", "agreement", "--db", tmp_db)
+    assert out.returncode == 0, out.stderr
+    block = out.stdout[out.stdout.index("P / R / F1 (%) from human labels"):]
+    _fits(block)
+    (entry,) = json.loads(_cli("labels", "agreement", "--json", "--db", tmp_db).stdout)["prf"]
+    h = entry["human"]
+    assert f"{100 * h['precision']:.2f}/{100 * h['recall']:.2f}/{100 * h['f1']:.2f}" in block  # the people's figures, whole
+    assert f"{entry['n_labelled']}/{entry['n_gt']}" in block and rid in block
