@@ -95,6 +95,9 @@ def test_an_imported_trajectory_replays_at_a_fixed_pace_per_event(pages, app_ser
     assert elapsed >= at_least - 0.3, f"{shown_now} events in {elapsed:.2f}s; at 1× they take {at_least:.2f}s or more"
     assert elapsed <= at_least + NOMINAL_GAP_S + 15, f"{shown_now} events took {elapsed:.2f}s: the replay stalls"
     assert "finished" not in text_of(page, "vs-play-status")  # 1× is far from import speed
+    # its tokens and cost were never recorded: "unknown", as in Runs, never a measured 0 / $0.0000
+    shows(page, "vs-counters", "unknown (usage not recorded)")
+    assert "$0.0000" not in text_of(page, "vs-counters")
     # the run form is folded while the replay plays (its controls sit beside the chat), and comes back
     expect(page.locator("#vs-task")).to_be_hidden()
     expect(page.locator("#vs-replay-pause")).to_be_in_viewport()

@@ -72,11 +72,12 @@ def compute_stats(store: Store, run_id: str) -> Any:
     return run_stats(store, run_id)
 
 
-def live_stats(run_id: str, events: list, stages_total: int | None) -> Any:
-    """Counters of a run in progress from the events the page already read (no extra query)."""
+def live_stats(run_id: str, events: list, stages_total: int | None, *, imported: bool = False) -> Any:
+    """Counters of a run in progress (or replayed) from the events the page already read (no extra
+    query); ``imported``: a run made elsewhere, whose tokens and cost were never recorded."""
     from ..scoring import stats_from_events
 
-    return stats_from_events(run_id, events, stages_total=stages_total)
+    return stats_from_events(run_id, events, stages_total=stages_total, imported=imported)
 
 
 # --------------------------------------------------------------------------- scores

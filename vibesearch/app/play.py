@@ -41,6 +41,7 @@ from .panels import (
     verdict_map,
     verdict_rows,
 )
+from ._words import Lang, decision_choices, lang_of, words
 from .render import chat_messages, human_card_html, next_line, persona_html, plain_md, stage_pointer, stepper_html
 from . import replay as replay_ui
 
@@ -173,9 +174,10 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
     # ------------------------------------------------------------------ handlers
     def on_task(task_id: str, mine: TaskCatalog | None):
         try:
-            return persona_html(_catalog(ctx, mine).get(task_id))
+            chosen = _catalog(ctx, mine).get(task_id)
         except KeyError:
-            return ""
+            return "", gr.skip()
+        return persona_html(chosen), decision_radio(chosen)  # the choices speak the task's language
 
     def on_load_folder(tok, path: str, mine: TaskCatalog | None, request: gr.Request):
         cat = (mine or ctx.catalog).copy()
@@ -282,7 +284,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             ctx.manager.submit(v.run_id, who.owner, text if isinstance(text, str) else "", choice, admin=who.admin)
         except (NotYourRun, ValueError, KeyError) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
-        return "", gr.Radio(value=None), gr.Button(interactive=False), human_card_html_waiting(), turn_html(False)
+        lang = lang_of(ctx.task_of_run(ctx.store.get_run(v.run_id)))
+        return "", gr.Radio(value=None), gr.Button(interactive=False), human_card_html_waiting(lang), turn_html(False, lang)
 
     def reattach(tok, v: RunView, request: gr.Request):
         """After a page load: follow this browser's (or this login's) newest live run, if any, and show it at once."""
@@ -309,7 +312,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                  human_card=human_card, send=send, score=score, table_answer=table_answer, pred_table=pred_table,
                  timer=timer, persona=persona, start=start, human_turn=human_turn, stop_box=stop_box, form=form, form_show=form_show)
 
-    task.change(on_task, [task, my_catalog], persona, api_visibility="private")
+    task.change(on_task, [task, my_catalog], [persona, decision], api_visibility="private")
     load_btn.click(on_load_folder, [owner, folder, my_catalog], [my_catalog, task, load_msg], api_visibility="private",
                    concurrency_limit=2, concurrency_id="vs-load")
     upload_btn.click(on_upload, [owner, uploads, my_catalog], [my_catalog, task, load_msg, uploads], api_visibility="private",
@@ -333,16 +336,21 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                        task=task, user=user, agent=agent)
 
 
-def human_card_html_waiting() -> str:
-    return "<div class='vs-card vs-human'><div class='vs-muted'>Sent. The agent is working…</div></div>"
+def human_card_html_waiting(lang: Lang = "en") -> str:
+    return f"<div class='vs-card vs-human'><div class='vs-muted'>{words('sent_working', lang)}</div></div>"
 
 
-def turn_html(yours: bool) -> str:
+def turn_html(yours: bool, lang: Lang = "en") -> str:
     """The line above the person's controls: whose move it is (the page script scrolls the controls
-    into view when it turns to "yours")."""
+    into view when it turns to "yours"), in the task's language."""
     if yours:
-        return "<div class='vs-turn vs-turn-yours' id='vs-your-turn'>● Your turn: read the agent's reply, choose, write, Send.</div>"
-    return "<div class='vs-turn vs-muted'>The agent is working… your turn comes when it replies.</div>"
+        return f"<div class='vs-turn vs-turn-yours' id='vs-your-turn'>{words('your_turn_line', lang)}</div>"
+    return f"<div class='vs-turn vs-muted'>{words('agent_turn_line', lang)}</div>"
+
+
+def decision_radio(task: Any) -> Any:
+    """The decision's choices in the task's language (none chosen)."""
+    return gr.Radio(choices=decision_choices(lang_of(task), DECISIONS), value=None)
 
 
 def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any = None) -> dict:
@@ -387,7 +395,7 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any
             out[c["human_card"]] = human_card_html(task, pointer, waiting=bool(pending), user_turns=(pending or {}).get("user_turns", 0))
         out[c["send"]] = gr.Button(interactive=bool(pending))
         if "human_turn" in c:
-            out[c["human_turn"]] = turn_html(bool(pending)) if human is not None and running else ""
+            out[c["human_turn"]] = turn_html(bool(pending), lang_of(task)) if human is not None and running else ""
     # status line
     what = "running" if running else f"{run.status} ({run.termination or '—'})"
     if running and pending:

@@ -28,6 +28,7 @@ from ..run.events import (
 )
 from ..tasks.models import Task
 from ..users import reply_kind_help
+from ._words import DECISION_WORDS, KIND_MEANING_ZH, lang_of, words
 
 TOOL_RESULT_CHARS = 4000  # what a tool-call bubble shows of its result
 ARG_CHARS = 140  # what a tool-call title shows of its arguments
@@ -251,7 +252,9 @@ def disclosure_turns(events: Iterable[StoredEvent]) -> dict[int, int]:
 
 
 def stepper_html(task: Task, events: Sequence[StoredEvent], *, running: bool = True) -> str:
-    """✓ disclosed stages, ▶ the one waiting for its trigger (shown), ○ the ones after it."""
+    """✓ disclosed stages, ▶ the one waiting for its trigger (shown), ○ the ones after it (in the
+    task's language: ``_words``)."""
+    lang = lang_of(task)
     pointer = stage_pointer(events)
     turns = disclosure_turns(events)
     stages = task.persona.stages
@@ -259,20 +262,20 @@ def stepper_html(task: Task, events: Sequence[StoredEvent], *, running: bool = T
     for i, st in enumerate(stages):
         if i <= pointer:
             mark, cls = "✓", "vs-done"
-            detail = f"disclosed on user turn {turns[i]}" if i in turns else "disclosed"
+            detail = words("disclosed_on", lang, n=turns[i]) if i in turns else words("disclosed", lang)
         elif i == pointer + 1 and running:
             mark, cls = "▶", "vs-current"
-            detail = f"waiting for: <i>{_esc(st.trigger.kind)}</i> — {_esc(st.trigger.condition)}"
+            detail = f"{words('waiting_for', lang)}: <i>{_esc(st.trigger.kind)}</i> — {_esc(st.trigger.condition)}"
         elif i == pointer + 1:
             mark, cls = "○", "vs-pending"
-            detail = f"not reached — trigger: <i>{_esc(st.trigger.kind)}</i> — {_esc(st.trigger.condition)}"
+            detail = f"{words('not_reached', lang)}: <i>{_esc(st.trigger.kind)}</i> — {_esc(st.trigger.condition)}"
         else:
             mark, cls, detail = "○", "vs-pending", _esc(st.trigger.kind)
         rows.append(
             f'<li class="{cls}"><span class="vs-mark">{mark}</span> <b>{i + 1}. {_esc(st.name)}</b>'
             f'<div class="vs-detail">{detail}</div></li>'
         )
-    head = f"<div class='vs-stepper-head'>Stages: {min(pointer + 1, len(stages))} / {len(stages)} disclosed</div>"
+    head = f"<div class='vs-stepper-head'>{words('stages_head', lang, n=min(pointer + 1, len(stages)), total=len(stages))}</div>"
     return f"<div class='vs-stepper'>{head}<ol>{''.join(rows)}</ol></div>"
 
 
@@ -299,31 +302,34 @@ def persona_html(task: Task) -> str:
 
 
 def human_card_html(task: Task, pointer: int, *, waiting: bool, user_turns: int = 0) -> str:
-    """What the person playing the persona needs: the current stage and the next one's trigger."""
+    """What the person playing the persona needs: the current stage and the next one's trigger
+    (in the task's language: ``_words``)."""
+    lang = lang_of(task)
     stages = task.persona.stages
     cur = stages[min(pointer, len(stages) - 1)]
     status = (
-        "<div class='vs-waiting'>● Your turn: read the agent's reply, decide, and send.</div>"
+        f"<div class='vs-waiting'>{words('your_turn_card', lang)}</div>"
         if waiting
-        else "<div class='vs-muted'>The agent is working…</div>"
+        else f"<div class='vs-muted'>{words('agent_working', lang)}</div>"
     )
-    parts = [f"<div class='vs-card vs-human'>{status}", f"<p><b>Current stage {pointer + 1}/{len(stages)}:</b> {_esc(cur.name)}</p>"]
+    parts = [f"<div class='vs-card vs-human'>{status}",
+             f"<p><b>{words('current_stage', lang, n=pointer + 1, total=len(stages))}</b> {_esc(cur.name)}</p>"]
     nxt = pointer + 1
     if nxt < len(stages):
         st = stages[nxt]
         parts += [
-            f"<p><b>Next stage {nxt + 1}:</b> {_esc(st.name)}</p>",
-            f"<p><b>Trigger</b> (<i>{_esc(st.trigger.kind)}</i>): {_esc(st.trigger.condition)}</p>",
-            f"<p><b>Line</b> (say this when the trigger fires — choose <i>disclose</i>): {_esc(st.line)}</p>",
-            f"<p><b>Fallback</b> (while it has not fired — <i>push</i>): {_esc(st.fallback or '—')}</p>",
+            f"<p><b>{words('next_stage', lang, n=nxt + 1)}</b> {_esc(st.name)}</p>",
+            f"<p><b>{words('trigger', lang)}</b> (<i>{_esc(st.trigger.kind)}</i>): {_esc(st.trigger.condition)}</p>",
+            f"<p><b>{words('line', lang)}: {_esc(st.line)}</p>",
+            f"<p><b>{words('fallback', lang)}: {_esc(st.fallback or '—')}</p>",
         ]
         if st.trigger.kind == "asks":
-            parts.append("<p class='vs-muted'>This stage fires only when the agent asks about it; do not hint at it.</p>")
+            parts.append(f"<p class='vs-muted'>{words('asks_only', lang)}</p>")
     else:
-        parts.append("<p>Every stage is disclosed. Choose <i>done</i> when the agent has addressed the last one.</p>")
-    shown = {st.line: "the Line above", st.fallback: "the Fallback above"} if nxt < len(stages) else {}
+        parts.append(f"<p>{words('all_disclosed', lang)}</p>")
+    shown = {st.line: words("the_line_above", lang), st.fallback: words("the_fallback_above", lang)} if nxt < len(stages) else {}
     parts.append(reply_kinds_html(task, pointer, user_turns, shown={k: v for k, v in shown.items() if k}))
-    parts.append(f"<div class='vs-muted'>User turns so far: {user_turns}</div></div>")
+    parts.append(f"<div class='vs-muted'>{words('user_turns', lang, n=user_turns)}</div></div>")
     return "".join(parts)
 
 
@@ -331,6 +337,7 @@ def reply_kinds_html(task: Task, pointer: int, user_turns: int = 0, *, shown: di
     """One line per reply kind: what it does, and what is sent if the message box is left empty.
     ``shown``: texts the card already prints (the next stage's line and fallback) → how to point at
     them, so each is said once."""
+    lang = lang_of(task)
     seen = shown or {}
 
     def sends(text: str) -> str:
@@ -343,10 +350,12 @@ def reply_kinds_html(task: Task, pointer: int, user_turns: int = 0, *, shown: di
         return f"“{_esc(text)}”"
 
     items = "".join(
-        f"<li><b>{_esc(h.kind)}</b> — {_esc(h.meaning)}. <span class='vs-muted'>Empty box sends:</span> {sends(h.empty)}</li>"
+        f"<li><b>{_esc(DECISION_WORDS[h.kind][lang] if lang == 'zh' else h.kind)}</b> — "
+        f"{_esc(KIND_MEANING_ZH[h.kind] if lang == 'zh' else h.meaning)}. "
+        f"<span class='vs-muted'>{words('empty_sends', lang)}</span> {sends(h.empty)}</li>"
         for h in reply_kind_help(task, pointer, user_turns)
     )
-    return f"<details class='vs-kinds'><summary>What each choice does (and what an empty box sends)</summary><ul>{items}</ul></details>"
+    return f"<details class='vs-kinds'><summary>{words('kinds_summary', lang)}</summary><ul>{items}</ul></details>"
 
 
 def next_line(task: Task, pointer: int) -> str:

@@ -170,7 +170,7 @@ def render(ctx: AppContext, c: Cursor, comps: dict[str, Any], *, first: bool = F
         out.update(_result(ctx, run, comps))
     else:
         elapsed = (shown[-1].ts - c.events[0].ts).total_seconds() if shown and c.timed else None
-        stats = live_stats(run.id, shown, task.stage_count() if task is not None else None)
+        stats = live_stats(run.id, shown, task.stage_count() if task is not None else None, imported=run.source == "imported")
         out[comps["counters"]] = stats_html(stats, elapsed_s=elapsed, live=True, no_model=no_model(run))
         out[comps["score"]] = ""
         out[comps["table_answer"]] = ""

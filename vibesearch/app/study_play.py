@@ -21,7 +21,9 @@ from ._policy import form_request
 from ._studies import StudyConfig, is_player
 from .context import AppContext, RunView
 from .live import NotYourRun
-from .play import DECISION_CHOICES, TICK_S, human_card_html_waiting, refresh
+from ..run import DECISIONS
+from ._words import lang_of
+from .play import DECISION_CHOICES, TICK_S, decision_radio, human_card_html_waiting, refresh
 from .render import persona_html
 
 
@@ -63,7 +65,7 @@ def build(ctx: AppContext) -> PlayerHandles:
                               show_label=False, layout="bubble", buttons=[])
             with gr.Group(visible=False, elem_id="vs-player-turn") as human_box:
                 human_card = gr.HTML(elem_id="vs-player-card")
-                decision = gr.Radio(DECISION_CHOICES, value="push", label="What do you do this turn?", elem_id="vs-player-decision")
+                decision = gr.Radio(DECISION_CHOICES, value=None, label="What do you do this turn?", elem_id="vs-player-decision")
                 message = gr.Textbox(label="Your message (as the persona)", lines=3, elem_id="vs-player-msg")
                 send = gr.Button("Send", variant="primary", elem_id="vs-player-send", interactive=False)
             stepper = gr.HTML(elem_id="vs-player-stepper")
@@ -76,7 +78,8 @@ def build(ctx: AppContext) -> PlayerHandles:
     def _shown_run(play: StudyCodeRow, out: dict, who: Any) -> dict:
         nv = RunView(run_id=play.run_id)
         out.update(refresh(ctx, who, nv, comps, player_events))
-        out.update({view: nv, timer: gr.Timer(active=True), consent_box: gr.Group(visible=False), play_box: gr.Column(visible=True)})
+        out.update({view: nv, timer: gr.Timer(active=True), consent_box: gr.Group(visible=False), play_box: gr.Column(visible=True),
+                    decision: decision_radio(ctx.catalog.tasks.get(play.task_id))})
         return out
 
     def on_load(request: gr.Request):
@@ -142,13 +145,17 @@ def build(ctx: AppContext) -> PlayerHandles:
         who = ctx.who(request)
         if _play_of(ctx, who.login) is None or not v.run_id:
             raise gr.Error("No play is going.")
+        if choice not in DECISIONS:  # a warning (an error would cover the controls)
+            gr.Warning("Choose what you do this turn first, then Send.")
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip()
         try:
             ctx.manager.submit(v.run_id, who.owner, text if isinstance(text, str) else "", choice, admin=False)
         except (NotYourRun, ValueError, KeyError) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
-        return "", "push", gr.Button(interactive=False), human_card_html_waiting()
+        lang = lang_of(ctx.task_of_run(ctx.store.get_run(v.run_id)))
+        return "", gr.Radio(value=None), gr.Button(interactive=False), human_card_html_waiting(lang)
 
-    outs = [column, title, consent_box, consent, play_box, *live_outputs]
+    outs = [column, title, consent_box, consent, play_box, decision, *live_outputs]
     fns = [
         agree.click(on_agree, [view], outs, api_visibility="private"),
         timer.tick(on_tick, [view], live_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden",

@@ -1,0 +1,49 @@
+"""A Chinese task in Play, played by a person: the card, the stepper, the reply kinds' help, the
+turn line and the decision's choices speak the task's language (``app/_words.py``); an English
+task keeps English. Looked at with a CJK font (fonts-noto-cjk)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from browser_kit import choose, fill, shows, start
+from playwright.sync_api import expect
+
+from vibesearch.store import Store
+
+pytestmark = pytest.mark.browser
+ZH = "daily-zh-traditional-festivals"
+SHOTS = Path(os.environ.get("VIBESEARCH_PLAY_SHOTS", "/tmp/play_shots"))
+
+
+def test_a_chinese_task_is_played_in_chinese(pages, app_server):
+    page = pages()
+    choose(page, "vs-task", ZH)
+    page.get_by_label("Me — I play the persona").check()
+    decision = page.locator("#vs-decision")
+    rid = start(page)
+    shows(page, "vs-human-card", "轮到你了")
+    expect(decision.get_by_label("透露下一阶段", exact=True)).to_be_visible()  # the choices follow the task
+    shows(page, "vs-your-turn", "轮到你了")
+    shows(page, "vs-human-card", "下一阶段 2")
+    shows(page, "vs-stepper", "阶段：已透露 1 / 11")
+    expect(page.locator("#vs-send")).to_be_enabled()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "play_chinese.png"), full_page=True)
+    decision.get_by_label("追问（条件未满足）", exact=True).check()
+    fill(page, "vs-human-msg", "能再具体一点吗？")
+    page.click("#vs-send")
+    expect(page.locator("#vs-play-chat")).to_contain_text("能再具体一点吗？")
+    sent = [ev.data for ev in Store(app_server.db).events(rid) if getattr(ev.data, "role", "") == "user"]
+    assert any("能再具体一点吗？" in str(getattr(d, "content", "")) for d in sent)
+    # an English task again: English choices
+    page.click("#vs-stop")
+    page.click("#vs-stop-yes")
+    choose(page, "vs-task", "daily-en-japan-heritage-trip")
+    page.get_by_label("Me — I play the persona").check()
+    start(page)
+    expect(decision.get_by_label("push (trigger not met)", exact=True)).to_be_visible()
+    page.click("#vs-stop")
+    page.click("#vs-stop-yes")
