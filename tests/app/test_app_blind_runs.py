@@ -55,3 +55,17 @@ def test_the_label_list_never_names_a_blind_runs_agent(ctx, runs):
     labels = dict((value, label) for label, value in labelable_runs(ctx, ADMIN))
     assert AGENT_HIDDEN in labels[runs["blind"]] and "secret/model-x" not in labels[runs["blind"]]
     assert "secret/model-x" in labels[runs["open"]]
+
+
+def test_the_search_finds_by_model_batch_and_date_but_never_a_hidden_agent(ctx, runs):
+    from vibesearch.app.runs import run_rows
+
+    def found(who, words, profile=ANY):
+        return {r[0] for r in run_rows(ctx, ANY, ANY, ANY, ANY, who, profile, words)}
+
+    today = ctx.store.get_run(runs["open"]).created_at.strftime("%Y-%m-%d")
+    assert found(ANNOTATOR, "secret/model-x") == {runs["open"]}  # the blind run is not found by its model
+    assert found(ADMIN, "secret/model-x") == set(runs.values())
+    assert found(ANNOTATOR, f"{today} human") == set(runs.values())
+    assert found(ANNOTATOR, "no-such-word") == set()
+    assert found(ANNOTATOR, "", "official") == set() and found(ANNOTATOR, "", "vibesearch") == set(runs.values())

@@ -48,14 +48,42 @@ STATUSES = [ANY, *RUN_STATUSES]
 SCORE_HEADERS = ["judge", "profile", "P", "R", "F1", "covered / GT", "valid / predicted", "unscored", "when"]
 
 
-def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str, who: Who | None = None) -> list[list[Any]]:
-    """The runs table; with ``who`` only the runs that caller may read."""
+PROFILES = [ANY, "vibesearch", "official"]
+MAX_SEARCH = 200
+
+
+def _haystack(run: Any, who: Who | None) -> str:
+    """What the Runs search looks in: ids, models, batch, source, end, start date (never the
+    agent of a run whose agent is hidden from ``who``)."""
+    hidden = agent_hidden(who, run)
+    parts = [run.id, run.task_id, run.user, run.status, run.termination or "", run.source, run.batch_id or "",
+             run.simulator_model or "", run.created_at.strftime("%Y-%m-%d")]
+    if not hidden:
+        parts += [run.agent, run.agent_model or ""]
+    return " ".join(parts).lower()
+
+
+def _profile(run: Any) -> str:
+    config = run.run_config()
+    return config.protocol if config is not None else "vibesearch"
+
+
+def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str, who: Who | None = None,
+             profile: Any = ANY, search: Any = "") -> list[list[Any]]:
+    """The runs table; with ``who`` only the runs that caller may read. ``profile``: the protocol
+    profile; ``search``: words that must all appear in a run's ids, models, batch, source, end or
+    start date (YYYY-MM-DD)."""
     filters = {k: (None if v in (ANY, "", None) or not isinstance(v, str) else v) for k, v in dict(task_id=task, agent=agent, user=user, status=status).items()}
     runs = ctx.store.list_runs(**filters)
     if who is not None:
         runs = [r for r in runs if ctx.readable(who, r)]
     if filters["agent"] is not None:  # filtering by agent must not tell which agent a blind run had
         runs = [r for r in runs if not agent_hidden(who, r)]
+    if isinstance(profile, str) and profile in PROFILES[1:]:
+        runs = [r for r in runs if _profile(r) == profile]
+    wanted = (search if isinstance(search, str) else "")[:MAX_SEARCH].lower().split()
+    if wanted:
+        runs = [r for r in runs if all(w in _haystack(r, who) for w in wanted)]
     best: dict[str, ScoreRow] = {}
     for score in ctx.store.scores():
         best[score.run_id] = score  # the latest score of each run
@@ -96,6 +124,9 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         f_agent = gr.Dropdown(ch["agent"], value=ANY, label="Agent", allow_custom_value=True)
         f_user = gr.Dropdown(ch["user"], value=ANY, label="User", allow_custom_value=True)
         f_status = gr.Dropdown(STATUSES, value=ANY, label="Status")
+        f_profile = gr.Dropdown(PROFILES, value=ANY, label="Profile", elem_id="vs-runs-profile")
+        f_search = gr.Textbox(label="Search", placeholder="model, batch, date (2026-12-01), id…", max_lines=1,
+                              max_length=MAX_SEARCH, elem_id="vs-runs-search")
         refresh_btn = gr.Button("Refresh", size="sm", elem_id="vs-runs-refresh")
     initial = [] if ctx.access.read_own else run_rows(ctx, ANY, ANY, ANY, ANY)  # the page's config is the same for everyone
     table = gr.Dataframe(headers=RUN_HEADERS, value=initial, interactive=False, max_height=300,
@@ -233,13 +264,13 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
     def on_tick(tok, v: RunView, request: gr.Request):
         return show(ctx.who(request, tok), v, False)
 
-    def on_rows(tok, t, a, u, st, request: gr.Request):
-        return run_rows(ctx, t, a, u, st, ctx.who(request, tok))
+    def on_rows(tok, t, a, u, st, prof, find, request: gr.Request):
+        return run_rows(ctx, t, a, u, st, ctx.who(request, tok), prof, find)
 
-    def on_refresh(tok, t, a, u, st, request: gr.Request):
+    def on_refresh(tok, t, a, u, st, prof, find, request: gr.Request):
         ctx.manager.close_orphaned()  # runs whose driver died since: interrupted, offered to continue
         ch2 = filter_choices(ctx)
-        return on_rows(tok, t, a, u, st, request), gr.Dropdown(choices=ch2["task"]), gr.Dropdown(choices=ch2["agent"]), gr.Dropdown(choices=ch2["user"])
+        return on_rows(tok, t, a, u, st, prof, find, request), gr.Dropdown(choices=ch2["task"]), gr.Dropdown(choices=ch2["agent"]), gr.Dropdown(choices=ch2["user"])
 
     def on_judge(v: RunView, judge: str):
         if not v.run_id:
@@ -300,10 +331,11 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
             raise gr.Error(str(exc).strip("'\"")) from None
         return show(who, v, True)
 
-    filters = [f_task, f_agent, f_user, f_status]
+    filters = [f_task, f_agent, f_user, f_status, f_profile, f_search]
     refresh_btn.click(on_refresh, [owner, *filters], [table, f_task, f_agent, f_user], api_visibility="private")
-    for f in filters:
+    for f in (f_task, f_agent, f_user, f_status, f_profile):
         f.change(on_rows, [owner, *filters], table, api_visibility="private", show_progress="hidden")
+    f_search.submit(on_rows, [owner, *filters], table, api_visibility="private", show_progress="hidden")  # Enter, not each key
     open_btn.click(on_open, [owner, run_id_box], detail_outputs, api_visibility="private")
     run_id_box.submit(on_open, [owner, run_id_box], detail_outputs, api_visibility="private")
     table.select(on_select, [owner], [*detail_outputs, run_id_box], api_visibility="private")
