@@ -21,6 +21,7 @@ from ..scoring.aggregate import (
     where_filter,
 )
 from ..scoring.errors import error_analysis
+from ..scoring.stage_view import stage_view
 from ..scoring.verdicts import judge_label
 from ..store import Store
 
@@ -90,6 +91,7 @@ def build_report(
         "scores": score_table(records, num_samples),
         "interaction": interaction_table(records),
         "errors": error_analysis(store, [r for r in one_per_run if not r.left_out]),
+        "stages": stage_view(store, one_per_run),
         "summary": summary,
         "per_item": per_item,
         "runs": [

@@ -138,6 +138,25 @@ def run_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     return headers, rows
 
 
+def stage_sections(report: dict[str, Any]) -> list[str]:
+    """The per-stage views (``scoring.stage_view``) as markdown sections."""
+    st = report.get("stages")
+    if not st or not st["stages"]:
+        return []
+    stall = ", ".join(f"{t}: stage {s['stage']} ({s['name']}, {s['runs']} runs ended there)" for t, s in st["stall"].items()) or "none"
+    return [
+        "### Recall by stage\n",
+        "The ground-truth triples whose head or tail a stage's words name; recall over the runs that reached the "
+        "stage and over those that did not.\n",
+        _md_table(["task", "stage", "triples", "recall (reached)", "runs", "recall (not reached)", "runs", "runs ended here"],
+                  [[r["task"], f"{r['stage']}. {r['name']}", r["triples"], pct(r["recall_reached"]), r["runs_reached"],
+                    pct(r["recall_not_reached"]), r["runs_not_reached"], r["runs_ended_here"]] for r in st["stages"]]),
+        f"Where runs stall (the stage most runs ended on without disclosing the next): {stall}.\n",
+        "### F1 by stages reached\n",
+        _md_table(["stages reached", "runs", "mean F1"], [[b["stages_reached"], b["runs"], pct(b["mean_f1"])] for b in st["f1_by_stages_reached"]]),
+    ]
+
+
 def to_markdown(report: dict[str, Any]) -> str:
     e = report["errors"]
     parts = [
@@ -169,6 +188,7 @@ def to_markdown(report: dict[str, Any]) -> str:
                   [[r["relation"], r["n_gt"], r["n_covered"], pct(r["coverage"]), r["runs"],
                     f"{r['runs_produced']}" + (" (never)" if r["never_produced"] else "")] for r in e["relation_coverage"][:30]]),
     ]
+    parts += stage_sections(report)
     g = e["generation"]
     parts += [
         "### Over- and under-generation\n",
@@ -220,6 +240,8 @@ def to_csv(report: dict[str, Any]) -> str:
     section("f1_by_user_turns", e["f1_by_user_turns"])
     section("termination", [{"termination": k, "runs": v} for k, v in e["termination"].items()])
     section("relation_coverage", e["relation_coverage"])
+    section("recall_by_stage", report.get("stages", {}).get("stages", []))
+    section("f1_by_stages_reached", report.get("stages", {}).get("f1_by_stages_reached", []))
     section("over_generation_runs", e["generation"]["over_generation_runs"])
     section("under_generation_runs", e["generation"]["under_generation_runs"])
     section("runs", report["runs"])
