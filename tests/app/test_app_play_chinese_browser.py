@@ -47,3 +47,21 @@ def test_a_chinese_task_is_played_in_chinese(pages, app_server):
     expect(decision.get_by_label("push (trigger not met)", exact=True)).to_be_visible()
     page.click("#vs-stop")
     page.click("#vs-stop-yes")
+
+
+def test_a_chinese_browser_gets_the_chinese_labels(browser, app_server):
+    from browser_kit import wait_ready
+
+    ctx = browser.new_context(locale="zh-CN", viewport={"width": 1366, "height": 900})
+    try:
+        page = ctx.new_page()
+        page.goto(app_server.url)
+        wait_ready(page, tab="运行")
+        for name in ("运行", "运行记录", "标注", "排行榜", "对比", "研究"):
+            expect(page.get_by_role("tab", name=name, exact=True)).to_be_visible()
+        expect(page.locator("#vs-start")).to_have_text("开始")
+        expect(page.locator("#vs-stop")).to_have_text("停止")
+        expect(page.get_by_text("回放已保存的运行", exact=True)).to_be_visible()
+        page.screenshot(path=str(SHOTS / "play_chinese_browser.png"), full_page=True)
+    finally:
+        ctx.close()

@@ -1,13 +1,15 @@
 """The words of a person's play in the task's language: the card, the stepper, the reply kinds'
 help, the decision's choices and the turn line are in Chinese for a task written in Chinese
 (``language: zh``) and in English otherwise — the persona's own texts are in the task's language,
-so the words around them follow it. (The app's fixed labels — tabs, buttons, form fields — are in
-English for now.)
+so the words around them follow it. The app's main fixed labels (the tabs, Play's form fields and
+buttons) follow the browser's language instead, through Gradio's i18n (``ui_text``, ``UI_I18N``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
+
+import gradio as gr
 
 Lang = Literal["en", "zh"]
 
@@ -68,3 +70,21 @@ def words(key: str, lang: Lang, **values: Any) -> str:
 
 def decision_choices(lang: Lang, kinds: Any) -> list[tuple[str, str]]:
     return [(DECISION_WORDS[k][lang], k) for k in kinds]
+
+
+# the app's main fixed labels in Chinese, for a browser whose language is Chinese (the English
+# text is the key and what every other browser shows)
+_ZH_LABELS = {
+    "Play": "运行", "Runs": "运行记录", "Label": "标注", "Leaderboard": "排行榜", "Compare": "对比", "Study": "研究",
+    "Task": "任务", "User": "用户", "Agent": "智能体", "Start": "开始", "Stop": "停止", "Send": "发送",
+    "Your message (as the persona)": "你的消息（以角色身份）",
+    "What do you do this turn?": "这一轮你怎么做？",
+    "Models and options": "模型与选项",
+    "Replay a stored run": "回放已保存的运行",
+}
+UI_I18N = gr.I18n(en={k: k for k in _ZH_LABELS}, zh=dict(_ZH_LABELS), **{"zh-CN": dict(_ZH_LABELS)})
+
+
+def ui_text(text: str) -> Any:
+    """``text`` as a label the browser shows in its language (Chinese or English)."""
+    return UI_I18N(text) if text in _ZH_LABELS else text

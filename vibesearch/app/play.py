@@ -41,7 +41,7 @@ from .panels import (
     verdict_map,
     verdict_rows,
 )
-from ._words import Lang, decision_choices, lang_of, words
+from ._words import Lang, decision_choices, lang_of, ui_text, words
 from .render import chat_messages, human_card_html, next_line, persona_html, plain_md, stage_pointer, stepper_html
 from . import replay as replay_ui
 
@@ -108,7 +108,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
         with gr.Column(scale=1, min_width=290):
             form_show = gr.Button("Show the run form", size="sm", visible=False, elem_id="vs-form-show")
             with gr.Column(elem_id="vs-play-form") as form:  # folded while a replay plays (Start still reads it)
-                task = gr.Dropdown(ctx.catalog.choices(), value=default_task, label="Task", elem_id="vs-task")
+                task = gr.Dropdown(ctx.catalog.choices(), value=default_task, label=ui_text("Task"), elem_id="vs-task")
                 with gr.Accordion("Load tasks from a folder", open=False):
                     folder = gr.Textbox(label="Folder or file on the server", placeholder="/path/to/personas")
                     load_btn = gr.Button("Load", size="sm")
@@ -116,9 +116,9 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                                       file_types=sorted(UPLOAD_SUFFIXES), type="filepath", elem_id="vs-upload")
                     upload_btn = gr.Button("Load uploaded files", size="sm")
                     load_msg = gr.Markdown()
-                user = gr.Radio(USER_CHOICES, value=s.user if s.user in dict(USER_CHOICES).values() else "rules", label="User", elem_id="vs-user")
-                agent = gr.Radio(AGENT_CHOICES, value=s.agent, label="Agent", elem_id="vs-agent")
-                with gr.Accordion("Models and options", open=False):
+                user = gr.Radio(USER_CHOICES, value=s.user if s.user in dict(USER_CHOICES).values() else "rules", label=ui_text("User"), elem_id="vs-user")
+                agent = gr.Radio(AGENT_CHOICES, value=s.agent, label=ui_text("Agent"), elem_id="vs-agent")
+                with gr.Accordion(ui_text("Models and options"), open=False):
                     agent_model = gr.Textbox(value=s.agent_model or "", label="Agent model (litellm string)", placeholder="openai/gpt-4o-mini", elem_id="vs-agent-model")
                     sim_model = gr.Textbox(value=s.simulator_model or "", label="Simulator model", placeholder="for the LLM / paper simulator and the shadow", elem_id="vs-sim-model")
                     backend = gr.Dropdown(BACKENDS, value=s.search_backend, label="Search backend")
@@ -135,8 +135,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                         info="official: the paper's harness rule by rule, with the server's configured prompts (docs/protocol.md)",
                     )
             with gr.Row():
-                start = gr.Button("Start", variant="primary", elem_id="vs-start")
-                stop = gr.Button("Stop", variant="stop", elem_id="vs-stop")
+                start = gr.Button(ui_text("Start"), variant="primary", elem_id="vs-start")
+                stop = gr.Button(ui_text("Stop"), variant="stop", elem_id="vs-stop")
             with gr.Column(visible=False, elem_id="vs-stop-confirm", variant="panel") as stop_box:  # a person's run: Stop asks first
                 gr.Markdown("Stop for good? The run is **cancelled**: it is never scored and is left out of every score.",
                             elem_id="vs-stop-question")
@@ -153,11 +153,11 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             # this column (in the first screen of a laptop), the stage card with its help under them
             with gr.Group(visible=False, elem_id="vs-human-box") as human_box:
                 human_turn = gr.HTML(elem_id="vs-human-turn")
-                decision = gr.Radio(DECISION_CHOICES, value=None, label="What do you do this turn?", elem_id="vs-decision",
+                decision = gr.Radio(DECISION_CHOICES, value=None, label=ui_text("What do you do this turn?"), elem_id="vs-decision",
                                     info="Nothing is chosen for you: pick one each turn.")
-                message = gr.Textbox(label="Your message (as the persona)", lines=3, elem_id="vs-human-msg", info=SEND_HINT,
+                message = gr.Textbox(label=ui_text("Your message (as the persona)"), lines=3, elem_id="vs-human-msg", info=SEND_HINT,
                                      placeholder="'disclose' prefills the stage line; left empty, the message the card shows for your choice is sent.")
-                send = gr.Button("Send", variant="primary", elem_id="vs-send", interactive=False)
+                send = gr.Button(ui_text("Send"), variant="primary", elem_id="vs-send", interactive=False)
                 human_card = gr.HTML(elem_id="vs-human-card")
             replay_controls = replay_ui.controls()  # beside the chat, so a demo's controls are where its eyes are
             stepper = gr.HTML(elem_id="vs-stepper")

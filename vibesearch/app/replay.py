@@ -38,6 +38,7 @@ from .panels import (
     verdict_map,
     verdict_rows,
 )
+from ._words import ui_text
 from .render import chat_messages, persona_html, stepper_html
 
 TICK_S = 0.2  # how often a playing replay looks for due events
@@ -67,7 +68,7 @@ class ReplayHandles:
 
 def controls() -> ReplayControls:
     """The replay controls, placed where this is called (Play's right-hand column, beside the chat)."""
-    with gr.Accordion("Replay a stored run", open=False, elem_id="vs-replay-box") as box:
+    with gr.Accordion(ui_text("Replay a stored run"), open=False, elem_id="vs-replay-box") as box:
         run_id = gr.Dropdown(choices=[], value=None, allow_custom_value=True, filterable=True, elem_id="vs-replay-run",
                              label="Run (newest first; or type its id)")
         speed = gr.Radio(list(SPEEDS), value=DEFAULT_SPEED, label="Speed", elem_id="vs-replay-speed")

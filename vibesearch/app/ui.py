@@ -20,6 +20,7 @@ from ..store import Store, open_db
 from . import api, compare_view, label, leaderboard, play, runs, study_play, study_view
 from ._assets import CSS, SHORTCUTS_JS, theme
 from ._play_assets import PLAY_CSS, PLAY_JS
+from ._words import UI_I18N, ui_text
 from .catalog import TaskCatalog
 from ._access import Access
 from .context import AppContext
@@ -49,17 +50,17 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
                 with gr.Accordion(f"⚠ {len(ctx.catalog.problems)} problem(s) while loading tasks", open=False):
                     gr.Markdown("\n".join(f"- {p}" for p in ctx.catalog.problems[:50]))
             with gr.Tabs() as tabs:
-                with gr.Tab("Play", id="play", elem_id="vs-play-panel"):
+                with gr.Tab(ui_text("Play"), id="play", elem_id="vs-play-panel"):
                     play_h = play.build(ctx, owner)
-                with gr.Tab("Runs", id="runs", elem_id="vs-runs-panel") as runs_tab:
+                with gr.Tab(ui_text("Runs"), id="runs", elem_id="vs-runs-panel") as runs_tab:
                     runs_h = runs.build(ctx, owner, tabs, play_h)
-                with gr.Tab("Label", id="label", elem_id="vs-label-panel") as label_tab:
+                with gr.Tab(ui_text("Label"), id="label", elem_id="vs-label-panel") as label_tab:
                     label_h = label.build(ctx)
-                with gr.Tab("Leaderboard", id="leaderboard", elem_id="vs-lb-panel") as lb_tab:
+                with gr.Tab(ui_text("Leaderboard"), id="leaderboard", elem_id="vs-lb-panel") as lb_tab:
                     lb_h = leaderboard.build(ctx, owner)
-                with gr.Tab("Compare", id="compare", elem_id="vs-cmp-panel") as cmp_tab:
+                with gr.Tab(ui_text("Compare"), id="compare", elem_id="vs-cmp-panel") as cmp_tab:
                     cmp_h = compare_view.build(ctx, owner)
-                with gr.Tab("Study", id="study", elem_id="vs-study-panel"):
+                with gr.Tab(ui_text("Study"), id="study", elem_id="vs-study-panel"):
                     study_view.build(ctx, owner)
         api.register(ctx)
 
@@ -206,6 +207,7 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
             theme=theme(),
             css=CSS + PLAY_CSS,
             js=page_script(SHORTCUTS_JS, PLAY_JS),
+            i18n=UI_I18N,
             footer_links=["api"],
             max_file_size=int(settings.load_max_file_mb * 1_000_000),
             # Gradio makes its app object in launch(): return, so the shared logins go in before we
