@@ -232,3 +232,21 @@ def test_old_database_gets_the_validity_table(tmp_path, make_run):
     reopened = Store(path)  # the migration adds the table
     reopened.put_pred_labels([{"run_id": rid, "pred_index": 0, "annotator": "a", "valid": True, "evidence": [0]}])
     assert val(reopened, "a") == [(0, True, [0], "")]
+
+
+def test_final_labels_fill_the_export_adjudication_first(store, run, tmp_path):
+    from vibesearch.scoring.campaigns import Item, adjudicate, create_campaign
+
+    camp = create_campaign(store, "c", runs=[run], annotators=["a", "b", "c"], sides=["coverage"], overlap=2)
+    # gt 0: a and b say yes (majority yes); gt 1: a yes, b no (a tie, then resolved no by d); gt 2: a no, b yes (a tie left open)
+    for i, (a, b) in enumerate([(True, True), (True, False), (False, True)]):
+        store.put_label(run, i, "a", a, evidence=[0] if a else [])
+        store.put_label(run, i, "b", b, evidence=[0] if b else [])
+    adjudicate(store, camp, Item(run, "coverage", 1), "d", False, "the page says otherwise")
+    out = tmp_path / "final"
+    export_official(store, out, final=True)
+    rows = read_csv(out / GT_DIR / f"{NAME}.csv")[1:]
+    assert [(r[6], r[7]) for r in rows] == [("是", ""), ("否", "the page says otherwise"), ("", ""), ("", "")]
+    one = tmp_path / "one"  # one annotator's labels, as before
+    export_official(store, one, annotator="b")
+    assert [r[6] for r in read_csv(one / GT_DIR / f"{NAME}.csv")[1:]] == ["是", "否", "是", ""]

@@ -327,6 +327,7 @@ def labels_export(
         None, "--official", help="Instead: write the official meta-eval CSVs (gt_recall_check/ and pred_precision_check/, one <qid>_sample<i>.csv per run) into this folder"
     ),
     annotator: Optional[str] = typer.Option(None, "--annotator", help="With --official: fill human_label/human_comment from this person's labels"),
+    final: bool = typer.Option(False, "--final", help="With --official: fill human_label with the final labels (an adjudication, else the majority; a tie nobody resolved stays empty)"),
     judge: Optional[str] = typer.Option(None, "--judge", help="With --official: the judge whose decisions fill the model columns (default: the latest score)"),
     run: Optional[str] = typer.Option(None, "--run", help="Only this run's labels"),
     db: Optional[str] = DbOption,
@@ -348,7 +349,9 @@ def labels_export(
             refused = not_a_sample(store, run, judge) if run else None
             if refused:
                 fail(refused)
-            written = export_official(store, official, run_ids=[run] if run else None, judge=judge, annotator=annotator)
+            if final and annotator is not None:
+                fail("give --annotator or --final, not both")
+            written = export_official(store, official, run_ids=[run] if run else None, judge=judge, annotator=annotator, final=final)
         except (RunNotFound, OutputFileError) as exc:
             fail(str(exc))
         console.print(f"wrote the meta-eval CSVs of {len(written)} runs to {official}", highlight=False)

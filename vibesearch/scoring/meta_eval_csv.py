@@ -175,13 +175,38 @@ def not_a_sample(store: Store, run_id: str, judge: str | None = None) -> str | N
     return None
 
 
+def human_cells(store: Store, run_id: str, side: str, annotator: str | None, final: bool) -> dict[int, tuple[bool | None, str]]:
+    """index -> (human label, comment) of one side of a run: ``annotator``'s labels, or with
+    ``final`` the final label of each labelled item — its adjudication (with the adjudicator's
+    comment) when one resolved it, else the labels' common answer, else the strict majority; a
+    tie nobody resolved stays empty (None)."""
+    if side == "coverage":
+        rows = [(r.gt_index, r.annotator, r.covered, r.note) for r in store.labels(run_id=run_id)]
+    else:
+        rows = [(r.pred_index, r.annotator, r.valid, r.note) for r in store.pred_labels(run_id=run_id)]
+    if not final:
+        return {i: (v, note) for i, who, v, note in rows if annotator is not None and who == annotator}
+    votes: dict[int, list[bool]] = defaultdict(list)
+    for i, _, v, _note in rows:
+        votes[i].append(bool(v))
+    out: dict[int, tuple[bool | None, str]] = {}
+    for i, said in votes.items():
+        yes, no = sum(said), len(said) - sum(said)
+        out[i] = (True if yes > no else False if no > yes else None, "")
+    for adj in store.adjudications([run_id]):
+        if adj.side == side:
+            out[adj.item_index] = (adj.label, adj.comment or "")
+    return out
+
+
 def export_official(
-    store: Store, out_dir: str | Path, *, run_ids: list[str] | None = None, judge: str | None = None, annotator: str | None = None
+    store: Store, out_dir: str | Path, *, run_ids: list[str] | None = None, judge: str | None = None, annotator: str | None = None,
+    final: bool = False,
 ) -> list[str]:
     """Write both CSVs for each sample (``run_ids``, or every run with a stored score by
     ``judge`` / any judge that a person did not cancel) as ``<qid>_sample<i>.csv``, and
     ``vibesearch_runs.json`` beside them; ``annotator``'s labels fill ``human_label`` and
-    ``human_comment``. Returns the run ids written: a named run that is not a sample (no such
+    ``human_comment`` (with ``final``: every annotator's final labels, ``human_cells``). Returns the run ids written: a named run that is not a sample (no such
     score, or cancelled: ``not_a_sample``) is skipped."""
     numbers = sample_numbers(store, judge)
     if run_ids is None:
@@ -198,20 +223,20 @@ def export_official(
         name = sample_stem(task_id, index)
         manifests[out][name] = rid
         sides = judge_sides(store, rid, judge, official_names=True)
-        cov = {r.gt_index: r for r in store.labels(run_id=rid, annotator=annotator)} if annotator else {}
-        val = {r.pred_index: r for r in store.pred_labels(run_id=rid, annotator=annotator)} if annotator else {}
+        cov = human_cells(store, rid, "coverage", annotator, final)
+        val = human_cells(store, rid, "validity", annotator, final)
         gt_rows = []
         for i, t in enumerate(sides.gt):
-            label = cov.get(i)
+            label, note = cov.get(i, (None, ""))
             support = "\n".join(triple_text(sides.pred[p]) for p in sides.gt_support.get(i, []))
             gt_rows.append([i, t.get("head", ""), t.get("relation", ""), t.get("tail", ""), _yes_no(sides.covered.get(i)), support,
-                            _yes_no(label.covered) if label else "", label.note if label else ""])
+                            _yes_no(label), note])
         pred_rows = []
         for p, t in enumerate(sides.pred):
-            plabel = val.get(p)
+            plabel, pnote = val.get(p, (None, ""))
             support = "\n".join(triple_text(sides.gt[g]) for g in sides.pred_support.get(p, []) if g < len(sides.gt))
             pred_rows.append([p, t.get("head", ""), t.get("relation", ""), t.get("tail", ""), _yes_no(sides.valid.get(p)), support,
-                              _yes_no(plabel.valid) if plabel else "", plabel.note if plabel else ""])
+                              _yes_no(plabel), pnote])
         staged.append((_at(out, f"{GT_DIR}/{name}.csv"), _csv_text(GT_HEADER, gt_rows)))
         staged.append((_at(out, f"{PRED_DIR}/{name}.csv"), _csv_text(PRED_HEADER, pred_rows)))
     with StagedFolder(out_dir) as folder:  # every file lands or none does (OutputFileError names it)
