@@ -175,7 +175,7 @@ def test_an_imported_official_trajectory_replays_to_its_end_without_writing(ctx,
     c = open_replay(ctx, who, run_id, "20×")
     first = render(ctx, c, COMPONENTS, first=True)
     assert c.pos >= 1 and f"event {c.pos} / {c.total}" in first["status"]
-    assert first["human_box"] is not None and "Stages: 1 / 1" in first["stepper"]
+    assert first["human_box"] is not None and "阶段：已透露 1 / 1" in first["stepper"]  # a Chinese task: its stepper speaks Chinese
     while c.next_stage(0.0):
         out = render(ctx, c, COMPONENTS)
     assert c.done and "finished" in status_line(c)

@@ -30,7 +30,7 @@ def test_an_official_trajectory_replays_to_its_last_stage(pages, imported_run):
     page.click("#vs-runs-replay")
     expect(page.get_by_role("tab", name="Play", exact=True)).to_have_attribute("aria-selected", "true")
     shows(page, "vs-play-status", re.compile(rf"Replay of run {imported_run} · step by step · event 1 / \d+"))
-    shows(page, "vs-stepper", "Stages: 1 / 1 disclosed")
+    shows(page, "vs-stepper", "阶段：已透露 1 / 1")  # the trajectory is a Chinese task
 
     page.click("#vs-replay-step")  # one event at a time
     shows(page, "vs-play-status", "event 2 /")
@@ -43,7 +43,7 @@ def test_an_official_trajectory_replays_to_its_last_stage(pages, imported_run):
     shows(page, "vs-play-status", "· finished ·")
     m = re.search(r"event (\d+) / (\d+)", text_of(page, "vs-play-status"))
     assert m and m.group(1) == m.group(2)
-    shows(page, "vs-stepper", "Stages: 1 / 1 disclosed")
+    shows(page, "vs-stepper", "阶段：已透露 1 / 1")  # the trajectory is a Chinese task
     stepper = page.locator("#vs-stepper")
     expect(stepper.locator("li.vs-done")).to_have_count(1)
     expect(stepper.locator("li.vs-current")).to_have_count(0)  # nothing left waiting at the end
