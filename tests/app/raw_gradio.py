@@ -33,6 +33,11 @@ class RawSession:
             r = self.http.post(self.url + "login", data={"username": user, "password": password or ""})
             assert r.status_code == 200, (r.status_code, r.text[:300])
         self.config = self.http.get(self.url + "config").json()
+        for comp in self.config.get("components", []):  # labels the browser translates, read as their key
+            props = comp.get("props", {})
+            for key in ("label", "value"):
+                if key in props:
+                    props[key] = _untranslated(props[key])
 
     # ------------------------------------------------------------------ finding handlers
     def component(self, **props: Any) -> dict:
@@ -79,3 +84,16 @@ class RawSession:
 
     def close(self) -> None:
         self.http.close()
+
+
+def _untranslated(value: Any) -> Any:
+    """A label Gradio's i18n sends for the browser to translate (``__i18n__{…}`` or its dict), as
+    its key — the English text; anything else as it is."""
+    if isinstance(value, dict) and value.get("__type__") == "translation_metadata":
+        return value.get("key")
+    if isinstance(value, str) and value.startswith("__i18n__"):
+        try:
+            return json.loads(value[len("__i18n__"):]).get("key", value)
+        except ValueError:
+            return value
+    return value

@@ -164,4 +164,6 @@ def runs_score(s: RawSession, judge: str = "") -> Result:
 
 def runs_refresh(s: RawSession) -> Result:
     fn, _ = s.dependency(s.component(elem_id="vs-runs-refresh")["id"], "click")
-    return s.call(fn, [None, "(any)", "(any)", "(any)", "(any)"])
+    _, dep = s.dependency(s.component(elem_id="vs-runs-refresh")["id"], "click")
+    filters = ["(any)"] * (len(dep["inputs"]) - 2)  # task, agent, user, status, profile …; the search box empty
+    return s.call(fn, [None, *filters, ""])
