@@ -13,7 +13,7 @@ from scoring_helpers import T, task_snapshot  # noqa: F401
 from vibesearch.store import Store
 from vibesearch.run import EndEvent, GraphEvent, MessageEvent
 
-CASES = Path(__file__).resolve().parent.parent / "data" / "judge_cases.jsonl"
+CASES = Path(__file__).resolve().parent.parent / "data" / "judge_cases_dev.jsonl"
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from vibesearch.scoring.calibration import calibrate, load_cases
 
 from scoring_helpers import T
 
-# measured on tests/data/judge_cases.jsonl: 53/66 = 0.803 when the offline judge was written;
+# measured on tests/data/judge_cases_dev.jsonl: 53/66 = 0.803 when the offline judge was written;
 # 193/209 = 0.923 after the unit, alias, inverse-relation, list and containment-chain rules
 AGREEMENT_FLOOR = 0.9
 
