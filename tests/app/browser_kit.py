@@ -152,7 +152,7 @@ def status_is(page: Page, what: str) -> None:
 
 
 def your_turn(page: Page) -> None:
-    shows(page, "vs-human-card", "Your turn")
+    shows(page, "vs-human-turn", "Your turn")
     expect(page.locator("#vs-send")).to_be_enabled()
 
 

@@ -63,7 +63,7 @@ def test_a_neighbourhood_with_no_entity_asks_for_one():
 
 def test_the_card_and_stepper_speak_the_tasks_language():
     from vibesearch.app._words import DECISION_WORDS, lang_of
-    from vibesearch.app.play import decision_radio
+    from vibesearch.app.play import decision_radio, turn_html
     from vibesearch.app.render import human_card_html, stepper_html
     from vibesearch.tasks import load_tasks
     from vibesearch.config import BUNDLED_TASKS
@@ -72,7 +72,10 @@ def test_the_card_and_stepper_speak_the_tasks_language():
     zh, en = tasks["daily-zh-traditional-festivals"], tasks["daily-en-japan-heritage-trip"]
     assert (lang_of(zh), lang_of(en)) == ("zh", "en")
     card_zh, card_en = human_card_html(zh, 0, waiting=True), human_card_html(en, 0, waiting=True)
-    assert "轮到你了" in card_zh and "下一阶段 2" in card_zh and "每个选项的作用" in card_zh and "Your turn" not in card_zh
-    assert "Your turn" in card_en and "Next stage 2" in card_en and "轮到你了" not in card_en
+    assert "下一阶段 2" in card_zh and "每个选项的作用" in card_zh and "Next stage" not in card_zh
+    assert "Next stage 2" in card_en and "下一阶段" not in card_en
+    # whose turn it is is said once, by the line above the controls, not again in the card
+    assert "轮到你了" not in card_zh and "Your turn" not in card_en
+    assert "轮到你了" in turn_html(True, "zh") and "Your turn" in turn_html(True, "en")
     assert "阶段：已透露 1 / 11" in stepper_html(zh, []) and "Stages: 1 / 9 disclosed" in stepper_html(en, [])  # the opening is out
     assert [c[0] for c in decision_radio(zh).choices] == [DECISION_WORDS[k]["zh"] for k in ("disclose", "push", "perfunctory", "redirect", "done")]

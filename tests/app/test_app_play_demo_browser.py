@@ -197,3 +197,36 @@ def test_continue_in_play_sets_the_form_to_the_continued_run(pages):
     page.click("#vs-stop")
     page.click("#vs-stop-yes")
     status_is(page, "cancelled")
+
+
+def test_continue_ends_a_replay_playing_in_play(pages, app_server, imported_run):
+    """Runs → Continue while Play replays another run: the replay stops (its timer would draw
+    over the continued run) and the run form comes back."""
+    page = pages()
+    other = page.context.new_page()  # a second tab of the same browser: the same person
+    other.set_default_timeout(WAIT_MS)
+    other.goto(app_server.url)
+    wait_ready(other)
+    other.get_by_text("Replay a stored run", exact=True).click()
+    fill(other, "vs-replay-run", imported_run)
+    other.locator("#vs-replay-speed").get_by_label("0.5×", exact=True).check()
+    other.click("#vs-replay-start")
+    shows(other, "vs-play-status", re.compile(rf"Replay of run {imported_run} · playing"))
+    expect(other.locator("#vs-task")).to_be_hidden()  # folded while replaying
+    rid = _me_run(page, ANALYSIS)  # the first tab starts a run of the person's own
+    tab(other, "Runs")
+    fill(other, "vs-runs-id", rid)
+    other.click("#vs-runs-open")
+    shows(other, "vs-runs-header", rid)
+    other.click("#vs-runs-continue")
+    expect(other.get_by_role("tab", name="Play", exact=True)).to_have_attribute("aria-selected", "true")
+    your_turn(other)
+    shows(other, "vs-play-status", rid)
+    assert "Replay of run" not in text_of(other, "vs-play-status")
+    expect(other.locator("#vs-replay-pause")).to_be_disabled()
+    expect(other.locator("#vs-task")).to_be_visible()
+    expect(other.locator("#vs-form-show")).to_be_hidden()
+    _shot(other, "continue_ends_replay.png")
+    other.click("#vs-stop")
+    other.click("#vs-stop-yes")
+    status_is(other, "cancelled")

@@ -17,7 +17,7 @@ from vibesearch.app.play import refresh
 # refresh() keys its output by the components it was given; names stand in for them here
 COMPONENTS = {name: name for name in (
     "view", "chat", "stepper", "counters", "status", "human_box", "human_card", "send", "score",
-    "table_answer", "pred_table", "timer", "persona",
+    "table_answer", "pred_table", "timer", "persona", "human_turn",
 )}
 
 
@@ -36,11 +36,11 @@ def test_every_tick_sends_the_person_controls_while_their_turn_waits(ctx, settin
     wait_until(lambda: live.pending() is not None, "the person's turn")
     view = RunView(run_id=live.run_id)
     first = refresh(ctx, who, view, COMPONENTS)
-    assert "Your turn" in first["human_card"] and first["send"] is not None
+    assert "Your turn" in first["human_turn"] and "Your turn" not in first["human_card"] and first["send"] is not None
     # nothing changed since: the status is not sent again, the person's controls are
     second = refresh(ctx, who, view, COMPONENTS)
     assert "status" not in second
-    assert "Your turn" in second["human_card"]
+    assert "Your turn" in second["human_turn"] and "Next stage" in second["human_card"]
     ctx.manager.stop(live.run_id, who.owner)
     ctx.manager.wait(live.run_id, timeout=30)
     over = refresh(ctx, who, view, COMPONENTS)

@@ -42,7 +42,6 @@ CSS = """
 .vs-num { text-align: right; font-variant-numeric: tabular-nums; }
 .vs-timeline .vs-adv { font-weight: 600; }
 .vs-timeline .vs-shadow { color: var(--body-text-color-subdued); font-style: italic; }
-.vs-waiting { color: #b54708; font-weight: 600; margin-bottom: 4px; }
 .vs-triple { font-size: 1.15em; padding: 10px; }
 .vs-triple .vs-part { display: inline-block; padding: 2px 8px; margin: 2px; border-radius: 6px; background: var(--background-fill-secondary); }
 .vs-verdict-covered { color: #2e9e57; font-weight: 600; }

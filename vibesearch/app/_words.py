@@ -14,7 +14,6 @@ import gradio as gr
 Lang = Literal["en", "zh"]
 
 _WORDS: dict[str, dict[Lang, str]] = {
-    "your_turn_card": {"en": "● Your turn: read the agent's reply, decide, and send.", "zh": "● 轮到你了：读完助手的回复，做出选择，然后发送。"},
     "agent_working": {"en": "The agent is working…", "zh": "助手正在工作……"},
     "sent_working": {"en": "Sent. The agent is working…", "zh": "已发送。助手正在工作……"},
     "your_turn_line": {"en": "● Your turn: read the agent's reply, choose, write, Send.", "zh": "● 轮到你了：读回复、选择、写消息，再点发送。"},

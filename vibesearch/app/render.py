@@ -307,11 +307,9 @@ def human_card_html(task: Task, pointer: int, *, waiting: bool, user_turns: int 
     lang = lang_of(task)
     stages = task.persona.stages
     cur = stages[min(pointer, len(stages) - 1)]
-    status = (
-        f"<div class='vs-waiting'>{words('your_turn_card', lang)}</div>"
-        if waiting
-        else f"<div class='vs-muted'>{words('agent_working', lang)}</div>"
-    )
+    # whose turn it is is said once, by the line above the controls (``play.turn_html``) and the
+    # status; the card only says when the agent is still working
+    status = "" if waiting else f"<div class='vs-muted'>{words('agent_working', lang)}</div>"
     parts = [f"<div class='vs-card vs-human'>{status}",
              f"<p><b>{words('current_stage', lang, n=pointer + 1, total=len(stages))}</b> {_esc(cur.name)}</p>"]
     nxt = pointer + 1

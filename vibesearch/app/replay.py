@@ -64,6 +64,8 @@ class ReplayHandles:
     opener: Callable[[Any], Callable[..., dict]]  # tabs -> a handler opening Runs' run here
     link: Callable[..., dict]  # a page load: ``?replay=ID`` replays that run here
     link_inputs: list
+    end: Callable[[], dict]  # the updates that end a replay in this tab and unfold the run form
+    end_outputs: list  # ... and the components they name
 
 
 def controls() -> ReplayControls:
@@ -260,13 +262,15 @@ def wire(ctx: AppContext, owner: gr.BrowserState, rc: ReplayControls, comps: dic
         out = render(ctx, c, comps) if c.done else {comps["status"]: status_line(c)}
         return {**out, **_buttons(rc, c), rc.cursor: c}
 
-    def stop_replay(c: Cursor | None) -> dict:
-        """A live Start ends a replay in this tab (its timer would draw over the live run) and
-        unfolds the run form."""
+    def stop_replay(c: Any = None) -> dict:
+        """A live Start (or Runs' Continue) ends a replay in this tab (its timer would draw over
+        the live run) and unfolds the run form."""
         out = {rc.cursor: None, **_buttons(rc, None)}
         if folds:
             out.update({comps["form"]: gr.Column(visible=True), comps["form_show"]: gr.Button(visible=False)})
         return out
+
+    end_outputs = [rc.cursor, rc.pause, rc.step, rc.next_stage, rc.timer, *folds]
 
     def fill(tok: Any, request: gr.Request) -> gr.Dropdown:
         return gr.Dropdown(choices=run_choices(ctx, ctx.who(request, tok)))
@@ -279,7 +283,7 @@ def wire(ctx: AppContext, owner: gr.BrowserState, rc: ReplayControls, comps: dic
     rc.step.click(lambda c: moved(c, Cursor.step), [rc.cursor], outputs, show_progress="hidden", **private)
     rc.next_stage.click(lambda c: moved(c, Cursor.next_stage), [rc.cursor], outputs, show_progress="hidden", **private)
     rc.speed.change(on_speed, [rc.cursor, rc.speed], outputs, show_progress="hidden", **private)
-    live_start.click(stop_replay, [rc.cursor], [rc.cursor, rc.pause, rc.step, rc.next_stage, rc.timer, *folds], **private)
+    live_start.click(stop_replay, [rc.cursor], end_outputs, **private)
 
     def opener(tabs: Any) -> Callable[..., dict]:
         def from_runs(tok: Any, v: RunView, speed: Any, pv: RunView, request: gr.Request) -> dict:
@@ -302,4 +306,5 @@ def wire(ctx: AppContext, owner: gr.BrowserState, rc: ReplayControls, comps: dic
             out: dict = {rc.cursor: gr.skip(), comps["status"]: f"⚠ {exc.message}"}
             return out
 
-    return ReplayHandles(controls=rc, outputs=outputs, opener=opener, link=from_link, link_inputs=[owner, rc.speed, view])
+    return ReplayHandles(controls=rc, outputs=outputs, opener=opener, link=from_link, link_inputs=[owner, rc.speed, view],
+                         end=stop_replay, end_outputs=end_outputs)

@@ -317,6 +317,8 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
             user, agent = live.config.user.kind, live.config.agent.kind
             out[play.user] = user if user in dict(USER_CHOICES).values() else gr.skip()  # (the scripted users are not on the form)
             out[play.agent] = agent if agent in dict(AGENT_CHOICES).values() else gr.skip()
+        if play.replay is not None:  # a replay playing in Play ends: the continued run is shown there
+            out.update(play.replay.end())
         return out
 
     def on_stop(tok, v: RunView, request: gr.Request):
@@ -343,6 +345,7 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
     judge_pick.input(on_judge, [view, judge_pick], [*gpanel.outputs, pred_df, missed, gt_df], api_visibility="private")
     score_btn.click(on_score, [owner, view, score_judge], detail_outputs, api_visibility="private")
     continued = [play.view, play.timer, tabs] + ([play.task, play.user, play.agent] if play.task is not None else [])
+    continued += play.replay.end_outputs if play.replay is not None else []
     resume_btn.click(on_continue, [owner, view], continued, api_visibility="private")
     stop_btn.click(on_stop, [owner, view], detail_outputs, api_visibility="private")
     if play.replay is not None:
