@@ -1,4 +1,4 @@
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from scoring_helpers import task_snapshot
@@ -92,3 +92,24 @@ def test_known_costs_sum_and_wall_time_spans_first_to_last_event():
     # no model call at all costs nothing; an imported run's cost is unknown
     assert stats_from_events("r", stored[:1]).cost_usd == 0.0
     assert stats_from_events("r", stored[:1], imported=True).cost_usd is None
+
+
+def test_calls_without_token_counts_are_unknown_not_zero():
+    """A provider that reports no token counts: its calls are counted apart and the text says so,
+    never a measured 0 (nor a total that silently leaves them out)."""
+    t0 = datetime(2026, 1, 1)
+
+    def stored(events):
+        return [StoredEvent(run_id="r", seq=i, ts=t0 + timedelta(seconds=i), data=e) for i, e in enumerate(events)]
+
+    none = stats_from_events("r", stored([UsageEvent(purpose="agent", model="m"), UsageEvent(purpose="agent", model="m")]))
+    assert (none.tokens_unknown_calls, none.agent_tokens_unknown_calls) == (2, 2)
+    assert none.tokens_text() == "unknown (the provider reported no token counts)"
+    assert "0 / 0" not in none.tokens_text()
+    mixed = stats_from_events("r", stored([UsageEvent(purpose="agent", model="m", input_tokens=1200, output_tokens=30),
+                                           UsageEvent(purpose="agent", model="m"),
+                                           UsageEvent(purpose="simulator", model="s", input_tokens=5, output_tokens=1)]))
+    assert mixed.tokens_text() == "at least 1,205 / 31 (1 of 3 calls reported no counts)"
+    assert mixed.tokens_text(agent=True) == "at least 1,200 / 30 (1 of 2 calls reported no counts)"
+    known = stats_from_events("r", stored([UsageEvent(purpose="agent", model="m", input_tokens=7, output_tokens=2)]))
+    assert (known.tokens_unknown_calls, known.tokens_text()) == (0, "7 / 2")

@@ -50,7 +50,7 @@ def stats_html(stats: Any, *, elapsed_s: float | None = None, live: bool = False
         ("#Asst / #User", "—" if ratio is None else f"{ratio:.2f}"),
         ("Tool calls", f"{_num(stats.tool_calls)} ({tool_text})"),
         ("Tokens in / out", "n/a (no model calls)" if no_calls else "unknown (usage not recorded)" if unrecorded
-         else f"{_num(stats.input_tokens)} / {_num(stats.output_tokens)}"),
+         else _esc(stats.tokens_text())),
         ("Cost", "n/a" if no_calls else _esc(stats.cost_text)),
         ("Compactions", _num(stats.compactions)),
         ("Stages reached", f"{_num(stats.stages_reached)} / {_num(stats.stages_total)}"),

@@ -14,7 +14,9 @@ function, so their numbers compare. How each count is made (also in docs/scoring
   the official trajectories' own ``stats`` (tests/interop).
 * tokens and cost: summed over ``usage`` events (the agent's own purposes — agent, extraction,
   compaction — separately from the total); cost is ``None`` ("unknown") as soon as one call had
-  no known price, with the known part in ``cost_known_usd``.
+  no known price, with the known part in ``cost_known_usd``. A call whose provider reported no
+  token counts is counted in ``tokens_unknown_calls`` (and ``agent_tokens_unknown_calls``), not
+  as 0 tokens: the sums are then the known part only, and the views say so.
 * reply-kind rates: over the user's primary decisions (``stage`` events that are not shadows and
   not the opening).
 """
@@ -59,6 +61,8 @@ class RunStats(BaseModel):
     agent_input_tokens: int
     agent_output_tokens: int
     tokens_by_purpose: dict[str, dict[str, int]] = Field(default_factory=dict)
+    tokens_unknown_calls: int = 0  # usage events without token counts (the sums above leave them out)
+    agent_tokens_unknown_calls: int = 0  # ... of them, the agent's own calls
     cost_usd: float | None  # None: unknown (some call had no known price)
     cost_known_usd: float
     cost_unknown_calls: int
@@ -82,6 +86,18 @@ class RunStats(BaseModel):
             return f"unknown (known part ${self.cost_known_usd:.4f})"
         return "unknown"
 
+    def tokens_text(self, *, agent: bool = False) -> str:
+        """"in / out" tokens, saying when some calls reported no counts (the sums are then a
+        floor, never a measured total) or none did."""
+        unknown = self.agent_tokens_unknown_calls if agent else self.tokens_unknown_calls
+        tin, tout = (self.agent_input_tokens, self.agent_output_tokens) if agent else (self.input_tokens, self.output_tokens)
+        calls = sum(p["calls"] for k, p in self.tokens_by_purpose.items() if not agent or k in AGENT_PURPOSES)
+        if unknown and unknown >= calls:
+            return "unknown (the provider reported no token counts)"
+        if unknown:
+            return f"at least {tin:,} / {tout:,} ({unknown} of {calls} calls reported no counts)"
+        return f"{tin:,} / {tout:,}"
+
 
 def stats_from_events(
     run_id: str,
@@ -99,6 +115,7 @@ def stats_from_events(
     by_purpose: dict[str, dict[str, int]] = {}
     costs_known = 0.0
     unknown_cost = 0
+    unknown_tokens: Counter[str] = Counter()  # per purpose: calls whose provider gave no token counts
     reply_kinds: Counter[str] = Counter()
     max_stage: int | None = None
     end: EndEvent | None = None
@@ -118,6 +135,8 @@ def stats_from_events(
             slot["input"] += d.input_tokens or 0
             slot["output"] += d.output_tokens or 0
             slot["calls"] += 1
+            if d.input_tokens is None and d.output_tokens is None:
+                unknown_tokens[d.purpose] += 1
             if d.cost_usd is None:
                 unknown_cost += 1
             else:
@@ -151,6 +170,8 @@ def stats_from_events(
         agent_input_tokens=sum(p["input"] for k, p in by_purpose.items() if k in AGENT_PURPOSES),
         agent_output_tokens=sum(p["output"] for k, p in by_purpose.items() if k in AGENT_PURPOSES),
         tokens_by_purpose=by_purpose,
+        tokens_unknown_calls=sum(unknown_tokens.values()),
+        agent_tokens_unknown_calls=sum(n for k, n in unknown_tokens.items() if k in AGENT_PURPOSES),
         # no model call at all (the offline agent and user) costs 0; an imported run's cost is unknown
         cost_usd=None if unknown_cost or (imported and not has_usage) else round(costs_known, 8),
         cost_known_usd=round(costs_known, 8),
