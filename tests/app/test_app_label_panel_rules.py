@@ -85,13 +85,14 @@ def test_an_adjudication_is_the_final_label_in_the_report(store: Store):
         store.put_label(rid, i, "ann", True, evidence=[0])
         store.put_label(rid, i, "bob", False)
     before = agreement_report(store, rid)
-    assert before["judges"][0]["agreement"] == 0.5 and before["n_adjudicated"] == 0  # ties: "not covered"
-    assert before["prf"][0]["human"]["recall"] == 0.0
+    # both items are open ties: left out of the comparison and counted (no longer read as "not covered")
+    assert before["judges"][0]["n"] == 0 and before["judges"][0]["agreement"] is None
+    assert (before["n_adjudicated"], before["n_open_ties"]) == (0, 2) and before["prf"] == []
     adjudicate(store, get_campaign(store, "c"), Item(rid, "coverage", 0), "cy", True)
     after = agreement_report(store, rid)
-    assert after["judges"][0]["agreement"] == 1.0 and after["n_adjudicated"] == 1
-    assert after["judges"][0]["confusion"] == {"tp": 1, "fn": 0, "fp": 0, "tn": 1}
-    assert after["prf"][0]["human"]["recall"] == 0.5
+    assert after["judges"][0]["agreement"] == 1.0 and after["n_adjudicated"] == 1 and after["n_open_ties"] == 1
+    assert after["judges"][0]["confusion"] == {"tp": 1, "fn": 0, "fp": 0, "tn": 0}
+    assert after["prf"][0]["human"]["recall"] == 1.0 and after["prf"][0]["n_labelled"] == 1
     vs_ann = next(r for r in after["judge_vs_annotator"] if r["against"] == "ann")
     assert vs_ann["agreement"] == 0.5  # each annotator on their own is unchanged
     assert after["validity"]["n_adjudicated"] == 0

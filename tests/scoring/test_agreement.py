@@ -56,14 +56,17 @@ def test_agreement_report(store, labelled):
     assert vs_ann1["agreement"] == pytest.approx(0.8)
     assert vs_ann1["kappa"] == pytest.approx(0.28 / 0.48)
     assert vs_ann1["confusion"] == {"tp": 5, "fn": 1, "fp": 1, "tn": 3}
-    # with two annotators a tie is "not covered", so the majority equals ann2 here
+    # the two annotators split on item 3 only: an open tie, left out of the judge's comparison
+    # (it used to count as "not covered"); on the other 9 the judge differs at items 4 and 9
     vs_major = rep["judges"][0]
-    assert vs_major["against"] == "human majority" and vs_major["agreement"] == pytest.approx(0.7)
+    assert vs_major["against"] == "human majority" and vs_major["agreement"] == pytest.approx(7 / 9) and vs_major["n"] == 9
+    assert (rep["n_open_ties"], rep["n_final"]) == (1, 9)
     assert rep["human_alpha"] == pytest.approx(1 - 38 / 198)
     prf = rep["prf"][0]
-    # majority-covered items 0, 1, 2, 8, 9 -> recall 5/10; their evidence {0, 1, 2} of 5 predicted
-    assert prf["human"]["recall"] == pytest.approx(0.5) and prf["human"]["precision"] == pytest.approx(0.6)
-    assert prf["human"]["f1"] == pytest.approx(2 * 0.3 / 1.1)
+    # majority-covered items 0, 1, 2, 8, 9 of the 9 with a final label -> recall 5/9; their evidence {0, 1, 2} of 5 predicted
+    assert prf["n_labelled"] == 9
+    assert prf["human"]["recall"] == pytest.approx(5 / 9) and prf["human"]["precision"] == pytest.approx(0.6)
+    assert prf["human"]["f1"] == pytest.approx(2 * 0.6 * (5 / 9) / (0.6 + 5 / 9))
     assert prf["judges"]["offline"]["f1"] == pytest.approx(0.6857)
     assert agreement_report(store, run_id="nope")["n_items"] == 0
 

@@ -53,3 +53,38 @@ def test_labels_agreement_prf_table_reads_at_80_columns(tmp_db, tmp_path, make_r
     h = entry["human"]
     assert f"{100 * h['precision']:.2f}/{100 * h['recall']:.2f}/{100 * h['f1']:.2f}" in block  # the people's figures, whole
     assert f"{entry['n_labelled']}/{entry['n_gt']}" in block and rid in block
+
+
+def test_labels_agreement_judge_tables_read_at_80_columns(tmp_db, make_run):
+    """The judge-vs-human tables of both sides, their splits and the per-annotator rows: every
+    measure and its interval whole, no line wider than 80 columns, nothing cut with an ellipsis;
+    an open tie is said to be left out."""
+    from vibesearch.store.tables import ScoreRow, VerdictRow
+
+    store = Store(tmp_db)
+    rid = make_run(store, GT, GT[:2] + [T("x", "y", "z")], task_id="daily-en-a-task-id-long-enough-to-wrap-in-the-table")
+    long_judge = "openai/a-judge-model-with-a-rather-long-name-2026-01-01"
+    for judge, said in (("offline", [True, True, False]), (long_judge, [True, False, False])):
+        verdicts = [VerdictRow(score_id=0, run_id=rid, gt_index=i, covered=c, evidence_json="[0]" if c else "[]") for i, c in enumerate(said)]
+        store.add_score(ScoreRow(run_id=rid, judge=judge, precision=0.5, recall=0.5, f1=0.5, n_gt=3, n_pred=3, n_covered=1, n_valid=1), verdicts)
+    for who, labels in (("annotator-with-a-long-name", [True, True, False]), ("bob", [True, False, False])):
+        for i, c in enumerate(labels):
+            store.put_label(rid, i, who, c, [0] if c else [])
+    store.put_pred_labels([{"run_id": rid, "pred_index": p, "annotator": "bob", "valid": p == 0} for p in range(3)])
+    out = _cli("labels", "agreement", "--db", tmp_db)
+    assert out.returncode == 0, out.stderr
+    _fits(out.stdout)
+    report = json.loads(_cli("labels", "agreement", "--json", "--db", tmp_db).stdout)
+    assert report["n_open_ties"] == 1 and "1 item(s) left out as open ties" in out.stdout
+
+    def whole(row, measure, percent=True):
+        value, ci = row[measure], row["ci"][measure]
+        fmt = (lambda x: f"{100 * x:.2f}") if percent else (lambda x: f"{x:.3f}")
+        return fmt(value) + (f" [{fmt(ci[0])}, {fmt(ci[1])}]" if ci else "")
+
+    for side in (report, report["validity"]):
+        for row in side["judges"] + side["judge_vs_annotator"]:
+            if row["n"] and row["agreement"] is not None:
+                assert whole(row, "agreement") in out.stdout  # each figure with its interval, on one line
+            if row["kappa"] is not None:
+                assert whole(row, "kappa", percent=False) in out.stdout

@@ -202,7 +202,7 @@ def test_agreement_per_side_by_hand(store, run):
         store.put_label(run, i, "ann1", c)
     # validity: ann1 says T, T, F; the judge T, F, T -> agreement 1/3;
     # p_e = (2/3)(2/3) + (1/3)(1/3) = 5/9, kappa = (1/3 - 5/9) / (4/9) = -0.5
-    # ann2 says T, F, T; with two annotators a tie is "not valid": majority T, F, F -> agreement 2/3
+    # ann2 says T, F, T: items 1 and 2 are open ties, left out; on item 0 (both T) the judge agrees -> 1/1
     store.put_pred_labels([{"run_id": run, "pred_index": p, "annotator": "ann1", "valid": v} for p, v in enumerate([True, True, False])]
                           + [{"run_id": run, "pred_index": p, "annotator": "ann2", "valid": v} for p, v in enumerate([True, False, True])])
     rep = agreement_report(store)
@@ -215,7 +215,8 @@ def test_agreement_per_side_by_hand(store, run):
     assert v1["confusion"] == {"tp": 1, "fn": 1, "fp": 1, "tn": 0}
     v2 = next(r for r in v["judge_vs_annotator"] if r["against"] == "ann2")
     assert v2["agreement"] == pytest.approx(1.0)
-    assert v["judges"][0]["against"] == "human majority" and v["judges"][0]["agreement"] == pytest.approx(2 / 3)
+    assert v["judges"][0]["against"] == "human majority" and v["judges"][0]["agreement"] == pytest.approx(1.0)
+    assert v["judges"][0]["n"] == 1 and v["n_open_ties"] == 2  # (a tie used to count as "not valid": 2/3 over 3)
     # coincidences: o11 = 2, o10 = o01 = 2, o00 = 0 (n = 6, n1 = 4, n0 = 2):
     # D_o = 4/6, D_e = 2*4*2/(6*5) = 16/30, alpha = 1 - (4/6)/(16/30) = -0.25
     assert v["human_alpha"] == pytest.approx(-0.25)

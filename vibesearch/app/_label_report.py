@@ -54,9 +54,12 @@ def report_html(report: dict[str, Any], *, annotator: str, first: str = "coverag
         annotators = side.get("annotators") or []
         decided = side.get("n_adjudicated") or 0
         against = ("each judge's agreement with you (the only annotator)" if annotators == [annotator]
-                   else "each judge against the final human label (an adjudication, else the majority)")
+                   else "each judge against the final human label (an adjudication, else the strict majority)")
         if decided:  # an adjudication is the item's final label, majority or not
             against += f" ({decided} item(s) decided by an adjudication instead)"
+        ties = side.get("n_open_ties") or 0
+        if ties:  # an even split nobody resolved has no final label: it is not compared
+            against += f" ({ties} open tie(s) left out: the labels split evenly and nobody adjudicated them)"
         head = (f"<div class='vs-card-title'>{SIDE_TITLES[side_name]}</div><div class='vs-muted'>{side['n_items']} labelled item(s) in "
                 f"{side['n_runs']} run(s) by {len(annotators)} annotator(s) ({scope}); {against}:</div>")
         mine = ""

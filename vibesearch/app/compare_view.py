@@ -71,11 +71,36 @@ def stages_html(result: dict[str, Any]) -> str:
     return f"<div class='vs-card'>{head}{table}</div>"
 
 
+MARK = "†"  # (``scoring.judge_trust.MARK``)
+
+
+def trust_html(found: dict[str, Any]) -> str:
+    """The judge × profile behind the figures, each with its measured agreement with the stored
+    labels or "not measured" ("†" where marked), and the footnote; all text escaped."""
+    items = "".join(f"<li>{_esc(t['judge'])} · {_esc(t['profile'])}: {_esc(t['text'])}{' ' + MARK if t['marked'] else ''}</li>"
+                    for t in found.get("judge_trust") or [])
+    if not items:
+        return ""
+    note = found.get("footnote") if any((found.get("marked") or {}).values()) else ""
+    return (f"<div class='vs-muted' id='vs-cmp-trust'>Judge agreement with people (95% bootstrap intervals):<ul>{items}</ul>"
+            + (f"{_esc(note)}" if note else "") + "</div>")
+
+
+def _mark(flag: bool) -> str:
+    return MARK if flag else ""
+
+
+def _threshold(ctx: AppContext) -> float | None:
+    return getattr(getattr(ctx, "settings", None), "min_judge_agreement", None)
+
+
 def coverage_html(result: dict[str, Any]) -> str:
     cov = result["coverage"]
     if cov.get("missing"):
         return f"<div class='vs-card vs-muted'>Not scored yet: {_esc(', '.join(cov['missing']))}. Score both runs to compare what they covered.</div>"
-    parts = [f"<div class='vs-muted'>verdicts of the {_esc(cov['judge'])} judge · F1 A {100 * cov['f1']['a']:.1f} · B {100 * cov['f1']['b']:.1f}</div>"]
+    marked = cov.get("marked") or {}
+    parts = [f"<div class='vs-muted'>verdicts of the {_esc(cov['judge'])} judge · F1 A {100 * cov['f1']['a']:.1f}{_mark(marked.get('a', False))} · "
+             f"B {100 * cov['f1']['b']:.1f}{_mark(marked.get('b', False))}</div>", trust_html(cov)]
     for key, title in (("both", "Covered in both"), ("only_a", "Only in A"), ("only_b", "Only in B"), ("neither", "In neither")):
         items = "".join(f"<li>#{i['number']} {_esc(i['triple'])}</li>" for i in cov[key]) or "<li class='vs-muted'>none</li>"
         parts.append(f"<div id='vs-cmp-{key.replace('_', '-')}'><b>{title} ({len(cov[key])})</b><ul>{items}</ul></div>")
@@ -109,7 +134,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
             if not ctx.readable(who, run):
                 return [f"No run `{_esc(rid)}` in this database.", "", "", None, None]
         try:
-            result = compare_runs(ctx.store, a, b)
+            allowed = {run.id for run in ctx.store.list_runs() if ctx.readable(who, run)}
+            result = compare_runs(ctx.store, a, b, min_agreement=_threshold(ctx), keep_run=allowed.__contains__)
         except CompareError as exc:
             return [_esc(exc), "", "", None, None]
         task = ctx.task_of_run(ctx.store.get_run(a))
@@ -159,11 +185,14 @@ def _spec_of(value: Any) -> dict[str, str] | None:
 def configs_html(result: dict[str, Any]) -> str:
     diff = result["difference"]
     lo, hi = diff["ci"]
-    verdict = (f"<div id='vs-cmp-verdict' class='vs-card-title'>B − A = {diff['b_minus_a']:+.3f} "
+    marked = result.get("marked") or {}
+    ma, mb = _mark(marked.get("a", False)), _mark(marked.get("b", False))
+    both = _mark(bool(ma or mb))
+    verdict = (f"<div id='vs-cmp-verdict' class='vs-card-title'>B − A = {diff['b_minus_a']:+.3f}{both} "
                f"[{lo:+.3f}, {hi:+.3f}] over {diff['tasks']} task(s): {_esc(result['verdict'])}</div>")
     rows = "".join(
-        f"<tr><td>{_esc(r['task'])}</td><td class='vs-num'>{r['a']:.3f}</td><td class='vs-num'>{r['b']:.3f}</td>"
-        f"<td class='vs-num'>{r['b_minus_a']:+.3f}</td><td class='vs-num'>{r['runs_a']}</td><td class='vs-num'>{r['runs_b']}</td></tr>"
+        f"<tr><td>{_esc(r['task'])}</td><td class='vs-num'>{r['a']:.3f}{ma}</td><td class='vs-num'>{r['b']:.3f}{mb}</td>"
+        f"<td class='vs-num'>{r['b_minus_a']:+.3f}{both}</td><td class='vs-num'>{r['runs_a']}</td><td class='vs-num'>{r['runs_b']}</td></tr>"
         for r in result["tasks"]
     )
     table = ("<table><tr><th>task</th><th>A F1</th><th>B F1</th><th>B − A</th><th>runs A</th><th>runs B</th></tr>" + rows + "</table>")
@@ -174,7 +203,7 @@ def configs_html(result: dict[str, Any]) -> str:
         fixed = "–" if n["sd_user_fixed"] is None else f"{n['sd_user_fixed']:.3f}"
         noise.append(f"<div class='vs-muted'>{side.upper()} = {_esc(shown(result[side]['spec']))} · {result[side]['runs']} run(s) · "
                      f"noise floor: F1 sd across runs {sd} ({n['tasks_with_repeats']} task(s) repeated), with the user fixed {fixed}</div>")
-    return f"<div class='vs-card'>{verdict}{''.join(noise)}{table}</div>"
+    return f"<div class='vs-card'>{verdict}{''.join(noise)}{table}{trust_html(result)}</div>"
 
 
 def _configs_section(ctx: AppContext, owner: gr.BrowserState) -> tuple[Any, list[Any]]:
@@ -209,7 +238,7 @@ def _configs_section(ctx: AppContext, owner: gr.BrowserState) -> tuple[Any, list
         if spec_a == spec_b:
             return "<div class='vs-card vs-muted'>A and B are the same configuration: choose two different ones.</div>"
         try:
-            got = compare_configs(ctx.store, spec_a, spec_b, may_read=lambda run: ctx.readable(who, run))
+            got = compare_configs(ctx.store, spec_a, spec_b, may_read=lambda run: ctx.readable(who, run), min_agreement=_threshold(ctx))
         except ConfigCompareError as exc:
             return f"<div class='vs-card vs-muted'>{_esc(exc)}</div>"
         return configs_html(got)

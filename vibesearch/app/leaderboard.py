@@ -9,12 +9,18 @@ Each score row has the 95% bootstrap intervals of Avg@N and Best@N F1 (tasks res
 F1 spread across samples; filters above the tables (task subset, language, agent, model, profile)
 narrow every table and plot to the runs that match (``scoring.aggregate.where_filter``).
 
+Under the summary, one line per judge × profile of the shown scores gives the judge's measured
+agreement with the people's labels (``scoring.judge_trust``: agreement and κ with their 95%
+intervals, the number of items) or says "not measured"; with ``VIBESEARCH_MIN_JUDGE_AGREEMENT``
+set, the scores of a judge below it or unmeasured carry "†" and a footnote says why.
+
 All numbers come from ``vibesearch.scoring`` (``collect_runs``, ``score_table``,
 ``interaction_table``, ``f1_by_compactions``, ``termination_types``); nothing is computed here.
 """
 
 from __future__ import annotations
 
+import html
 import textwrap
 from typing import Any, Callable
 
@@ -22,8 +28,8 @@ import gradio as gr
 import plotly.graph_objects as go
 
 from .._plot_text import plot_text
-from ..tables import aggregate_table_scores, table_score_of
 from ..store.tables import Run
+from ..tables import aggregate_table_scores, table_score_of
 from ._access import Who
 from .context import AppContext
 from .panels import judge_text
@@ -36,6 +42,7 @@ INTERACTION_HEADERS = ["configuration", "profile", "runs", "#Asst", "#User", "#A
 ERROR_HEADERS = ["compactions", "runs", "mean F1", "mean recall"]
 TABLE_HEADERS = ["configuration", "tasks", "runs", "SR Avg@N", "SR Pass@N", "Row-F1 Avg@N", "Row-F1 Max@N", "Item-F1 Avg@N", "Item-F1 Max@N"]
 AUTO = "(judge with most scores)"
+MARK = "†"  # (``scoring.judge_trust.MARK``)
 Keep = Callable[[Run], bool]
 # column widths wide enough for each header's longest word (headers wrap only between words)
 SCORE_WIDTHS: list[str | int] = ["12%", "7%", "6%", "4%", "4%", "3%", "4%", "4%", "4%", "7%", "4%", "4%", "4%", "7%", "4%", "4%", "4%",
@@ -92,11 +99,17 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     samples = [r for r in records if not r.left_out]
     scores = score_table(records)
     marks = rank_marks(records)
+    trust = trust_of(ctx, keep)
+
+    def num(r: dict, key: str) -> str:  # a score, marked when its judge is below the minimum agreement or unmeasured
+        text = _pct(r[key])
+        return text + MARK if text != "—" and trust.flagged(used, r["profile"]) else text
+
     score_rows = [
         [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
-         _pct(r["avg_precision"]), _pct(r["avg_recall"]), _pct(r["avg_f1"]), _ci(r.get("avg_f1_ci")),
-         _pct(r["best_precision"]), _pct(r["best_recall"]), _pct(r["best_f1"]), _ci(r.get("best_f1_ci")), _pct(r.get("sd_f1")),
-         _pct(r["avg_node_f1"]), _pct(r["best_node_f1"]), r["left_out"],
+         num(r, "avg_precision"), num(r, "avg_recall"), num(r, "avg_f1"), _ci(r.get("avg_f1_ci")),
+         num(r, "best_precision"), num(r, "best_recall"), num(r, "best_f1"), _ci(r.get("best_f1_ci")), _pct(r.get("sd_f1")),
+         num(r, "avg_node_f1"), num(r, "best_node_f1"), r["left_out"],
          marks.get((r["config"], r["profile"]), "") if r["group"] == "all" else ""]
         for r in without_repeats(scores)
     ]
@@ -114,12 +127,49 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     summary = (
         ("Your runs only (runs are private on this server) · " if keep is not None else "")
         + ("filtered: " + ", ".join(f"{k} {' or '.join(v)}" for k, v in where.items()) + " · " if where else "")
-        + f"{len({r.run_id for r in records})} finished or scored persona runs · {n_scored} scores by the **{judge_text(used)}** · "
+        + f"{len({r.run_id for r in records})} finished or scored persona runs · {n_scored} scores by the **{html.escape(judge_text(used))}** · "
         + (f"profiles: {', '.join(profiles)} · " if profiles else "")
         + (f"left out (cancelled by a person, not samples): {len(left_out)} · " if left_out else "")
         + ("terminations: " + ", ".join(f"{k} {v}" for k, v in terms.items()) if terms else "no runs yet")
     )
+    summary += trust_lines(trust, [(used, p) for p in profiles])
     return summary, score_rows, inter_rows, err_rows, f1_figure(scores), pr_figure(records)
+
+
+def trust_of(ctx: AppContext, keep: Keep | None = None) -> Any:
+    """Each judge × profile's agreement with the stored labels (``scoring.judge_trust``), over the
+    labels of the runs ``keep`` accepts; marking by the server's ``min_judge_agreement``."""
+    from ..scoring.judge_trust import judge_trust
+
+    settings = getattr(ctx, "settings", None)
+    threshold = getattr(settings, "min_judge_agreement", None)
+    keep_run = None
+    if keep is not None:
+        allowed = {run.id for run in ctx.store.list_runs() if keep(run)}
+        keep_run = allowed.__contains__
+    return judge_trust(ctx.store, threshold=threshold, keep_run=keep_run)
+
+
+def trust_lines(trust: Any, keys: list[tuple[str, str]]) -> str:
+    """Markdown lines under the summary: one per judge × profile (its agreement, κ, intervals and
+    n, or "not measured", flagged "†" where marked), then the footnote. Text from the store is
+    escaped."""
+    from ..scoring.judge_trust import footnote
+
+    if not keys:
+        return ""
+    lines = []
+    rows = trust.rows(keys)
+    for row in rows:
+        flag = f" {MARK}" if row["marked"] else ""
+        lines.append(f"- {html.escape(judge_text(row['judge']))} · {html.escape(row['profile'])}: {html.escape(row['text'])}{flag}")
+    ties = rows[0].get("open_ties") or {}
+    if any(ties.values()):
+        lines.append("- left out as open ties (labels split evenly, not adjudicated): "
+                     + ", ".join(f"{n} {side}" for side, n in ties.items()))
+    note = footnote(trust.threshold) if any(row["marked"] for row in rows) else ""
+    return ("\n\n**Judge agreement with people** (final human labels; 95% bootstrap intervals in brackets):\n\n" + "\n".join(lines)
+            + (f"\n\n{html.escape(note)}" if note else ""))
 
 
 _SAME = ("n_tasks", "n_runs", "n_min", "n_max", "avg_precision", "avg_recall", "avg_f1", "best_precision", "best_recall",

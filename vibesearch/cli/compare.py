@@ -13,11 +13,31 @@ from typing import Any, Callable, List, Optional
 import typer
 from rich.table import Table
 
+from ._agreement import MinAgreementOption, chosen_threshold
 from ._common import DbOption, JsonOption, console, fail, key_values, open_store, print_json
 
 
 def _tokens(value: Any) -> str:
     return "n/a" if value is None else str(value)  # no model usage recorded (the offline baseline)
+
+
+def _trust_lines(result: dict[str, Any]) -> None:
+    """Each judge × profile behind the figures: its agreement with the stored labels or "not
+    measured" ("†" where the minimum agreement marks it), then what the mark means."""
+    from ..scoring.judge_trust import MARK
+    from ..scoring.verdicts import judge_label
+
+    for t in result.get("judge_trust") or []:
+        console.print(f"{judge_label(t['judge'])} · {t['profile']} against people: {t['text']}" + (f" {MARK}" if t["marked"] else ""),
+                      highlight=False, markup=False)
+    if result.get("footnote") and any((result.get("marked") or {}).values()):
+        console.print(result["footnote"], highlight=False, markup=False)
+
+
+def _marked(value: str, flag: bool) -> str:
+    from ..scoring.judge_trust import MARK
+
+    return value + MARK if flag else value
 
 
 def _answered(db: Optional[str], work: Callable[[Any], dict[str, Any]], errors: type[Exception], as_json: bool) -> dict[str, Any] | None:
@@ -40,6 +60,7 @@ def compare_command(
     config_a: List[str] = typer.Option(None, "--a", help="configuration A as key=value (agent, agent_model, user, simulator_model, search_backend, batch_id, protocol, task; repeat)"),
     config_b: List[str] = typer.Option(None, "--b", help="configuration B, the same way"),
     judge: Optional[str] = typer.Option(None, "--judge", help="whose verdicts or scores to compare (default: the newest)"),
+    min_agreement: Optional[float] = MinAgreementOption,
     as_json: bool = JsonOption,
     db: Optional[str] = DbOption,
 ) -> None:
@@ -51,11 +72,12 @@ def compare_command(
     if config_a or config_b:
         if run_a or run_b or not (config_a and config_b):
             fail("give two runs, or two configurations with --a key=value … --b key=value …, not both")
-        _compare_configs(key_values("--a", config_a), key_values("--b", config_b), judge, as_json, db)
+        _compare_configs(key_values("--a", config_a), key_values("--b", config_b), judge, as_json, db, chosen_threshold(min_agreement))
         return
     if not run_a or not run_b:
         fail("give two runs (vibesearch compare RUN_A RUN_B) or two configurations (--a … --b …)")
-    result = _answered(db, lambda store: compare_runs(store, run_a, run_b, judge=judge), CompareError, as_json)
+    threshold = chosen_threshold(min_agreement)
+    result = _answered(db, lambda store: compare_runs(store, run_a, run_b, judge=judge, min_agreement=threshold), CompareError, as_json)
     if result is None:
         return
     a, b = result["runs"]["a"], result["runs"]["b"]
@@ -71,30 +93,39 @@ def compare_command(
     if cov.get("missing"):
         console.print(f"no score to compare for {', '.join(cov['missing'])} (vibesearch score RUN first)", highlight=False)
         return
-    console.print(f"ground truth by {cov['judge']}: F1 A {cov['f1']['a']:.3f} · B {cov['f1']['b']:.3f}", highlight=False)
+    marked = cov.get("marked") or {}
+    f1_a, f1_b = (_marked(f"{cov['f1'][side]:.3f}", marked.get(side, False)) for side in ("a", "b"))
+    console.print(f"ground truth by {cov['judge']}: F1 A {f1_a} · B {f1_b}", highlight=False, markup=False)
+    _trust_lines(cov)
     for key, title in (("both", "covered in both"), ("only_a", "only in A"), ("only_b", "only in B"), ("neither", "in neither")):
         console.print(f"[bold]{title}[/bold] ({len(cov[key])})")
         for item in cov[key]:
             console.print(f"  #{item['number']} {item['triple']}", highlight=False, markup=False)
 
 
-def _compare_configs(a: dict[str, str], b: dict[str, str], judge: Optional[str], as_json: bool, db: Optional[str]) -> None:
+def _compare_configs(a: dict[str, str], b: dict[str, str], judge: Optional[str], as_json: bool, db: Optional[str],
+                     threshold: float | None = None) -> None:
     from ..scoring.config_compare import ConfigCompareError, compare_configs
 
-    result = _answered(db, lambda store: compare_configs(store, a, b, judge=judge), ConfigCompareError, as_json)
+    result = _answered(db, lambda store: compare_configs(store, a, b, judge=judge, min_agreement=threshold), ConfigCompareError, as_json)
     if result is None:
         return
+    marked = result.get("marked") or {}
+    both = marked.get("a", False) or marked.get("b", False)
     table = Table("task", "A F1", "B F1", "B − A", "runs A", "runs B")
     for row in result["tasks"]:
-        table.add_row(row["task"], f"{row['a']:.3f}", f"{row['b']:.3f}", f"{row['b_minus_a']:+.3f}", str(row["runs_a"]), str(row["runs_b"]))
+        table.add_row(row["task"], _marked(f"{row['a']:.3f}", marked.get("a", False)), _marked(f"{row['b']:.3f}", marked.get("b", False)),
+                      _marked(f"{row['b_minus_a']:+.3f}", both), str(row["runs_a"]), str(row["runs_b"]))
     console.print(table)
     diff = result["difference"]
-    console.print(f"B − A = {diff['b_minus_a']:+.3f} [{diff['ci'][0]:+.3f}, {diff['ci'][1]:+.3f}] over {diff['tasks']} task(s): {result['verdict']}", highlight=False)
+    shown_diff = _marked(f"{diff['b_minus_a']:+.3f}", both)
+    console.print(f"B − A = {shown_diff} [{diff['ci'][0]:+.3f}, {diff['ci'][1]:+.3f}] over {diff['tasks']} task(s): {result['verdict']}", highlight=False)
     for side in ("a", "b"):
         noise: dict[str, Any] = result[side]["noise"]
         sd = "–" if noise["sd"] is None else f"{noise['sd']:.3f}"
         fixed = "–" if noise["sd_user_fixed"] is None else f"{noise['sd_user_fixed']:.3f}"
         console.print(f"noise floor {side.upper()}: F1 sd across runs {sd} ({noise['tasks_with_repeats']} task(s) repeated), with the user fixed {fixed}", highlight=False)
+    _trust_lines(result)
 
 
 def register(app: typer.Typer) -> None:

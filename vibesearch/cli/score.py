@@ -9,6 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from ._agreement import MinAgreementOption, chosen_threshold
 from ._agreement import agreement_table as _agreement_table
 from ._common import DbOption, JsonOption, console, err_console, fail, one_of, open_store, person, print_json
 
@@ -229,6 +230,7 @@ def report_command(
     where: Optional[List[str]] = typer.Option(
         None, "--where", help="Only runs with key=value (subset, language, agent, model, user, simulator, profile, task); repeat to narrow, a key twice takes either value"
     ),
+    min_agreement: Optional[float] = MinAgreementOption,
     db: Optional[str] = DbOption,
 ) -> None:
     """Aggregate scores (Avg@N / Best@N), interaction statistics and error analysis.
@@ -252,7 +254,7 @@ def report_command(
         fail("--num-samples must be at least 1")
     try:
         report = build_report(open_store(db, writes=False), judge=judge, protocol=as_profile(protocol) if protocol else None,
-                              num_samples=num_samples, where=chosen)
+                              num_samples=num_samples, where=chosen, min_agreement=chosen_threshold(min_agreement))
     except SampleCountError as exc:
         fail(str(exc))
     text = render(report, report_format)

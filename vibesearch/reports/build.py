@@ -21,6 +21,7 @@ from ..scoring.aggregate import (
     where_filter,
 )
 from ..scoring.errors import error_analysis
+from ..scoring.judge_trust import footnote, judge_trust
 from ..scoring.stage_view import stage_view
 from ..scoring.verdicts import judge_label
 from ..store import Store
@@ -63,18 +64,29 @@ def official_parts(records: list[RunRecord], num_samples: int | None = None) -> 
 
 def build_report(
     store: Store, *, judge: str | None = None, protocol: ProtocolProfile | None = None, num_samples: int | None = None,
-    where: dict[str, list[str]] | None = None,
+    where: dict[str, list[str]] | None = None, min_agreement: float | None = None,
 ) -> dict[str, Any]:
     """Score table (Avg@N / Best@N), interaction table and error analysis for every run (each
     number under the profile it was computed with; ``protocol``: only that profile).
     ``num_samples``: the official profile's numbers pad every task to that many samples with 0
-    samples, as the official ``--num-samples`` does (ours are unchanged)."""
+    samples, as the official ``--num-samples`` does (ours are unchanged). Every score row carries
+    its judge's measured agreement with people (``scoring.judge_trust``; ``judge_agreement`` lists
+    each judge × profile); ``min_agreement``: rows whose judge is below it or unmeasured are
+    ``judge_marked``."""
     records, judge = collect_runs(store, judge=judge, protocol=protocol)
     records = [r for r in records if where_filter(where)(r)]  # the judge is still chosen over every run
     scored = [r for r in records if r.scored]
     one_per_run = list({r.run_id: r for r in reversed(records)}.values())[::-1]  # error analysis counts a run once
     summary, per_item = official_parts(records, num_samples)
     padding = {"num_samples": num_samples} if num_samples is not None else {}
+    trust = judge_trust(store, threshold=min_agreement)
+    scores = score_table(records, num_samples)
+    for row in scores:
+        entry = trust.of(judge, row["profile"])
+        cov = entry.coverage
+        row.update(judge_agreement=cov.agreement if cov else None, judge_agreement_ci=cov.agreement_ci if cov else None,
+                   judge_kappa=cov.kappa if cov else None, judge_n=cov.n if cov else 0, judge_measured=entry.measured,
+                   judge_marked=entry.below(min_agreement))
     return {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "database": str(store.path),
@@ -88,7 +100,10 @@ def build_report(
         **padding,
         "where": dict(where or {}),
         "intervals": interval_settings(),
-        "scores": score_table(records, num_samples),
+        "scores": scores,
+        "min_judge_agreement": min_agreement,
+        "judge_agreement": [{**t, "judge_label": judge_label(t["judge"])} for t in trust.rows((judge, p) for p in sorted({r.profile for r in scored}))],
+        "judge_footnote": footnote(min_agreement) if any(r["judge_marked"] for r in scores) else "",
         "interaction": interaction_table(records),
         "errors": error_analysis(store, [r for r in one_per_run if not r.left_out]),
         "stages": stage_view(store, one_per_run),

@@ -6,7 +6,7 @@ import html
 from typing import Any, Sequence
 
 from .._plot_text import plot_text
-from .text import interaction_rows, interval_note, pct, profile_note, run_rows, score_rows, where_note
+from .text import interaction_rows, interval_note, judge_agreement_lines, pct, profile_note, run_rows, score_rows, where_note
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -82,6 +82,8 @@ def to_html(report: dict[str, Any]) -> str:
         f"<p class='note'>{html.escape(profile_note(report))}</p>",
         *([f"<p class='note'>{html.escape(where_note(report))}</p>"] if report.get("where") else []),
         "<h2>Scores (Avg@N / Best@N)</h2>", f"<p class='note'>{html.escape(interval_note(report))}</p>", _table(*score_rows(report)),
+        "<h3>The judge's agreement with people</h3>",
+        "<ul id='judge-agreement'>" + "".join(f"<li>{html.escape(line)}</li>" for line in judge_agreement_lines(report)) + "</ul>",
         "<h2>Interaction</h2>", _table(*interaction_rows(report)),
         "<h2>Charts</h2>", *charts,
         "<h2>Error analysis</h2>",

@@ -64,18 +64,54 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
+MARK = "†"  # (``scoring.judge_trust.MARK``)
+
+
+def judge_cell(r: dict[str, Any]) -> str:
+    """A score row's judge agreement in short: "92.50% (n 40)", or "not measured"."""
+    if not r.get("judge_measured"):
+        return "not measured"
+    return f"{pct(r.get('judge_agreement'))}% (n {r.get('judge_n', 0)})"
+
+
 def score_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    """The score table; with a minimum judge agreement, every score of a row whose judge is below
+    it (or unmeasured) carries ``MARK`` (``judge_footnote`` says what it means)."""
     padded = report.get("num_samples") is not None  # --num-samples: a column of the 0 samples padded in
     headers = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Avg F1 95% CI",
-               "Best P", "Best R", "Best F1", "Best F1 95% CI", "F1 SD", "Avg node F1", "Best node F1", "left out"] + (["padded"] if padded else [])
+               "Best P", "Best R", "Best F1", "Best F1 95% CI", "F1 SD", "Avg node F1", "Best node F1", "left out",
+               "judge agreement"] + (["padded"] if padded else [])
+
+    def mark(r: dict[str, Any], text: str) -> str:
+        return text + MARK if r.get("judge_marked") and text != "–" else text
+
     rows = [
         [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], n_text(r),
-         pct(r["avg_precision"]), pct(r["avg_recall"]), pct(r["avg_f1"]), ci(r.get("avg_f1_ci")),
-         pct(r["best_precision"]), pct(r["best_recall"]), pct(r["best_f1"]), ci(r.get("best_f1_ci")), pct(r.get("sd_f1")),
-         pct(r["avg_node_f1"]), pct(r["best_node_f1"]), r["left_out"]] + ([num(r.get("padded"))] if padded else [])
+         *(mark(r, pct(r[k])) for k in ("avg_precision", "avg_recall", "avg_f1")), ci(r.get("avg_f1_ci")),
+         *(mark(r, pct(r[k])) for k in ("best_precision", "best_recall", "best_f1")), ci(r.get("best_f1_ci")), pct(r.get("sd_f1")),
+         mark(r, pct(r["avg_node_f1"])), mark(r, pct(r["best_node_f1"])), r["left_out"], judge_cell(r)]
+        + ([num(r.get("padded"))] if padded else [])
         for r in report["scores"]
     ]
     return headers, rows
+
+
+def judge_agreement_lines(report: dict[str, Any]) -> list[str]:
+    """One line per judge × profile of the report: its agreement with the people's final labels
+    (intervals in brackets) or "not measured", flagged where the minimum agreement marks it; then
+    the open ties left out and the footnote."""
+    out = []
+    ties: dict[str, int] = {}
+    for t in report.get("judge_agreement") or []:
+        flag = f" {MARK}" if t.get("marked") else ""
+        out.append(f"{t.get('judge_label') or t['judge']} · {t['profile']}: {t['text']}{flag}")
+        ties = t.get("open_ties") or ties
+    if any(ties.values()):
+        out.append("Left out as open ties (an even split of labels nobody adjudicated): "
+                   + ", ".join(f"{n} on the {side} side" for side, n in ties.items()) + ".")
+    if report.get("judge_footnote"):
+        out.append(report["judge_footnote"])
+    return out
 
 
 def padding_note(report: dict[str, Any]) -> str:
@@ -170,6 +206,11 @@ def to_markdown(report: dict[str, Any]) -> str:
         "## Scores (Avg@N / Best@N)\n",
         interval_note(report) + "\n",
         _md_table(*score_rows(report)),
+        "### The judge's agreement with people\n",
+        "Measured on the stored human labels (final label: an adjudication, else the strict majority); "
+        "95% bootstrap intervals in brackets.\n",
+        *(f"- {line}" for line in judge_agreement_lines(report)),
+        "",
         "## Interaction\n",
         "Under the official profile #Asst and #User are the official harness' counts (the opening query, the triple "
         "request and the extraction answer included, [DONE] not).\n",
@@ -245,6 +286,11 @@ def to_csv(report: dict[str, Any]) -> str:
     section("over_generation_runs", e["generation"]["over_generation_runs"])
     section("under_generation_runs", e["generation"]["under_generation_runs"])
     section("runs", report["runs"])
+    section("judge_agreement", [{"judge": t["judge"], "profile": t["profile"], "measured": t["measured"], "marked": t["marked"],
+                                 **{f"{side}_{k}": (t[side] or {}).get(k) for side in ("coverage", "validity") for k in ("n", "agreement", "kappa")},
+                                 **{f"{side}_{k}_{end}": ((t[side] or {}).get(k) or [None, None])[i] for side in ("coverage", "validity")
+                                    for k in ("agreement_ci", "kappa_ci") for i, end in enumerate(("low", "high"))}}
+                                for t in report.get("judge_agreement") or []])
     return buf.getvalue()
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Callable, Iterable, Literal, Sequence
 
 from ..store import Store
 from ..store.tables import ScoreRow
@@ -28,8 +28,10 @@ SPLITS = ("language", "subset", "relation")
 UNKNOWN = "(unknown)"
 
 
-def side_labels(store: Store, side: Side, run_id: str | None) -> tuple[dict[str, dict[Item, bool]], dict[Item, set[int]]]:
-    """Per annotator their labels of the side, and the evidence of the positive labels."""
+def side_labels(store: Store, side: Side, run_id: str | None, *, keep_run: Callable[[str], bool] | None = None
+                ) -> tuple[dict[str, dict[Item, bool]], dict[Item, set[int]]]:
+    """Per annotator their labels of the side, and the evidence of the positive labels
+    (``keep_run``: only the labels of the run ids it accepts)."""
     by_annotator: dict[str, dict[Item, bool]] = defaultdict(dict)
     evidence: dict[Item, set[int]] = defaultdict(set)
     rows: Iterable[tuple[str, int, str, bool, str]]
@@ -38,6 +40,8 @@ def side_labels(store: Store, side: Side, run_id: str | None) -> tuple[dict[str,
     else:
         rows = ((r.run_id, r.pred_index, r.annotator, r.valid, r.evidence_json) for r in store.pred_labels(run_id=run_id))
     for rid, index, annotator, yes, ev in rows:
+        if keep_run is not None and not keep_run(rid):
+            continue
         by_annotator[annotator][(rid, index)] = yes
         if yes:
             evidence[(rid, index)].update(int(e) for e in json.loads(ev or "[]"))

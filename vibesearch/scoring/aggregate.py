@@ -23,11 +23,8 @@ person cancelled (or abandoned: a "me" run left waiting past the idle timeout) i
 graph — one that has a graph keeps today's numbers): it is left out and counted (``left_out``).
 
 Every score row also carries, per metric, 95% percentile-bootstrap intervals of Avg@N and Best@N
-(``avg_f1_ci``, ``best_f1_ci``: the tasks resampled with replacement, ``_bootstrap``'s resample
-count and fixed seed, so a report is reproducible) and ``sd_f1``: the spread of a metric across a
-task's samples, pooled over tasks (the square root of the mean per-task variance, n − 1
-denominator, over the tasks with at least two samples; None when none has two). ``n`` is the row's
-N (the most samples a task has, or ``num_samples``).
+(``avg_f1_ci``, ``best_f1_ci``) and ``sd_f1``, the spread across a task's samples (``_spread``
+says how both are made). ``n`` is the row's N (the most samples a task has, or ``num_samples``).
 
 The interaction table (#Asst, #User, their ratio, tool calls, compactions, tokens, cost) is
 averaged over runs; its #Asst/#User is total assistant steps over total user turns. Under the
@@ -49,7 +46,7 @@ from ..protocol import profile_of
 from ..run.config import ProtocolProfile
 from ..store import Store, TaskSnapshotError
 from ..store.tables import Run, ScoreRow
-from ._bootstrap import LEVEL, RESAMPLES, SEED, bootstrap_mean
+from ._spread import interval_settings, pooled_sd, sample_spread, spread_keys  # noqa: F401  (interval_settings, pooled_sd: still importable from here)
 from .official_metrics import OfficialSummary, SampleResult, aggregate_official
 from .official_score import sample_of
 from .profile import is_cancelled, profile_label, run_protocol, score_protocol
@@ -280,28 +277,6 @@ def mean_if_known(values: list[float | None]) -> float | None:
     return mean(known) if known and len(known) == len(values) else None
 
 
-def interval_settings() -> dict[str, Any]:
-    """How the score rows' intervals are made (for a report's reader to reproduce them)."""
-    return {"method": "percentile bootstrap, tasks resampled with replacement", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL}
-
-
-def pooled_sd(per_task: Iterable[list[float]]) -> float | None:
-    """The spread of a metric across a task's samples, pooled over tasks: the square root of the
-    mean of the per-task variances (n − 1 denominator) over tasks with at least two samples."""
-    variances = []
-    for values in per_task:
-        if len(values) >= 2:
-            m = mean(values)
-            variances.append(sum((v - m) ** 2 for v in values) / (len(values) - 1))
-    return mean(variances) ** 0.5 if variances else None
-
-
-def spread_keys(m: str, per_task_avg: list[float], per_task_best: list[float], per_task_samples: list[list[float]]) -> dict[str, Any]:
-    """``avg_<m>_ci`` / ``best_<m>_ci`` (bootstrap over tasks) and ``sd_<m>`` of one metric."""
-    return {f"avg_{m}_ci": bootstrap_mean(per_task_avg), f"best_{m}_ci": bootstrap_mean(per_task_best),
-            f"sd_{m}": pooled_sd(per_task_samples)}
-
-
 def _at_n(records: list[RunRecord]) -> dict[str, Any]:
     by_task: dict[str, list[RunRecord]] = defaultdict(list)
     for r in records:
@@ -317,8 +292,7 @@ def _at_n(records: list[RunRecord]) -> dict[str, Any]:
         row[f"avg_{m}"] = mean(mean(getattr(r, m) for r in runs) for runs in by_task.values())
         row[f"best_{m}"] = mean(max(getattr(r, m) for r in runs) for runs in by_task.values())
     for m in METRICS:
-        samples = [[getattr(r, m) for r in by_task[t]] for t in sorted(by_task)]
-        row.update(spread_keys(m, [mean(v) for v in samples], [max(v) for v in samples], samples))
+        row.update(sample_spread(m, [[getattr(r, m) for r in by_task[t]] for t in sorted(by_task)]))
     return row
 
 

@@ -8,10 +8,11 @@ predicted triple, "valid").
   Cohen's kappa, and the precision and recall of its positive decisions against the people's,
   each with a 95% percentile-bootstrap interval over the items (``_bootstrap``), over the items
   both decided (a judge's unscored triples are left out). Against several annotators the human
-  side is each item's final label: the adjudication where a disagreement was resolved (a
-  campaign's third person, ``campaigns.adjudicate``), else the annotators' majority (a tie counts
-  as not covered / not valid); split also by the task's language and subset and the triple's
-  relation; each annotator is also compared on their own.
+  side is each item's final label (``_final_label``, the one rule): the adjudication where a
+  disagreement was resolved (a campaign's third person, ``campaigns.adjudicate``), else the
+  annotators' strict majority; an even split nobody resolved is an open tie, left out and counted
+  (``n_open_ties``); split also by the task's language and subset and the triple's relation; each
+  annotator is also compared on their own.
 * human ↔ human: Krippendorff's alpha (nominal), from the ``krippendorff`` package.
 * the P/R/F1 that the human labels give, beside each judge's score of the same run.
 
@@ -23,18 +24,21 @@ When one side used a single label, kappa is 0 or undefined; ``kappa_explanation`
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..store import Store
 from ._agreement_items import SPLITS, Item, Side, item_groups, judge_decisions, latest_by_judge, side_labels, split
 from ._bootstrap import bootstrap_intervals, bootstrap_settings, point_measures
+from ._final_label import FinalLabels, final_labels
 from ._stored import stored_ground_truth, stored_prediction
 from .metrics import f1_of
 from .profile import profile_label
 from .verdicts import judge_label
 
-__all__ = ["Item", "agreement_report", "agreement_row", "cohen_kappa", "confusion", "human_final", "human_majority", "kappa_explanation",
-           "krippendorff_alpha", "percent_agreement", "validity_agreement"]
+__all__ = ["Item", "agreement_report", "agreement_row", "cohen_kappa", "confusion", "human_final", "human_majority", "judge_rows",
+           "kappa_explanation", "krippendorff_alpha", "percent_agreement", "validity_agreement"]
+
+KeepRun = Callable[[str], bool]
 
 
 def percent_agreement(a: Sequence[bool], b: Sequence[bool]) -> float | None:
@@ -126,26 +130,27 @@ def krippendorff_alpha(ratings: dict[str, dict[Item, bool]]) -> float | None:
         return None
 
 
-def human_majority(labels_by_annotator: dict[str, dict[Item, bool]]) -> dict[Item, bool]:
+def _votes(labels_by_annotator: dict[str, dict[Item, bool]]) -> dict[Item, list[bool]]:
     votes: dict[Item, list[bool]] = defaultdict(list)
     for labels in labels_by_annotator.values():
-        for item, covered in labels.items():
-            votes[item].append(covered)
-    return {item: sum(v) > len(v) - sum(v) for item, v in votes.items()}
+        for item, said in labels.items():
+            votes[item].append(said)
+    return dict(votes)
 
 
-def human_final(store: Store, side: Side, labels_by_annotator: dict[str, dict[Item, bool]]) -> tuple[dict[Item, bool], int]:
-    """Each labelled item's final human label — its adjudication when a disagreement on it was
-    resolved, else the majority (``human_majority``) — and how many items an adjudication decided."""
-    final = human_majority(labels_by_annotator)
-    runs = sorted({item[0] for item in final})
-    decided = 0
-    for adj in store.adjudications(runs) if runs else []:
-        item = (adj.run_id, adj.item_index)
-        if adj.side == side and item in final:
-            final[item] = adj.label
-            decided += 1
-    return final, decided
+def human_majority(labels_by_annotator: dict[str, dict[Item, bool]]) -> dict[Item, bool]:
+    """Each item's strict majority; an even split has none (left out)."""
+    return final_labels(_votes(labels_by_annotator), {}).labels
+
+
+def human_final(store: Store, side: Side, labels_by_annotator: dict[str, dict[Item, bool]]) -> FinalLabels[Item]:
+    """Each labelled item's final human label by the one rule (``_final_label.final_labels``): its
+    adjudication when a disagreement on it was resolved, else the strict majority; with how many
+    items an adjudication decided and the open ties (left out)."""
+    votes = _votes(labels_by_annotator)
+    runs = sorted({item[0] for item in votes})
+    adjudications = {(a.run_id, a.item_index): a.label for a in (store.adjudications(runs) if runs else []) if a.side == side}
+    return final_labels(votes, adjudications)
 
 
 def agreement_row(
@@ -171,27 +176,33 @@ def agreement_row(
     }
 
 
-def _side_report(side: Side, store: Store, run_id: str | None) -> dict[str, Any]:
-    """One side: every judge (per profile) against the final human labels (adjudicated, else the
-    majority), split by language, subset and relation, against each annotator, and alpha between
-    annotators."""
-    by_annotator, _ = side_labels(store, side, run_id)
-    majority, adjudicated = human_final(store, side, by_annotator)
-    runs = sorted({item[0] for item in majority})
-    groups = item_groups(store, side, sorted(majority))
+def _side_report(side: Side, store: Store, run_id: str | None, *, keep_run: KeepRun | None = None, detail: bool = True) -> dict[str, Any]:
+    """One side: every judge (per profile) against the final human labels (``human_final``: an
+    adjudication, else the strict majority; open ties left out and counted), split by language,
+    subset and relation, against each annotator, and alpha between annotators. ``keep_run``: only
+    the labels of the runs it accepts; ``detail`` False: the judges' overall rows only (no splits,
+    no rows per annotator, no alpha)."""
+    by_annotator, _ = side_labels(store, side, run_id, keep_run=keep_run)
+    final = human_final(store, side, by_annotator)
+    majority = final.labels
+    labelled = sorted({i for labels in by_annotator.values() for i in labels} | set(majority))
+    runs = sorted({item[0] for item in labelled})
+    groups = item_groups(store, side, sorted(majority)) if detail else {}
     positive, unit = ("covered", "ground-truth triple") if side == "coverage" else ("valid", "predicted triple")
     judge_rows, annotator_rows = [], []
     for (judge, profile), said in judge_decisions(store, side, runs).items():
         common = [i for i in sorted(majority) if i in said]
         row = agreement_row([majority[i] for i in common], [said[i] for i in common], positive=positive, unit=unit,
                             who="the human majority", judge=judge, profile=profile, against="human majority")
+        judge_rows.append(row)
+        if not detail:
+            continue
         row["by"] = {
             key: [agreement_row([majority[i] for i in members], [said[i] for i in members], positive=positive, unit=unit,
                                 who="the human majority", judge=judge, profile=profile, against="human majority", group=value)
                   for value, members in split(common, groups, key)]
             for key in SPLITS
         }
-        judge_rows.append(row)
         for name, labels in sorted(by_annotator.items()):
             both = [i for i in sorted(labels) if i in said]
             annotator_rows.append(agreement_row([labels[i] for i in both], [said[i] for i in both], positive=positive, unit=unit,
@@ -199,23 +210,33 @@ def _side_report(side: Side, store: Store, run_id: str | None) -> dict[str, Any]
     annotators = sorted(by_annotator)
     return {
         "side": side,
-        "n_items": len(majority),
-        "n_adjudicated": adjudicated,  # items whose human side is an adjudication, not the majority
+        "n_items": len(labelled),  # every labelled item, open ties included
+        "n_final": len(majority),  # the items with a final label: what the judges are compared on
+        "n_adjudicated": final.adjudicated,  # items whose human side is an adjudication, not the majority
+        "n_open_ties": final.n_open_ties,  # items split evenly and not resolved: left out of agreement
         "n_runs": len(runs),
         "annotators": annotators,
         "judges": judge_rows,
         "judge_vs_annotator": annotator_rows,
-        "human_alpha": krippendorff_alpha(dict(by_annotator)) if len(annotators) >= 2 else None,
+        "human_alpha": krippendorff_alpha(dict(by_annotator)) if detail and len(annotators) >= 2 else None,
     }
 
 
-def agreement_report(store: Store, run_id: str | None = None) -> dict[str, Any]:
+def judge_rows(store: Store, side: Side = "coverage", *, keep_run: KeepRun | None = None) -> dict[str, Any]:
+    """One side's judge rows against the final human labels over every labelled run (``keep_run``:
+    the runs it accepts), without the splits, the per-annotator rows and alpha: what
+    ``judge_trust`` reads. The same computation as ``agreement_report``'s rows."""
+    return _side_report(side, store, None, keep_run=keep_run, detail=False)
+
+
+def agreement_report(store: Store, run_id: str | None = None, *, keep_run: KeepRun | None = None) -> dict[str, Any]:
     """Judges against humans and humans against each other, on the labelled runs: the coverage
     side at the top level (with the P/R/F1 the labels give, ``prf``), the validity side under
-    ``validity``, and how the intervals were made under ``bootstrap``."""
-    report = _side_report("coverage", store, run_id)
-    by_annotator, evidence = side_labels(store, "coverage", run_id)
-    majority, _ = human_final(store, "coverage", by_annotator)
+    ``validity``, and how the intervals were made under ``bootstrap``. Items without a final
+    label (open ties) are left out of every comparison and counted in ``n_open_ties``."""
+    report = _side_report("coverage", store, run_id, keep_run=keep_run)
+    by_annotator, evidence = side_labels(store, "coverage", run_id, keep_run=keep_run)
+    majority = human_final(store, "coverage", by_annotator).labels
     prf = []
     for rid in sorted({item[0] for item in majority}):
         n_gt = len(stored_ground_truth(store, rid))
@@ -238,7 +259,8 @@ def agreement_report(store: Store, run_id: str | None = None) -> dict[str, Any]:
             entry["judges"][name] = {"precision": score_row.precision, "recall": score_row.recall, "f1": score_row.f1,
                                      "n_unscored": score_row.n_unscored, "profile": profile}
         prf.append(entry)
-    return {"run_id": run_id, **report, "prf": prf, "validity": _side_report("validity", store, run_id), "bootstrap": bootstrap_settings()}
+    return {"run_id": run_id, **report, "prf": prf, "validity": _side_report("validity", store, run_id, keep_run=keep_run),
+            "bootstrap": bootstrap_settings()}
 
 
 def validity_agreement(store: Store, run_id: str | None = None) -> dict[str, Any]:

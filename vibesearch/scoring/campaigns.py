@@ -10,7 +10,8 @@ store's ``labels`` and ``pred_labels`` rows, whoever wrote them (the Label tab, 
 * **Progress**: per annotator and overall (an item is done once it has k labels).
 * **Disagreements**: items whose labels do not all say the same. A third person, someone who did
   not label the item, resolves one; the resolution (label, who, when, comment) is stored and is
-  the item's final human label (``final_label``), which otherwise is the labels' common answer.
+  the item's final human label (``final_label``); without one it is the labels' strict majority,
+  and an even split nobody resolved has none (the rule is ``_final_label``'s, used everywhere).
   Resolving an item again replaces its adjudication; the replaced ones stay in the store's
   adjudication history (``ItemLabels.history``, oldest first), which the status and the export show.
 """
@@ -24,6 +25,7 @@ from typing import Any, Callable, Collection, Literal, Sequence
 from .._names import PersonNameError, annotator_name
 from ..store import AdjudicationRow, CampaignRow, RunNotFound, Store, TaskSnapshotError
 from ..store.tables import AdjudicationHistoryRow, Run
+from ._final_label import FinalLabels, final_labels, final_of, strict_majority  # noqa: F401  (the rule, re-exported)
 from ._stored import stored_ground_truth, stored_prediction
 
 Side = Literal["coverage", "validity"]
@@ -70,10 +72,8 @@ class ItemLabels:
 
     @property
     def final(self) -> bool | None:
-        if self.adjudication is not None:
-            return self.adjudication.label
-        values = set(self.labels.values())
-        return values.pop() if len(values) == 1 else None
+        """The item's final label (``_final_label.final_of``): adjudication, else strict majority."""
+        return final_of(self.labels.values(), self.adjudication.label if self.adjudication is not None else None)
 
 
 # --------------------------------------------------------------------------- making one
@@ -327,7 +327,8 @@ def adjudicate(store: Store, campaign: CampaignRow, item: Item, adjudicator: str
 
 
 def final_label(store: Store, item: Item) -> bool | None:
-    """The single human label of an item: its adjudication, else the labels' common answer, else None."""
+    """The single human label of an item: its adjudication, else the labels' strict majority, else
+    None (an open tie, or nobody labelled it)."""
     entry = ItemLabels(item)
     if item.side == "coverage":
         entry.labels = {r.annotator: r.covered for r in store.labels(run_id=item.run_id) if r.gt_index == item.index}

@@ -3,17 +3,21 @@
 For each stage: the user turn it was disclosed at in each run, and the tool calls and agent tokens
 spent while it was the newest stage disclosed. For the ground truth: which triples both runs
 covered, only A, only B, or neither — each triple once, by the newest score of each run (the same
-judge for both when there is one they share).
+judge for both when there is one they share). ``judge_trust`` holds, for the judge and profile of
+each run's score, its measured agreement with the stored human labels (``judge_trust``), and
+``marked`` whether its numbers are to carry the mark (``min_agreement``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..run.events import MessageEvent, StageEvent, ToolCallEvent, UsageEvent
 from ..store import RunNotFound, Store, TaskSnapshotError
 from ..store.tables import ScoreRow
+from .judge_trust import footnote, judge_trust
+from .profile import profile_label
 
 
 class CompareError(ValueError):
@@ -68,7 +72,10 @@ def _newest(scores: list[ScoreRow], judge: str | None) -> ScoreRow | None:
     return max(rows, key=lambda s: (s.created_at, s.id or 0)) if rows else None
 
 
-def compare_runs(store: Store, run_a: str, run_b: str, *, judge: str | None = None) -> dict[str, Any]:
+def compare_runs(store: Store, run_a: str, run_b: str, *, judge: str | None = None, min_agreement: float | None = None,
+                 keep_run: Callable[[str], bool] | None = None) -> dict[str, Any]:
+    """Stage alignment and coverage of two runs of one task (``keep_run``: the runs whose labels
+    measure the judge's agreement)."""
     try:
         a, b = store.get_run(run_a), store.get_run(run_b)
     except (RunNotFound, KeyError) as exc:
@@ -96,6 +103,11 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, judge: str | None = No
             key = "both" if ca and cb else "only_a" if ca else "only_b" if cb else "neither"
             coverage[key].append({"number": i + 1, "triple": triple.text()})
         coverage["f1"] = {"a": sa.f1, "b": sb.f1}
+        trust = judge_trust(store, threshold=min_agreement, keep_run=keep_run)
+        keys = [(s.judge, profile_label(s.protocol, s.prompt_source)) for s in (sa, sb)]
+        coverage["judge_trust"] = trust.rows(keys)
+        coverage["marked"] = {side: trust.flagged(*key) for side, key in zip(("a", "b"), keys)}
+        coverage["footnote"] = footnote(min_agreement)
     else:
         coverage["missing"] = [rid for rid, s in ((run_a, sa), (run_b, sb)) if s is None]
     return {

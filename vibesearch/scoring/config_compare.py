@@ -11,6 +11,9 @@ noise floor of each configuration (``vibesearch compare --a key=value … --b ke
   rest is what the simulator's sampling adds.
 * A difference whose interval contains 0 lies inside the noise: it is reported as such, not ranked;
   so is one over fewer than ``MIN_SHARED_TASKS`` shared tasks (the leaderboard's rule).
+* ``judge_trust``: for each judge × profile whose scores were used, its measured agreement with
+  the stored human labels (``judge_trust``) or "not measured"; ``marked`` says whether the
+  figures rest on a judge below ``min_agreement`` (or unmeasured).
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from collections import defaultdict
 from typing import Any, Callable
 
 from ..store import Store
-from ..store.tables import Run
+from ..store.tables import Run, ScoreRow
 from ._bootstrap import bootstrap_mean, bootstrap_settings
+from .judge_trust import footnote, judge_trust
+from .profile import profile_label
 from .noise_rank import MIN_SHARED_TASKS
 
 CONFIG_KEYS = ("agent", "agent_model", "user", "simulator_model", "search_backend", "batch_id", "protocol", "task")
@@ -70,9 +75,14 @@ def configurations(store: Store, may_read: MayRead | None = None) -> list[tuple[
     return [(dict(key), n) for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def _f1(store: Store, run_id: str, judge: str | None) -> float | None:
+def _newest(store: Store, run_id: str, judge: str | None) -> ScoreRow | None:
     rows = [s for s in store.scores(run_id) if judge is None or s.judge == judge]
-    return max(rows, key=lambda s: (s.created_at, s.id or 0)).f1 if rows else None
+    return max(rows, key=lambda s: (s.created_at, s.id or 0)) if rows else None
+
+
+def _f1(store: Store, run_id: str, judge: str | None) -> float | None:
+    newest = _newest(store, run_id, judge)
+    return newest.f1 if newest is not None else None
 
 
 def _seed(run: Run) -> int | None:
@@ -114,19 +124,23 @@ def noise_floor(store: Store, runs: list[Run], judge: str | None) -> dict[str, A
 
 
 def compare_configs(
-    store: Store, a: dict[str, str], b: dict[str, str], *, judge: str | None = None, may_read: MayRead | None = None
+    store: Store, a: dict[str, str], b: dict[str, str], *, judge: str | None = None, may_read: MayRead | None = None,
+    min_agreement: float | None = None,
 ) -> dict[str, Any]:
-    """B against A (``may_read``: only the runs it accepts count, as if the others did not exist)."""
+    """B against A (``may_read``: only the runs it accepts count, as if the others did not exist;
+    also for the labels that measure the judges)."""
     runs_a, runs_b = matching_runs(store, a, may_read), matching_runs(store, b, may_read)
     for name, spec, runs in (("A", a, runs_a), ("B", b, runs_b)):
         if not runs:
             raise ConfigCompareError(f"configuration {name} ({shown(spec)}) has no finished persona run")
     means: dict[str, dict[str, list[float]]] = {"a": defaultdict(list), "b": defaultdict(list)}
+    used: dict[str, list[tuple[str, str]]] = {"a": [], "b": []}  # the judge × profile of each score taken
     for side, runs in (("a", runs_a), ("b", runs_b)):
         for run in runs:
-            f1 = _f1(store, run.id, judge)
-            if f1 is not None:
-                means[side][run.task_id].append(f1)
+            newest = _newest(store, run.id, judge)
+            if newest is not None:
+                means[side][run.task_id].append(newest.f1)
+                used[side].append((newest.judge, profile_label(newest.protocol, newest.prompt_source)))
     tasks = sorted(set(means["a"]) & set(means["b"]))
     if not tasks:
         raise ConfigCompareError("the two configurations share no scored task (vibesearch score --all first)")
@@ -146,7 +160,15 @@ def compare_configs(
         verdict = "inside the noise floor: the interval contains 0, so neither is ranked above the other"
     else:
         verdict = "B scores higher than A" if mean > 0 else "A scores higher than B"
+    keep_run = None
+    if may_read is not None:
+        allowed = {r.id for r in store.list_runs() if may_read(r)}
+        keep_run = allowed.__contains__
+    trust = judge_trust(store, threshold=min_agreement, keep_run=keep_run)
     return {
+        "judge_trust": trust.rows(sorted(set(used["a"] + used["b"]))),
+        "marked": {side: any(trust.flagged(*key) for key in set(keys)) for side, keys in used.items()},
+        "footnote": footnote(min_agreement),
         "a": {"spec": a, "runs": len(runs_a), "noise": noise_floor(store, runs_a, judge)},
         "b": {"spec": b, "runs": len(runs_b), "noise": noise_floor(store, runs_b, judge)},
         "judge": judge,

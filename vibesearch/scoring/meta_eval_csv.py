@@ -54,6 +54,7 @@ from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
 from ..store._labels_bulk import put_labels_bulk
 from ..store.tables import Run
+from ._final_label import final_labels
 from ._stored import stored_ground_truth, stored_prediction, stored_task
 from .metrics import stored_verdicts
 from .official_export import folder_name, sample_stem
@@ -177,9 +178,9 @@ def not_a_sample(store: Store, run_id: str, judge: str | None = None) -> str | N
 
 def human_cells(store: Store, run_id: str, side: str, annotator: str | None, final: bool) -> dict[int, tuple[bool | None, str]]:
     """index -> (human label, comment) of one side of a run: ``annotator``'s labels, or with
-    ``final`` the final label of each labelled item — its adjudication (with the adjudicator's
-    comment) when one resolved it, else the labels' common answer, else the strict majority; a
-    tie nobody resolved stays empty (None)."""
+    ``final`` the final label of each labelled or adjudicated item by the one rule
+    (``_final_label.final_labels``): its adjudication (with the adjudicator's comment), else the
+    labels' strict majority; an open tie stays empty (None)."""
     if side == "coverage":
         rows = [(r.gt_index, r.annotator, r.covered, r.note) for r in store.labels(run_id=run_id)]
     else:
@@ -189,14 +190,12 @@ def human_cells(store: Store, run_id: str, side: str, annotator: str | None, fin
     votes: dict[int, list[bool]] = defaultdict(list)
     for i, _, v, _note in rows:
         votes[i].append(bool(v))
-    out: dict[int, tuple[bool | None, str]] = {}
-    for i, said in votes.items():
-        yes, no = sum(said), len(said) - sum(said)
-        out[i] = (True if yes > no else False if no > yes else None, "")
-    for adj in store.adjudications([run_id]):
-        if adj.side == side:
-            out[adj.item_index] = (adj.label, adj.comment or "")
-    return out
+    adjudicated = {adj.item_index: adj for adj in store.adjudications([run_id]) if adj.side == side}
+    decided = final_labels(votes, {i: adj.label for i, adj in adjudicated.items()})
+    out: dict[int, tuple[bool | None, str]] = {i: (None, "") for i in decided.open_ties}
+    for i, label in decided.labels.items():
+        out[i] = (label, (adjudicated[i].comment or "") if i in adjudicated else "")
+    return dict(sorted(out.items()))
 
 
 def export_official(
