@@ -219,3 +219,20 @@ def test_html_report_carries_plotly_js_once(cli, db):
     assert html.count(library[:400]) == 1  # the library's opening lines, once
     assert html.count("Plotly.newPlot(") == 4  # four figures, each drawn with that one copy
     assert len(library) < len(html) < len(library) + 400_000
+
+
+def test_calls_without_token_counts_make_the_means_unknown(cli, tmp_path):
+    """A provider that reported no counts for one of the agent's calls: the run's token mean is
+    "unknown" in the report (its sum would be a floor), and the card says how many calls lacked them."""
+    from vibesearch.app.panels import stats_html
+    from vibesearch.scoring import run_stats
+
+    path = tmp_path / "partial.db"
+    store = Store(path)
+    rid = _run(store, ("t1", "pro", "en"), 3, model="fake/quiet")
+    store.append(rid, UsageEvent(purpose="agent", model="m", cost_usd=None))  # no token counts reported
+    rep = json.loads(cli("report", "--format", "json", "--db", path).stdout)
+    (row,) = rep["interaction"]
+    assert row["tokens"] == "unknown" and row["input_tokens"] is None
+    card = stats_html(run_stats(store, rid))
+    assert "at least 700 / 70 (1 of 2 calls reported no counts)" in card

@@ -447,11 +447,15 @@ def left_out_runs(records: list[RunRecord]) -> list[dict[str, Any]]:
 
 def token_state(r: RunRecord) -> str:
     """Whether the agent's tokens of a run are known: "n/a" (the offline baseline calls no model),
-    "unknown" (an imported run: the file kept no usage of the agent's calls) or "recorded" (our
-    harness writes a usage event for every model call, so none is a measured zero)."""
+    "unknown" (an imported run: the file kept no usage of the agent's calls; or a provider that
+    reported no token counts for some of the agent's calls, whose sum would be a floor, not a
+    total) or "recorded" (our harness writes a usage event for every model call, so none is a
+    measured zero)."""
     if r.agent == "baseline" and not r.agent_model:
         return "n/a"
     if r.source == "imported" and not AGENT_PURPOSES & set(r.stats.tokens_by_purpose):
+        return "unknown"
+    if r.stats.agent_tokens_unknown_calls:
         return "unknown"
     return "recorded"
 
