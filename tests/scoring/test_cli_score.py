@@ -81,7 +81,8 @@ def test_labels_commands(cli, tmp_db, tmp_path, make_run, cases_path):
     assert {"agreement", "kappa", "n", "disagreements", "by_category"} <= set(rep)
     assert rep["n"] >= 40 and 0 < rep["agreement"] <= 1
     plain = cli("labels", "calibrate", cases_path)
-    assert "offline judge" in plain.stdout and "kappa" in plain.stdout and "joint-01" in plain.stdout
+    assert "offline judge" in plain.stdout and "kappa" in plain.stdout
+    assert all(case in plain.stdout for case in rep["disagreements"][:3])  # the ids it disagrees on, listed
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x", "gt": {"head": "a"}, "covered": true}\n')
     res = cli("labels", "calibrate", bad)

@@ -88,3 +88,19 @@ def test_labels_agreement_judge_tables_read_at_80_columns(tmp_db, make_run):
                 assert whole(row, "agreement") in out.stdout  # each figure with its interval, on one line
             if row["kappa"] is not None:
                 assert whole(row, "kappa", percent=False) in out.stdout
+
+
+def test_labels_calibrate_reads_at_80_columns():
+    """Every figure of the calibration tables whole at 80 columns (they used to be cut to "agree…")."""
+    from pathlib import Path
+
+    cases = Path(__file__).resolve().parent.parent / "data" / "judge_cases_test.jsonl"
+    out = _cli("labels", "calibrate", cases)
+    assert out.returncode == 0, out.stderr
+    body = out.stdout.split(" disagrees on:")[0]  # the id list after the tables is plain text, wrapped by the terminal
+    _fits(body)
+    rep = json.loads(_cli("labels", "calibrate", cases, "--json").stdout)["judges"][0]
+    c = rep["confusion"]
+    for shown in (f"{100 * rep['agreement']:.2f}", f"{rep['kappa']:.3f}", f"{c['tp']}/{c['fn']}/{c['fp']}/{c['tn']}", "offline judge",
+                  "agreement %", "false covered", "precision %", "recall %"):
+        assert shown in body, shown

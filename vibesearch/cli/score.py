@@ -457,21 +457,26 @@ def labels_calibrate(
         print_json({"file": report["file"], "n": report["n"], "judges": [{k: r[k] for k in keys} for r in report["judges"]]})
         return
     console.print(f"{len(report['judges'])} judge(s) on {report['n']} labelled cases from {cases}", highlight=False)
+    # two narrow tables, so that an 80-column terminal shows every figure whole
     table = Table(title='Judges against the labels ("covered" is the positive class)')
-    for col in ("judge", "agreement %", "kappa", "precision %", "recall %", "false covered", "tp/fn/fp/tn", "time s", "cost USD"):
-        table.add_column(col)
+    for col in ("judge", "agreement %", "kappa", "false covered", "time s", "cost USD"):
+        table.add_column(col, overflow="fold")
+    counts = Table(title='"Covered" in detail')
+    for col in ("judge", "precision %", "recall %", "tp/fn/fp/tn"):
+        counts.add_column(col, overflow="fold")
     for r in report["judges"]:
         c = r["confusion"]
         cost = "n/a" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}"
         table.add_row(judge_label(r["judge"]), _pct(r["agreement"]), "n/a" if r["kappa"] is None else f"{r['kappa']:.3f}",
-                      _pct(r["precision"]), _pct(r["recall"]), str(r["false_covered"]),
-                      f"{c['tp']}/{c['fn']}/{c['fp']}/{c['tn']}", f"{r['seconds']:.2f}", cost)
+                      str(r["false_covered"]), f"{r['seconds']:.2f}", cost)
+        counts.add_row(judge_label(r["judge"]), _pct(r["precision"]), _pct(r["recall"]), f"{c['tp']}/{c['fn']}/{c['fp']}/{c['tn']}")
     console.print(table)
+    console.print(counts)
     cats = Table(title="agreement % per category")
-    cats.add_column("category")
+    cats.add_column("category", overflow="fold")
     cats.add_column("n")
     for r in report["judges"]:
-        cats.add_column(judge_label(r["judge"]))
+        cats.add_column(judge_label(r["judge"]), overflow="fold")
     for cat, first in report["judges"][0]["by_category"].items():
         cats.add_row(cat, str(first["n"]), *(_pct(r["by_category"][cat]["agreement"]) for r in report["judges"]))
     console.print(cats)
