@@ -35,9 +35,11 @@ class RawSession:
         self.config = self.http.get(self.url + "config").json()
         for comp in self.config.get("components", []):  # labels the browser translates, read as their key
             props = comp.get("props", {})
-            for key in ("label", "value"):
+            for key in ("label", "value", "info", "placeholder"):
                 if key in props:
-                    props[key] = _untranslated(props[key])
+                    props[key] = untranslated(props[key])
+            if isinstance(props.get("choices"), list):
+                props["choices"] = [[untranslated(c[0]), *c[1:]] if isinstance(c, (list, tuple)) and c else c for c in props["choices"]]
 
     # ------------------------------------------------------------------ finding handlers
     def component(self, **props: Any) -> dict:
@@ -86,7 +88,7 @@ class RawSession:
         self.http.close()
 
 
-def _untranslated(value: Any) -> Any:
+def untranslated(value: Any) -> Any:
     """A label Gradio's i18n sends for the browser to translate (``__i18n__{…}`` or its dict), as
     its key — the English text; anything else as it is."""
     if isinstance(value, dict) and value.get("__type__") == "translation_metadata":

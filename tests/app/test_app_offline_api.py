@@ -14,6 +14,7 @@ import httpx
 import pytest
 from app_harness import start_app, stop_app
 from gradio_client import Client
+from raw_gradio import untranslated
 
 from vibesearch.store import upgrade_database
 
@@ -56,7 +57,8 @@ def test_the_page_is_served_without_network(offline_app):
     assert page.status_code == 200
     config = httpx.get(offline_app.url + "config", timeout=10).json()
     assert config["title"] == "VibeSearch evaluator"
-    labels = {c.get("props", {}).get("label") for c in config["components"]}
+    # labels the browser translates come as Gradio's i18n markers: read them as their key
+    labels = {untranslated(c.get("props", {}).get("label")) for c in config["components"]}
     assert {"Task", "User", "Agent"} <= labels
     log = offline_app.logs()
     for sign in ("ConnectError", "Failed to fetch"):  # from its start: the app never tried the network

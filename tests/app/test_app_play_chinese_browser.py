@@ -24,7 +24,8 @@ def test_a_chinese_task_is_played_in_chinese(pages, app_server):
     page.get_by_label("Me — I play the persona").check()
     decision = page.locator("#vs-decision")
     rid = start(page)
-    shows(page, "vs-human-card", "轮到你了")
+    shows(page, "vs-your-turn", "轮到你了")
+    assert "轮到你了" not in page.locator("#vs-human-card").inner_text()  # said once, above the controls
     expect(decision.get_by_label("透露下一阶段", exact=True)).to_be_visible()  # the choices follow the task
     shows(page, "vs-your-turn", "轮到你了")
     shows(page, "vs-human-card", "下一阶段 2")
@@ -62,6 +63,18 @@ def test_a_chinese_browser_gets_the_chinese_labels(browser, app_server):
         expect(page.locator("#vs-start")).to_have_text("开始")
         expect(page.locator("#vs-stop")).to_have_text("停止")
         expect(page.get_by_text("回放已保存的运行", exact=True)).to_be_visible()
+        # the form's choices and hints too (their values, which the server reads, are unchanged)
+        expect(page.locator("#vs-user").get_by_label("我——由我扮演角色", exact=True)).to_be_visible()
+        expect(page.locator("#vs-agent").get_by_label("离线基线（检索 + 理想阅读器）", exact=True)).to_be_checked()
+        page.get_by_text("模型与选项", exact=True).click()
+        expect(page.get_by_text("评判模型（留空：离线评判）", exact=True)).to_be_visible()
         page.screenshot(path=str(SHOTS / "play_chinese_browser.png"), full_page=True)
+        page.get_by_role("tab", name="运行记录", exact=True).click()
+        expect(page.locator("#vs-runs-refresh")).to_have_text("刷新")
+        expect(page.get_by_text("运行（点击一行打开）", exact=True)).to_be_visible()
+        page.screenshot(path=str(SHOTS / "runs_chinese_browser.png"), full_page=True)
+        page.get_by_role("tab", name="标注", exact=True).click()
+        expect(page.get_by_text("开始标注", exact=True)).to_be_visible()
+        page.screenshot(path=str(SHOTS / "label_chinese_browser.png"), full_page=True)
     finally:
         ctx.close()

@@ -23,7 +23,6 @@ from typing import Sequence
 import plotly.graph_objects as go
 
 from .._plot_text import plot_text
-
 from ._graph_layout import components, entity_key, layout
 
 COLOURS = {

@@ -17,6 +17,7 @@ _WORDS: dict[str, dict[Lang, str]] = {
     "agent_working": {"en": "The agent is working…", "zh": "助手正在工作……"},
     "sent_working": {"en": "Sent. The agent is working…", "zh": "已发送。助手正在工作……"},
     "your_turn_line": {"en": "● Your turn: read the agent's reply, choose, write, Send.", "zh": "● 轮到你了：读回复、选择、写消息，再点发送。"},
+    "status_your_turn": {"en": "your turn: choose what you do and Send", "zh": "轮到你了：选择怎么做，然后点发送"},
     "agent_turn_line": {"en": "The agent is working… your turn comes when it replies.", "zh": "助手正在工作……它回复后就轮到你。"},
     "current_stage": {"en": "Current stage {n}/{total}:", "zh": "当前阶段 {n}/{total}："},
     "next_stage": {"en": "Next stage {n}:", "zh": "下一阶段 {n}："},
@@ -81,9 +82,148 @@ _ZH_LABELS = {
     "Models and options": "模型与选项",
     "Replay a stored run": "回放已保存的运行",
 }
+# the other fixed labels, choices and hints of Play, Runs, Label and Study (the same rule)
+_ZH_LABELS.update({
+    "Show the run form": "显示运行表单",
+    "Load tasks from a folder": "从文件夹加载任务",
+    "Folder or file on the server": "服务器上的文件夹或文件",
+    "Load": "加载",
+    "…or upload task files (JSON / YAML, with their gold CSVs)": "……或上传任务文件（JSON / YAML，附带标准答案 CSV）",
+    "Load uploaded files": "加载上传的文件",
+    "Agent model (litellm string)": "智能体模型（litellm 名称）",
+    "Simulator model": "模拟器模型",
+    "for the LLM / paper simulator and the shadow": "用于 LLM / 论文模拟器和影子模拟器",
+    "Search backend": "搜索后端",
+    "Judge model (empty: offline judge)": "评判模型（留空：离线评判）",
+    "Shadow simulator beside me (me mode)": "在我旁边运行影子模拟器（我来扮演时）",
+    "Endpoint URL (endpoint agent)": "端点地址（端点智能体）",
+    "Endpoint model name": "端点模型名称",
+    "Endpoint key (kept in memory only)": "端点密钥（只保存在内存中）",
+    "Max user turns (0: the profile's own, 30 ours, 50 official)": "用户轮次上限（0：按协议配置，我们的为 30，官方为 50）",
+    "Watch pace: seconds before each simulated user turn (0 = full speed)": "观看节奏：每个模拟用户轮次前等待的秒数（0 = 全速）",
+    "Protocol profile": "协议配置",
+    "official: the paper's harness rule by rule, with the server's configured prompts (docs/protocol.md)": "official：逐条复现论文的评测流程，使用服务器配置的提示词（docs/protocol.md）",
+    "Yes, cancel the run": "是的，取消这次运行",
+    "Keep playing": "继续扮演",
+    "Conversation": "对话",
+    "Nothing is chosen for you: pick one each turn.": "不会替你预选：每一轮都请自己选一个。",
+    "'disclose' prefills the stage line; left empty, the message the card shows for your choice is sent.": "选“透露”会预填阶段台词；留空时，发送卡片上为你的选择给出的消息。",
+    "The agent's extracted graph": "智能体抽取的知识图谱",
+    "Run (newest first; or type its id)": "运行（最新的在前；也可输入编号）",
+    "Speed": "速度",
+    "Replay": "回放",
+    "Pause": "暂停",
+    "Step": "单步",
+    "Next stage": "下一阶段",
+    "Resume": "继续",
+    "Status": "状态",
+    "Profile": "协议配置",
+    "Search": "搜索",
+    "model, batch, date (2026-12-01), id…": "模型、批次、日期（2026-12-01）、编号……",
+    "Refresh": "刷新",
+    "Runs (click a row to open it)": "运行（点击一行打开）",
+    "Run id": "运行编号",
+    "Open": "打开",
+    "Continue in Play": "在“运行”页继续",
+    "Stop run": "停止运行",
+    "Replay in Play": "在“运行”页回放",
+    "Transcript": "对话记录",
+    "Colour by the verdicts of": "按以下评判的结论着色",
+    "Score again with (empty: offline judge)": "用以下评判重新评分（留空：离线评判）",
+    "Score": "评分",
+    "Scores": "得分",
+    "Ground-truth triples: covered or missed, the judge's rule and evidence": "标准答案三元组：覆盖或遗漏，评判的规则与证据",
+    "Predicted triples": "预测的三元组",
+    "Annotator name": "标注者姓名",
+    "Run (finished, with a graph)": "运行（已结束，带知识图谱）",
+    "Side": "标注对象",
+    "Start labelling": "开始标注",
+    "Refresh run list": "刷新运行列表",
+    "◀ Previous (k)": "◀ 上一个 (k)",
+    "Covered (y)": "已覆盖 (y)",
+    "Not covered (n)": "未覆盖 (n)",
+    "Skip (s)": "跳过 (s)",
+    "Next (j) ▶": "下一个 (j) ▶",
+    "Search the supporting triples": "搜索支持的三元组",
+    "words that must all appear": "必须全部出现的词",
+    "Evidence: predicted triples that cover it": "证据：覆盖它的预测三元组",
+    "Note (optional)": "备注（可选）",
+    "Show the judges' verdicts before I label": "在我标注前显示评判的结论",
+    "Report over": "报告范围",
+    "Export labels": "导出标注",
+    "Format": "格式",
+    "Export": "导出",
+    "Download": "下载",
+    "labels are stored under your login": "标注保存在你的登录名下",
+    "Campaign": "标注活动",
+    "Next item from my queue": "我的队列中的下一项",
+    "Label one run instead": "改为标注单次运行",
+    "Who labelled what": "谁标注了什么",
+    "Disagreement": "分歧",
+    "Comment": "说明",
+    "Resolve: covered / valid": "裁定：已覆盖 / 有效",
+    "Resolve: not covered / invalid": "裁定：未覆盖 / 无效",
+    "Show": "显示",
+    "Pace, people and simulator": "节奏、真人与模拟器",
+    "Studies for outside players (admins)": "面向外部玩家的研究（管理员）",
+    "Study name": "研究名称",
+    "Personas": "角色",
+    "Agent model": "智能体模型",
+    "Shadow simulator model (empty: rule-based)": "影子模拟器模型（留空：基于规则）",
+    "Plays per persona": "每个角色的扮演次数",
+    "Time limit per play (minutes)": "每次扮演的时间限制（分钟）",
+    "A shadow simulator decides beside the player": "影子模拟器在玩家旁边同时做出判断",
+    "Annotators do not see the agent": "标注者看不到智能体",
+    "Consent text (shown to each player first)": "知情同意文本（先展示给每位玩家）",
+    "Create the study and its links": "创建研究及其链接",
+    "Links (shown once: only digests of the codes are kept)": "链接（只显示一次：只保存邀请码的摘要）",
+    "Show progress": "显示进度",
+    "Entity (its neighbourhood)": "实体（它的邻域）",
+    "Rule-based simulator (offline)": "基于规则的模拟器（离线）",
+    "LLM simulator": "LLM 模拟器",
+    "Paper simulator (LLM, paper prompt)": "论文模拟器（LLM，论文提示词）",
+    "Me — I play the persona": "我——由我扮演角色",
+    "Offline baseline (retrieval + oracle reader)": "离线基线（检索 + 理想阅读器）",
+    "ReAct agent with a model": "使用模型的 ReAct 智能体",
+    "Endpoint (OpenAI-compatible agent)": "端点（兼容 OpenAI 的智能体）",
+    "OpenClaw gateway with a model": "使用模型的 OpenClaw 网关",
+    "vibesearch (ours)": "vibesearch（我们的）",
+    "official (the paper's harness)": "official（论文的评测流程）",
+    "Coverage (ground-truth triples)": "覆盖（标准答案三元组）",
+    "Validity (predicted triples)": "有效性（预测三元组）",
+    "Shift+Enter sends, Enter starts a new line.": "Shift+Enter 发送，Enter 换行。",
+    "This run": "这次运行",
+    "Every labelled run": "所有已标注的运行",
+    "Our labels (JSONL)": "我们的标注（JSONL）",
+    "Our labels (CSV)": "我们的标注（CSV）",
+    "Official meta-eval CSVs (zip)": "官方元评测 CSV（zip）",
+    "The run picked above": "上面选中的运行",
+    "Every run I may read": "我可以查看的所有运行",
+})
+
+
+
+# two longer texts: the page's heading and the Label tab's keys
+INTRO = ("## VibeSearch evaluator\n"
+         "Run a search agent against a persona whose need unfolds stage by stage — played by a simulator or by you — "
+         "then score its knowledge graph. Database:")
+KEYS_LINE = ("<div class='vs-keys vs-muted'>Keys: <kbd>1</kbd>–<kbd>9</kbd> tick / untick the evidence listed first · "
+             "<kbd>y</kbd> covered / valid · <kbd>n</kbd> not covered / invalid · <kbd>s</kbd> skip · "
+             "<kbd>j</kbd> / <kbd>k</kbd> next / previous — anywhere on this tab except while typing in a text box.</div>")
+_ZH_LABELS[INTRO] = ("## VibeSearch 评测器\n"
+                     "让搜索智能体面对一个需求逐阶段展开的角色（由模拟器或由你扮演），再为它的知识图谱评分。数据库：")
+_ZH_LABELS[KEYS_LINE] = ("<div class='vs-keys vs-muted'>快捷键：<kbd>1</kbd>–<kbd>9</kbd> 勾选 / 取消最前面列出的证据 · "
+                         "<kbd>y</kbd> 已覆盖 / 有效 · <kbd>n</kbd> 未覆盖 / 无效 · <kbd>s</kbd> 跳过 · "
+                         "<kbd>j</kbd> / <kbd>k</kbd> 下一个 / 上一个——在本页任何地方都可用，在文本框里输入时除外。</div>")
 UI_I18N = gr.I18n(en={k: k for k in _ZH_LABELS}, zh=dict(_ZH_LABELS), **{"zh-CN": dict(_ZH_LABELS)})
 
 
 def ui_text(text: str) -> Any:
     """``text`` as a label the browser shows in its language (Chinese or English)."""
     return UI_I18N(text) if text in _ZH_LABELS else text
+
+
+def ui_choices(pairs: Any) -> list[tuple[Any, Any]]:
+    """A radio's or dropdown's (label, value) choices with their labels in the browser's language
+    (the values, which the handlers read, stay as they are)."""
+    return [(ui_text(label), value) for label, value in pairs]

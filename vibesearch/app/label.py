@@ -30,15 +30,13 @@ from gradio import processing_utils
 from .._names import PersonNameError, annotator_name
 from ..scoring.campaigns import Item
 from ._access import AGENT_HIDDEN, Who
-from .context import AppContext
 from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
 from ._label_report import report_html
 from ._label_view import LabelView, evidence_choices, judge_says, progress_text, triple_html, verdict_html
+from ._words import KEYS_LINE, ui_choices, ui_text
+from .context import AppContext
 from .panels import judge_text, predicted_triples
 
-KEYS_LINE = ("<div class='vs-keys vs-muted'>Keys: <kbd>1</kbd>–<kbd>9</kbd> tick / untick the evidence listed first · "
-             "<kbd>y</kbd> covered / valid · <kbd>n</kbd> not covered / invalid · <kbd>s</kbd> skip · "
-             "<kbd>j</kbd> / <kbd>k</kbd> next / previous — anywhere on this tab except while typing in a text box.</div>")
 NEEDS_SUPPORT = ("Not stored: a \"covered\" label needs at least one supporting prediction. Tick the predicted "
                  "triple(s) that cover it (search the list if needed), or label it \"not covered\".")
 NEEDS_GT_SUPPORT = ("Not stored: a \"valid\" label needs at least one supporting ground-truth triple. Tick the "
@@ -172,50 +170,50 @@ def build(ctx: AppContext) -> dict[str, Any]:
     def card() -> dict[str, Any]:
         c: dict[str, Any] = {}
         with gr.Row(equal_height=False):
-            c["annotator"] = gr.Textbox(label="Annotator name", scale=1, min_width=200, elem_id="vs-label-annotator")
+            c["annotator"] = gr.Textbox(label=ui_text("Annotator name"), scale=1, min_width=200, elem_id="vs-label-annotator")
             # the one-run labelling (hidden while a campaign hands out the items)
             with gr.Column(scale=5, elem_id="vs-label-one-run") as c["one_run"]:
                 with gr.Row():
                     # filled per person when the page loads and when the tab is shown (the read policy applies)
-                    c["run_pick"] = gr.Dropdown([], label="Run (finished, with a graph)", scale=3, elem_id="vs-label-run")
-                    c["side_pick"] = gr.Radio([(n, k) for k, n in SIDE_NAMES.items()], value="coverage", label="Side", scale=2,
+                    c["run_pick"] = gr.Dropdown([], label=ui_text("Run (finished, with a graph)"), scale=3, elem_id="vs-label-run")
+                    c["side_pick"] = gr.Radio(ui_choices((n, k) for k, n in SIDE_NAMES.items()), value="coverage", label=ui_text("Side"), scale=2,
                                               elem_id="vs-label-side")
                     with gr.Column(scale=1, min_width=120):
-                        c["load_btn"] = gr.Button("Start labelling", variant="primary", elem_id="vs-label-load")
-                        c["reload_btn"] = gr.Button("Refresh run list", size="sm")
+                        c["load_btn"] = gr.Button(ui_text("Start labelling"), variant="primary", elem_id="vs-label-load")
+                        c["reload_btn"] = gr.Button(ui_text("Refresh run list"), size="sm")
         with gr.Row(equal_height=False, elem_id="vs-label-work"):
             with gr.Column(scale=3):
                 c["triple"] = gr.HTML(elem_id="vs-label-card")
                 with gr.Row():
-                    c["prev_btn"] = gr.Button("◀ Previous (k)", elem_id="vs-label-prev", size="sm", scale=0, min_width=110)
-                    c["yes_btn"] = gr.Button("Covered (y)", variant="primary", elem_id="vs-label-yes", scale=1, min_width=130)
-                    c["no_btn"] = gr.Button("Not covered (n)", variant="stop", elem_id="vs-label-no", scale=1, min_width=130)
-                    c["skip_btn"] = gr.Button("Skip (s)", elem_id="vs-label-skip", size="sm", scale=0, min_width=80)
-                    c["next_btn"] = gr.Button("Next (j) ▶", elem_id="vs-label-next", size="sm", scale=0, min_width=100)
-                gr.HTML(KEYS_LINE, elem_id="vs-label-keys")
+                    c["prev_btn"] = gr.Button(ui_text("◀ Previous (k)"), elem_id="vs-label-prev", size="sm", scale=0, min_width=110)
+                    c["yes_btn"] = gr.Button(ui_text("Covered (y)"), variant="primary", elem_id="vs-label-yes", scale=1, min_width=130)
+                    c["no_btn"] = gr.Button(ui_text("Not covered (n)"), variant="stop", elem_id="vs-label-no", scale=1, min_width=130)
+                    c["skip_btn"] = gr.Button(ui_text("Skip (s)"), elem_id="vs-label-skip", size="sm", scale=0, min_width=80)
+                    c["next_btn"] = gr.Button(ui_text("Next (j) ▶"), elem_id="vs-label-next", size="sm", scale=0, min_width=100)
+                gr.HTML(ui_text(KEYS_LINE), elem_id="vs-label-keys")
                 # under the buttons: a refusal or a longer line never moves the card
                 c["progress"] = gr.Markdown(elem_id="vs-label-progress")
                 c["status"] = gr.Markdown(elem_id="vs-label-status")
-                c["search"] = gr.Textbox(label="Search the supporting triples", placeholder="words that must all appear",
+                c["search"] = gr.Textbox(label=ui_text("Search the supporting triples"), placeholder=ui_text("words that must all appear"),
                                          elem_id="vs-label-search")
-                c["evidence"] = gr.CheckboxGroup([], label="Evidence: predicted triples that cover it", elem_id="vs-label-evidence")
-                c["note"] = gr.Textbox(label="Note (optional)", lines=1, elem_id="vs-label-note")
+                c["evidence"] = gr.CheckboxGroup([], label=ui_text("Evidence: predicted triples that cover it"), elem_id="vs-label-evidence")
+                c["note"] = gr.Textbox(label=ui_text("Note (optional)"), lines=1, elem_id="vs-label-note")
             with gr.Column(scale=2):
-                c["show_anyway"] = gr.Checkbox(False, label="Show the judges' verdicts before I label", elem_id="vs-label-show")
+                c["show_anyway"] = gr.Checkbox(False, label=ui_text("Show the judges' verdicts before I label"), elem_id="vs-label-show")
                 c["verdict"] = gr.HTML(elem_id="vs-label-verdict")
         with gr.Column(elem_id="vs-label-compare"):
             with gr.Row():
                 gr.Markdown("**Judge comparison** — each judge (per protocol profile) against the people's labels, "
                             "95% bootstrap intervals in brackets.")
-                c["scope"] = gr.Radio(REPORT_SCOPES, value="run", label="Report over", elem_id="vs-label-scope", scale=0, min_width=260)
+                c["scope"] = gr.Radio(ui_choices(REPORT_SCOPES), value="run", label=ui_text("Report over"), elem_id="vs-label-scope", scale=0, min_width=260)
             c["agreement"] = gr.HTML(elem_id="vs-label-agreement")
-        with gr.Accordion("Export labels", open=False, elem_id="vs-label-export"):
+        with gr.Accordion(ui_text("Export labels"), open=False, elem_id="vs-label-export"):
             with gr.Row():
-                c["ex_fmt"] = gr.Radio(EXPORT_FORMATS, value="jsonl", label="Format", elem_id="vs-label-export-format", scale=2)
-                c["ex_scope"] = gr.Radio(SCOPES, value="run", label="Runs", elem_id="vs-label-export-scope", scale=1)
-                c["ex_btn"] = gr.Button("Export", elem_id="vs-label-export-btn", scale=0, min_width=120)
+                c["ex_fmt"] = gr.Radio(ui_choices(EXPORT_FORMATS), value="jsonl", label=ui_text("Format"), elem_id="vs-label-export-format", scale=2)
+                c["ex_scope"] = gr.Radio(ui_choices(SCOPES), value="run", label=ui_text("Runs"), elem_id="vs-label-export-scope", scale=1)
+                c["ex_btn"] = gr.Button(ui_text("Export"), elem_id="vs-label-export-btn", scale=0, min_width=120)
             c["ex_status"] = gr.Markdown(elem_id="vs-label-export-status")
-            c["ex_file"] = gr.File(label="Download", interactive=False, elem_id="vs-label-export-file")
+            c["ex_file"] = gr.File(label=ui_text("Download"), interactive=False, elem_id="vs-label-export-file")
         return c
 
     camp, c = lc.build_panel(card)
@@ -428,7 +426,7 @@ def build(ctx: AppContext) -> dict[str, Any]:
         who = ctx.who(request)
         if who.player:  # a study's player labels nothing
             return gr.skip(), gr.skip(), gr.skip()
-        name = gr.Textbox(value=who.login, interactive=False, info="labels are stored under your login") if who.login else gr.skip()
+        name = gr.Textbox(value=who.login, interactive=False, info=ui_text("labels are stored under your login")) if who.login else gr.skip()
         return gr.Dropdown(choices=labelable_runs(ctx, who)), name, gr.Dropdown(choices=lc.campaign_choices(ctx))
 
     reload_btn.click(on_reload, None, run_pick, api_visibility="private")

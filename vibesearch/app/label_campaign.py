@@ -37,6 +37,7 @@ from ..scoring.campaigns import (
 )
 from ..store import AdjudicationRow
 from ._access import Who
+from ._words import ui_text
 from .context import AppContext
 
 MayRead = Callable[[str], bool]  # run id → may the person read it (``reader``)
@@ -311,28 +312,28 @@ def build_panel(card: Callable[[], Any]) -> tuple[CampaignPanel, Any]:
     adjudication. Returns the panel and what ``card`` returned."""
     with gr.Column(elem_id="vs-camp-box"):
         with gr.Row(equal_height=False):
-            pick = gr.Dropdown([], label="Campaign", scale=3, elem_id="vs-camp-pick")
+            pick = gr.Dropdown([], label=ui_text("Campaign"), scale=3, elem_id="vs-camp-pick")
             with gr.Column(scale=1, min_width=200):
-                next_btn = gr.Button("Next item from my queue", variant="primary", elem_id="vs-camp-next")
+                next_btn = gr.Button(ui_text("Next item from my queue"), variant="primary", elem_id="vs-camp-next")
                 with gr.Row(visible=False) as tools:  # shown while a campaign is picked
-                    leave_btn = gr.Button("Label one run instead", size="sm", elem_id="vs-camp-leave")
-                    refresh_btn = gr.Button("Refresh", size="sm", elem_id="vs-camp-refresh")
+                    leave_btn = gr.Button(ui_text("Label one run instead"), size="sm", elem_id="vs-camp-leave")
+                    refresh_btn = gr.Button(ui_text("Refresh"), size="sm", elem_id="vs-camp-refresh")
         progress_box = gr.Markdown(elem_id="vs-camp-progress")
     timer = gr.Timer(REFRESH_S, active=False)
     inner = card()
     with gr.Column(visible=False, elem_id="vs-camp-tail") as tail:  # shown while a campaign is picked
-        with gr.Accordion("Who labelled what", open=True, elem_id="vs-camp-who-box"):
+        with gr.Accordion(ui_text("Who labelled what"), open=True, elem_id="vs-camp-who-box"):
             who = gr.HTML(elem_id="vs-camp-who")
         with gr.Group(elem_id="vs-camp-adjudicate"):
             gr.Markdown("**Adjudication** — items the annotators disagree on; resolved by someone who did not label them.")
             show_all = gr.Checkbox(False, label=SHOW_RESOLVED, elem_id="vs-camp-show-all")
             disputes = gr.HTML(elem_id="vs-camp-disputes")
             with gr.Row():
-                dispute = gr.Dropdown([], label="Disagreement", scale=3, elem_id="vs-camp-dispute")
-                comment = gr.Textbox(label="Comment", scale=2, elem_id="vs-camp-comment")
+                dispute = gr.Dropdown([], label=ui_text("Disagreement"), scale=3, elem_id="vs-camp-dispute")
+                comment = gr.Textbox(label=ui_text("Comment"), scale=2, elem_id="vs-camp-comment")
             with gr.Row():
-                resolve_yes = gr.Button("Resolve: covered / valid", elem_id="vs-camp-resolve-yes", size="sm")
-                resolve_no = gr.Button("Resolve: not covered / invalid", elem_id="vs-camp-resolve-no", size="sm")
+                resolve_yes = gr.Button(ui_text("Resolve: covered / valid"), elem_id="vs-camp-resolve-yes", size="sm")
+                resolve_no = gr.Button(ui_text("Resolve: not covered / invalid"), elem_id="vs-camp-resolve-no", size="sm")
             status = gr.Markdown(elem_id="vs-camp-status")
     panel = CampaignPanel(pick, next_btn, leave_btn, refresh_btn, tools, tail, timer, progress_box, who, show_all, disputes,
                           dispute, gr.State([]), gr.State(None), comment, resolve_yes, resolve_no, status)

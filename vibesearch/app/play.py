@@ -13,24 +13,25 @@ from typing import Any
 
 import gradio as gr
 
+from .._fields import for_surface
 from ..config import AGENT_KINDS, SEARCH_BACKENDS, USER_KINDS, AgentKind, UserKind
 from ..run import DECISIONS, PROTOCOLS, Decision, ProtocolProfile
 from ..store import RunNotFound
-from .._fields import for_surface
+from . import replay as replay_ui
 from ._access import Who
 from ._failure import failure_html, failure_reason, status_reason
-from ._policy import MAX_TURNS
 from ._loading import UPLOAD_SUFFIXES, LoadRefused, load_uploads
+from ._policy import MAX_TURNS, form_request
+from ._words import Lang, decision_choices, lang_of, ui_choices, ui_text, words
 from .catalog import TaskCatalog
 from .context import AppContext, RunView
-from ._policy import form_request
 from .live import NotYourRun
 from .panels import (
     PRED_HEADERS,
     compute_stats,
-    live_stats,
-    latest_scores,
     ground_truth,
+    latest_scores,
+    live_stats,
     missed_html,
     no_model,
     predicted_rows,
@@ -41,9 +42,7 @@ from .panels import (
     verdict_map,
     verdict_rows,
 )
-from ._words import Lang, decision_choices, lang_of, ui_text, words
 from .render import chat_messages, human_card_html, next_line, persona_html, plain_md, stage_pointer, stepper_html
-from . import replay as replay_ui
 
 # the user kinds the form offers (the scripted ones, direct and staged, are for the API and tests)
 _USER_LABELS: dict[UserKind, str] = {
@@ -106,33 +105,33 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
 
     with gr.Row(equal_height=False):
         with gr.Column(scale=1, min_width=290):
-            form_show = gr.Button("Show the run form", size="sm", visible=False, elem_id="vs-form-show")
+            form_show = gr.Button(ui_text("Show the run form"), size="sm", visible=False, elem_id="vs-form-show")
             with gr.Column(elem_id="vs-play-form") as form:  # folded while a replay plays (Start still reads it)
                 task = gr.Dropdown(ctx.catalog.choices(), value=default_task, label=ui_text("Task"), elem_id="vs-task")
-                with gr.Accordion("Load tasks from a folder", open=False):
-                    folder = gr.Textbox(label="Folder or file on the server", placeholder="/path/to/personas")
-                    load_btn = gr.Button("Load", size="sm")
-                    uploads = gr.File(label="…or upload task files (JSON / YAML, with their gold CSVs)", file_count="multiple",
+                with gr.Accordion(ui_text("Load tasks from a folder"), open=False):
+                    folder = gr.Textbox(label=ui_text("Folder or file on the server"), placeholder="/path/to/personas")
+                    load_btn = gr.Button(ui_text("Load"), size="sm")
+                    uploads = gr.File(label=ui_text("…or upload task files (JSON / YAML, with their gold CSVs)"), file_count="multiple",
                                       file_types=sorted(UPLOAD_SUFFIXES), type="filepath", elem_id="vs-upload")
-                    upload_btn = gr.Button("Load uploaded files", size="sm")
+                    upload_btn = gr.Button(ui_text("Load uploaded files"), size="sm")
                     load_msg = gr.Markdown()
-                user = gr.Radio(USER_CHOICES, value=s.user if s.user in dict(USER_CHOICES).values() else "rules", label=ui_text("User"), elem_id="vs-user")
-                agent = gr.Radio(AGENT_CHOICES, value=s.agent, label=ui_text("Agent"), elem_id="vs-agent")
+                user = gr.Radio(ui_choices(USER_CHOICES), value=s.user if s.user in dict(USER_CHOICES).values() else "rules", label=ui_text("User"), elem_id="vs-user")
+                agent = gr.Radio(ui_choices(AGENT_CHOICES), value=s.agent, label=ui_text("Agent"), elem_id="vs-agent")
                 with gr.Accordion(ui_text("Models and options"), open=False):
-                    agent_model = gr.Textbox(value=s.agent_model or "", label="Agent model (litellm string)", placeholder="openai/gpt-4o-mini", elem_id="vs-agent-model")
-                    sim_model = gr.Textbox(value=s.simulator_model or "", label="Simulator model", placeholder="for the LLM / paper simulator and the shadow", elem_id="vs-sim-model")
-                    backend = gr.Dropdown(BACKENDS, value=s.search_backend, label="Search backend")
-                    judge = gr.Textbox(value=s.judge_model or "", label="Judge model (empty: offline judge)", elem_id="vs-judge")
-                    shadow = gr.Checkbox(False, label="Shadow simulator beside me (me mode)", elem_id="vs-shadow")
-                    endpoint_url = gr.Textbox(value=s.endpoint_url or "", label="Endpoint URL (endpoint agent)")
-                    endpoint_model = gr.Textbox(value=s.endpoint_model, label="Endpoint model name")
-                    endpoint_key = gr.Textbox(value="", type="password", label="Endpoint key (kept in memory only)")
+                    agent_model = gr.Textbox(value=s.agent_model or "", label=ui_text("Agent model (litellm string)"), placeholder="openai/gpt-4o-mini", elem_id="vs-agent-model")
+                    sim_model = gr.Textbox(value=s.simulator_model or "", label=ui_text("Simulator model"), placeholder=ui_text("for the LLM / paper simulator and the shadow"), elem_id="vs-sim-model")
+                    backend = gr.Dropdown(BACKENDS, value=s.search_backend, label=ui_text("Search backend"))
+                    judge = gr.Textbox(value=s.judge_model or "", label=ui_text("Judge model (empty: offline judge)"), elem_id="vs-judge")
+                    shadow = gr.Checkbox(False, label=ui_text("Shadow simulator beside me (me mode)"), elem_id="vs-shadow")
+                    endpoint_url = gr.Textbox(value=s.endpoint_url or "", label=ui_text("Endpoint URL (endpoint agent)"))
+                    endpoint_model = gr.Textbox(value=s.endpoint_model, label=ui_text("Endpoint model name"))
+                    endpoint_key = gr.Textbox(value="", type="password", label=ui_text("Endpoint key (kept in memory only)"))
                     max_turns = gr.Number(value=s.max_user_turns or 0, precision=0, minimum=0, maximum=MAX_TURNS,
-                                          label="Max user turns (0: the profile's own, 30 ours, 50 official)")
-                    pace = gr.Number(value=DEFAULT_PACE_S, minimum=0, maximum=30, label="Watch pace: seconds before each simulated user turn (0 = full speed)")
+                                          label=ui_text("Max user turns (0: the profile's own, 30 ours, 50 official)"))
+                    pace = gr.Number(value=DEFAULT_PACE_S, minimum=0, maximum=30, label=ui_text("Watch pace: seconds before each simulated user turn (0 = full speed)"))
                     protocol = gr.Dropdown(
-                        PROTOCOL_CHOICES, value="vibesearch", label="Protocol profile", elem_id="opt-protocol",
-                        info="official: the paper's harness rule by rule, with the server's configured prompts (docs/protocol.md)",
+                        ui_choices(PROTOCOL_CHOICES), value="vibesearch", label=ui_text("Protocol profile"), elem_id="opt-protocol",
+                        info=ui_text("official: the paper's harness rule by rule, with the server's configured prompts (docs/protocol.md)"),
                     )
             with gr.Row():
                 start = gr.Button(ui_text("Start"), variant="primary", elem_id="vs-start")
@@ -141,12 +140,12 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                 gr.Markdown("Stop for good? The run is **cancelled**: it is never scored and is left out of every score.",
                             elem_id="vs-stop-question")
                 with gr.Row():
-                    stop_yes = gr.Button("Yes, cancel the run", variant="stop", size="sm", elem_id="vs-stop-yes")
-                    stop_no = gr.Button("Keep playing", size="sm", elem_id="vs-stop-no")
+                    stop_yes = gr.Button(ui_text("Yes, cancel the run"), variant="stop", size="sm", elem_id="vs-stop-yes")
+                    stop_no = gr.Button(ui_text("Keep playing"), size="sm", elem_id="vs-stop-no")
             status = gr.Markdown("Choose a task and press **Start**.", elem_id="vs-play-status")
         with gr.Column(scale=3, min_width=420):
             persona = gr.HTML(persona_html(ctx.catalog.get(default_task)) if default_task else "", elem_id="vs-persona")
-            chat = gr.Chatbot(label="Conversation", height=600, elem_id="vs-play-chat", feedback_options=None, show_label=False,
+            chat = gr.Chatbot(label=ui_text("Conversation"), height=600, elem_id="vs-play-chat", feedback_options=None, show_label=False,
                               layout="bubble", buttons=CHAT_BUTTONS)
         with gr.Column(scale=1, min_width=280):
             # a person's turn: the decision, the message and Send sit beside the chat, at the top of
@@ -154,9 +153,9 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             with gr.Group(visible=False, elem_id="vs-human-box") as human_box:
                 human_turn = gr.HTML(elem_id="vs-human-turn")
                 decision = gr.Radio(DECISION_CHOICES, value=None, label=ui_text("What do you do this turn?"), elem_id="vs-decision",
-                                    info="Nothing is chosen for you: pick one each turn.")
-                message = gr.Textbox(label=ui_text("Your message (as the persona)"), lines=3, elem_id="vs-human-msg", info=SEND_HINT,
-                                     placeholder="'disclose' prefills the stage line; left empty, the message the card shows for your choice is sent.")
+                                    info=ui_text("Nothing is chosen for you: pick one each turn."))
+                message = gr.Textbox(label=ui_text("Your message (as the persona)"), lines=3, elem_id="vs-human-msg", info=ui_text(SEND_HINT),
+                                     placeholder=ui_text("'disclose' prefills the stage line; left empty, the message the card shows for your choice is sent."))
                 send = gr.Button(ui_text("Send"), variant="primary", elem_id="vs-send", interactive=False)
                 human_card = gr.HTML(elem_id="vs-human-card")
             replay_controls = replay_ui.controls()  # beside the chat, so a demo's controls are where its eyes are
@@ -165,7 +164,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
     with gr.Column(elem_id="vs-play-result"):
         score = gr.HTML(elem_id="vs-play-score")
         table_answer = gr.HTML(elem_id="vs-play-table")
-        pred_table = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], label="The agent's extracted graph", wrap=True, max_height=360, interactive=False, visible=False)
+        pred_table = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], label=ui_text("The agent's extracted graph"), wrap=True, max_height=360, interactive=False, visible=False)
     timer = gr.Timer(TICK_S, active=False)
 
     live_outputs = [view, chat, stepper, counters, status, human_box, human_card, send, score, table_answer, pred_table, timer, persona, start,
@@ -399,7 +398,7 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any
     # status line
     what = "running" if running else f"{run.status} ({run.termination or '—'})"
     if running and pending:
-        what += " · your turn: choose what you do and Send"
+        what += " · " + words("status_your_turn", lang_of(task))
     if run.status == "cancelled":
         what += f" — {CANCELLED_NOTE}"
     failed = failure_reason(v.events) if run.status == "failed" else None

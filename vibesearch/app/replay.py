@@ -22,6 +22,7 @@ from ..store import RunNotFound, TaskSnapshotError
 from ..tasks.models import Task
 from ._access import Who
 from ._replay_cursor import DEFAULT_SPEED, SPEEDS, Cursor
+from ._words import ui_text
 from .context import AppContext, RunView
 from .panels import (
     compute_stats,
@@ -38,7 +39,6 @@ from .panels import (
     verdict_map,
     verdict_rows,
 )
-from ._words import ui_text
 from .render import chat_messages, persona_html, stepper_html
 
 TICK_S = 0.2  # how often a playing replay looks for due events
@@ -72,13 +72,13 @@ def controls() -> ReplayControls:
     """The replay controls, placed where this is called (Play's right-hand column, beside the chat)."""
     with gr.Accordion(ui_text("Replay a stored run"), open=False, elem_id="vs-replay-box") as box:
         run_id = gr.Dropdown(choices=[], value=None, allow_custom_value=True, filterable=True, elem_id="vs-replay-run",
-                             label="Run (newest first; or type its id)")
-        speed = gr.Radio(list(SPEEDS), value=DEFAULT_SPEED, label="Speed", elem_id="vs-replay-speed")
-        start = gr.Button("Replay", variant="secondary", elem_id="vs-replay-start")
+                             label=ui_text("Run (newest first; or type its id)"))
+        speed = gr.Radio(list(SPEEDS), value=DEFAULT_SPEED, label=ui_text("Speed"), elem_id="vs-replay-speed")
+        start = gr.Button(ui_text("Replay"), variant="secondary", elem_id="vs-replay-start")
         with gr.Row():
-            pause = gr.Button("Pause", size="sm", elem_id="vs-replay-pause", interactive=False)
-            step = gr.Button("Step", size="sm", elem_id="vs-replay-step", interactive=False)
-            next_stage = gr.Button("Next stage", size="sm", elem_id="vs-replay-next", interactive=False)
+            pause = gr.Button(ui_text("Pause"), size="sm", elem_id="vs-replay-pause", interactive=False)
+            step = gr.Button(ui_text("Step"), size="sm", elem_id="vs-replay-step", interactive=False)
+            next_stage = gr.Button(ui_text("Next stage"), size="sm", elem_id="vs-replay-next", interactive=False)
     return ReplayControls(box, run_id, speed, start, pause, step, next_stage, gr.State(None), gr.Timer(TICK_S, active=False))
 
 
@@ -203,7 +203,7 @@ def _result(ctx: AppContext, run: Any, comps: dict[str, Any]) -> dict:
 def _buttons(rc: ReplayControls, c: Cursor | None) -> dict:
     on = c is not None and not c.done
     return {
-        rc.pause: gr.Button("Resume" if c is not None and c.paused else "Pause", interactive=on and c is not None and c.factor is not None),
+        rc.pause: gr.Button(ui_text("Resume") if c is not None and c.paused else "Pause", interactive=on and c is not None and c.factor is not None),
         rc.step: gr.Button(interactive=on),
         rc.next_stage: gr.Button(interactive=on),
         rc.timer: gr.Timer(active=c is not None and c.playing),

@@ -15,11 +15,12 @@ from typing import Any
 
 import gradio as gr
 
-from ..session import is_orphaned
 from ..run.result import CONTINUABLE, RUN_STATUSES, STOPPABLE
+from ..session import is_orphaned
 from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import check_model
+from ._words import ui_text
 from .context import AppContext, RunView
 from .graph_view import GraphData, graph_panel
 from .live import NotYourRun
@@ -120,44 +121,44 @@ def score_rows(ctx: AppContext, run_id: str) -> list[list[Any]]:
 def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHandles) -> dict[str, Any]:
     ch = filter_choices(ctx)
     with gr.Row():
-        f_task = gr.Dropdown(ch["task"], value=ANY, label="Task", allow_custom_value=True)
-        f_agent = gr.Dropdown(ch["agent"], value=ANY, label="Agent", allow_custom_value=True)
-        f_user = gr.Dropdown(ch["user"], value=ANY, label="User", allow_custom_value=True)
-        f_status = gr.Dropdown(STATUSES, value=ANY, label="Status")
-        f_profile = gr.Dropdown(PROFILES, value=ANY, label="Profile", elem_id="vs-runs-profile")
-        f_search = gr.Textbox(label="Search", placeholder="model, batch, date (2026-12-01), id…", max_lines=1,
+        f_task = gr.Dropdown(ch["task"], value=ANY, label=ui_text("Task"), allow_custom_value=True)
+        f_agent = gr.Dropdown(ch["agent"], value=ANY, label=ui_text("Agent"), allow_custom_value=True)
+        f_user = gr.Dropdown(ch["user"], value=ANY, label=ui_text("User"), allow_custom_value=True)
+        f_status = gr.Dropdown(STATUSES, value=ANY, label=ui_text("Status"))
+        f_profile = gr.Dropdown(PROFILES, value=ANY, label=ui_text("Profile"), elem_id="vs-runs-profile")
+        f_search = gr.Textbox(label=ui_text("Search"), placeholder=ui_text("model, batch, date (2026-12-01), id…"), max_lines=1,
                               max_length=MAX_SEARCH, elem_id="vs-runs-search")
-        refresh_btn = gr.Button("Refresh", size="sm", elem_id="vs-runs-refresh")
+        refresh_btn = gr.Button(ui_text("Refresh"), size="sm", elem_id="vs-runs-refresh")
     initial = [] if ctx.access.read_own else run_rows(ctx, ANY, ANY, ANY, ANY)  # the page's config is the same for everyone
     table = gr.Dataframe(headers=RUN_HEADERS, value=initial, interactive=False, max_height=300,
-                         label="Runs (click a row to open it)", elem_id="vs-runs-table")
+                         label=ui_text("Runs (click a row to open it)"), elem_id="vs-runs-table")
     with gr.Row():
-        run_id_box = gr.Textbox(label="Run id", scale=3, elem_id="vs-runs-id")
-        open_btn = gr.Button("Open", variant="primary", scale=1, elem_id="vs-runs-open")
-        resume_btn = gr.Button("Continue in Play", visible=False, scale=1, elem_id="vs-runs-continue")
-        stop_btn = gr.Button("Stop run", variant="stop", visible=False, scale=1, elem_id="vs-runs-stop")  # owner or admin
-        replay_btn = gr.Button("Replay in Play", scale=1, elem_id="vs-runs-replay")  # plays the opened run back (app/replay.py)
+        run_id_box = gr.Textbox(label=ui_text("Run id"), scale=3, elem_id="vs-runs-id")
+        open_btn = gr.Button(ui_text("Open"), variant="primary", scale=1, elem_id="vs-runs-open")
+        resume_btn = gr.Button(ui_text("Continue in Play"), visible=False, scale=1, elem_id="vs-runs-continue")
+        stop_btn = gr.Button(ui_text("Stop run"), variant="stop", visible=False, scale=1, elem_id="vs-runs-stop")  # owner or admin
+        replay_btn = gr.Button(ui_text("Replay in Play"), scale=1, elem_id="vs-runs-replay")  # plays the opened run back (app/replay.py)
     header = gr.Markdown(elem_id="vs-runs-header")
     with gr.Row(equal_height=False):
         with gr.Column(scale=3):
-            chat = gr.Chatbot(label="Transcript", height=560, elem_id="vs-runs-chat", feedback_options=None, show_label=False)
+            chat = gr.Chatbot(label=ui_text("Transcript"), height=560, elem_id="vs-runs-chat", feedback_options=None, show_label=False)
         with gr.Column(scale=2):
             stepper = gr.HTML(elem_id="vs-runs-stepper")
             stats = gr.HTML(elem_id="vs-runs-stats")
     with gr.Tabs():
         with gr.Tab("Graph"):
             with gr.Row():
-                judge_pick = gr.Dropdown([], label="Colour by the verdicts of", scale=2, elem_id="vs-runs-judge")
-                score_judge = gr.Textbox(label="Score again with (empty: offline judge)", scale=2)
-                score_btn = gr.Button("Score", scale=1, elem_id="vs-runs-score")
+                judge_pick = gr.Dropdown([], label=ui_text("Colour by the verdicts of"), scale=2, elem_id="vs-runs-judge")
+                score_judge = gr.Textbox(label=ui_text("Score again with (empty: offline judge)"), scale=2)
+                score_btn = gr.Button(ui_text("Score"), scale=1, elem_id="vs-runs-score")
             gpanel = graph_panel("vs-runs-graph", "Ground truth against prediction (drag to pan, scroll or box to zoom; hover for names)")
             table_html = gr.HTML()
         with gr.Tab("Scores"):
-            scores_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, label="Scores", elem_id="vs-runs-scores")
+            scores_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, label=ui_text("Scores"), elem_id="vs-runs-scores")
             missed = gr.HTML(elem_id="vs-runs-missed")
             gt_df = gr.Dataframe(headers=GT_HEADERS, column_widths=["5%", "17%", "14%", "17%", "10%", "20%", "17%"], value=[], interactive=False,
-                                 wrap=True, max_height=400, label="Ground-truth triples: covered or missed, the judge's rule and evidence", elem_id="vs-runs-gt")
-            pred_df = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], interactive=False, wrap=True, max_height=400, label="Predicted triples")
+                                 wrap=True, max_height=400, label=ui_text("Ground-truth triples: covered or missed, the judge's rule and evidence"), elem_id="vs-runs-gt")
+            pred_df = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], interactive=False, wrap=True, max_height=400, label=ui_text("Predicted triples"))
         with gr.Tab("Stage timeline"):
             timeline = gr.HTML()
     view = gr.State(RunView())

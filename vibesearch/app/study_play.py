@@ -15,14 +15,14 @@ from typing import Any
 
 import gradio as gr
 
+from ..run import DECISIONS
 from ..run.events import GraphEvent, StageEvent
 from ..store.tables import StudyCodeRow, StudyRow
 from ._policy import form_request
 from ._studies import StudyConfig, is_player
+from ._words import lang_of
 from .context import AppContext, RunView
 from .live import NotYourRun
-from ..run import DECISIONS
-from ._words import lang_of
 from .play import DECISION_CHOICES, TICK_S, decision_radio, human_card_html_waiting, refresh
 from .render import persona_html
 

@@ -16,6 +16,7 @@ from .._plot_text import plot_text
 from ..config import AGENT_KINDS
 from ..scoring.fidelity import FIDELITY_FILTERS, FidelityError, fidelity_report, number_text, rate_text
 from ._studies import MAX_PLAYS, OUTCOMES, StudyConfig, StudyRefused, checked_config, create_study, finished_runs, progress
+from ._words import ui_text
 from .context import AppContext
 
 MAX_SHOWN = 50  # disagreeing turns listed in the page (all of them: vibesearch fidelity --csv)
@@ -123,9 +124,9 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
     with gr.Row():
         for key in FIDELITY_FILTERS:
             boxes[key] = gr.Textbox(label=key, max_lines=1, max_length=200, elem_id=f"vs-study-{key}")
-        show_btn = gr.Button("Show", variant="primary", elem_id="vs-study-show")
+        show_btn = gr.Button(ui_text("Show"), variant="primary", elem_id="vs-study-show")
     out = gr.HTML(elem_id="vs-study-report")
-    pace_plot = gr.Plot(label="Pace, people and simulator", elem_id="vs-study-pace", visible=False)
+    pace_plot = gr.Plot(label=ui_text("Pace, people and simulator"), elem_id="vs-study-pace", visible=False)
 
     def show(tok: str, task: str, subset: str, language: str, simulator: str, request: gr.Request) -> tuple[str, Any]:
         who = ctx.who(request, tok)
@@ -178,29 +179,29 @@ def progress_html(ctx: AppContext, study: Any) -> str:
 
 def _studies_panel(ctx: AppContext, owner: gr.BrowserState) -> None:
     """Admins make studies for outside players here, get their links and follow their progress."""
-    with gr.Accordion("Studies for outside players (admins)", open=False, elem_id="vs-studies"):
+    with gr.Accordion(ui_text("Studies for outside players (admins)"), open=False, elem_id="vs-studies"):
         gr.Markdown("Each play gets a link with a one-time code: the player needs no account, reads the consent and "
                     "the persona card and plays that persona once. The agent is not named to the player.")
         with gr.Row():
-            name = gr.Textbox(label="Study name", max_length=120, elem_id="vs-study-name")
-            tasks = gr.Dropdown(ctx.catalog.choices(), multiselect=True, label="Personas", elem_id="vs-study-tasks")
+            name = gr.Textbox(label=ui_text("Study name"), max_length=120, elem_id="vs-study-name")
+            tasks = gr.Dropdown(ctx.catalog.choices(), multiselect=True, label=ui_text("Personas"), elem_id="vs-study-tasks")
         with gr.Row():
-            agent = gr.Dropdown([a for a in AGENT_KINDS if a != "endpoint"], value="baseline", label="Agent", elem_id="vs-study-agent")
-            agent_model = gr.Textbox(label="Agent model", max_length=200, elem_id="vs-study-agent-model")
-            sim_model = gr.Textbox(label="Shadow simulator model (empty: rule-based)", max_length=200, elem_id="vs-study-sim-model")
+            agent = gr.Dropdown([a for a in AGENT_KINDS if a != "endpoint"], value="baseline", label=ui_text("Agent"), elem_id="vs-study-agent")
+            agent_model = gr.Textbox(label=ui_text("Agent model"), max_length=200, elem_id="vs-study-agent-model")
+            sim_model = gr.Textbox(label=ui_text("Shadow simulator model (empty: rule-based)"), max_length=200, elem_id="vs-study-sim-model")
         with gr.Row():
-            plays = gr.Number(1, precision=0, minimum=1, maximum=MAX_PLAYS, label="Plays per persona", elem_id="vs-study-plays")
-            limit = gr.Number(30, minimum=0.05, maximum=24 * 60, label="Time limit per play (minutes)", elem_id="vs-study-limit")
-            shadow = gr.Checkbox(True, label="A shadow simulator decides beside the player", elem_id="vs-study-shadow")
-            blind = gr.Checkbox(True, label="Annotators do not see the agent", elem_id="vs-study-blind")
-        consent = gr.Textbox(label="Consent text (shown to each player first)", lines=3, max_length=20_000, elem_id="vs-study-consent")
-        create = gr.Button("Create the study and its links", variant="primary", elem_id="vs-study-create")
+            plays = gr.Number(1, precision=0, minimum=1, maximum=MAX_PLAYS, label=ui_text("Plays per persona"), elem_id="vs-study-plays")
+            limit = gr.Number(30, minimum=0.05, maximum=24 * 60, label=ui_text("Time limit per play (minutes)"), elem_id="vs-study-limit")
+            shadow = gr.Checkbox(True, label=ui_text("A shadow simulator decides beside the player"), elem_id="vs-study-shadow")
+            blind = gr.Checkbox(True, label=ui_text("Annotators do not see the agent"), elem_id="vs-study-blind")
+        consent = gr.Textbox(label=ui_text("Consent text (shown to each player first)"), lines=3, max_length=20_000, elem_id="vs-study-consent")
+        create = gr.Button(ui_text("Create the study and its links"), variant="primary", elem_id="vs-study-create")
         created = gr.Markdown(elem_id="vs-study-created")
-        links = gr.Textbox(label="Links (shown once: only digests of the codes are kept)", lines=6, interactive=False,
+        links = gr.Textbox(label=ui_text("Links (shown once: only digests of the codes are kept)"), lines=6, interactive=False,
                            elem_id="vs-study-links")
         with gr.Row():
-            pick = gr.Dropdown([], label="Study", elem_id="vs-study-pick")
-            follow = gr.Button("Show progress", elem_id="vs-study-progress-btn")
+            pick = gr.Dropdown([], label=ui_text("Study"), elem_id="vs-study-pick")
+            follow = gr.Button(ui_text("Show progress"), elem_id="vs-study-progress-btn")
         shown = gr.HTML(elem_id="vs-study-progress")
 
     def admin_of(tok: str, request: gr.Request):

@@ -18,15 +18,16 @@ import gradio as gr
 from ..config import Settings, db_location, get_settings
 from ..store import Store, open_db
 from . import api, compare_view, label, leaderboard, play, runs, study_play, study_view
+from ._access import Access
 from ._assets import CSS, SHORTCUTS_JS, theme
 from ._play_assets import PLAY_CSS, PLAY_JS
-from ._words import UI_I18N, ui_text
+from ._words import INTRO, UI_I18N, ui_text
 from .catalog import TaskCatalog
-from ._access import Access
 from .context import AppContext
 from .live import RunManager
 
 OWNER_KEY = "vibesearch-owner"
+
 
 
 def build_app(settings: Settings | None = None, *, store: Store | None = None) -> gr.Blocks:
@@ -40,12 +41,8 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         owner = gr.BrowserState("", storage_key=OWNER_KEY)
         player_h = study_play.build(ctx)  # shown instead of everything below to a study's player
         with gr.Column(elem_id="vs-main") as main:
-            gr.Markdown(
-                "## VibeSearch evaluator\n"
-                "Run a search agent against a persona whose need unfolds stage by stage — played by a simulator or by you — "
-                f"then score its knowledge graph. Database: `{store.path}`.",
-                elem_id="vs-title",
-            )
+            gr.Markdown(ui_text(INTRO), elem_id="vs-title")
+            gr.Markdown(f"`{store.path}`", elem_id="vs-db-path", elem_classes=["vs-muted"])
             if ctx.catalog.problems:
                 with gr.Accordion(f"⚠ {len(ctx.catalog.problems)} problem(s) while loading tasks", open=False):
                     gr.Markdown("\n".join(f"- {p}" for p in ctx.catalog.problems[:50]))
