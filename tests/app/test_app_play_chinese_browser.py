@@ -76,5 +76,10 @@ def test_a_chinese_browser_gets_the_chinese_labels(browser, app_server):
         page.get_by_role("tab", name="标注", exact=True).click()
         expect(page.get_by_text("开始标注", exact=True)).to_be_visible()
         page.screenshot(path=str(SHOTS / "label_chinese_browser.png"), full_page=True)
+        page.get_by_role("tab", name="排行榜", exact=True).click()
+        expect(page.get_by_text("评分所用的评判", exact=True)).to_be_visible()
+        page.get_by_role("tab", name="对比", exact=True).click()
+        expect(page.get_by_text("对比配置", exact=True).first).to_be_visible()
+        page.screenshot(path=str(SHOTS / "compare_chinese_browser.png"), full_page=True)
     finally:
         ctx.close()

@@ -199,9 +199,25 @@ _ZH_LABELS.update({
     "Official meta-eval CSVs (zip)": "官方元评测 CSV（zip）",
     "The run picked above": "上面选中的运行",
     "Every run I may read": "我可以查看的所有运行",
+    "Scores of the judge": "评分所用的评判",
+    "Scores — Avg@N and Best@N of P / R / F1 (%) per configuration (paper table 3)": "得分——每个配置的 P / R / F1 的 Avg@N 与 Best@N（%）（论文表 3）",
+    "F1 by configuration and subset": "按配置和子集的 F1",
+    "Precision against recall": "精确率与召回率",
+    "Interaction statistics, mean per run (paper table 4)": "交互统计，每次运行的均值（论文表 4）",
+    "Table tasks (WideSearch): success rate, Row-F1 and Item-F1 (%)": "表格任务（WideSearch）：成功率、Row-F1 与 Item-F1（%）",
+    "Error analysis: F1 by number of compactions": "错误分析：按压缩次数的 F1",
+    "Run A": "运行 A",
+    "Run B": "运行 B",
+    "Graph of run A": "运行 A 的图谱",
+    "Graph of run B": "运行 B 的图谱",
+    "Configuration A": "配置 A",
+    "Configuration B": "配置 B",
+    "Compare configurations": "对比配置",
+    "Refresh the lists": "刷新列表",
+    "Task subset": "任务子集",
+    "Language": "语言",
+    "Model": "模型",
 })
-
-
 
 # two longer texts: the page's heading and the Label tab's keys
 INTRO = ("## VibeSearch evaluator\n"

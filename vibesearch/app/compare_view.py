@@ -24,6 +24,7 @@ from ..scoring.compare import CompareError, compare_runs
 from ..scoring.config_compare import CONFIG_KEYS, ConfigCompareError, compare_configs, configurations, shown
 from ..store import RunNotFound
 from ._graph_figure import graph_figure, shared_positions
+from ._words import ui_text
 from .context import AppContext
 from .panels import predicted_triples, verdict_map
 
@@ -110,15 +111,15 @@ def coverage_html(result: dict[str, Any]) -> str:
 def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
     gr.Markdown("Two runs of one persona side by side: when each stage was reached, what each spent on it, what each covered.")
     with gr.Row():
-        run_a = gr.Textbox(label="Run A", max_length=MAX_ID, scale=2, elem_id="vs-cmp-a")
-        run_b = gr.Textbox(label="Run B", max_length=MAX_ID, scale=2, elem_id="vs-cmp-b")
-        button = gr.Button("Compare", variant="primary", scale=1, elem_id="vs-cmp-go")
+        run_a = gr.Textbox(label=ui_text("Run A"), max_length=MAX_ID, scale=2, elem_id="vs-cmp-a")
+        run_b = gr.Textbox(label=ui_text("Run B"), max_length=MAX_ID, scale=2, elem_id="vs-cmp-b")
+        button = gr.Button(ui_text("Compare"), variant="primary", scale=1, elem_id="vs-cmp-go")
     status = gr.Markdown(elem_id="vs-cmp-status")
     stages = gr.HTML(elem_id="vs-cmp-stages")
     coverage = gr.HTML(elem_id="vs-cmp-coverage")
     with gr.Row():
-        graph_a = gr.Plot(label="Graph of run A", elem_id="vs-cmp-graph-a")
-        graph_b = gr.Plot(label="Graph of run B", elem_id="vs-cmp-graph-b")
+        graph_a = gr.Plot(label=ui_text("Graph of run A"), elem_id="vs-cmp-graph-a")
+        graph_b = gr.Plot(label=ui_text("Graph of run B"), elem_id="vs-cmp-graph-b")
     outputs = [status, stages, coverage, graph_a, graph_b]
 
     def compare(tok: str, a: str, b: str, request: gr.Request) -> list[Any]:
@@ -211,11 +212,11 @@ def _configs_section(ctx: AppContext, owner: gr.BrowserState) -> tuple[Any, list
     gr.Markdown("### Two configurations\nIs B better than A? The F1 difference per task both played, with a paired 95% "
                 "bootstrap interval; a difference inside the noise is not a ranking.")
     with gr.Row():
-        pick_a = gr.Dropdown(label="Configuration A", choices=[], scale=3, elem_id="vs-cmp-config-a")
-        pick_b = gr.Dropdown(label="Configuration B", choices=[], scale=3, elem_id="vs-cmp-config-b")
+        pick_a = gr.Dropdown(label=ui_text("Configuration A"), choices=[], scale=3, elem_id="vs-cmp-config-a")
+        pick_b = gr.Dropdown(label=ui_text("Configuration B"), choices=[], scale=3, elem_id="vs-cmp-config-b")
         with gr.Column(scale=1, min_width=160):
-            go = gr.Button("Compare configurations", variant="primary", elem_id="vs-cmp-config-go")
-            refresh = gr.Button("Refresh the lists", size="sm", elem_id="vs-cmp-config-refresh")
+            go = gr.Button(ui_text("Compare configurations"), variant="primary", elem_id="vs-cmp-config-go")
+            refresh = gr.Button(ui_text("Refresh the lists"), size="sm", elem_id="vs-cmp-config-refresh")
     result = gr.HTML(elem_id="vs-cmp-configs")
 
     def on_show(tok: str, a: Any, b: Any, request: gr.Request) -> tuple[Any, Any]:

@@ -31,6 +31,7 @@ from .._plot_text import plot_text
 from ..store.tables import Run
 from ..tables import aggregate_table_scores, table_score_of
 from ._access import Who
+from ._words import ui_text
 from .context import AppContext
 from .panels import judge_text
 
@@ -273,21 +274,21 @@ def reader(ctx: AppContext, who: Who) -> Keep | None:
 
 def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
     with gr.Row():
-        judge = gr.Dropdown(judges(ctx), value=AUTO, label="Scores of the judge", scale=3)
-        refresh = gr.Button("Refresh", variant="primary", scale=1, elem_id="vs-lb-refresh")
+        judge = gr.Dropdown(judges(ctx), value=AUTO, label=ui_text("Scores of the judge"), scale=3)
+        refresh = gr.Button(ui_text("Refresh"), variant="primary", scale=1, elem_id="vs-lb-refresh")
     with gr.Row():
-        filters = [gr.Dropdown([ALL], value=ALL, label=label, elem_id=f"vs-lb-filter-{key}", scale=1) for label, key in FILTERS]
+        filters = [gr.Dropdown([ALL], value=ALL, label=ui_text(label), elem_id=f"vs-lb-filter-{key}", scale=1) for label, key in FILTERS]
     summary = gr.Markdown(elem_id="vs-lb-summary")
     score_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, wrap=True, column_widths=SCORE_WIDTHS,
-                            label="Scores — Avg@N and Best@N of P / R / F1 (%) per configuration (paper table 3)", elem_id="vs-lb-scores")
+                            label=ui_text("Scores — Avg@N and Best@N of P / R / F1 (%) per configuration (paper table 3)"), elem_id="vs-lb-scores")
     with gr.Row():
-        f1_plot = gr.Plot(label="F1 by configuration and subset", elem_id="vs-lb-f1")
-        pr_plot = gr.Plot(label="Precision against recall", elem_id="vs-lb-pr")
+        f1_plot = gr.Plot(label=ui_text("F1 by configuration and subset"), elem_id="vs-lb-f1")
+        pr_plot = gr.Plot(label=ui_text("Precision against recall"), elem_id="vs-lb-pr")
     inter_df = gr.Dataframe(headers=INTERACTION_HEADERS, value=[], interactive=False, wrap=True, column_widths=INTERACTION_WIDTHS,
-                            label="Interaction statistics, mean per run (paper table 4)", elem_id="vs-lb-interaction")
+                            label=ui_text("Interaction statistics, mean per run (paper table 4)"), elem_id="vs-lb-interaction")
     table_df = gr.Dataframe(headers=TABLE_HEADERS, value=[], interactive=False, wrap=True,
-                            label="Table tasks (WideSearch): success rate, Row-F1 and Item-F1 (%)", elem_id="vs-lb-tables")
-    with gr.Accordion("Error analysis: F1 by number of compactions", open=False):
+                            label=ui_text("Table tasks (WideSearch): success rate, Row-F1 and Item-F1 (%)"), elem_id="vs-lb-tables")
+    with gr.Accordion(ui_text("Error analysis: F1 by number of compactions"), open=False):
         err_df = gr.Dataframe(headers=ERROR_HEADERS, value=[], interactive=False)
 
     def on_refresh(tok: str | None, j: str, subset: str = ALL, language: str = ALL, agent: str = ALL, model: str = ALL,
