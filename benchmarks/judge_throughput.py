@@ -4,11 +4,18 @@ under our profile against the official layout, and the offline judge's time — 
 
     python benchmarks/judge_throughput.py [--latency 0.2] [--sequential-sample 5]
 
-Layouts compared in (b):
-* ours (``vibesearch`` profile): 10 ground-truth triples per call, and above 40 predictions each
-  call shows only the candidate predictions retrieved for its batch;
+Layouts compared in (b), at 50 / 100 / 300 / 1,000 predictions against 300 ground-truth triples:
+* ours (``vibesearch`` profile): the layout ``choose_layout`` picks per graph by its estimate of
+  billed prompt tokens: the whole predicted graph first in every call (a prefix the provider
+  caches; the first call goes alone) or candidate retrieval, at most 50 ground-truth triples a call;
 * the official layout (``official`` profile): at most 5 batches of ground-truth triples, every
   batch showing all predicted triples (our own judge prompt, written to the official structure).
+
+Each size runs under three providers: no prompt cache; an automatic prefix cache (the fake
+provider's ``prefix_cache``, 1,024 tokens at least) with cached tokens billed at 0.5 (OpenAI);
+the same with 0.1 (DeepSeek, and Anthropic's cache reads). Cached tokens come from the usage the
+provider reports, through the real client path. The official layout's calls are answered one at
+a time here (no latency), so they get every cache hit their shared prefix allows.
 
 The judge model is a fake litellm provider that sleeps ``--latency`` seconds per call and answers
 "covered" when a shown predicted triple has the same head and tail, in whichever output format the
@@ -63,7 +70,7 @@ def synthetic(n: int = 300) -> tuple[list[dict], list[dict]]:
 
 def make_handler(latency: float):
     def handler(req: fake.Request) -> fake.Reply:
-        official = len(req.messages) == 1  # the official layout sends one user message
+        official = len(req.messages) == 1  # the official layout sends one user message; ours a system message too
         gts, preds = {}, {}
         for kind, idx, h, _r, t in (OFFICIAL_LINE if official else LINE).findall(req.messages[-1]["content"]):
             (preds if kind == "P" else gts)[int(idx)] = (h.lower(), t.lower())
@@ -106,14 +113,29 @@ def resized(pred: list[dict], n: int) -> list[dict]:
     return out
 
 
-async def token_scaling(gt: list[dict], pred: list[dict], model: str, settings: Settings) -> list[tuple[int, int, int, int, int]]:
-    """(predictions, ours in, ours out, official in, official out) for growing predicted graphs."""
+SIZES = (50, 100, 300, 1000)
+PROVIDERS = (("no prompt cache", 1.0, False), ("prefix cache, cached at 0.5 (OpenAI)", 0.5, True),
+             ("prefix cache, cached at 0.1 (DeepSeek, Anthropic reads)", 0.1, True))
+
+
+async def token_scaling(gt: list[dict], pred: list[dict], settings: Settings) -> list[tuple]:
+    """Per provider and size: ours (layout, calls, in, cached, billed, covered) and the official
+    layout's (in, cached, billed, covered); each run on a fresh fake model (an empty cache)."""
     rows = []
-    for n in (100, 300, 1000):
-        p = resized(pred, n)
-        ours = await judge_llm(gt, p, model=model, settings=settings)
-        official = await judge_official(p, official_truth(gt), own_prompts().judge, model=model, settings=settings)
-        rows.append((n, ours.details["input_tokens"], ours.details["output_tokens"], official.input_tokens, official.output_tokens))
+    for k, (label, fraction, cache) in enumerate(PROVIDERS):
+        s = settings.model_copy(update={"judge_cache_read_fraction": fraction})
+        for n in SIZES:
+            p = resized(pred, n)
+            mine = fake.register(f"bench-ours-{k}-{n}", make_handler(0.0), prefix_cache=cache)
+            theirs = fake.register(f"bench-official-{k}-{n}", make_handler(0.0), prefix_cache=cache)
+            ours = await judge_llm(gt, p, model=mine, settings=s)
+            official = await judge_official(p, official_truth(gt), own_prompts().judge, model=theirs, settings=s)
+            d = ours.details
+            off_billed = round(official.input_tokens - official.cached_input_tokens * (1 - fraction))
+            covered = sum(1 for v in ours.verdicts if v.covered)
+            rows.append((label, fraction, n, d["layout"], d["n_batches"], d["input_tokens"], d["cached_input_tokens"] or 0,
+                         d["billed_input_tokens"], covered, official.input_tokens, official.cached_input_tokens, off_billed,
+                         official.coverage.covered_count))
     return rows
 
 
@@ -135,7 +157,7 @@ async def main() -> None:
     start = time.perf_counter()
     official = await judge_official(pred, official_truth(gt), own_prompts().judge, model=model, settings=settings)
     official_s = time.perf_counter() - start
-    scaling = await token_scaling(gt, pred, fake.register("bench-judge-fast", make_handler(0.0)), settings)
+    scaling = await token_scaling(gt, pred, settings)
     per_call = await sequential_sample(model, gt, pred, settings, args.sequential_sample)
     sequential_est = per_call * len(gt)
 
@@ -148,7 +170,7 @@ async def main() -> None:
 
     d = ours.details
     print(f"graphs: {len(gt)} ground-truth x {len(pred)} predicted triples (synthetic); fake judge latency {args.latency * 1000:.0f} ms")
-    print(f"settings: batch size {settings.judge_batch_size}, concurrency {settings.judge_concurrency}, "
+    print(f"settings: batch size {settings.judge_batch_size or f'auto, at most {settings.judge_batch_max}'}, concurrency {settings.judge_concurrency}, "
           f"candidates above {settings.judge_candidates_above} triples, top-k {settings.judge_candidates_topk}")
     print()
     print("(a) wall time")
@@ -158,15 +180,20 @@ async def main() -> None:
     print(f"  speed-up: {sequential_est / batched_s:.1f}x   (target >= 10x)")
     print()
     print("(b) judge prompt tokens, our profile vs the official layout (fake provider's estimate: characters / 4)")
-    print(f"  ours ({d['n_batches']} calls of {settings.judge_batch_size}, candidate retrieval): {d['input_tokens']:>8,} tokens "
-          f"(mean {d['mean_candidates']:.0f} predicted triples per call)")
-    print(f"  official ({len(official.batches)} batches x all {len(pred)} predictions):   {official.input_tokens:>8,} tokens "
-          f"({official.calls} calls; wall {official_s:.2f} s)")
-    print(f"  ratio ours / official: {d['input_tokens'] / official.input_tokens:.2f}x")
-    print(f"  covered: {covered(ours)} (ours) vs {official.coverage.covered_count} (official layout)")
-    print(f"  as the predicted graph grows ({len(gt)} ground-truth triples; tokens in / out):")
-    for n, o_in, o_out, f_in, f_out in scaling:
-        print(f"    {n:>5} predictions: ours {o_in:>8,} / {o_out:>6,}   official {f_in:>8,} / {f_out:>6,}   ratio in {o_in / f_in:.2f}x")
+    print(f"  the (a) run, 300 x 300, no prompt cache: ours {d['layout']} layout, {d['n_batches']} calls, "
+          f"{d['input_tokens']:,} tokens vs official {official.input_tokens:,} ({len(official.batches)} batches, wall {official_s:.2f} s); "
+          f"covered {covered(ours)} vs {official.coverage.covered_count}")
+    print(f"  {len(gt)} ground-truth triples; billed = uncached + fraction x cached prompt tokens")
+    current = None
+    for (label, fraction, n, layout, calls, o_in, o_cached, o_billed, o_cov, f_in, f_cached, f_billed, f_cov) in scaling:
+        if label != current:
+            current = label
+            print(f"  provider: {label}; cached tokens billed at fraction {fraction}")
+            print(f"    {'preds':>5}  {'ours: layout':<17} {'prompt':>7} {'cached':>7} {'billed':>7}   {'official: prompt':>16} {'cached':>7} {'billed':>7}"
+                  f"   {'ratio prompt':>12} {'ratio billed':>12}  verdicts")
+        same = "same" if o_cov == f_cov else f"DIFFER ({o_cov} vs {f_cov})"
+        print(f"    {n:>5}  {layout + ' x' + str(calls):<17} {o_in:>7,} {o_cached:>7,} {o_billed:>7,}   {f_in:>16,} {f_cached:>7,} {f_billed:>7,}"
+              f"   {o_in / f_in:>11.2f}x {o_billed / f_billed:>11.2f}x  {same} ({o_cov} covered)")
     print()
     print("(c) offline judge")
     print(f"  {offline_s:.3f} s for the same graphs, {covered(offline)} covered   (target < 0.5 s)")

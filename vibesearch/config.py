@@ -122,10 +122,21 @@ class Settings(BaseSettings):
     temperature: float | None = None
 
     # judge
-    judge_batch_size: int = 10
+    # ground-truth triples per judge call; None: chosen per graph by the judge's token estimate,
+    # at most judge_batch_max (see docs/scoring.md, "LLM judge layout and prompt caching")
+    judge_batch_size: int | None = None
+    judge_batch_max: int = Field(default=50, ge=1)
     judge_concurrency: int = 8
     judge_candidates_above: int = 40
     judge_candidates_topk: int = 15
+    # scores whose judge agrees with the people's labels less than this share (e.g. 0.985), or was
+    # never measured against them, are marked "†" in reports, the leaderboard and compare; unset: no marking
+    min_judge_agreement: float | None = Field(default=None, ge=0.0, le=1.0)
+    # price of a cached prompt token relative to an uncached one, for the judge's layout choice
+    # and its billed-token figure; None: from litellm's cost map for the judge model, else 1
+    judge_cache_read_fraction: float | None = Field(default=None, ge=0, le=1)
+    # the shortest shared prompt prefix a provider caches (OpenAI: 1,024 tokens)
+    judge_cache_min_tokens: int = Field(default=1024, ge=0)
     # the official profile reads its prompts from this checkout of the official harness (parsed,
     # never executed); unset: our own prompts written to the same structure
     official_harness: Path | None = None

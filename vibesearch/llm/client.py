@@ -7,8 +7,10 @@ that retries, usage accounting and secret hygiene are the same everywhere:
 * retries with exponential backoff on rate limits, 5xx, timeouts and connection errors; each
   failed attempt is recorded as a non-fatal ``error`` event; an error retrying cannot fix (a bad
   or missing key, a bad request, an unknown model, no permission) fails at once;
-* one ``usage`` event per call: tokens, cost from litellm's local cost map (``None`` when the
-  model has no price, never a made-up 0), latency, retries;
+* one ``usage`` event per call: tokens (with the prompt tokens the provider served from its
+  cache, when it reports them), cost from litellm's local cost map (``None`` when the model has
+  no price, never a made-up 0; litellm prices cached tokens at the model's cache-read rate),
+  latency, retries;
 * error texts are scrubbed of anything that looks like a key before they are recorded.
 
 litellm is imported lazily: it is slow to import and most commands never call a model.
@@ -69,6 +71,8 @@ class LLMResult:
     thinking: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    # the part of input_tokens read from the provider's prompt cache (None: the provider did not say)
+    cached_input_tokens: int | None = None
     cost_usd: float | None = None
     latency_s: float = 0.0
     retries: int = 0
@@ -173,6 +177,47 @@ def _direct_cost(response: _direct.Response, model: str) -> float | None:
         usage=dict(response.usage.raw),
     )
     return _cost(litellm, rebuilt, model)
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+
+
+def cached_prompt_tokens(usage: Any) -> int | None:
+    """How many prompt tokens the provider read from its prompt cache, from a usage report: a
+    litellm ``Usage`` or the raw usage of the direct path. OpenAI, DeepSeek and litellm's
+    normalised form say ``prompt_tokens_details.cached_tokens``; Anthropic's own field is
+    ``cache_read_input_tokens``. None when the report says neither."""
+    if usage is None:
+        return None
+    if isinstance(usage, _direct.Usage):
+        usage = usage.raw
+    details = _field(usage, "prompt_tokens_details")
+    for value in (_field(details, "cached_tokens") if details is not None else None, _field(usage, "cache_read_input_tokens")):
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return None
+
+
+def cache_read_fraction(model: str) -> float | None:
+    """The price of a cached prompt token as a fraction of an uncached one, from litellm's cost
+    map (``cache_read_input_token_cost`` / ``input_cost_per_token``); None when the map does not
+    price both for this model."""
+    if _unknown_to_litellm(model):
+        return None
+    return _cache_fraction(model)
+
+
+@lru_cache(maxsize=256)
+def _cache_fraction(model: str) -> float | None:
+    try:
+        info = _litellm().get_model_info(model)
+    except Exception:
+        return None
+    full, cached = info.get("input_cost_per_token"), info.get("cache_read_input_token_cost")
+    if not full or cached is None:
+        return None
+    return float(cached) / float(full)
 
 
 def _parse_tool_calls(message: Any) -> list[ToolCall]:
@@ -308,6 +353,7 @@ async def complete(
         thinking=getattr(message, "reasoning_content", None) or None,
         input_tokens=getattr(usage, "prompt_tokens", None) if usage else None,
         output_tokens=getattr(usage, "completion_tokens", None) if usage else None,
+        cached_input_tokens=cached_prompt_tokens(usage),
         cost_usd=_direct_cost(response, model) if direct is not None else _cost(litellm, response, model),
         latency_s=latency,
         retries=attempt,
@@ -321,6 +367,7 @@ async def complete(
                 model=model,
                 input_tokens=result.input_tokens,
                 output_tokens=result.output_tokens,
+                cached_input_tokens=result.cached_input_tokens,
                 cost_usd=result.cost_usd,
                 latency_s=round(latency, 4),
                 retries=attempt,

@@ -11,6 +11,12 @@ A handler gets a ``Request`` (messages, tools, model name, response_format) and 
 ``Reply``: text, tool calls, token counts, an artificial delay, or an error to raise (429, 500,
 timeout) so retry paths run for real through litellm.
 
+``register(..., prefix_cache=True)`` (or a minimum in tokens) makes the model act like a provider
+with automatic prompt caching (OpenAI, DeepSeek, vLLM with prefix caching): each answer reports,
+as ``usage.prompt_tokens_details.cached_tokens``, the estimated tokens of the longest prefix this
+prompt shares with a prompt the model has already *answered* (a call still in flight caches
+nothing yet), or 0 below the minimum (1,024 tokens by default, as OpenAI's).
+
 Handlers can also be registered in another process (the app under a browser test) by naming a
 function in ``VIBESEARCH_FAKE_MODELS=package.module:function`` — ``install_from_env()`` imports
 and calls it.
@@ -30,6 +36,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 _HANDLERS: dict[str, Callable[["Request"], "Reply"]] = {}
+# models registered with a prefix cache: name -> (minimum cached tokens, prompts answered so far)
+_CACHES: dict[str, tuple[int, list[list[tuple[str, str]]]]] = {}
+_CACHE_KEEP = 256  # prompts remembered per model
+DEFAULT_CACHE_MIN_TOKENS = 1024
 _LOCK = threading.Lock()
 _counter = itertools.count(1)
 _installed = False
@@ -46,6 +56,8 @@ class Request:
     sampling: dict[str, Any] = field(default_factory=dict)
     # every other field the request carried (tool_choice, reasoning_effort, extra_body's fields ...)
     body: dict[str, Any] = field(default_factory=dict)
+    # with a prefix cache: the prompt tokens its answer reports as read from the cache
+    cached_tokens: int | None = None
 
     @property
     def last_user(self) -> str:
@@ -94,8 +106,12 @@ def _text(content: Any) -> str:
     return content or ""
 
 
-def register(name: str, handler: Callable[[Request], Reply]) -> str:
+def register(name: str, handler: Callable[[Request], Reply], *, prefix_cache: bool | int = False) -> str:
     """Register a handler; returns the litellm model string (``fake/<name>``).
+
+    ``prefix_cache``: simulate a provider's prompt cache (see the module's docstring); True for a
+    minimum of ``DEFAULT_CACHE_MIN_TOKENS``, a number for another minimum. Registering a name
+    again starts it with an empty cache.
 
     The provider is plugged into litellm at once when litellm is loaded already, else the first
     time ``_litellm()`` loads it (``installed_if_wanted``): the direct path, which serves every
@@ -103,6 +119,10 @@ def register(name: str, handler: Callable[[Request], Reply]) -> str:
     global _wanted
     with _LOCK:
         _HANDLERS[name] = handler
+        _CACHES.pop(name, None)
+        if prefix_cache is not False:
+            minimum = DEFAULT_CACHE_MIN_TOKENS if prefix_cache is True else max(1, int(prefix_cache))
+            _CACHES[name] = (minimum, [])
         _wanted = True
     if "litellm" in sys.modules:
         install()
@@ -112,6 +132,53 @@ def register(name: str, handler: Callable[[Request], Reply]) -> str:
 def unregister(name: str) -> None:
     with _LOCK:
         _HANDLERS.pop(name, None)
+        _CACHES.pop(name, None)
+
+
+def _prompt_parts(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(str(m.get("role", "")), _text(m.get("content"))) for m in messages]
+
+
+def _shared_chars(a: list[tuple[str, str]], b: list[tuple[str, str]]) -> int:
+    """Characters (counted as ``_estimate_tokens`` counts them) of the prefix two prompts share:
+    whole messages while they are equal, then the common start of the first one that differs."""
+    chars = 0
+    for (role_a, text_a), (role_b, text_b) in zip(a, b):
+        if role_a != role_b:
+            break
+        if text_a == text_b:
+            chars += len(text_a) + 8
+            continue
+        n = 0
+        for x, y in zip(text_a, text_b):
+            if x != y:
+                break
+            n += 1
+        chars += n
+        break
+    return chars
+
+
+def _cache_lookup(name: str, messages: list[dict[str, Any]]) -> int | None:
+    """Cached tokens for a prompt arriving now (None: the model has no prefix cache)."""
+    with _LOCK:
+        entry = _CACHES.get(name)
+        if entry is None:
+            return None
+        minimum, seen = entry[0], list(entry[1])
+    parts = _prompt_parts(messages)
+    best = max((_shared_chars(parts, old) for old in seen), default=0)
+    tokens = best // 4
+    return tokens if tokens >= minimum else 0
+
+
+def _cache_store(name: str, messages: list[dict[str, Any]]) -> None:
+    """Remember a prompt once it is answered (what a provider's cache then holds)."""
+    with _LOCK:
+        entry = _CACHES.get(name)
+        if entry is not None:
+            entry[1].append(_prompt_parts(messages))
+            del entry[1][:-_CACHE_KEEP]
 
 
 def _raise(kind: str, model: str) -> None:
@@ -159,12 +226,16 @@ def _answer(req: Request, reply: Reply) -> dict[str, Any]:
         ]
     prompt = reply.input_tokens if reply.input_tokens is not None else _estimate_tokens(req.messages)
     completion = reply.output_tokens if reply.output_tokens is not None else _estimate_tokens(message)
+    usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    if req.cached_tokens is not None:  # a model with a prefix cache: the shape OpenAI (and litellm) use
+        usage["prompt_tokens_details"] = {"cached_tokens": min(req.cached_tokens, prompt)}
+        _cache_store(req.model, req.messages)
     return {
         "id": f"fake-{next(_counter)}",
         "object": "chat.completion",
         "model": f"fake/{req.model}",
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+        "usage": usage,
     }
 
 
@@ -224,6 +295,7 @@ def _handle(model: str, messages: list, optional_params: dict) -> tuple[Request,
         response_format=optional_params.get("response_format"),
         sampling={k: optional_params[k] for k in ("temperature", "top_p", "max_tokens") if optional_params.get(k) is not None},
         body={k: v for k, v in optional_params.items() if k not in ("model", "messages", "tools", "response_format")},
+        cached_tokens=_cache_lookup(name, messages),  # what the cache holds when the request arrives
     )
     return req, handler(req)
 

@@ -102,6 +102,8 @@ class UsageEvent(_Event):
     model: str
     input_tokens: int | None = None
     output_tokens: int | None = None
+    # of input_tokens, how many the provider served from its prompt cache (None: it did not say)
+    cached_input_tokens: int | None = None
     cost_usd: float | None = None  # None means unknown, never silently 0
     latency_s: float | None = None
     retries: int = 0

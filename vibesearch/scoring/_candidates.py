@@ -68,9 +68,12 @@ class CandidateIndex:
             found |= self.by_entity.get(norm(name), set())
         return found
 
+    def for_triple(self, gt: TripleText, topk: int) -> set[int]:
+        """The predicted triples one ground-truth triple needs shown."""
+        return set(self.similar(gt, topk)) | self.sharing_entity(gt)
+
     def for_batch(self, gts: Sequence[TripleText], topk: int) -> list[int]:
         chosen: set[int] = set()
         for gt in gts:
-            chosen.update(self.similar(gt, topk))
-            chosen |= self.sharing_entity(gt)
+            chosen |= self.for_triple(gt, topk)
         return sorted(chosen)

@@ -173,6 +173,7 @@ class BatchReport:
     dropped_supports: int = 0  # support values that are not whole numbers (the official code would crash)
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0  # of input_tokens, read from the provider's prompt cache (as reported)
 
 
 @dataclass
@@ -192,6 +193,10 @@ class OfficialJudgement:
         return sum(b.output_tokens for b in self.batches)
 
     @property
+    def cached_input_tokens(self) -> int:
+        return sum(b.cached_input_tokens for b in self.batches)
+
+    @property
     def calls(self) -> int:
         return sum(b.attempts for b in self.batches)
 
@@ -206,6 +211,7 @@ class OfficialJudgement:
             "n_batches": len(self.batches),
             "calls": self.calls,
             "input_tokens": self.input_tokens,
+            "cached_input_tokens": self.cached_input_tokens,
             "output_tokens": self.output_tokens,
             "seconds": round(self.seconds, 3),
             "batches": [
@@ -268,6 +274,7 @@ async def _judge_batch(
             )
             report.input_tokens += result.input_tokens or 0
             report.output_tokens += result.output_tokens or 0
+            report.cached_input_tokens += result.cached_input_tokens or 0
             # only the answer's text: a Gemini answer's thought parts are in result.thinking, never read
             items = answer_items(grader.answer_text(result.content))
         except (LLMError, ValueError) as exc:
