@@ -18,6 +18,7 @@ from collections import deque
 from typing import Sequence
 
 from ._inverse import containment
+from ._joint import is_alias_relation
 from ._matching import name_of, relation_matches, relation_of
 
 TripleText = tuple[str, str, str]
@@ -41,9 +42,13 @@ class PredGraph:
         self.by_tail: dict[str, list[int]] = {}
         # node -> [(next node, kind, triple index)]
         self.steps: dict[tuple[str, object], list[tuple[tuple[str, object], str, int]]] = {}
+        # (triple index, name, other name) for triples that say two names are one entity
+        self.aliases: list[tuple[int, str, str]] = []
         for i, (h, r, t) in enumerate(self.pred):
             self.by_head.setdefault(h, []).append(i)
             self.by_tail.setdefault(t, []).append(i)
+            if is_alias_relation(r):
+                self.aliases.append((i, h, t))
             kind = containment(r)
             if kind is None:
                 continue

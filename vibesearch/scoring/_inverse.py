@@ -35,7 +35,9 @@ _ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "locate": (
         ("contains", "contain", "includes the city", "has city", "下辖", "包含"),
         ("located in", "located within", "lies in", "situated in", "in", "within", "city in", "country",
-         "location", "located in the administrative territorial entity", "位于", "地处"),
+         "location", "located in the administrative territorial entity", "borough of", "district of",
+         "neighbourhood of", "neighborhood of", "suburb of", "quarter of", "ward of", "province of",
+         "region of", "municipality of", "town in", "village in", "位于", "地处"),
     ),
     "part": (("has part", "has parts", "consists of", "comprises"), ("part of", "component of", "隶属")),
     "member": (
@@ -47,6 +49,18 @@ _ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("owned by", "owner", "subsidiary of", "parent company", "parent organization", "parent organisation"),
     ),
     "capital": (("capital", "has capital", "首都"), ("capital of", "capital city of")),
+    "orbit": (
+        ("orbits", "orbit", "satellite of", "natural satellite of", "moon of", "revolves around", "环绕"),
+        ("has natural satellite", "has natural satellites", "natural satellite", "natural satellites", "has satellite",
+         "satellites", "has moon", "has moons", "moons", "moon", "卫星"),
+    ),
+    # who leads an organisation: each office is its own group ("CEO" is not "chairman")
+    "ceo": (
+        ("ceo of", "chief executive of", "chief executive officer of", "is ceo of"),
+        ("ceo", "chief executive", "chief executive officer", "has ceo"),
+    ),
+    "lead": (("leader of", "head of", "leads", "led", "heads", "headed"), ("led by", "headed by", "leader", "head")),
+    "chair": (("chairman of", "chair of", "chairwoman of", "chairperson of"), ("chairman", "chair", "chairwoman", "chairperson")),
     "succession": (
         ("succeeded by", "followed by", "successor", "predecessor of", "preceded"),
         ("successor of", "preceded by", "predecessor", "succeeded", "followed"),
@@ -87,13 +101,30 @@ def role(raw: str) -> tuple[str, str] | None:
     return _table().get(key)
 
 
+# a word before a relation phrase that narrows it without changing it: a founding member is a member
+_NARROWING = re.compile(r"^(?:founding|original|charter|permanent|full|principal|co)\s+")
+
+
+@lru_cache(maxsize=65536)
+def pred_role(raw: str) -> tuple[str, str] | None:
+    """As ``role``, for a predicted phrase, which may also carry a narrowing word ("founding
+    member of" says "member of"). Only the prediction may say more: a ground-truth "founding
+    member of" is not stated by "member of"."""
+    found = role(raw)
+    if found is not None:
+        return found
+    key = _key(raw)
+    narrowed = _NARROWING.sub("", key)
+    return role(narrowed) if narrowed != key else None
+
+
 def inverse_of(gt_raw: str, pred_raw: str) -> str | None:
     """With head and tail swapped, does the predicted relation say the ground-truth one?
 
     'inverse relation' (one group, opposite sides), 'symmetric relation' (both symmetric and the
     same phrase family) or None.
     """
-    g, p = role(gt_raw), role(pred_raw)
+    g, p = role(gt_raw), pred_role(pred_raw)
     if g is None or p is None:
         return None
     if g[0] == "symmetric" and p[0] == "symmetric":
@@ -101,6 +132,12 @@ def inverse_of(gt_raw: str, pred_raw: str) -> str | None:
     if g[0] == p[0] and g[1] != p[1]:
         return "inverse relation"
     return None
+
+
+def same_role(gt_raw: str, pred_raw: str) -> bool:
+    """Two phrases of one group and side say the same ("located in" / "country", "moons" / "has moon")."""
+    g, p = role(gt_raw), role(pred_raw)
+    return g is not None and p is not None and g[0] != "symmetric" and g == p
 
 
 def contradicts(gt_raw: str, pred_raw: str) -> bool:

@@ -59,17 +59,42 @@ _UNITS = {
     "usd": ("usd", "$", "us$", "dollar", "dollars", "美元"),
     "eur": ("eur", "€", "euro", "euros", "欧元"),
     "cny": ("cny", "rmb", "yuan", "¥", "元", "人民币"),
-    "°c": ("°c", "℃", "degrees celsius", "摄氏度"),
+    "°c": ("°c", "℃", "degrees celsius", "degree celsius", "celsius", "deg c", "摄氏度"),
     "h": ("h", "hour", "hours", "小时"),
     "min": ("min", "minute", "minutes", "分钟"),
     "s": ("sec", "secs", "second", "seconds", "秒"),
     "y": ("years", "year", "yr", "yrs"),
+    "d": ("day", "days", "天"),
+    "km/h": ("km/h", "kmh", "kph", "km per hour", "kilometres per hour", "kilometers per hour", "公里/小时", "千米/小时", "千米/时"),
+    "mph": ("mph", "mi/h", "miles per hour"),
+    "m/s": ("m/s", "metres per second", "meters per second", "米/秒"),
+    "kn": ("knot", "knots", "kn", "kt"),
+    "nmi": ("nmi", "nautical mile", "nautical miles", "海里"),
+    "in": ("inch", "inches"),
+    "yd": ("yd", "yard", "yards"),
+    "lb": ("lb", "lbs", "pound", "pounds", "磅"),
+    "oz": ("oz", "ounce", "ounces"),
+    "km2": ("km2", "sq km", "square kilometre", "square kilometres", "square kilometer", "square kilometers", "平方公里", "平方千米"),
+    "m2": ("m2", "sq m", "square metre", "square metres", "square meter", "square meters", "平方米"),
+    "mi2": ("mi2", "sq mi", "sq miles", "square mile", "square miles", "平方英里"),
+    "ha": ("ha", "hectare", "hectares", "公顷"),
+    "acre": ("acre", "acres", "英亩"),
+    "kwh": ("kwh", "kw h", "kilowatt hour", "kilowatt hours", "kilowatt-hour", "kilowatt-hours", "千瓦时"),
+    "mwh": ("mwh", "megawatt hour", "megawatt hours"),
+    "gwh": ("gwh", "gigawatt hour", "gigawatt hours"),
+    "twh": ("twh", "terawatt hour", "terawatt hours"),
+    "w": ("w", "watt", "watts", "瓦"),
+    "kw": ("kw", "kilowatt", "kilowatts", "千瓦"),
+    "mw": ("mw", "megawatt", "megawatts", "兆瓦"),
+    "gw": ("gw", "gigawatt", "gigawatts", "吉瓦"),
+    "°f": ("°f", "℉", "degrees fahrenheit", "fahrenheit", "deg f"),
 }
 _UNIT_OF = {alias: canon for canon, aliases in _UNITS.items() for alias in aliases}
 # words after a unit that say what was measured, not how much: "8,849 m above sea level"
 _QUALIFIER = re.compile(r"\s+(?:above sea level|above mean sea level|asl|amsl|high|tall|long|wide|deep|in height|in length)$")
 # "384 400 000 m": groups of three digits separated by spaces, at the start of a value only
 _SPACED_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?: \d{3})+(?![\d])")
+_OF_WHAT = re.compile(r"\s+of\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?$")
 _APPROX = re.compile(r"^(?:about|approximately|approx\.?|around|roughly|circa|ca\.?|c\.|~|约|大约|大概|近)\s*")
 
 
@@ -110,8 +135,13 @@ def parse_quantity(text: str) -> tuple[str, str | None] | None:
     if rest == "s":  # "1990s" is a decade, not a number of seconds or of anything
         return None
     rest = _QUALIFIER.sub("", " " + rest).strip() or rest
+    rest = re.sub(r"\s+", " ", rest)
     if rest in _UNIT_OF:
         return number, _UNIT_OF[rest]
+    # "71 percent of surface", "8,849 m above sea level": a known unit, then what was measured
+    head = _OF_WHAT.sub("", rest)
+    if head != rest and head in _UNIT_OF:
+        return number, _UNIT_OF[head]
     # a counter word or noun: at most a few characters or one or two words, no digits
     if re.search(r"\d", rest) or len(rest.split()) > 2 or (CJK.search(rest) and len(rest) > 3):
         return None
