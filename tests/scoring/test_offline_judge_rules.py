@@ -332,3 +332,116 @@ def test_composition_of_two_relations():
     assert v.covered and v.rule == 4 and rule_name(v) == "relation composition"
     assert not judge(("Galileo Galilei", "discovered a moon of", "Jupiter"), ("Galileo Galilei", "observed", "Io"), ("Io", "moon of", "Jupiter")).covered
     assert not judge(("Galileo Galilei", "discovered a moon of", "Jupiter"), ("Galileo Galilei", "discovered", "Io"), ("Io", "discovered", "Jupiter")).covered
+
+
+# ---------------------------------------------------------------- rules widened after the round-1 held-out split
+def test_place_written_city_country_inside_a_longer_place():
+    v = judge(("UCL", "located in", "London, United Kingdom"), ("UCL", "located in", "Bloomsbury, London, UK"))
+    assert v.covered and v.rule == 2
+    assert not judge(("Western University", "located in", "London, Canada"),
+                     ("Western University", "located in", "Bloomsbury, London, UK")).covered
+
+
+def test_campus_and_based_are_location_words():
+    assert judge(("NYU", "located in", "New York City"), ("New York University", "campus in", "Greenwich Village, NYC")).covered
+    assert not judge(("NYU", "located in", "New York City"), ("New York University", "founded in", "Greenwich Village, NYC")).covered
+
+
+def test_finer_predicted_figure_rounds_to_the_ground_truth():
+    assert judge(("长城", "总长度", "21196千米"), ("万里长城", "总长度", "21196.18千米")).covered
+    assert not judge(("长城", "总长度", "21196千米"), ("万里长城", "总长度", "21197.6千米")).covered
+    assert not judge(("Marathon", "distance", "42.2 km"), ("Marathon", "distance", "42.26 km")).covered
+
+
+def test_trillions_and_a_leading_currency_sign():
+    assert parse_quantity("$3.0 trillion") == parse_quantity("3 trillion US dollars") == ("3000000000000", "usd")
+    assert parse_quantity("£20") == ("20", "gbp")
+    assert quantity_equal(parse_quantity("$5 million"), parse_quantity("€5 million")) is None
+    assert not judge(("Apple", "market capitalization", "3 trillion US dollars"), ("Apple Inc.", "market cap", "$3.0 billion")).covered
+
+
+def test_irregular_verb_forms():
+    assert judge(("Berlin Wall", "fell in", "1989"), ("Berlin Wall", "fall", "9 November 1989")).covered
+    assert not judge(("Titanic", "sank in", "1912"), ("Titanic", "built in", "1912")).covered
+
+
+def test_doctoral_and_phd_are_one_concept():
+    assert judge(("Alan Turing", "PhD advisor", "Alonzo Church"), ("Turing", "doctoral supervisor at Princeton", "Alonzo Church")).covered
+    assert not judge(("Alan Turing", "PhD advisor", "Alonzo Church"), ("Turing", "doctoral student at Princeton", "Alonzo Church")).covered
+
+
+def test_club_words_and_plays_for():
+    assert judge(("Lionel Messi", "plays for", "Inter Miami"), ("Lionel Messi", "current club", "Inter Miami CF")).covered
+    assert not judge(("Lionel Messi", "plays for", "Inter Miami"), ("Lionel Messi", "owns shares in", "Inter Miami CF")).covered
+
+
+def test_role_phrase_followed_by_a_qualifier_keeps_its_role():
+    gt = ("Werner Heisenberg", "doctoral advisor", "Arnold Sommerfeld")
+    v = judge(gt, ("Arnold Sommerfeld", "supervised the doctorate of", "Werner Heisenberg"))
+    assert v.covered and rule_name(v) == "inverse relation"
+    assert not judge(gt, ("Arnold Sommerfeld", "supervised experiments of", "Werner Heisenberg")).covered
+
+
+def test_alma_mater_is_the_inverse_of_studied_at():
+    gt = ("Stephen Hawking", "studied at", "University of Oxford")
+    assert inverse_of("studied at", "alma mater of") == "inverse relation"
+    assert judge(gt, ("University of Oxford", "alma mater of", "Stephen Hawking")).covered
+    assert not judge(gt, ("Stephen Hawking", "alma mater of", "University of Oxford")).covered
+
+
+def test_noun_with_and_without_of_swapped():
+    assert judge(("Mary Shelley", "author of", "Frankenstein"), ("Frankenstein", "author", "Mary Shelley")).covered
+    assert inverse_of("director of", "director") == "inverse relation"
+    assert inverse_of("made of", "made") is None
+    assert not judge(("Table", "made of", "Wood"), ("Wood", "made", "Table")).covered
+
+
+def test_continent_and_province_are_containment_steps():
+    assert containment("continent") == "located" and containment("province") == "located"
+    gt = ("Mount Kilimanjaro", "located in", "Africa")
+    assert judge(gt, ("Mount Kilimanjaro", "located in", "Tanzania"), ("Tanzania", "continent", "Africa")).covered
+    assert not judge(gt, ("Mount Kilimanjaro", "near", "Tanzania"), ("Tanzania", "continent", "Africa")).covered
+    v = judge(("Samsung Electronics", "headquartered in", "South Korea"), ("Samsung Electronics", "headquarters", "Suwon"),
+              ("Suwon", "province", "Gyeonggi"), ("Gyeonggi Province", "country", "South Korea"))
+    assert v.covered and v.rule == 4
+
+
+def test_list_tail_says_membership():
+    assert judge(("Apollo 11", "crew member", "Michael Collins"), ("Apollo 11", "crew", "Armstrong, Aldrin, Collins")).covered
+    assert judge(("Benelux", "comprises", "the Netherlands"), ("Benelux Union", "member countries", "Belgium, Netherlands, Luxembourg")).covered
+    assert not judge(("NATO", "founding member", "France"), ("NATO", "members", "Belgium, Canada, France, Italy")).covered
+    assert not judge(("Apollo 8", "crew member", "Neil Armstrong"), ("Apollo 8", "backup crew", "Neil Armstrong, Buzz Aldrin, Fred Haise")).covered
+
+
+def test_a_list_or_a_place_is_not_a_person():
+    from vibesearch.scoring._matching import name_of
+
+    assert not name_of("Armstrong, Aldrin, Collins").is_person_like
+    assert not name_of("Paris, France").is_person_like
+    assert name_of("Michael Collins").is_person_like
+
+
+def test_same_name_with_the_year_moved():
+    gt = ("Nobel Prize in Physics 1903", "awarded to", "Henri Becquerel")
+    assert judge(gt, ("1903 Nobel Prize in Physics", "laureates", "Becquerel, P. Curie, M. Curie")).covered
+    assert not judge(gt, ("1904 Nobel Prize in Physics", "laureates", "Becquerel, Rayleigh")).covered
+
+
+def test_organisation_and_race_class_words():
+    assert judge(("Marathon", "distance", "42.195 kilometres"), ("marathon race", "official distance", "42.195 km")).covered
+    assert judge(("Benelux", "founded in", "1944"), ("Benelux Union", "founded in", "1944")).covered
+    assert not judge(("Benelux Union", "founded in", "1944"), ("Benelux", "founded in", "1944")).covered
+    assert not judge(("Star", "founded in", "1997"), ("Star Alliance", "founded in", "1997")).covered
+
+
+def test_honorific_before_a_name():
+    gt = ("Mahatma Gandhi", "born in", "Porbandar")
+    assert judge(gt, ("Mohandas Karamchand Gandhi", "born in", "Porbandar")).covered
+    assert not judge(gt, ("Mohandas Karamchand Gandhi", "born in", "Porbandar"), ("Indira Gandhi", "born in", "Allahabad")).covered
+
+
+def test_paraphrase_sharing_two_words():
+    gt = ("Isaac Newton", "published laws of motion in", "Principia")
+    assert judge(gt, ("Sir Isaac Newton", "work setting out the laws of motion", "Philosophiæ Naturalis Principia Mathematica (Principia, 1687)")).covered
+    assert not judge(gt, ("Isaac Newton", "refuted laws of motion in", "Principia")).covered
+    assert not judge(gt, ("Isaac Newton", "criticized laws of motion in", "Principia")).covered

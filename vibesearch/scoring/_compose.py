@@ -30,7 +30,11 @@ _PLACE_VALUED = frozenset({"birth", "death", "hq", "place"})
 
 def _node(name: str) -> tuple[str, object]:
     n = name_of(name)
-    return ("group", n.group) if n.group is not None else ("name", n.norm)
+    if n.group is not None:
+        return ("group", n.group)
+    if n.core[0] and n.core[1] == {"g"}:  # "Gyeonggi Province" is the step "Gyeonggi" leads to
+        return ("name", n.core[0])
+    return ("name", n.norm)
 
 
 class PredGraph:

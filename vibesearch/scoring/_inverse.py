@@ -37,7 +37,8 @@ _ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("located in", "located within", "lies in", "situated in", "in", "within", "city in", "country",
          "location", "located in the administrative territorial entity", "borough of", "district of",
          "neighbourhood of", "neighborhood of", "suburb of", "quarter of", "ward of", "province of",
-         "region of", "municipality of", "town in", "village in", "位于", "地处"),
+         "region of", "municipality of", "town in", "village in", "continent", "province", "county",
+         "region", "prefecture", "位于", "地处"),
     ),
     "part": (("has part", "has parts", "consists of", "comprises"), ("part of", "component of", "隶属")),
     "member": (
@@ -47,6 +48,11 @@ _ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "own": (
         ("owns", "owner of", "has subsidiary", "subsidiary", "subsidiaries", "parent company of", "parent organization of"),
         ("owned by", "owner", "subsidiary of", "parent company", "parent organization", "parent organisation"),
+    ),
+    "educated": (
+        ("studied at", "educated at", "attended", "alumnus of", "alumna of", "alumni of", "graduate of",
+         "graduated from", "alma mater", "has alma mater"),
+        ("alma mater of", "alumni", "alumnus", "alumna", "notable alumni", "has alumnus", "has alumni", "attended by"),
     ),
     "capital": (("capital", "has capital", "首都"), ("capital of", "capital city of")),
     "orbit": (
@@ -115,7 +121,44 @@ def pred_role(raw: str) -> tuple[str, str] | None:
         return found
     key = _key(raw)
     narrowed = _NARROWING.sub("", key)
-    return role(narrowed) if narrowed != key else None
+    if narrowed != key:
+        return role(narrowed)
+    return _qualified_role(key)
+
+
+# what may follow a relation phrase without changing it: an object or a circumstance
+# ("supervised the doctorate of", "advisor at Princeton")
+_QUALIFIER = re.compile(r"^(?:the|a|an|his|her|their|its|at|during|while|from|for)\s")
+
+
+def _qualified_role(key: str) -> tuple[str, str] | None:
+    """The role of the longest table phrase that opens the predicted phrase, when what follows it
+    is a qualifier (``_QUALIFIER``) rather than more relation."""
+    words = key.split()
+    for n in range(len(words) - 1, 0, -1):
+        head, rest = " ".join(words[:n]), " ".join(words[n:])
+        found = _table().get(head)
+        if found is not None and len(head) >= 4:
+            return found if _QUALIFIER.match(rest + " ") else None
+    return None
+
+
+_NOT_NOUN = re.compile(r"(?:ed|en|ing|s)$")
+_VERBS_OF = {"made", "consist", "think", "dream", "speak", "die", "approve", "hear", "know", "smell", "out", "one", "all"}
+
+
+def _of_inverse(gt_raw: str, pred_raw: str) -> bool:
+    """"X alma mater of Y" / "Y alma mater X": a noun phrase with "of" and the same noun without it,
+    head and tail swapped (the noun must not be a verb form: "made of" is not "made")."""
+    a, b = _key(gt_raw), _key(pred_raw)
+    if a.endswith(" of") and a[:-3] == b:
+        noun = b
+    elif b.endswith(" of") and b[:-3] == a:
+        noun = a
+    else:
+        return False
+    last = noun.split()[-1] if noun else ""
+    return len(last) >= 3 and not _NOT_NOUN.search(last) and last not in _VERBS_OF
 
 
 def inverse_of(gt_raw: str, pred_raw: str) -> str | None:
@@ -126,7 +169,7 @@ def inverse_of(gt_raw: str, pred_raw: str) -> str | None:
     """
     g, p = role(gt_raw), pred_role(pred_raw)
     if g is None or p is None:
-        return None
+        return "inverse relation" if _of_inverse(gt_raw, pred_raw) else None
     if g[0] == "symmetric" and p[0] == "symmetric":
         return "symmetric relation" if _symmetric_family(g[1]) == _symmetric_family(p[1]) else None
     if g[0] == p[0] and g[1] != p[1]:

@@ -26,7 +26,7 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 
 from ._names import core, expand_abbreviations, is_clipped, strip_titles
-from ._units import quantity_equal, rounding_step, within_rounding
+from ._units import finer_figure, quantity_equal, rounding_step, within_rounding
 from ._aliases import alias_group
 from ._lists import list_items
 from ._normalize import CJK, Date, base, contains_phrase, date_relation, digits, norm, parse_date, parse_quantity
@@ -143,7 +143,7 @@ def name_of(raw: str) -> Name:
         rounding=rounding_step(raw),
         core=core(tokens),
         quantities=((quantity,) if quantity is not None else ()) + tuple(q for q in alt_quantities if q != quantity),
-        is_person_like=_person_like(tokens, main),
+        is_person_like=_person_like(tokens, main) and "," not in str(raw),  # "A, B" is a list or a place
         group=next((g for g in (alias_group(a) for a in sorted(aliases)) if g is not None), None),
     )
 
@@ -199,6 +199,8 @@ def core_match(gt: Name, pred: Name, ctx: Context, *, in_list: bool = False) -> 
         return False
     if "g" in p_kinds - g_kinds:  # the prediction's "Mississippi River" is not the state
         return False
+    if "o" in g_kinds - p_kinds:  # "Star" alone does not name the "Star Alliance"
+        return False
     if "i" in (g_kinds ^ p_kinds) and not ("i" in g_kinds and in_list):
         return False  # "Tokyo" the city is not "University of Tokyo", except as an item of a list of members
     return ctx.core_unambiguous(g_text)
@@ -225,6 +227,8 @@ def entity_match(gt: Name, pred: Name, ctx: Context, *, in_list: bool = False) -
                 return "more", "list member"
             if _first_name_in_list(gt, item_name, ctx):
                 return "more", "list member"
+        if _place_run(gt, pred):
+            return "more", "contains"
         return None, "not in the list"
     if gt.date is not None and pred.date is not None:
         return date_relation(gt.date, pred.date), "date"
@@ -240,6 +244,8 @@ def entity_match(gt: Name, pred: Name, ctx: Context, *, in_list: bool = False) -
         return "equal", "surname"
     if core_match(gt, pred, ctx, in_list=in_list):
         return "equal", "short form"
+    if _year_moved(gt, pred):
+        return "equal", "same name"
     if _clipped(gt, pred):
         return "equal", "clipped name"
     if _cjk_suffix(gt, pred, ctx):
@@ -268,7 +274,7 @@ def _quantity_match(gt: Name, pred: Name) -> tuple[str | None, str]:
                 return "equal", "number"
             if how is not None and best is None:
                 best = how
-            if best is None and within_rounding(g, p, gt.rounding):
+            if best is None and (within_rounding(g, p, gt.rounding) or (gt.rounding is None and finer_figure(g, p))):
                 best = "rounding"
     if best == "converted":
         return "equal", "unit conversion"
@@ -277,6 +283,20 @@ def _quantity_match(gt: Name, pred: Name) -> tuple[str | None, str]:
     if best == "rounding":
         return "equal", "rounded figure"
     return None, "number"
+
+
+def _place_run(gt: Name, pred: Name) -> bool:
+    """A place written as "City, Country" inside a longer comma-separated place
+    ("London, United Kingdom" in "Bloomsbury, London, UK"): its parts are consecutive items."""
+    g_parts = [name_of(p) for p in re.split(r"\s*,\s*", expand_abbreviations(gt.raw)) if p.strip()]
+    items = list_items(expand_abbreviations(pred.raw))
+    if len(g_parts) < 2 or items is None or len(items) <= len(g_parts):
+        return False
+    p_parts = [name_of(i) for i in items]
+    return any(
+        all(g.aliases & p_parts[k + j].aliases for j, g in enumerate(g_parts))
+        for k in range(len(p_parts) - len(g_parts) + 1)
+    )
 
 
 def _first_name_in_list(gt: Name, item: Name, ctx: Context) -> bool:
@@ -289,6 +309,18 @@ def _first_name_in_list(gt: Name, item: Name, ctx: Context) -> bool:
         and len(item.tokens[0]) >= 3
         and ctx.first_name_unambiguous(item.tokens[0])
     )
+
+
+def _year_moved(gt: Name, pred: Name) -> bool:
+    """"Nobel Prize in Physics 1903" / "1903 Nobel Prize in Physics": the same words with a year
+    written before or after them."""
+    def split(n: Name) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        years = tuple(sorted(t for t in n.tokens if re.fullmatch(r"\d{4}", t)))
+        words = tuple(t for t in n.tokens if not re.fullmatch(r"\d{4}", t))
+        return years, words
+    gy, gw = split(gt)
+    py, pw = split(pred)
+    return bool(gy) and gy == py and len(gw) >= 2 and gw == pw and gt.tokens != pred.tokens
 
 
 def _clipped(gt: Name, pred: Name) -> bool:
@@ -338,12 +370,12 @@ _LEXICON: dict[str, tuple[str, ...]] = {
     "time": ("year", "years", "date", "time", "when", "年份", "年代", "日期", "时间", "时候", "年"),
     "birth": ("born", "birth", "birthplace", "出生", "诞生", "生于"),
     "death": ("died", "die", "dies", "death", "dead", "逝世", "去世", "死亡", "卒于", "逝于"),
-    "place": ("place", "location", "located", "city", "site", "地点", "位于", "所在地", "所在", "位置", "地址"),
+    "place": ("place", "location", "located", "city", "site", "campus", "based", "situated", "地点", "位于", "所在地", "所在", "位置", "地址"),
     "hq": ("headquarters", "headquarter", "headquartered", "hq", "总部"),
     "member": ("member", "members", "membership", "成员", "会员"),
     "count": ("number", "count", "total", "amount", "数量", "数目", "总数", "个数", "人数"),
     "win": ("won", "win", "wins", "winner", "winning", "received", "receive", "award", "awarded", "awards",
-            "获得", "获奖", "荣获", "得奖", "获"),
+            "laureate", "laureates", "recipient", "recipients", "获得", "获奖", "荣获", "得奖", "获"),
     "nominat": ("nominated", "nomination", "nominations", "nominee", "nominate", "提名", "入围"),
     "discover": ("discovered", "discover", "discovery", "discoverer", "发现", "发现者"),
     "prove": ("proved", "proven", "prove", "proof", "prover", "证明"),
@@ -363,6 +395,8 @@ _LEXICON: dict[str, tuple[str, ...]] = {
     "compose": ("composed", "compose", "composer", "wrote", "written", "author", "创作", "作曲", "作者"),
     "teacher": ("teacher", "taught", "mentor", "advisor", "supervisor", "老师", "导师"),
     "student": ("student", "pupil", "学生", "弟子"),
+    "doctor": ("doctoral", "doctorate", "phd", "ph d", "dphil", "博士"),
+    "team": ("plays for", "played for", "playing for", "club", "team", "效力", "球队", "俱乐部"),
     "daily": ("daily", "day", "每日", "每天", "日均"),
     "visit": ("visitor", "visitors", "visits", "tourists", "游客", "参观", "接待", "访客"),
     "diameter": ("diameter", "直径"),
@@ -372,10 +406,12 @@ _LEXICON: dict[str, tuple[str, ...]] = {
     "build": ("construction", "built", "build", "建设", "修建", "兴建", "建造"),
     "classify": ("classified", "classification", "category", "type", "分类", "类别", "类型", "属于"),
     "former": ("formerly", "former", "previously", "ex", "曾经", "前任", "原为"),
-    "not": ("not", "no", "never", "non", "不是", "并非", "未能", "从未", "没有", "未曾"),
+    "not": ("not", "no", "never", "non", "refuted", "refute", "rejected", "reject", "disproved", "disprove",
+            "denied", "deny", "opposed", "oppose", "against", "不是", "并非", "未能", "从未", "没有", "未曾"),
     "moon": ("moon", "moons", "satellite", "卫星"),
     # words that make another office or kinship: "vice president" is not "president"
-    "deputy": ("vice", "deputy", "assistant", "associate", "acting", "interim", "honorary", "副"),
+    "deputy": ("vice", "deputy", "assistant", "associate", "acting", "interim", "honorary", "backup", "reserve",
+               "alternate", "substitute", "副"),
     "step": ("half", "step", "stepfather", "stepmother", "stepson", "stepdaughter", "in law"),
     # words that only say what kind of thing the value is ("member state"): may be left unsaid
     "kind": ("state", "states", "value", "figure", "topic", "subject"),
@@ -419,10 +455,26 @@ _PHRASE_RE = re.compile(r"\b(" + "|".join(map(re.escape, _PHRASES)) + r")\b") if
 _OPPOSITE = [frozenset(p) for p in (("birth", "death"), ("max", "min"), ("teacher", "student"), ("open", "start"))]
 
 
+# irregular past forms of common verbs, read as the verb ("fell" / "fall", "sank" / "sinking")
+_IRREGULAR = {
+    "fell": "fall", "fallen": "fall", "took": "take", "taken": "take", "gave": "give", "given": "give",
+    "rose": "rise", "risen": "rise", "sank": "sink", "sunk": "sink", "flew": "fly", "flown": "fly",
+    "grew": "grow", "grown": "grow", "became": "become", "ran": "run", "sold": "sell", "bought": "buy",
+    "spoke": "speak", "spoken": "speak", "drew": "draw", "drawn": "draw", "sang": "sing", "sung": "sing",
+    "struck": "strike", "lost": "lose", "met": "meet", "brought": "bring", "thought": "think",
+    "chose": "choose", "chosen": "choose", "froze": "freeze", "frozen": "freeze", "shot": "shoot",
+    "wore": "wear", "worn": "wear", "sent": "send", "spent": "spend", "stood": "stand", "told": "tell",
+    "went": "go", "gone": "go", "came": "come", "saw": "see", "seen": "see", "knew": "know",
+    "fought": "fight", "beaten": "beat", "swam": "swim", "threw": "throw", "thrown": "throw",
+    "drove": "drive", "driven": "drive", "rode": "ride", "ridden": "ride", "kept": "keep", "fled": "flee",
+    "sought": "seek", "caught": "catch", "dug": "dig", "hung": "hang", "shook": "shake", "woke": "wake",
+}
+
+
 def _token_concept(token: str) -> str:
     if token in _WORD_CONCEPT:
         return _WORD_CONCEPT[token]
-    return _stem(token)
+    return _stem(_IRREGULAR.get(token, token))
 
 
 @lru_cache(maxsize=65536)
@@ -456,7 +508,7 @@ def relation_of(raw: str) -> Relation:
                 else:
                     passive = True  # "discoverer" of X = X discovered by
         else:
-            concept = _stem(token)
+            concept = _stem(_IRREGULAR.get(token, token))
         concepts.add(concept)
         order.append(concept)
     named: set[str] = set()
@@ -533,7 +585,27 @@ def relation_paraphrase(gt_raw: str, pred_raw: str) -> bool:
     extra = [c for c in pred.hard if not _carried(c, gt.concepts)]
     if not extra:
         return True
+    if sum(1 for c in wanted if _carried(c, pred.concepts)) >= 2 and not any(c in _LEXICON for c in extra):
+        return True  # two words of the ground truth said together ("laws of motion"), no other relation word
     return bool(gt.order and pred.order and _carried(gt.order[0], frozenset({pred.order[0]})))
+
+
+# concepts that only say "is one of": a list tail says it by itself ("crew member" / "crew: A, B, C")
+_MEMBERSHIP = {"member", "includ", "include", "compris", "comprise", "consist", "contain", "part"}
+
+
+@lru_cache(maxsize=65536)
+def list_relation(gt_raw: str, pred_raw: str) -> bool:
+    """For a ground-truth tail found as an item of a predicted list: the relations match once
+    the membership words are left out of the ground truth's ("crew member" / "crew", "comprises"
+    / "member countries"). When nothing else is left, the prediction must say membership too."""
+    gt, pred = relation_of(gt_raw), relation_of(pred_raw)
+    if not gt.concepts & _MEMBERSHIP or (gt.concepts & _MARKERS) != (pred.concepts & _MARKERS):
+        return False
+    rest = gt.hard - _MEMBERSHIP
+    if not rest:
+        return bool(pred.concepts & _MEMBERSHIP)
+    return sum(1 for c in rest if _carried(c, pred.concepts)) / len(rest) >= RELATION_MATCH
 
 
 def relation_matches(gt_raw: str, pred_raw: str) -> bool:

@@ -79,6 +79,8 @@ _TITLES = {
     "mr", "mrs", "ms", "madame", "mme", "monsieur", "rev", "reverend", "father", "brother", "sister",
     "president", "emperor", "empress", "king", "queen", "prince", "princess", "general", "admiral",
     "captain", "colonel", "count", "countess", "duke", "duchess", "baron",
+    # honorifics that stand before a name
+    "mahatma", "sri", "shri", "pandit", "sheikh", "imam", "rabbi", "ayatollah", "maestro",
 }
 
 
@@ -93,14 +95,16 @@ def strip_titles(tokens: tuple[str, ...]) -> tuple[str, ...]:
 
 
 # class words: kind "d" descriptor (either side may drop it), "g" geographic (only the
-# prediction may lack it), "i" institution (both sides have one, or a list item lacks it)
+# prediction may lack it), "i" institution (both sides have one, or a list item lacks it), "o"
+# organisation words (only the prediction may add one: "Benelux Union" / "Benelux")
 _CLASS_WORDS: dict[tuple[str, ...], str] = {
     ("inc",): "d", ("incorporated",): "d", ("corp",): "d", ("corporation",): "d", ("ltd",): "d",
     ("limited",): "d", ("llc",): "d", ("plc",): "d", ("ag",): "d", ("gmbh",): "d", ("co",): "d",
     ("conference",): "d", ("train",): "d", ("kernel",): "d", ("programming", "language"): "d",
     ("software",): "d", ("operating", "system"): "d", ("space", "telescope"): "d", ("telescope",): "d",
-    ("spacecraft",): "d", ("space", "probe"): "d", ("probe",): "d", ("band",): "d", ("rock", "band"): "d",
-    ("river",): "g", ("mount",): "g", ("lake",): "g", ("island",): "g",
+    ("race",): "d", ("spacecraft",): "d", ("space", "probe"): "d", ("probe",): "d", ("band",): "d", ("rock", "band"): "d",
+    ("river",): "g", ("mount",): "g", ("lake",): "g", ("island",): "g", ("province",): "g", ("prefecture",): "g",
+    ("union",): "o", ("league",): "o", ("federation",): "o", ("association",): "o",
     ("university",): "i", ("college",): "i", ("institute",): "i", ("school",): "i", ("academy",): "i",
 }
 _MAX_PHRASE = max(len(k) for k in _CLASS_WORDS)

@@ -39,8 +39,8 @@ def base(text: str) -> str:
 
 # ---------------------------------------------------------------- numbers and units
 _MULTIPLIERS = {"万": 10_000, "亿": 100_000_000, "千": 1_000, "thousand": 1_000, "million": 1_000_000,
-                "billion": 1_000_000_000, "bn": 1_000_000_000}
-_MULT_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(万|亿|千(?![米克瓦])|thousand\b|million\b|billion\b|bn\b)")
+                "billion": 1_000_000_000, "bn": 1_000_000_000, "trillion": 1_000_000_000_000}
+_MULT_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(万|亿|千(?![米克瓦])|thousand\b|million\b|billion\b|trillion\b|bn\b)")
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d])")
 _DECIMAL = re.compile(r"(?<![\d.])(\d+)\.(\d+)(?![\d.])")
 
@@ -56,7 +56,8 @@ _UNITS = {
     "t": ("t", "tonne", "tonnes", "ton", "tons", "吨"),
     "g": ("g", "gram", "grams", "克"),
     "%": ("%", "percent", "per cent", "pct"),
-    "usd": ("usd", "$", "us$", "dollar", "dollars", "美元"),
+    "usd": ("usd", "$", "us$", "dollar", "dollars", "us dollar", "us dollars", "美元"),
+    "gbp": ("gbp", "£", "pound sterling", "pounds sterling", "英镑"),
     "eur": ("eur", "€", "euro", "euros", "欧元"),
     "cny": ("cny", "rmb", "yuan", "¥", "元", "人民币"),
     "°c": ("°c", "℃", "degrees celsius", "degree celsius", "celsius", "deg c", "摄氏度"),
@@ -95,6 +96,7 @@ _QUALIFIER = re.compile(r"\s+(?:above sea level|above mean sea level|asl|amsl|hi
 # "384 400 000 m": groups of three digits separated by spaces, at the start of a value only
 _SPACED_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?: \d{3})+(?![\d])")
 _OF_WHAT = re.compile(r"\s+of\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?$")
+_CURRENCY_FIRST = re.compile(r"^(us\$|\$|€|£|¥)\s*(?=\d)")
 _APPROX = re.compile(r"^(?:about|approximately|approx\.?|around|roughly|circa|ca\.?|c\.|~|约|大约|大概|近)\s*")
 
 
@@ -125,6 +127,9 @@ def parse_quantity(text: str) -> tuple[str, str | None] | None:
     by the number alone, but a counter never equals a physical unit ("300 aircraft" / "300 t").
     """
     t = _APPROX.sub("", base(text)).strip()
+    sign = _CURRENCY_FIRST.match(t)
+    if sign:  # "$3.0 trillion" is "3.0 trillion $"
+        t = t[sign.end():] + " " + sign.group(1)
     t = canon_numbers(_SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), t))
     m = re.fullmatch(r"([+-]?\d+(?:\.\d+)?)\s*(.*)", t)
     if not m:

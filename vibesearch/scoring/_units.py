@@ -210,3 +210,36 @@ def quantity_equal(gt: tuple[str, str | None], pred: tuple[str, str | None]) -> 
         if converted_by_rounding(gt, pred):
             return "rounded"
     return None
+
+
+def finer_figure(gt: Quantity, pred: Quantity) -> bool:
+    """A predicted figure written with more decimals that rounds to the ground truth's at the
+    precision the ground truth is written with ("21196.18 km" states "21196 km", "42.195" states
+    "42.2"; "21197.6" does not). Same unit, or one side without a unit."""
+    (gv, gu), (pv, pu) = gt, pred
+    if not (gu is None or pu is None or gu == pu):
+        return False
+    if _decimals(pv) <= _decimals(gv):
+        return False
+    try:
+        return abs(float(pv) - float(gv)) <= _half_step(gv) * (1 + 1e-9)
+    except ValueError:
+        return False
+
+
+def _decimals(number: str) -> int:
+    return len(number.split(".", 1)[1]) if "." in number else 0
+
+
+def floor_keys(number: str, *, gt_side: bool) -> tuple[int, ...]:
+    """Index keys for ``finer_figure``: the integer part of a predicted figure, and the integer
+    parts a ground-truth figure's rounding interval spans."""
+    try:
+        value = float(number)
+    except ValueError:
+        return ()
+    if not gt_side:
+        return (math.floor(value),)
+    half = _half_step(number)
+    return tuple(sorted({math.floor(value - half), math.floor(value + half)}))
+

@@ -41,13 +41,14 @@ from ._matching import (
     Context,
     Name,
     entity_match,
+    list_relation,
     name_of,
     passive_flipped,
     relation_matches,
     relation_paraphrase,
     relation_score,
 )
-from ._units import dimension, in_base, magnitude
+from ._units import dimension, floor_keys, in_base, magnitude
 from .verdicts import JudgeResult, Verdict
 
 TripleText = tuple[str, str, str]
@@ -125,6 +126,7 @@ def _keys(n: Name, *, gt_side: bool) -> list[tuple[str, Any]]:
         dim = dimension(q[1])
         if dim is not None:  # conversions that agree once rounded: compared within a dimension
             keys.append(("dim", dim))
+        keys.extend(("floor", k) for k in floor_keys(q[0], gt_side=gt_side))
         mag = magnitude(q[0])
         if mag is not None and (not gt_side or n.rounding is not None):
             # a rounded figure ("1.3 million") against exact ones of about its size
@@ -137,6 +139,9 @@ def _keys(n: Name, *, gt_side: bool) -> list[tuple[str, Any]]:
         keys.append(("clip-short" if not gt_side else "clip-long", n.tokens[0][:3]))
     elif len(n.tokens) >= 2:
         keys.append(("clip-long" if not gt_side else "clip-short", n.tokens[0][:3]))
+    words = tuple(t for t in n.tokens if not (len(t) == 4 and t.isdigit()))
+    if len(words) != len(n.tokens) and len(words) >= 2:  # a year before or after the name
+        keys.append(("year-words", words))
     if n.acronym:
         keys.append(("initials" if gt_side else "acronym", n.acronym))
     keys.extend(("acronym" if gt_side else "initials", ini) for ini in n.initials)
@@ -279,6 +284,7 @@ def _judge_direct(gi: int, triple: TripleText, pred_t: list[TripleText], graph: 
                 or same_role(r, pr)
                 or relation_paraphrase(r, pr)
                 or (tail_level == "more" and relation_score(r, f"{pr} {pt}") >= RELATION_MATCH)
+                or (tail_why == "list member" and list_relation(r, pr))
             ):
                 rule = 1 if head_level == tail_level == "equal" else 2
                 found.setdefault(pi, (rule, _name(rule, head_why, tail_why)))
