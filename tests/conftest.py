@@ -28,6 +28,20 @@ SHARED = REPO.parent / "shared"
 def pg_cluster():
     """A PostgreSQL cluster of this test session (``tests/pg_cluster.py``). Skipped when the
     PostgreSQL programs are missing, except on CI (``CI`` set), where that is a failure."""
+    cluster = _new_cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def private_pg_cluster():
+    """A PostgreSQL cluster of one test alone, for tests that shut it down and start it again."""
+    cluster = _new_cluster()
+    yield cluster
+    cluster.stop()
+
+
+def _new_cluster():
     from pg_cluster import PgCluster, find_bindir
 
     bindir = find_bindir()
@@ -35,9 +49,7 @@ def pg_cluster():
         if os.environ.get("CI"):
             pytest.fail("PostgreSQL (initdb, pg_ctl) is missing; CI must install Debian's postgresql for the database tests")
         pytest.skip("PostgreSQL (initdb, pg_ctl) is not installed")
-    cluster = PgCluster(bindir).start()
-    yield cluster
-    cluster.stop()
+    return PgCluster(bindir).start()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -13,13 +13,11 @@ command that continues the batch; with the server back, that very command finish
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import subprocess
 from pathlib import Path
 
-import pytest
 
 from _procs import cli, env, wait_for
 from vibesearch.store import Store, upgrade_database
@@ -29,22 +27,6 @@ TASKS = ["daily-en-japan-heritage-trip", "daily-zh-traditional-festivals", "pro-
 FIRST, HELD, LAST = TASKS
 TTL_S = "3"  # the leases the stopped batch leaves behind expire this soon after its last renewal
 SQL_WORDS = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE)\b")
-
-
-@pytest.fixture
-def cluster():
-    """A PostgreSQL cluster of this test alone (it is shut down and started again). Skipped when
-    the PostgreSQL programs are missing, except on CI (``CI`` set), where that is a failure."""
-    from pg_cluster import PgCluster, find_bindir
-
-    bindir = find_bindir()
-    if bindir is None:
-        if os.environ.get("CI"):
-            pytest.fail("PostgreSQL (initdb, pg_ctl) is missing; CI must install Debian's postgresql for the database tests")
-        pytest.skip("PostgreSQL (initdb, pg_ctl) is not installed")
-    started = PgCluster(bindir).start()
-    yield started
-    started.stop()
 
 
 def _run_of(store: Store, task_id: str):
@@ -57,7 +39,8 @@ def _clean(text: str, where: str) -> None:
     assert not SQL_WORDS.search(text), f"{where}:\n{text}"
 
 
-def test_a_database_outage_stops_the_batch_in_one_line_per_run_and_its_resume_finishes_it(cluster, tmp_path: Path):
+def test_a_database_outage_stops_the_batch_in_one_line_per_run_and_its_resume_finishes_it(private_pg_cluster, tmp_path: Path):
+    cluster = private_pg_cluster
     url = cluster.new_database()
     upgrade_database(url)
     gate = tmp_path / "hold"

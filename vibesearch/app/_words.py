@@ -122,6 +122,7 @@ _ZH_LABELS.update({
     "model, batch, date (2026-12-01), id…": "模型、批次、日期（2026-12-01）、编号……",
     "Refresh": "刷新",
     "Runs (click a row to open it)": "运行（点击一行打开）",
+    "Queued batches (driven by vibesearch worker processes)": "排队的批次（由 vibesearch worker 进程执行）",
     "Run id": "运行编号",
     "Open": "打开",
     "Continue in Play": "在“运行”页继续",

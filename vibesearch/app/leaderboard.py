@@ -32,6 +32,7 @@ from ..store.tables import Run
 from ..tables import aggregate_table_scores, table_score_of
 from ._access import Who
 from ._words import ui_text
+from .queued_view import queued_line
 from .context import AppContext
 from .panels import judge_text
 
@@ -294,10 +295,13 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
     def on_refresh(tok: str | None, j: str, subset: str = ALL, language: str = ALL, agent: str = ALL, model: str = ALL,
                    profile: str = ALL, request: gr.Request = None):  # type: ignore[assignment]
         """The tab's figures; without the filter values (the Refresh button's first step) every readable run."""
-        keep = reader(ctx, ctx.who(request, tok))
+        who = ctx.who(request, tok)
+        keep = reader(ctx, who)
         picked = [subset, language, agent, model, profile]
         offered: dict[str, list[str]] = {}
         s, sr, ir, er, f1, pr = tables(ctx, j, keep, chosen_filters(picked), offered)
+        going = queued_line(ctx, who)  # runs workers are still driving are not in these numbers yet
+        s = f"{s}\n\n{going}" if going else s
         menus = [gr.Dropdown(choices=[ALL, *offered.get(key, [])], value=v if v in offered.get(key, []) else ALL)
                  for (_, key), v in zip(FILTERS, picked)]
         return gr.Dropdown(choices=judges(ctx)), s, sr, ir, er, f1, pr, table_rows(ctx, keep), *menus

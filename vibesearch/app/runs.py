@@ -41,6 +41,7 @@ from .panels import (
     verdict_rows,
 )
 from .play import AGENT_CHOICES, USER_CHOICES, PlayHandles
+from .queued_view import QUEUED_HEADERS, queued_rows, shows_queue
 from .render import chat_messages, plain_md, stage_timeline_html, stepper_html
 
 ANY = "(any)"
@@ -132,6 +133,10 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
     initial = [] if ctx.access.read_own else run_rows(ctx, ANY, ANY, ANY, ANY)  # the page's config is the same for everyone
     table = gr.Dataframe(headers=RUN_HEADERS, value=initial, interactive=False, max_height=300,
                          label=ui_text("Runs (click a row to open it)"), elem_id="vs-runs-table")
+    with gr.Accordion(ui_text("Queued batches (driven by vibesearch worker processes)"), open=True, visible=shows_queue(ctx),
+                      elem_id="vs-runs-queued-box"):
+        queued = gr.Dataframe(headers=QUEUED_HEADERS, value=[] if ctx.access.read_own else queued_rows(ctx, None), interactive=False,
+                              max_height=220, elem_id="vs-runs-queued")
     with gr.Row():
         run_id_box = gr.Textbox(label=ui_text("Run id"), scale=3, elem_id="vs-runs-id")
         open_btn = gr.Button(ui_text("Open"), variant="primary", scale=1, elem_id="vs-runs-open")
@@ -334,8 +339,12 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
             raise gr.Error(str(exc).strip("'\"")) from None
         return show(who, v, True)
 
+    def on_queued(tok, request: gr.Request):
+        return queued_rows(ctx, ctx.who(request, tok))
+
     filters = [f_task, f_agent, f_user, f_status, f_profile, f_search]
-    refresh_btn.click(on_refresh, [owner, *filters], [table, f_task, f_agent, f_user], api_visibility="private")
+    refresh_btn.click(on_refresh, [owner, *filters], [table, f_task, f_agent, f_user], api_visibility="private").then(
+        on_queued, [owner], queued, api_visibility="private", show_progress="hidden")
     for f in (f_task, f_agent, f_user, f_status, f_profile):
         f.change(on_rows, [owner, *filters], table, api_visibility="private", show_progress="hidden")
     f_search.submit(on_rows, [owner, *filters], table, api_visibility="private", show_progress="hidden")  # Enter, not each key
@@ -363,5 +372,5 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         out[tabs] = gr.Tabs(selected="runs")
         return out
 
-    return {"table": table, "refresh": refresh_btn, "filters": [owner, *filters], "on_show": on_rows,
+    return {"table": table, "refresh": refresh_btn, "filters": [owner, *filters], "on_show": on_rows, "queued": queued, "on_queued": on_queued,
             "on_link": on_link, "link_outputs": [*detail_outputs, run_id_box, tabs]}

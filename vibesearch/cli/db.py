@@ -28,7 +28,8 @@ def db_upgrade(db: Optional[str] = typer.Option(None, "--db", help=_DB_HELP)) ->
         db = str(get_settings().db)
     try:
         shown = db_target(db).shown
-        before, after = upgrade_database(db)
+        jobs: list[tuple[str | None, str]] = []
+        before, after = upgrade_database(db, on_jobs=lambda a, b: jobs.append((a, b)))
     except (StoreOpenError, SchemaError, ValueError) as exc:
         fail(str(exc))
     except Exception as exc:  # noqa: BLE001 - a database that cannot be reached: one line
@@ -37,6 +38,9 @@ def db_upgrade(db: Optional[str] = typer.Option(None, "--db", help=_DB_HELP)) ->
         console.print(f"{shown}: schema already at revision {after}", highlight=False, soft_wrap=True)
     else:
         console.print(f"{shown}: schema upgraded from {before or 'nothing'} to revision {after}", highlight=False, soft_wrap=True)
+    for was, now in jobs:  # PostgreSQL only: the job queue of `vibesearch run --queue` and `vibesearch worker`
+        state = f"already at {now}" if was == now else f"upgraded from {was or 'nothing'} to {now}"
+        console.print(f"{shown}: job queue tables (procrastinate) {state}", highlight=False, soft_wrap=True)
 
 
 @db_app.command("copy")

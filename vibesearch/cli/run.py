@@ -25,6 +25,7 @@ import typer
 
 from ..config import AGENT_KINDS, SEARCH_BACKENDS, USER_KINDS, AgentKind, UserKind
 from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json, printable
+from ._queue import queue_and_exit, queue_limits
 
 _AGENT_WORDS: dict[AgentKind, str] = {
     "baseline": "offline, no model", "react": "an LLM with tools; needs --model", "endpoint": "an OpenAI-compatible agent",
@@ -214,10 +215,14 @@ def run_cmd(
     resume: bool = typer.Option(False, "--resume", help="finish the latest (or --batch) batch: resume interrupted runs, start missing ones (runs another process drives are skipped)"),
     batch: Optional[str] = typer.Option(None, "--batch", help="the batch id for --resume"),
     events: bool = typer.Option(False, "--events", help="print every stored event as a JSON line"),
+    queue: bool = typer.Option(False, "--queue", help="PostgreSQL only: plan the batch as jobs for `vibesearch worker` processes and return at once"),
+    provider_limit: Optional[str] = typer.Option(
+        None, "--provider-limit", help="with --queue: the most runs driven at once against each provider, over all workers (openai=40,fake=2)"
+    ),
     json_out: bool = JsonOption,
     db: Optional[str] = DbOption,
 ) -> None:
-    """Run tasks headless: each task × --runs, --concurrency at a time."""
+    """Run tasks headless: each task × --runs, --concurrency at a time (--queue: by workers)."""
     _start_fakes()
     from ..protocol import build_config, rebuild_config
     from ..session.batch import BatchSpec, batch_plan, plan_config
@@ -227,6 +232,7 @@ def run_cmd(
 
     _check_protocol(protocol)
     settings = _settings(db, official_harness=official_harness)
+    limits = queue_limits(settings, queue, provider_limit, resume=resume, events=events)
     given = dict(
         agent=agent, agent_model=model, user=user, simulator_model=simulator_model, max_user_turns=max_user_turns,
         budget_usd=budget_usd, budget_tokens=budget_tokens, stop_on_final_answer=stop_on_answer, search_backend=search,
@@ -280,6 +286,8 @@ def run_cmd(
             build_parts(spec.config_for(t), t, settings)
     except ValueError as exc:
         fail(str(exc))
+    if queue:
+        queue_and_exit(settings, spec, limits, json_out)
     from ..store import LeaseHeld
 
     try:

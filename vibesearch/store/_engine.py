@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Engine
@@ -73,9 +73,11 @@ def prepare_schema(engine: Engine, target: DbTarget, *, read_only: bool = False)
     retrying(upgrade, what=f"upgrading the schema of {target.shown}")
 
 
-def upgrade_database(db: str | Path) -> tuple[str | None, str]:
+def upgrade_database(db: str | Path, *, on_jobs: Callable[[str | None, str], Any] | None = None) -> tuple[str | None, str]:
     """Bring a database to the newest schema (``vibesearch db upgrade``); (from, to) revisions.
-    An SQLite file is checked first (``store._open``): damaged or read-only files are refused."""
+    An SQLite file is checked first (``store._open``): damaged or read-only files are refused.
+    A PostgreSQL database also gets the job engine's tables (``store._job_schema``) in the same
+    transaction; ``on_jobs(from, to)`` is told their versions."""
     target = db_target(db)
     if target.path is not None and str(target.path) != ":memory:":
         from ._open import ReadOnlyDatabase, check_db_file
@@ -88,6 +90,12 @@ def upgrade_database(db: str | Path) -> tuple[str | None, str]:
             if target.is_sqlite:
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
             moved = migrations.upgrade(conn, target.shown)
+            if not target.is_sqlite:
+                from ._job_schema import upgrade_job_schema
+
+                jobs = upgrade_job_schema(conn)  # under the advisory lock migrations.upgrade took
+                if on_jobs is not None:
+                    on_jobs(*jobs)
             conn.commit()
         return moved
     finally:

@@ -1,0 +1,63 @@
+"""Queued batches in the app: the batches ``vibesearch run --queue`` planned into the shared
+PostgreSQL, how far each has gone and which workers (host:pid) drive its runs now
+(``session.queued``). The Runs tab lists them in a table; the Leaderboard's summary says which
+are still going, because their runs are not in its numbers yet.
+
+Under the read policy (``VIBESEARCH_READ_RUNS=own``) a person sees only the batches queued under
+their own owner (an admin: all). A database without the job queue (SQLite, or PostgreSQL before
+``vibesearch db upgrade``) has no queued batches, and the table stays hidden.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..session.queued import BatchSummary, has_queue, queued_batches
+from ._access import Who
+from .context import AppContext
+from .render import plain_md
+
+QUEUED_HEADERS = ["batch", "queued (UTC)", "planned", "running", "finished", "failed", "cancelled", "workers"]
+
+
+def readable_batches(ctx: AppContext, who: Who | None) -> list[BatchSummary]:
+    """The newest queued batches ``who`` may read (``who`` None: a view the same for everyone)."""
+    try:
+        found = queued_batches(ctx.store)
+    except Exception:  # noqa: BLE001 - the queue cannot be read now: nothing to show, never an error page
+        return []
+    if who is None:
+        return found if not ctx.access.read_own else []
+    return [b for b in found if ctx.access.may_read(who, b.owner)]
+
+
+def queued_rows(ctx: AppContext, who: Who | None) -> list[list[Any]]:
+    rows = []
+    for b in readable_batches(ctx, who):
+        since = b.since.strftime("%Y-%m-%d %H:%M:%S") if b.since is not None else "–"
+        c = b.counts
+        rows.append([b.batch_id, since, c["planned"], c["running"], c["finished"], c["failed"], c["cancelled"],
+                     ", ".join(b.workers) or "–"])
+    return rows
+
+
+def queued_line(ctx: AppContext, who: Who | None) -> str:
+    """One Markdown line naming the queued batches still going (empty when none is)."""
+    going = [b for b in readable_batches(ctx, who) if not b.settled]
+    if not going:
+        return ""
+    parts = []
+    for b in going[:5]:
+        c = b.counts
+        where = f" on {', '.join(b.workers)}" if b.workers else ""
+        parts.append(f"{plain_md(b.batch_id)}: {c['running']} running{plain_md(where)}, {c['planned']} waiting, {c['finished']} finished")
+    more = f" (and {len(going) - 5} more)" if len(going) > 5 else ""
+    return "Queued batches still going, not yet all in these numbers: " + "; ".join(parts) + more + "."
+
+
+def shows_queue(ctx: AppContext) -> bool:
+    """Whether this server's database has a job queue (the Runs tab shows the table then)."""
+    try:
+        return has_queue(ctx.store)
+    except Exception:  # noqa: BLE001 - a database that cannot be read now
+        return False

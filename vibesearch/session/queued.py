@@ -1,0 +1,475 @@
+"""Queued batches: a batch planned into the shared PostgreSQL as jobs of the procrastinate job
+engine, and driven by ``vibesearch worker`` processes on any number of hosts.
+
+* ``queue_batch`` writes one job per planned run (task × run index). The job's arguments are its
+  whole input: the run id chosen now, the batch id and run index, the resolved ``RunConfig``, the
+  task as it is now, the batch's plan and its provider caps. Every job is deferred with
+  ``lock=run_id`` (procrastinate never runs two jobs of one lock at once) and
+  ``queueing_lock=run_id`` (one waiting job per run).
+* ``serve`` is a worker: procrastinate claims jobs, ``slots`` at a time; each is driven by
+  ``drive_job``. A run whose row does not exist yet is opened and driven with ``run_session``;
+  one that exists and is resumable (the worker before it died) is continued by ``resume_run``
+  from its stored events; one that ended is left as it is. The run's own lease still fences its
+  writes: a job retried while the old driver's lease is live waits for it to expire.
+* A job that raises (a task that does not validate, a model without its key, a database that
+  went away) is retried by procrastinate ``RETRIES`` times, then marked ``failed``.
+* A worker that dies stops sending heartbeats; every worker looks for the jobs of workers silent
+  for ``stalled_after`` seconds and hands them back to the queue (``retry_job``), so another
+  worker resumes the run.
+* ``cancel_batch`` cancels the jobs still waiting and asks the drivers of the running ones to
+  stop (``Store.request_stop``, the stop-request mechanism of the app servers); a worker polls
+  for its runs' requests every ``STOP_POLL_S`` seconds.
+* Provider caps (``--provider-limit fake=2``) count RUNS, with PostgreSQL advisory locks: a run
+  against provider P under cap C holds one of C session-level advisory locks
+  ``(hash(P), 0..C-1)`` on a connection of its own while it is driven. The server releases the
+  lock when the connection closes, so a killed worker never leaks a slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import zlib
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from ..config import Settings
+from ..run import RunConfig
+from ..run.result import RESUMABLE
+from ..store import RunNotFound, Store, new_run_id
+from ..store.leases import LeaseHeld, holder, run_key
+from ..tasks.models import Task
+from ._record import RunFields
+from .batch import BatchSpec, build_parts
+from .lifecycle import open_run
+from .loop import run_session
+from .resume import resume_run
+
+log = logging.getLogger(__name__)
+
+TASK_NAME = "vibesearch.drive_run"
+QUEUE = "vibesearch-runs"
+RETRIES = 3  # a job that raises is tried again this many times (4 tries in all), then failed
+RETRY_WAIT_S = 5  # the pause before each retry
+STOP_POLL_S = 0.5  # how often a worker looks for stop requests naming its runs
+SLOT_POLL_S = 0.25  # how often a run waiting for a provider slot tries again
+DB_RETRY_MAX_S = 10.0  # the longest pause before a worker that lost the database starts again
+_SLOT_SPACE = "vibesearch-provider:"
+
+
+class QueueError(RuntimeError):
+    """The queue cannot be used (one line for the user)."""
+
+
+def conninfo(db: str) -> str:
+    """The libpq address of a ``postgresql+psycopg://`` URL (what procrastinate's connector takes)."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(db)
+    if url.get_backend_name() != "postgresql":
+        raise QueueError("the job queue needs a PostgreSQL database (--db postgresql+psycopg://user@host:port/db); SQLite has none")
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def parse_limits(text: str | None) -> dict[str, int]:
+    """``openai=40,fake=2`` → {"openai": 40, "fake": 2}; ValueError naming the bad part."""
+    limits: dict[str, int] = {}
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, eq, value = part.partition("=")
+        name = name.strip()
+        if not eq or not name or not value.strip().isdigit() or int(value) < 1:
+            raise ValueError(f"--provider-limit {part!r}: write PROVIDER=N with N a whole number of 1 or more (e.g. openai=40,fake=2)")
+        limits[name] = int(value)
+    return limits
+
+
+def provider_of(model: str) -> str:
+    """The provider a litellm model string names (``openai/gpt-4o`` → ``openai``; a bare name is its own)."""
+    return model.split("/", 1)[0] if "/" in model else model
+
+
+def providers_of(config: RunConfig) -> set[str]:
+    """The providers a run's models are called on (the agent's, the simulated user's, a shadow's)."""
+    found = set()
+    if config.agent.kind == "endpoint":
+        found.add("endpoint")
+    elif config.agent.model:
+        found.add(provider_of(config.agent.model))
+    for model in (config.user.model, config.user.shadow):
+        if model and model != "rules":
+            found.add(provider_of(model))
+    return found
+
+
+def _app(db: str, retry_wait_s: float = RETRY_WAIT_S) -> Any:
+    import procrastinate
+
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo(db)))
+    return app, procrastinate.RetryStrategy(max_attempts=RETRIES, wait=int(retry_wait_s))
+
+
+# --------------------------------------------------------------------------- planning
+
+
+async def queue_batch(db: str, spec: BatchSpec, provider_limits: dict[str, int]) -> list[str]:
+    """Write the batch's runs as jobs; their run ids (in plan order)."""
+    app, retry = _app(db)
+    plan = {**spec.plan(), "queued": True, "provider_limits": provider_limits}
+    task = app.task(name=TASK_NAME, queue=QUEUE, retry=retry)(_never_here)
+    ids: list[str] = []
+    async with app.open_async():
+        for t in spec.tasks:
+            config = spec.config_for(t).model_dump(mode="json")
+            task_json = t.model_dump(mode="json")
+            for index in range(spec.runs):
+                run_id = new_run_id()
+                await task.configure(lock=run_id, queueing_lock=run_id).defer_async(
+                    run_id=run_id, batch_id=spec.batch_id, run_index=index, owner=spec.owner,
+                    task=task_json, task_file=t.source_file, config=config, plan=plan, provider_limits=provider_limits,
+                )
+                ids.append(run_id)
+    return ids
+
+
+async def _never_here(**_kwargs: Any) -> None:  # pragma: no cover - the planner only defers
+    raise RuntimeError("jobs are driven by `vibesearch worker`")
+
+
+# --------------------------------------------------------------------------- the worker
+
+
+class ProviderSlots:
+    """The provider caps of one run, held as PostgreSQL advisory locks on a connection of its own."""
+
+    def __init__(self, db: str, wanted: dict[str, int]):
+        self.db, self.wanted = db, wanted
+        self.conn: Any = None
+
+    async def __aenter__(self) -> "ProviderSlots":
+        if not self.wanted:
+            return self
+        import psycopg
+
+        self.conn = await psycopg.AsyncConnection.connect(conninfo(self.db), autocommit=True)
+        try:
+            for provider, cap in sorted(self.wanted.items()):  # one order everywhere: no two runs wait on each other
+                space = zlib.crc32((_SLOT_SPACE + provider).encode()) & 0x7FFFFFFF
+                while True:
+                    if await self._take(space, cap):
+                        break
+                    await asyncio.sleep(SLOT_POLL_S)
+        except BaseException:
+            await self.conn.close()
+            raise
+        return self
+
+    async def _take(self, space: int, cap: int) -> bool:
+        for slot in range(cap):
+            cur = await self.conn.execute("SELECT pg_try_advisory_lock(%s, %s)", (space, slot))
+            row = await cur.fetchone()
+            if row and row[0]:
+                return True
+        return False
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.conn is not None:
+            await self.conn.close()  # the server drops the connection's advisory locks with it
+
+
+@dataclass
+class WorkerOptions:
+    slots: int = 4
+    heartbeat_s: float = 10.0  # procrastinate's worker heartbeat
+    stalled_after_s: float = 30.0  # a worker silent this long is dead: its jobs go back to the queue
+    poll_s: float = 2.0  # the longest wait for a new job (notifications usually come first)
+    retry_wait_s: float = RETRY_WAIT_S
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, Any]) -> str:
+    """Drive one job's run to its end (or continue it); what became of it, in a word."""
+    run_id = str(args["run_id"])
+    try:
+        run = store.get_run(run_id)
+    except RunNotFound:
+        run = None
+    if run is not None and run.status not in RESUMABLE:
+        return f"already {run.status}"
+    config = RunConfig.model_validate(args["config"]).as_resolved()  # resolved when it was queued
+    task = _task_of(args)
+    limits = {p: int(n) for p, n in (args.get("provider_limits") or {}).items()}
+    wanted = {p: limits[p] for p in providers_of(config) if p in limits}
+    cancel = asyncio.Event()
+    async with ProviderSlots(db, wanted):
+        watcher = asyncio.ensure_future(_watch_stop(store, run_id, cancel))
+        try:
+            if run is None:
+                from ..llm.credentials import check_config_credentials
+
+                check_config_credentials(config, settings)  # a worker without the key: the job fails (and is retried)
+                agent, user = build_parts(config, task, settings)
+                fields: RunFields = {"batch_id": args["batch_id"], "run_index": int(args["run_index"]), "owner": args.get("owner"),
+                          "meta": {"batch": args.get("plan") or {}}}
+                opened = open_run(store, config, task, settings, run_id=run_id, fields=fields)
+                result = await run_session(config, task, agent, user, store, settings, run_id=run_id,
+                                           lease_owner=opened.lease_owner, cancel=cancel)
+            else:
+                result = await _resume_when_free(store, settings, run_id, cancel)
+                if result is None:
+                    return "ended by another driver"
+        finally:
+            watcher.cancel()
+    return result.status
+
+
+def _task_of(args: dict[str, Any]) -> Task:
+    """The job's task, pointed at the file it was read from (where its corpus is: the same path on every host)."""
+    task_file = args.get("task_file")
+    return Task.from_snapshot(args["task"], source_file=task_file if task_file and os.path.exists(task_file) else None)
+
+
+async def _resume_when_free(store: Store, settings: Settings, run_id: str, cancel: asyncio.Event) -> Any:
+    """``resume_run``, once the lease of the driver before (a worker that died) has expired."""
+    waited = 0.0
+    while True:
+        try:
+            return await resume_run(store, run_id, settings, cancel=cancel)
+        except LeaseHeld as exc:
+            left = exc.holder.expires_in() if exc.holder is not None else 0.2
+            if waited > 10 * float(settings.lease_ttl_s):
+                raise
+            pause = min(max(0.1, left + 0.1), float(settings.lease_ttl_s))
+            waited += pause
+            await asyncio.sleep(pause)
+        if store.get_run(run_id).status not in RESUMABLE:
+            return None
+
+
+async def _watch_stop(store: Store, run_id: str, cancel: asyncio.Event) -> None:
+    """Set ``cancel`` once someone asked for the run to stop (``vibesearch batch cancel``)."""
+    while not cancel.is_set():
+        try:
+            asked = await asyncio.to_thread(store.pending_stops, [run_id])
+            if asked:
+                log.warning("run %s: stopping on request (%s)", run_id, asked[0].requested_by)
+                cancel.set()
+                await asyncio.to_thread(store.stop_done, run_id)
+                return
+        except Exception:  # noqa: BLE001 - a database hiccup: look again
+            log.debug("could not read the stop requests of run %s", run_id, exc_info=True)
+        await asyncio.sleep(STOP_POLL_S)
+
+
+async def serve(store: Store, settings: Settings, db: str, options: WorkerOptions) -> None:
+    """Run a worker until it is told to stop (SIGINT / SIGTERM: the runs it drives finish first)."""
+    app, retry = _app(db, options.retry_wait_s)
+
+    async def drive_run(**args: Any) -> str:
+        try:
+            outcome = await drive_job(store, settings, db, args)
+        except Exception as exc:
+            from ..llm import scrub
+
+            log.warning("run %s: %s (procrastinate retries a job %d times)", args.get("run_id"), scrub(f"{type(exc).__name__}: {exc}"), RETRIES)
+            log.debug("run %s failed", args.get("run_id"), exc_info=True)
+            raise
+        log.info("run %s: %s", args.get("run_id"), outcome)
+        return outcome
+
+    app.task(name=TASK_NAME, queue=QUEUE, retry=retry)(drive_run)
+    async with app.open_async():
+        sweeper = asyncio.ensure_future(_requeue_stalled(app, options))
+        try:
+            pause = 0.0
+            while True:
+                try:
+                    await app.run_worker_async(
+                        queues=[QUEUE], concurrency=max(1, options.slots), name=worker_name(),
+                        update_heartbeat_interval=options.heartbeat_s, stalled_worker_timeout=options.stalled_after_s,
+                        fetch_job_polling_interval=options.poll_s, abort_job_polling_interval=options.poll_s,
+                    )
+                    return  # asked to stop (SIGINT / SIGTERM)
+                except Exception as exc:
+                    if not _lost_database(exc):
+                        raise
+                    # procrastinate's worker stops when it loses the database (after its runs end);
+                    # a new one starts once the database answers again. Jobs the old one could not
+                    # mark done are handed back by the stalled-job sweep and resumed.
+                    pause = min(max(2 * pause, 0.5), DB_RETRY_MAX_S)
+                    log.warning("worker %s lost the database (%s); starting again in %.1f s", worker_name(), _short(exc), pause)
+                    await asyncio.sleep(pause)
+        finally:
+            sweeper.cancel()
+
+
+def _lost_database(exc: BaseException) -> bool:
+    """An error that means the database went away (not a bug to stop for)."""
+    import procrastinate.exceptions as pexc
+    import psycopg
+
+    return isinstance(exc, (pexc.ConnectorException, psycopg.OperationalError, OSError))
+
+
+def _short(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc
+    return f"{type(cause).__name__}: {str(cause).strip().splitlines()[0] if str(cause).strip() else ''}"
+
+
+async def _requeue_stalled(app: Any, options: WorkerOptions) -> None:
+    """Hand the jobs of dead workers (no heartbeat for ``stalled_after_s``) back to the queue."""
+    every = max(0.2, options.stalled_after_s / 3)
+    while True:
+        await asyncio.sleep(every)
+        try:
+            stalled = await app.job_manager.get_stalled_jobs(task_name=TASK_NAME, seconds_since_heartbeat=options.stalled_after_s)
+        except Exception:  # noqa: BLE001 - try again at the next look
+            log.debug("could not list stalled jobs", exc_info=True)
+            continue
+        for job in stalled:
+            try:
+                await app.job_manager.retry_job(job)
+                log.warning("job %s (run %s): its worker stopped sending heartbeats; queued again", job.id, job.task_kwargs.get("run_id"))
+            except Exception:  # noqa: BLE001 - another worker handed it back first
+                log.debug("could not requeue job %s", job.id, exc_info=True)
+
+
+# --------------------------------------------------------------------------- watching and cancelling
+
+
+@dataclass
+class BatchRow:
+    run_id: str
+    task_id: str
+    run_index: int
+    state: str  # planned | running | finished | failed | cancelled
+    job_status: str
+    run_status: str | None
+    attempts: int  # the tries that ended (procrastinate's count; a try under way is not in it)
+    worker: str | None  # host:pid of the run's driver while it runs
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+STATES = ("planned", "running", "finished", "failed", "cancelled")
+_JOBS_SQL = (
+    "SELECT id, status::text, attempts, args FROM procrastinate_jobs "
+    "WHERE task_name = :task AND args->>'batch_id' = :batch ORDER BY id"
+)
+_BATCHES_SQL = (
+    "SELECT b.batch, b.owner, (SELECT min(e.at) FROM procrastinate_events e WHERE e.job_id = b.first) AS since "
+    "FROM (SELECT args->>'batch_id' AS batch, args->>'owner' AS owner, min(id) AS first FROM procrastinate_jobs "
+    "WHERE task_name = :task GROUP BY 1, 2) b ORDER BY b.first DESC LIMIT :limit"
+)
+
+
+def has_queue(store: Store) -> bool:
+    """The database holds the job engine's tables (PostgreSQL brought up by ``db upgrade``)."""
+    if store.dialect != "postgresql":
+        return False
+    from sqlalchemy import inspect
+
+    return "procrastinate_jobs" in set(inspect(store.engine).get_table_names())
+
+
+def _jobs(store: Store, batch_id: str) -> list[tuple[int, str, int, dict[str, Any]]]:
+    from sqlalchemy import text
+
+    with store.engine.connect() as conn:
+        rows = conn.execute(text(_JOBS_SQL), {"task": TASK_NAME, "batch": batch_id}).all()
+    return [(int(r[0]), str(r[1]), int(r[2]), dict(r[3])) for r in rows]
+
+
+def _state(job_status: str, run_status: str | None) -> str:
+    if job_status in ("cancelled", "aborted") or run_status == "cancelled":
+        return "cancelled"
+    if job_status == "failed" or run_status == "failed":
+        return "failed"
+    if job_status == "succeeded":
+        return "finished"
+    if job_status == "doing":
+        return "running"
+    return "planned"  # todo: waiting (or waiting for a retry)
+
+
+def batch_rows(store: Store, batch_id: str) -> list[BatchRow]:
+    """One row per planned run of the batch (empty: no such queued batch)."""
+    runs = {r.id: r for r in store.list_runs(batch_id=batch_id)}
+    rows = []
+    for _id, status, attempts, args in _jobs(store, batch_id):
+        run_id = str(args.get("run_id"))
+        run = runs.get(run_id)
+        state = _state(status, run.status if run is not None else None)
+        lease = holder(store, run_key(run_id)) if state == "running" else None
+        rows.append(BatchRow(
+            run_id=run_id, task_id=str((args.get("task") or {}).get("id", "?")), run_index=int(args.get("run_index", 0)),
+            state=state, job_status=status, run_status=run.status if run is not None else None, attempts=attempts,
+            worker=f"{lease.host}:{lease.pid}" if lease is not None else None,
+        ))
+    return rows
+
+
+def counts(rows: Iterable[BatchRow]) -> dict[str, int]:
+    out = dict.fromkeys(STATES, 0)
+    for r in rows:
+        out[r.state] += 1
+    return out
+
+
+@dataclass
+class BatchSummary:
+    batch_id: str
+    owner: str | None
+    since: Any  # when its first job was queued (or scheduled)
+    counts: dict[str, int]
+    workers: list[str]  # host:pid of the workers driving its runs now
+
+    @property
+    def settled(self) -> bool:
+        return self.counts["planned"] == self.counts["running"] == 0
+
+
+def queued_batches(store: Store, limit: int = 20) -> list[BatchSummary]:
+    """The newest queued batches (``limit``), with their counts and the workers driving them;
+    empty when the database has no job queue."""
+    if not has_queue(store):
+        return []
+    from sqlalchemy import text
+
+    with store.engine.connect() as conn:
+        found = conn.execute(text(_BATCHES_SQL), {"task": TASK_NAME, "limit": limit}).all()
+    out = []
+    for batch_id, owner, since in found:
+        rows = batch_rows(store, str(batch_id))
+        workers = sorted({r.worker for r in rows if r.worker})
+        out.append(BatchSummary(batch_id=str(batch_id), owner=owner, since=since, counts=counts(rows), workers=workers))
+    return out
+
+
+async def cancel_batch(store: Store, db: str, batch_id: str, by: str) -> tuple[int, int]:
+    """Cancel the batch's waiting jobs and ask its running runs to stop; (cancelled, asked to stop)."""
+    app, _retry = _app(db)
+    cancelled = stopping = 0
+    async with app.open_async():
+        for job_id, status, _attempts, args in _jobs(store, batch_id):
+            if status == "todo" and await app.job_manager.cancel_job_by_id_async(job_id):
+                cancelled += 1
+                continue
+            if status in ("todo", "doing"):  # it started meanwhile, or is running: its driver stops it
+                run_id = str(args.get("run_id"))
+                try:
+                    if store.get_run(run_id).status not in RESUMABLE:
+                        continue
+                except RunNotFound:
+                    pass  # not opened yet: the request waits for it (the run stops at its first look)
+                store.request_stop(run_id, by)
+                stopping += 1
+    return cancelled, stopping
