@@ -111,3 +111,29 @@ def shared_dir() -> Path:
     if not SHARED.exists():
         pytest.skip("../shared is not beside the repository")
     return SHARED
+
+
+# --------------------------------------------------------------------------- Debian's Chromium
+def require_chromium() -> None:
+    """Browser tests need Debian's Chromium: skipped without it, except under CI (a failure there)."""
+    from chromium import CHROMIUM
+
+    if Path(CHROMIUM).exists():
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium for the browser tests")
+    pytest.skip(f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium); not installed here")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Chromium driven by Playwright, one per test module."""
+    require_chromium()
+    from chromium import CHROMIUM, CHROMIUM_ARGS
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+

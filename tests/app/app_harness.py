@@ -18,16 +18,7 @@ import httpx
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402,F401 - kept here for the app tests' imports
 
 
 def free_port() -> int:

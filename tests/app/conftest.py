@@ -8,7 +8,6 @@ the ``CI`` variable is set, where a missing browser is a failure (CI installs it
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from app_harness import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, start_app, stop_app  # noqa: E402
+from app_harness import SCREENSHOTS, start_app, stop_app  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -59,25 +58,6 @@ def imported_run(app_server) -> str:
         capture_output=True, text=True, timeout=120, check=True,
     )
     return json.loads(out.stdout)[0]["run_id"]
-
-
-def require_chromium() -> None:
-    if Path(CHROMIUM).exists():
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium for the browser tests")
-    pytest.skip(f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium); not installed here")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.hookimpl(wrapper=True)

@@ -10,6 +10,7 @@ from typing import Any, Optional
 import typer
 
 from ._common import console, db_shown, fail, one_line, print_json
+from ._logs import database_errors, plain_logs
 
 
 def queue_limits(settings: Any, queue: bool, provider_limit: Optional[str], *, resume: bool, events: bool) -> dict[str, int]:
@@ -40,10 +41,9 @@ def queue_limits(settings: Any, queue: bool, provider_limit: Optional[str], *, r
 def queue_and_exit(settings: Any, spec: Any, limits: dict[str, int], json_out: bool) -> None:
     """Write the batch's jobs, say how to watch it and exit 0."""
     from ..session.queued import QueueError, queue_batch
-    from .run import _database_errors, _plain_logs
     from ..store import open_db
 
-    with _plain_logs(), _database_errors(f"batch {spec.batch_id} was not queued"):
+    with plain_logs(), database_errors(f"batch {spec.batch_id} was not queued"):
         open_db(settings.db)  # the schema is checked (a database `vibesearch db upgrade` has not brought up is refused)
         try:
             run_ids = asyncio.run(queue_batch(str(settings.db), spec, limits))

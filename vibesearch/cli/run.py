@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
-import os
 import shlex
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, List, Optional
+from typing import Any, List, Optional
 
 import typer
 
 from ..config import AGENT_KINDS, SEARCH_BACKENDS, USER_KINDS, AgentKind, UserKind
 from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json, printable
+from ._logs import database_errors as _database_errors
+from ._logs import plain_logs as _plain_logs
 from ._queue import queue_and_exit, queue_limits
 
 _AGENT_WORDS: dict[AgentKind, str] = {
@@ -133,58 +132,6 @@ def _resume_hint(rows: list[dict[str, Any]], spec: Any, settings: Any, official_
         f"Once the database is back and this process' leases have expired (within {float(settings.lease_ttl_s):g} s), "
         f"resume with: {command}"
     )
-
-
-@contextmanager
-def _database_errors(doing: str) -> Iterator[None]:
-    """A database that could not be reached ends the command with one line (the driver's words,
-    never the statement); any other error goes on."""
-    from ..session._outage import database_unreachable
-
-    try:
-        yield
-    except Exception as exc:  # noqa: BLE001 - only the database's own errors are turned into a line
-        why = database_unreachable(exc)
-        if why is None:
-            raise
-        fail(f"the database could not be reached ({why}): {doing}")
-
-
-class _OneLineLogs(logging.Formatter):
-    """A log record as one line: its level and the first line of its message, no traceback."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        from .._secrets import scrub
-
-        lines = [line for line in record.getMessage().splitlines() if line.strip()] or [""]
-        return printable(scrub(f"{record.levelname.lower()}: {lines[0]}"))
-
-
-@contextmanager
-def _plain_logs() -> Iterator[None]:
-    """While a command runs, warnings from vibesearch or a library (SQLAlchemy's pool, asyncio)
-    are one line each on stderr instead of Python's default of a traceback. Left alone when the
-    caller configured logging. ``VIBESEARCH_DEBUG=1``: vibesearch's own records from DEBUG up,
-    tracebacks included."""
-    root = logging.getLogger()
-    if root.handlers:
-        yield
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    ours = logging.getLogger("vibesearch")
-    before = ours.level
-    if os.environ.get("VIBESEARCH_DEBUG", "").strip().lower() in ("1", "true", "yes"):
-        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-        ours.setLevel(logging.DEBUG)
-    else:
-        handler.setFormatter(_OneLineLogs())
-        handler.setLevel(logging.WARNING)
-    root.addHandler(handler)
-    try:
-        yield
-    finally:
-        root.removeHandler(handler)
-        ours.setLevel(before)
 
 
 def run_cmd(

@@ -44,7 +44,8 @@ def worker_cmd(
     retry_wait: float = typer.Option(5.0, "--retry-wait", min=0, help="seconds before a job that raised is tried again"),
 ) -> None:
     """Drive the runs of queued batches, --slots at a time, until SIGINT/SIGTERM."""
-    from .run import _plain_logs, _start_fakes
+    from ._logs import plain_logs
+    from .run import _start_fakes
 
     _start_fakes()
     from ..session.queued import RETRIES, WorkerOptions, serve, worker_name
@@ -60,7 +61,7 @@ def worker_cmd(
         f"worker {worker_name()}: {slots} slot(s) on {db_shown(settings.db)}; a failing job is retried {RETRIES} times",
         highlight=False, soft_wrap=True,
     )
-    with _plain_logs():
+    with plain_logs():
         logging.getLogger("vibesearch").setLevel(min(logging.getLogger("vibesearch").getEffectiveLevel(), logging.WARNING))
         if os.environ.get("VIBESEARCH_DEBUG", "").strip().lower() not in ("1", "true", "yes"):
             # procrastinate logs a failed job with its whole arguments (the task, the config): our own

@@ -1,0 +1,130 @@
+"""A site of runs scored under the official profile: its results.json holds the official summary
+and per-item records as `vibesearch report` gives them, a cancelled run is counted as left out,
+and `site verify` recomputes each official sample's triplet metrics from its coverage details."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from vibesearch.run import EndEvent, MessageEvent
+from vibesearch.run.config import RunConfig
+from vibesearch.scoring.official_metrics import CoverageItem, CoverageResult, GTTriple, OfficialGroundTruth, grade_sample
+from vibesearch.store import Store
+from vibesearch.store.tables import ScoreRow
+
+JUDGE = "fake/official-hand-judge"
+GT = [{"head": "A", "relation": "r", "tail": "B"}, {"head": "B", "relation": "s", "tail": "C"}, {"head": "C", "relation": "t", "tail": "D"}]
+
+
+def _snapshot(task_id: str) -> dict:
+    stages = [{"name": "s", "trigger": {"kind": "start", "condition": "c"}, "line": "l"}]
+    return {"id": task_id, "subset": "pro", "language": "en", "extra": {}, "graph": GT,
+            "persona": {"background": "b", "initial_query": "q", "stages": stages}}
+
+
+def _run(store: Store, task_id: str, status: str = "finished") -> str:
+    end = "cancelled" if status == "cancelled" else "done"
+    run = store.create_run(task_id, task_json=_snapshot(task_id), run_config=RunConfig(task_id=task_id, protocol="official"),
+                           agent="react", agent_model="fake/agent", user="rules", status=status, termination=end)
+    store.append(run.id, MessageEvent(role="user", content="q"))
+    store.append(run.id, MessageEvent(role="assistant", content="a", final=True))
+    store.append(run.id, EndEvent(termination=end))  # type: ignore[arg-type]
+    return run.id
+
+
+def _score(store: Store, run_id: str, task_id: str, covered: list[bool], n_pred: int) -> None:
+    gt = OfficialGroundTruth.from_record({"nodes": [{"node_id": n, "node_name": n} for n in "ABCD"],
+                                          "triples": [{"head_id": t["head"], "relation": t["relation"], "tail_id": t["tail"]} for t in GT]})
+    items = [CoverageItem(gt_index=i, gt_triple=GTTriple(**GT[i]), covered=c, supporting_pred_indices=[i] if c else []) for i, c in enumerate(covered)]
+    pred = [dict(GT[i]) for i in range(n_pred)]
+    sample = grade_sample(task_id, 0, pred, gt, CoverageResult.of(items, len(GT)))
+    store.add_score(ScoreRow(run_id=run_id, judge=JUDGE, precision=sample.triplet_precision, recall=sample.triplet_recall,
+                             f1=sample.triplet_f1, n_gt=len(GT), n_pred=n_pred, n_covered=sum(covered), n_valid=sum(covered),
+                             protocol="official", prompt_source="own prompts",
+                             details_json=json.dumps({"protocol": "official", "official": sample.official_dict()})), [])
+
+
+@pytest.fixture(scope="module")
+def official_site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("official")
+    store = Store(folder / "o.db")
+    for task_id, covered, n_pred in [("ta", [True, True, False], 3), ("ta", [True, False, False], 2), ("tb", [True, True, True], 3)]:
+        _score(store, _run(store, task_id), task_id, covered, n_pred)
+    _run(store, "tb", status="cancelled")
+    from vibesearch.site import build_site
+
+    out = folder / "site"
+    build_site(store, out, judge=JUDGE)
+    return store, out
+
+
+def test_the_official_summary_is_the_reports(official_site):
+    from vibesearch.reports import build_report
+
+    store, out = official_site
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    report = build_report(store, judge=JUDGE)
+    assert results["summary"] == report["summary"] and results["per_item"] == report["per_item"]
+    assert len(results["per_item"]) == 3 and results["summary"][0]["left_out_cancelled"] == 1
+    assert {x["reason"] for x in results["left_out"]} and len(results["left_out"]) == 1
+    row = next(r for r in results["scores"] if r["group"] == "all")
+    assert row["avg_node_f1"] is not None and row["left_out"] == 1
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert 'id="left-out"' in index and "Best node F1" in index
+
+
+def test_verify_recomputes_the_official_samples(cli, official_site, tmp_path):
+    _store, out = official_site
+    assert cli("site", "verify", out).exit_code == 0
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    results = json.loads((copy / "results.json").read_text(encoding="utf-8"))
+    rel = next(r["sample_file"] for r in results["runs"] if r["scored_under"])
+    data = json.loads((copy / rel).read_text(encoding="utf-8"))
+    data["records"][0]["record"]["official"]["triplet_f1"] = 0.4242
+    (copy / rel).write_text(json.dumps(data), encoding="utf-8")
+    res = cli("site", "verify", copy)
+    assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1, res.output
+    assert rel in res.output and "official.triplet_f1" in res.output and "coverage details give" in res.output
+
+
+def test_the_people_and_simulator_study_is_tabled(tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from fidelity_runs import person_run, simulator_run
+
+    from vibesearch.site import build_site
+
+    store = Store(tmp_path / "f.db")
+    for task_id, f1_person, f1_sim in [("ta", 0.6, 0.4), ("tb", 0.5, 0.45)]:
+        person_run(store, task_id, f1_person)
+        simulator_run(store, task_id, f1_sim)
+    results = build_site(store, tmp_path / "site")
+    assert results["fidelity"]["simulators"][0]["people_runs"] == 2
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    start = index.index('id="fidelity"')
+    table = index[start:index.index("</table>", start)]
+    assert "rules" in table and "+0.12" in table  # F1 with people minus with the simulator, averaged over the two tasks
+
+
+def test_the_official_graders_folder_is_bundled_and_checked(cli, official_site, tmp_path):
+    _store, out = official_site
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    [folder] = results["official_folders"]
+    summary = json.loads((out / folder / "summary.json").read_text(encoding="utf-8"))
+    assert summary["num_queries"] == 2 and summary["vibesearch"]["left_out_cancelled"] == 1
+    assert sorted(p.name for p in (out / folder).glob("*_sample*.json")) == ["ta_sample0.json", "ta_sample1.json", "tb_sample0.json"]
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    path = copy / folder / "summary.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    key = next(k for k in data if k.startswith("avg@"))
+    data[key] = 0.111
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    res = cli("site", "verify", copy)
+    assert res.exit_code == 1 and f"{folder}/summary.json" in res.output and key in res.output, res.output

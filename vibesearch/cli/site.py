@@ -1,0 +1,70 @@
+"""CLI command group ``site``: a static site of the stored runs, and its check.
+
+    vibesearch site build OUT/ [--db …] [--runs FILTER] [--campaign NAME] [--study NAME] [--judge J] [--app-url URL]
+    vibesearch site verify OUT/
+
+``build`` writes the leaderboard, one page per run (with a replay) and the results bundle
+(results.json, per-sample files, events, tasks, SHA256SUMS) into OUT/; it publishes only the runs
+named. ``verify`` recomputes every number from the bundled data and checks every file's sha256:
+exit 0 when all match, else exit 1 and one line naming the first file and number that does not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ._common import DbOption, JsonOption, console, fail, open_store, print_json
+
+site_app = typer.Typer(help="A static site of the stored runs (leaderboard, run pages, results bundle) and its check.",
+                       no_args_is_help=True)
+
+
+@site_app.command("build")
+def build_command(
+    out: Path = typer.Argument(..., help="Folder to write the site to (replaced whole once the new site is written)"),
+    runs: Optional[list[str]] = typer.Option(
+        None, "--runs", help="Only these runs: run ids and/or key=value filters of `report --where` (subset, language, agent, model, user, simulator, profile, task), comma-separated or repeated"
+    ),
+    campaign: Optional[str] = typer.Option(None, "--campaign", help="Only the runs of this labelling campaign"),
+    study: Optional[str] = typer.Option(None, "--study", help="Only the plays of this study"),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Whose scores (default: the judge with the most scores)"),
+    app_url: Optional[str] = typer.Option(None, "--app-url", help="Add 'open in the live app' links to this http(s) address"),
+    as_json: bool = JsonOption,
+    db: Optional[str] = DbOption,
+) -> None:
+    """Build a self-contained static site (opens from file://, fetches nothing) of the runs named."""
+    from ..site import SiteInputError, SiteOutputError, build_site
+    from ..site._html import safe_href
+
+    if app_url is not None and safe_href(app_url) is None:
+        fail(f"--app-url {app_url!r}: give an http:// or https:// address")
+    try:
+        results = build_site(open_store(db, writes=False), out, judge=judge, runs=runs, campaign=campaign, study=study, app_url=app_url)
+    except (SiteInputError, SiteOutputError) as exc:
+        fail(str(exc))
+    n_files = sum(1 for p in out.rglob("*") if p.is_file())
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    if as_json:
+        print_json({"out": str(out), "runs": results["n_runs"], "files": n_files, "bytes": size, "judge": results["judge"]})
+        return
+    console.print(f"{out}: {results['n_runs']} runs, {n_files} files, {size / 1e6:.2f} MB · judge {results['judge_label']} · "
+                  f"open {out / 'index.html'}", highlight=False, markup=False)
+
+
+@site_app.command("verify")
+def verify_command(out: Path = typer.Argument(..., help="A folder written by `vibesearch site build`")) -> None:
+    """Recompute every number of the site from its bundled data and check every file's sha256."""
+    from ..site import verify_site
+
+    ok, line = verify_site(out)
+    if not ok:
+        fail(line)
+    console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to the main app."""
+    app.add_typer(site_app, name="site")

@@ -1,0 +1,181 @@
+"""``vibesearch site build``: the runs a filter names, as a static site with its results bundle.
+
+The site is written into a staging folder beside OUT/ and moved into place at the end, so OUT/
+holds a whole site or is left as it was. It needs no server (every link is relative, every style
+and script inline, nothing is fetched at view time) and opens from ``file://``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from .. import __version__
+from ..scoring.agreement import agreement_report
+from ..scoring.judge_trust import judge_trust
+from ..scoring.verdicts import judge_label
+from ..store import Store
+from .bundle import RESULTS, SUMS, content_hash, derive, file_text, plain, record_fields, write_official_folders, write_sums
+from .collect import RunData, SiteData, gather
+from .pages import index_page
+from .run_page import run_page
+
+
+SITE_FORMAT = "vibesearch-site/1"
+
+
+class SiteOutputError(ValueError):
+    """OUT/ cannot be written (one line naming it)."""
+
+
+def stem(run_id: str) -> str:
+    """A run's file name stem (run ids are short hex; an imported one may hold other characters)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", run_id)[:120] or "run"
+
+
+def _sample_file(data: RunData, task_sha: str | None) -> dict[str, Any]:
+    entries = []
+    for rec in data.records:
+        sid = rec.score_id
+        entries.append({
+            "record": record_fields(rec),
+            "graded_triples": data.graded.get(sid, []) if sid is not None else [],
+            "verdicts": data.verdicts.get(sid, []) if sid is not None else [],
+        })
+    return {"run_id": data.run.id, "task_id": data.run.task_id, "task_sha256": task_sha, "stats_inputs": data.stats_inputs,
+            "records": entries}
+
+
+def _public_config(config: dict[str, Any]) -> dict[str, Any]:
+    """A run's config as published: an endpoint URL without any user, password, query or fragment
+    (a config never holds a key, but a URL typed with one inside must not reach a public page)."""
+    agent = config.get("agent")
+    if not isinstance(agent, dict):
+        return config
+    url = agent.get("endpoint_url")
+    if isinstance(url, str) and url:
+        try:
+            parts = urlsplit(url)
+            host = parts.netloc.rpartition("@")[2]  # the user and password, if any, stay behind
+            agent["endpoint_url"] = urlunsplit((parts.scheme, host, parts.path, "", ""))
+        except ValueError:
+            agent["endpoint_url"] = "(not shown)"
+    return config
+
+
+def _run_entry(data: RunData, task_sha: str | None) -> dict[str, Any]:
+    config = data.run.run_config()
+    first = data.records[0] if data.records else None
+    s = stem(data.run.id)
+    return {
+        "run_id": data.run.id, "task_id": data.run.task_id, "task_sha256": task_sha, "status": data.run.status,
+        "termination": data.run.termination, "source": data.run.source, "kind": data.run.kind,
+        "config": first.config if first else f"{data.run.agent} · user {data.run.user}",
+        "scored_under": [r.profile for r in data.records if r.score_id is not None],
+        "run_config": _public_config(plain(config.model_dump(mode="json"))) if config is not None else None,
+        "page_stem": s, "page": f"runs/{s}.html", "sample_file": f"samples/{s}.json", "events_file": f"events/{s}.json",
+    }
+
+
+def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str]) -> dict[str, Any]:
+    """``results.json``: the derived figures, the agreement with people and the facts of the build."""
+    keep = set(site.runs)
+    trust = judge_trust(site.store, keep_run=keep.__contains__)
+    profiles = sorted({r.profile for r in site.records if r.scored})
+    from ..scoring._spread import interval_settings
+
+    return {
+        "format": SITE_FORMAT,
+        "vibesearch_version": __version__,
+        "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "judge": site.judge,
+        "judge_label": judge_label(site.judge),
+        "selection": site.selection,
+        "intervals": interval_settings(),
+        "n_runs": len(site.runs),
+        "tasks": [{"id": tid, "sha256": sha, "file": f"tasks/{sha}.json"} for sha, tid in sorted(tasks.items(), key=lambda kv: kv[1])],
+        "runs": [_run_entry(d, content_hash(d.task_json) if d.task_json else None) for d in site.runs.values()],
+        **derived,
+        "judge_agreement": [{**t, "judge_label": judge_label(t["judge"])} for t in trust.rows((site.judge, p) for p in profiles)],
+        "label_agreement": plain(agreement_report(site.store, keep_run=keep.__contains__)),
+        "fidelity": _fidelity(site, keep),
+    }
+
+
+def _fidelity(site: SiteData, keep: set[str]) -> dict[str, Any] | None:
+    """The people-vs-simulator study over the published runs (``scoring.fidelity``), None without people's runs."""
+    from ..scoring.fidelity import FidelityError, fidelity_report
+
+    try:
+        return plain(fidelity_report(site.store, judge=site.judge, may_read=lambda run: run.id in keep))
+    except FidelityError:
+        return None
+
+
+def _is_site(folder: Path) -> bool:
+    """Whether ``folder`` holds a site this command wrote (its results.json says so)."""
+    try:
+        head = json.loads((folder / RESULTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(head, dict) and head.get("format") == SITE_FORMAT and (folder / SUMS).is_file()
+
+
+def write_site(site: SiteData, out: Path, *, app_url: str | None = None) -> dict[str, Any]:
+    """Write the site into ``out`` (replacing what was there only once the new one is whole)."""
+    out = Path(out)
+    parent = out.resolve().parent
+    if out.exists() and not out.is_dir():
+        raise SiteOutputError(f"{out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not _is_site(out):
+        raise SiteOutputError(f"{out}: holds files that are not a site built by vibesearch; give a new or empty folder "
+                              "(an earlier site is replaced)")
+    parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
+    try:
+        for sub in ("runs", "samples", "events", "tasks"):
+            (stage / sub).mkdir()
+        derived = derive(site.records)
+        tasks: dict[str, str] = {}
+        for data in site.runs.values():
+            sha = content_hash(data.task_json) if data.task_json else None
+            if sha is not None and sha not in tasks:
+                tasks[sha] = data.run.task_id
+                (stage / "tasks" / f"{sha}.json").write_text(file_text(data.task_json), encoding="utf-8")
+            s = stem(data.run.id)
+            (stage / "samples" / f"{s}.json").write_text(file_text(_sample_file(data, sha)), encoding="utf-8")
+            (stage / "events" / f"{s}.json").write_text(file_text(data.events), encoding="utf-8")
+            (stage / "runs" / f"{s}.html").write_text(run_page(data, app_url=app_url, stem=s), encoding="utf-8")
+        official = write_official_folders(site.records, stage / "official")
+        results = results_of(site, derived, tasks)
+        results["official_folders"] = [f"official/{name}" for name in official]
+        (stage / RESULTS).write_text(file_text(results), encoding="utf-8")
+        (stage / "index.html").write_text(index_page(results, derived, app_url=app_url), encoding="utf-8")
+        write_sums(stage)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=parent))
+            os.replace(out, old / "site")
+            os.replace(stage, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(stage, out)
+    except OSError as exc:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise SiteOutputError(f"{out}: cannot write the site ({exc.strerror or exc})") from None
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return results
+
+
+def build_site(store: Store, out: Path, *, judge: str | None = None, runs: list[str] | None = None, campaign: str | None = None,
+               study: str | None = None, app_url: str | None = None) -> dict[str, Any]:
+    """Build the site of the runs named (every run without a filter) into ``out``; returns results.json's content."""
+    return write_site(gather(store, judge=judge, runs=runs, campaign=campaign, study=study), out, app_url=app_url)

@@ -1,0 +1,143 @@
+"""What a site is built from: the runs a filter names, read once from the store.
+
+Building a site is an admin act, but it publishes only what it is asked to: the runs named by
+``--runs`` (run ids, or ``key=value`` filters of ``report --where``), ``--campaign`` (a labelling
+campaign's runs) and ``--study`` (a study's plays), all of them when none is given. Of each run it
+keeps its events, its task snapshot, the graph each score graded and the judge's verdicts; never
+the run's owner, the settings snapshot, logins, study codes or any key (none of them is read).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..scoring.aggregate import RunRecord, WHERE_KEYS, collect_runs, parse_where, where_filter
+from ..scoring._stored import stored_prediction
+from ..scoring.metrics import stored_verdicts
+from ..scoring.stats import _stages_total
+from ..store import Store, TaskSnapshotError
+from ..store.tables import GraphRow, Run
+from ..tasks.models import Task
+
+
+class SiteInputError(ValueError):
+    """A filter, campaign or study that names nothing that can be built (one line)."""
+
+
+@dataclass
+class RunData:
+    """One run as the site shows it."""
+
+    run: Run
+    task: Task | None
+    task_json: dict[str, Any]
+    events: list[dict[str, Any]]
+    records: list[RunRecord] = field(default_factory=list)  # one per profile it was scored under
+    graded: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # score id -> the triples it graded
+    verdicts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # score id -> verdicts
+    latest_graph: list[dict[str, Any]] = field(default_factory=list)  # the newest graph, scored or not
+
+    @property
+    def gt(self) -> list[dict[str, Any]]:
+        return [t.model_dump() for t in self.task.graph] if self.task is not None else []
+
+    @property
+    def stats_inputs(self) -> dict[str, Any]:
+        """What ``stats_from_events`` needs besides the events (``scoring.stats.run_stats``)."""
+        return {"stages_total": _stages_total(self.task), "termination": self.run.termination,
+                "imported": self.run.source == "imported"}
+
+
+@dataclass
+class SiteData:
+    store: Store
+    judge: str
+    records: list[RunRecord]
+    runs: dict[str, RunData]
+    selection: dict[str, Any]
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+def select_runs(store: Store, runs: list[str] | None = None, campaign: str | None = None, study: str | None = None) -> tuple[set[str] | None, dict[str, Any]]:
+    """The ids of the runs to publish (None: every run) and a description of the selection.
+    ``runs``: run ids and/or ``key=value`` filters; ids and filters of one call must all hold."""
+    parts = _split(runs)
+    filters = [p for p in parts if "=" in p]
+    ids = [p for p in parts if "=" not in p]
+    chosen: set[str] | None = None
+    if ids:
+        known = {r.id for r in store.list_runs()}
+        missing = [i for i in ids if i not in known]
+        if missing:
+            raise SiteInputError(f"--runs: no run {missing[0]!r} in the database")
+        chosen = set(ids)
+    if filters:
+        try:
+            where = parse_where(filters)
+        except ValueError as exc:
+            raise SiteInputError(str(exc).replace("--where", "--runs")) from None
+        keep = where_filter(where)
+        named = chosen
+        matched = {r.run_id for r in collect_runs(store, keep=None if named is None else (lambda run: run.id in named))[0] if keep(r)}
+        chosen = matched
+    if campaign:
+        row = store.campaign(campaign)
+        if row is None:
+            raise SiteInputError(f"--campaign: no campaign named {campaign!r}")
+        mine = set(row.run_ids())
+        chosen = mine if chosen is None else chosen & mine
+    if study:
+        found = next((s for s in store.studies() if s.name == study), None)
+        if found is None:
+            raise SiteInputError(f"--study: no study named {study!r}")
+        plays = {p.run_id for p in store.study_codes(found.id) if p.run_id}
+        chosen = plays if chosen is None else chosen & plays
+    return chosen, {"runs": parts, "campaign": campaign, "study": study, "filter_keys": sorted(WHERE_KEYS)}
+
+
+def _graph_triples(store: Store, graph_id: int | None) -> list[dict[str, Any]]:
+    if graph_id is None:
+        return []
+    with store.session() as s:
+        row = s.get(GraphRow, graph_id)
+    triples = json.loads(row.triples_json or "[]") if row is not None else []
+    return [t for t in triples if isinstance(t, dict)]
+
+
+def event_dicts(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The run's stored events as plain JSON values (``StoredEvent`` dumps: seq, ts, data)."""
+    return [e.model_dump(mode="json") for e in store.events(run_id)]
+
+
+def gather(store: Store, *, judge: str | None = None, runs: list[str] | None = None, campaign: str | None = None,
+           study: str | None = None) -> SiteData:
+    chosen, selection = select_runs(store, runs, campaign, study)
+    keep = None if chosen is None else (lambda run: run.id in chosen)
+    records, used = collect_runs(store, judge=judge, keep=keep)
+    shown_ids = list(dict.fromkeys(r.run_id for r in records))
+    if chosen is not None:  # a run the filter names is shown even when it has no score yet
+        shown_ids += sorted(i for i in chosen if i not in shown_ids)
+    if not shown_ids:
+        raise SiteInputError("no run to publish: the database holds none, or the filters match none")
+    out: dict[str, RunData] = {}
+    for run_id in shown_ids:
+        run = store.get_run(run_id)
+        try:
+            task: Task | None = run.task()
+        except TaskSnapshotError:
+            task = None
+        data = RunData(run=run, task=task, task_json=json.loads(run.task_json or "{}"), events=event_dicts(store, run_id),
+                       records=[r for r in records if r.run_id == run_id], latest_graph=stored_prediction(store, run_id)[0])
+        for rec in data.records:
+            if rec.score_id is None:
+                continue
+            score = next(s for s in store.scores(run_id) if s.id == rec.score_id)
+            data.graded[rec.score_id] = _graph_triples(store, score.graph_id)
+            data.verdicts[rec.score_id] = [v.model_dump() for v in stored_verdicts(store, rec.score_id)]
+        out[run_id] = data
+    return SiteData(store=store, judge=used, records=records, runs=out, selection=selection)

@@ -1,0 +1,164 @@
+"""One page per run: persona card, conversation, stage stepper, replay, score, graph, verdicts.
+
+Everything from the task, the agent, the user or a web page is escaped (``_html.esc``); the replay
+reads the run's events from embedded JSON (``_html.json_script``) and writes them with
+``textContent`` only (``_assets.REPLAY_JS``). Stable element ids for tests and links:
+``replay-play``, ``replay-pause``, ``replay-step``, ``replay-reset``, ``replay-speed``,
+``replay-position``, ``replay-state``, ``replay-log``, ``replay-stepper``, ``score``,
+``missed-triples``, ``graph``, ``verdicts``, ``conversation``, ``persona``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from ..reports.build import stage_label
+from ..scoring.aggregate import RunRecord
+from ..scoring.verdicts import judge_label
+from ._assets import REPLAY_JS
+from ._html import esc, json_script, link, number, page
+from ._svg import graph_svg
+from .collect import RunData
+
+SCORE_FIELDS = [("precision", "P"), ("recall", "R"), ("f1", "F1")]
+COUNT_FIELDS = [("n_gt", "ground truth"), ("n_pred", "predicted"), ("n_covered", "covered"), ("n_valid", "valid"), ("n_unscored", "unscored")]
+
+
+def replay_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the replay needs of each stored event: its sequence number and its data."""
+    return [{"seq": e["seq"], **e["data"]} for e in events]
+
+
+def _persona(data: RunData) -> str:
+    task = data.task
+    if task is None:
+        return '<div class="card" id="persona"><p class="note">The task snapshot of this run cannot be read.</p></div>'
+    p = task.persona
+    sources = "".join(f"<li>{link(u)}</li>" for u in task.sources)
+    return (f'<div class="card" id="persona"><h3>{esc(task.title or task.id)}</h3>'
+            f'<p class="note">task <code>{esc(task.id)}</code> · {esc(task.subset)} · {esc(task.language)}'
+            + (f" · {esc(task.domain)}" if task.domain else "") + "</p>"
+            f"<p><b>Who:</b> {esc(p.background)}</p><p><b>Opening question:</b> {esc(p.initial_query)}</p>"
+            + (f"<p><b>Behaviour:</b> {esc(p.behavior)}</p>" if p.behavior else "")
+            + (f"<details><summary>Sources ({len(task.sources)})</summary><ul>{sources}</ul></details>" if task.sources else "")
+            + "</div>")
+
+
+def _stepper(data: RunData, reached: int | None) -> str:
+    stages = data.task.persona.stages if data.task is not None else []
+    items = "".join(
+        f'<li data-stage="{i}" class="{"reached" if reached is not None and i < reached else ""}">'
+        f"{i + 1}. {esc(s.name)} <span class=\"note\">({esc(s.trigger.kind)})</span></li>"
+        for i, s in enumerate(stages))
+    return f'<ol class="stepper" id="replay-stepper">{items}</ol>' if items else '<p class="note" id="replay-stepper">No stages known.</p>'
+
+
+def _conversation(events: list[dict[str, Any]]) -> str:
+    """The dialogue as stored: messages, each assistant step's tool calls folded under it."""
+    out: list[str] = []
+    results = {e["data"].get("call_id"): e["data"] for e in events if e["data"].get("kind") == "tool_result"}
+    for e in events:
+        d = e["data"]
+        if d.get("kind") == "message" and d.get("role") in ("user", "assistant"):
+            phase = d.get("phase", "dialogue")
+            who = d["role"] + ("" if phase == "dialogue" else f" · {phase}")
+            box = f'<div class="msg {esc(d["role"])}"><span class="who">{esc(who)}</span>{esc(d.get("content", ""))}</div>'
+            out.append(box if phase == "dialogue" else f'<details class="tool"><summary>{esc(who)}</summary>{box}</details>')
+        elif d.get("kind") == "tool_call":
+            res = results.get(d.get("call_id"))
+            body = esc(json.dumps(d.get("arguments") or {}, ensure_ascii=False, indent=1))
+            shown = "" if res is None else f"<div class=\"event\">result{' (error)' if res.get('error') else ''}</div><pre>{esc(res.get('content', ''))}</pre>"
+            out.append(f'<details class="tool"><summary>tool call: {esc(d.get("tool", ""))}</summary><pre>{body}</pre>{shown}</details>')
+        elif d.get("kind") == "end":
+            out.append(f'<div class="event">end: {esc(d.get("termination", ""))}{(" — " + esc(d["detail"])) if d.get("detail") else ""}</div>')
+    return "".join(out) or '<p class="note">No messages.</p>'
+
+
+def _verdict_map(verdicts: list[dict[str, Any]]) -> dict[int, tuple[bool | None, list[int]]]:
+    return {int(v["gt_index"]): (v.get("covered"), [int(i) for i in v.get("evidence") or []]) for v in verdicts}
+
+
+def _triple(t: dict[str, Any]) -> str:
+    return f"{esc(t.get('head', ''))} — {esc(t.get('relation', ''))} → {esc(t.get('tail', ''))}"
+
+
+def _score_block(data: RunData, k: int, rec: RunRecord) -> str:
+    check = f"run:{data.run.id}:{k}"
+    cells = "".join(f"<td>{number(getattr(rec, f), f'{check}.{f}')}</td>" for f, _ in SCORE_FIELDS)
+    counts = "<br>".join(f"{number(getattr(rec, f), f'{check}.{f}', pct=False)} {label}" for f, label in COUNT_FIELDS) if rec.scored else "–"
+    return (f'<tr><td class="text">{esc(rec.profile)}<br><span class="note">{esc(judge_label(rec.judge) if rec.judge else "not scored")}</span></td>'
+            f'{cells}<td class="text">{counts}</td></tr>')
+
+
+def _verdict_table(gt: list[dict[str, Any]], pred: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> str:
+    by_index = {int(v["gt_index"]): v for v in verdicts}
+    rows = []
+    for i, t in enumerate(gt):
+        v = by_index.get(i, {})
+        covered = v.get("covered")
+        state = ("covered", "covered") if covered else ("missed", "missed") if covered is False else ("unscored", "unscored")
+        evidence = "<br>".join(_triple(pred[e]) for e in v.get("evidence") or [] if 0 <= e < len(pred))
+        rows.append(f'<tr><td>{i + 1}</td><td class="text">{_triple(t)}</td><td class="text {state[0]}">{state[1]}</td>'
+                    f'<td>{esc(v.get("rule") if v.get("rule") is not None else "")}</td><td class="text">{evidence}</td>'
+                    f'<td class="text">{esc(v.get("rationale", ""))}</td></tr>')
+    return ('<table id="verdicts"><thead><tr><th>#</th><th class="text">ground-truth triple</th><th class="text">verdict</th>'
+            '<th>rule</th><th class="text">evidence (predicted)</th><th class="text">rationale</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def run_page(data: RunData, *, app_url: str | None = None, stem: str | None = None) -> str:
+    run = data.run
+    recs = data.records
+    files = stem or run.id
+    stats_rec = recs[0] if recs else None
+    reached = stats_rec.stats.stages_reached if stats_rec else None
+    total = stats_rec.stats.stages_total if stats_rec else None
+    live = ""
+    if app_url:
+        live = " · " + link(f"{app_url.rstrip('/')}/?run={quote(run.id)}", "open in the live app")
+    head = (f"<h1>Run <code>{esc(run.id)}</code></h1>"
+            f'<p class="note">task <code>{esc(run.task_id)}</code> · {esc(stats_rec.config if stats_rec else run.agent)} · '
+            f"status {esc(run.status)} · termination {esc(run.termination or '–')} · source {esc(run.source)} · "
+            f"{esc(stage_label(reached, total))}{live}</p>")
+    scored = [(k, r) for k, r in enumerate(recs) if r.score_id is not None]
+    score_rows = "".join(_score_block(data, k, r) for k, r in enumerate(recs))
+    score = ('<table id="score"><thead><tr><th class="text">profile · judge</th>'
+             + "".join(f"<th>{h} (%)</th>" for _, h in SCORE_FIELDS) + '<th class="text">triples</th>'
+             + f"</tr></thead><tbody>{score_rows}</tbody></table>") if recs else '<p class="note" id="score">Not scored, not finished.</p>'
+    gt = data.gt
+    if scored:
+        k, main_rec = scored[0]
+        assert main_rec.score_id is not None
+        pred, verdicts = data.graded.get(main_rec.score_id, []), data.verdicts.get(main_rec.score_id, [])
+        missed = [gt[int(v["gt_index"])] for v in verdicts if v.get("covered") is False and int(v["gt_index"]) < len(gt)]
+        missed_html = (f'<p class="note">{len(missed)} of {len(gt)} ground-truth triples missed ({esc(main_rec.profile)}, '
+                       f'{esc(judge_label(main_rec.judge or ""))}).</p><ul class="missed-list" id="missed-triples">'
+                       + "".join(f"<li>{_triple(t)}</li>" for t in missed) + "</ul>")
+        graph = graph_svg(gt, pred, _verdict_map(verdicts))
+        verdict_html = _verdict_table(gt, pred, verdicts)
+    else:
+        missed_html = '<ul class="missed-list" id="missed-triples"></ul><p class="note">Not scored: no verdicts.</p>'
+        graph = graph_svg(gt, data.latest_graph, None)  # drawn unjudged
+        verdict_html = '<p class="note" id="verdicts">No verdicts.</p>'
+    replay = (
+        '<div class="controls"><button id="replay-play" type="button">Play</button>'
+        '<button id="replay-pause" type="button">Pause</button><button id="replay-step" type="button">Step</button>'
+        '<button id="replay-reset" type="button">Reset</button><label>speed <select id="replay-speed">'
+        '<option value="1">1×</option><option value="2">2×</option><option value="4" selected>4×</option>'
+        '<option value="16">16×</option></select></label>'
+        f'<span id="replay-position">0 / {len(data.events)}</span> <span id="replay-state" class="note">loading</span></div>'
+        '<div id="replay-log"></div>'
+    )
+    body = (
+        head + '<div class="grid"><div>' + _persona(data) + "<h2>Replay</h2>" + replay + "</div><div><h2>Stages</h2>"
+        + _stepper(data, reached) + "<h2>Score</h2>" + score + "<h3>Missed triples</h3>" + missed_html + "</div></div>"
+        + "<h2>Knowledge graph</h2>" + graph
+        + "<h2>The judge's verdict per ground-truth triple</h2>" + verdict_html
+        + f'<h2>Conversation</h2><div id="conversation">{_conversation(data.events)}</div>'
+        + f'<p class="note">Bundled data: <a href="../samples/{esc(files)}.json">scores and verdicts</a> · '
+          f'<a href="../events/{esc(files)}.json">events</a></p>'
+    )
+    scripts = json_script("run-events", replay_events(data.events)) + f"<script>{REPLAY_JS}</script>"
+    return page(f"Run {run.id}", body, root="../", scripts=scripts)

@@ -1,0 +1,185 @@
+"""``vibesearch site verify OUT/``: every number of a site recomputed from its own bundled data.
+
+In this order, stopping at the first thing that does not match (one line naming the file, and the
+number where there is one):
+
+1. each task file's name is the sha256 of its content;
+2. each run's per-sample file: P/R/F1 and the counts of every score recomputed from its verdicts
+   and graded triples (``metrics.compute_metrics``), an official sample's triplet metrics from its
+   coverage details (``official_metrics``);
+3. ``results.json``: the leaderboard, interaction, noise-floor, official summary / per-item and
+   left-out figures recomputed by ``bundle.derive`` from the records rebuilt out of the per-sample
+   files and the events (statistics by ``stats.stats_from_events``), and the official grader's
+   folders written again from those records (``bundle.write_official_folders``);
+4. every number a page shows (``data-check``) against the same recomputation;
+5. the sha256 of every file against ``SHA256SUMS`` (and no file unlisted, none missing).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..scoring.aggregate import RunRecord
+from .bundle import (
+    DERIVED_KEYS, METRIC_FIELDS, RESULTS, SUMS, close, content_hash, derive, first_difference, metrics_from_verdicts,
+    official_triplets, read_sums, rebuild_records, sha256_file, site_files, write_official_folders,
+)
+
+CHECK = re.compile(r'data-check="([^"]*)" data-value="([^"]*)"')
+STEP = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+
+
+class Mismatch(Exception):
+    """The first thing that does not match: its message is the one line."""
+
+
+def _load(out: Path, rel: str) -> Any:
+    path = out / rel
+    if not path.is_file():
+        raise Mismatch(f"{rel}: missing")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise Mismatch(f"{rel}: not valid JSON ({exc})") from None
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)[:80]
+
+
+def _check_sample(rel: str, sample: dict[str, Any], gt_count: int | None) -> list[dict[str, Any]]:
+    """The sample file's records with their metrics recomputed; ``Mismatch`` at the first stored
+    number the verdicts do not give."""
+    fresh_records = []
+    for k, entry in enumerate(sample.get("records") or []):
+        rec = dict(entry["record"])
+        official = rec.get("official")
+        if official is not None:
+            for key, value in official_triplets(official).items():
+                if not close(official.get(key), value):
+                    raise Mismatch(f"{rel}: records[{k}].official.{key} is {_show(official.get(key))}, its coverage details give {_show(value)}")
+        elif rec.get("score_id") is not None:
+            n_gt = gt_count if gt_count is not None else int(rec.get("n_gt") or 0)
+            metrics = metrics_from_verdicts(entry.get("verdicts") or [], n_gt, entry.get("graded_triples") or []).model_dump()
+            for key in METRIC_FIELDS:
+                if not close(rec.get(key), metrics[key]):
+                    raise Mismatch(f"{rel}: records[{k}].{key} is {_show(rec.get(key))}, its verdicts give {_show(metrics[key])}")
+            rec.update({key: metrics[key] for key in METRIC_FIELDS})
+        fresh_records.append({**entry, "record": rec})
+    return fresh_records
+
+
+def _lookup(path: str, derived: dict[str, Any], by_run: dict[str, list[RunRecord]]) -> Any:
+    if path.startswith("run:"):
+        run_id, _, rest = path[len("run:"):].rpartition(":")
+        k, _, field = rest.partition(".")
+        return getattr(by_run[run_id][int(k)], field)
+    value: Any = derived
+    for name, index in STEP.findall(path):
+        value = value[int(index)] if index else value[name]
+    return value
+
+
+def _check_pages(out: Path, derived: dict[str, Any], by_run: dict[str, list[RunRecord]]) -> None:
+    for path in [out / "index.html", *sorted((out / "runs").glob("*.html"))]:
+        rel = path.relative_to(out).as_posix()
+        for check, raw in CHECK.findall(path.read_text(encoding="utf-8")):
+            check, raw = html.unescape(check), html.unescape(raw)
+            try:
+                fresh = _lookup(check, derived, by_run)
+            except (KeyError, IndexError, ValueError, AttributeError):
+                raise Mismatch(f"{rel}: shows {check}, which the bundled data does not hold") from None
+            if fresh is None or raw == "":
+                ok = fresh is None and raw == ""
+            elif isinstance(fresh, bool):
+                ok = raw == str(fresh).lower()
+            else:
+                try:
+                    ok = close(float(raw), fresh)
+                except ValueError:
+                    ok = False
+            if not ok:
+                raise Mismatch(f"{rel}: {check} shows {raw or '–'}, recomputed {_show(fresh)}")
+
+
+def _check_official(out: Path, records: list[RunRecord], listed: list[str]) -> None:
+    """The official grader's folders, written again from the rebuilt records and compared file by file."""
+    with tempfile.TemporaryDirectory() as scratch:
+        fresh_root = Path(scratch)
+        names = [f"official/{name}" for name in write_official_folders(records, fresh_root)]
+        if sorted(names) != sorted(listed):
+            raise Mismatch(f"{RESULTS}: official_folders is {_show(listed)}, recomputed {_show(names)}")
+        for fresh in sorted(p for p in fresh_root.rglob("*.json")):
+            rel = "official/" + fresh.relative_to(fresh_root).as_posix()
+            found = first_difference(_load(out, rel), json.loads(fresh.read_text(encoding="utf-8")))
+            if found:
+                where, stored, value = found
+                raise Mismatch(f"{rel}: {where or 'the file'} is {_show(stored)}, recomputed {_show(value)}")
+
+
+def _check_sums(out: Path) -> None:
+    if not (out / SUMS).is_file():
+        raise Mismatch(f"{SUMS}: missing")
+    listed = read_sums(out)
+    seen = set()
+    for path in site_files(out):
+        rel = path.relative_to(out).as_posix()
+        seen.add(rel)
+        if rel not in listed:
+            raise Mismatch(f"{rel}: not listed in {SUMS}")
+        actual = sha256_file(path)
+        if actual != listed[rel]:
+            raise Mismatch(f"{rel}: sha256 {actual[:16]}… does not match {SUMS} ({listed[rel][:16]}…)")
+    for rel in sorted(set(listed) - seen):
+        raise Mismatch(f"{rel}: listed in {SUMS} but missing")
+
+
+def _verify(out: Path) -> int:
+    if not out.is_dir():
+        raise Mismatch(f"{out}: no such folder")
+    results = _load(out, RESULTS)
+    gt_counts: dict[str, int] = {}
+    for task in results.get("tasks") or []:
+        content = _load(out, task["file"])
+        if content_hash(content) != task["sha256"]:
+            raise Mismatch(f"{task['file']}: its content's sha256 is not the {task['sha256'][:16]}… results.json names")
+        gt_counts[task["sha256"]] = len(content.get("graph") or [])
+    records: list[RunRecord] = []
+    by_run: dict[str, list[RunRecord]] = {}
+    for run in results.get("runs") or []:
+        sample = _load(out, run["sample_file"])
+        events = _load(out, run["events_file"])
+        sample["records"] = _check_sample(run["sample_file"], sample, gt_counts.get(sample.get("task_sha256") or ""))
+        try:
+            mine = rebuild_records(sample, events)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise Mismatch(f"{run['sample_file']}: cannot be read back as run records ({' '.join(str(exc).split())[:160]})") from None
+        by_run[run["run_id"]] = mine
+        records += mine
+    derived = derive(records)
+    for key in DERIVED_KEYS:
+        found = first_difference(results.get(key), derived[key], key)
+        if found:
+            where, stored, fresh = found
+            raise Mismatch(f"{RESULTS}: {where} is {_show(stored)}, recomputed {_show(fresh)}")
+    _check_official(out, records, results.get("official_folders") or [])
+    _check_pages(out, derived, by_run)
+    _check_sums(out)
+    return len(records)
+
+
+def verify_site(out: Path) -> tuple[bool, str]:
+    """(True, a summary) when every number and every file matches, else (False, the one line)."""
+    out = Path(out)
+    try:
+        n = _verify(out)
+    except Mismatch as exc:
+        return False, str(exc)
+    except Exception as exc:  # noqa: BLE001 - a damaged site is one line, never a traceback
+        return False, f"{out}: cannot be verified ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+    return True, f"{out}: every number recomputed from the bundled data matches ({n} run records), and every file its sha256"
