@@ -3,6 +3,7 @@ number, any other changed byte fails naming the file — always one line, exit 1
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import shutil
@@ -29,6 +30,11 @@ def _fails(cli, out, *needles):
 
 
 def _edit_json(path, change):
+    if path.suffix == ".gz":  # the bundled events
+        data = json.loads(gzip.decompress(path.read_bytes()))
+        change(data)
+        path.write_bytes(gzip.compress(json.dumps(data, ensure_ascii=False).encode()))
+        return
     data = json.loads(path.read_text(encoding="utf-8"))
     change(data)
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -93,7 +99,7 @@ def test_edited_events_change_the_interaction_figures(cli, copy, site_db):
     def drop_tool_calls(events):
         events[:] = [e for e in events if e["data"]["kind"] != "tool_call"]
 
-    _edit_json(copy / "events" / f"{rid}.json", drop_tool_calls)
+    _edit_json(copy / "events" / f"{rid}.json.gz", drop_tool_calls)
     _fails(cli, copy, "results.json", "interaction")
 
 

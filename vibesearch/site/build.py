@@ -22,7 +22,7 @@ from ..scoring.agreement import agreement_report
 from ..scoring.judge_trust import judge_trust
 from ..scoring.verdicts import judge_label
 from ..store import Store
-from .bundle import RESULTS, SUMS, content_hash, derive, file_text, plain, record_fields, write_official_folders, write_sums
+from .bundle import RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
 from .collect import RunData, SiteData, gather
 from .pages import index_page
 from .run_page import run_page
@@ -80,7 +80,7 @@ def _run_entry(data: RunData, task_sha: str | None) -> dict[str, Any]:
         "config": first.config if first else f"{data.run.agent} · user {data.run.user}",
         "scored_under": [r.profile for r in data.records if r.score_id is not None],
         "run_config": _public_config(plain(config.model_dump(mode="json"))) if config is not None else None,
-        "page_stem": s, "page": f"runs/{s}.html", "sample_file": f"samples/{s}.json", "events_file": f"events/{s}.json",
+        "page_stem": s, "page": f"runs/{s}.html", "sample_file": f"samples/{s}.json", "events_file": f"events/{s}.json.gz",
     }
 
 
@@ -151,7 +151,7 @@ def write_site(site: SiteData, out: Path, *, app_url: str | None = None) -> dict
                 (stage / "tasks" / f"{sha}.json").write_text(file_text(data.task_json), encoding="utf-8")
             s = stem(data.run.id)
             (stage / "samples" / f"{s}.json").write_text(file_text(_sample_file(data, sha)), encoding="utf-8")
-            (stage / "events" / f"{s}.json").write_text(file_text(data.events), encoding="utf-8")
+            (stage / "events" / f"{s}.json.gz").write_bytes(gzip_json(data.events))
             (stage / "runs" / f"{s}.html").write_text(run_page(data, app_url=app_url, stem=s), encoding="utf-8")
         official = write_official_folders(site.records, stage / "official")
         results = results_of(site, derived, tasks)

@@ -6,7 +6,7 @@
                             the tasks (id, content hash), the runs with their configs, the version
     OUT/samples/<run>.json  per run: every score record of it with the graded triples and the
                             judge's verdict per ground-truth triple (the official sample record too)
-    OUT/events/<run>.json   the run's stored events, as stored
+    OUT/events/<run>.json.gz   the run's stored events, as stored (gzipped JSON)
     OUT/tasks/<sha256>.json each task snapshot, named by the sha256 of its canonical JSON
     OUT/official/<config>/  per configuration scored under the official profile: the official
                             grader's files (<qid>_sample<i>.json, summary.json, item_ratings.json,
@@ -51,6 +51,15 @@ def content_hash(value: Any) -> str:
 
 def file_text(value: Any) -> str:
     return json.dumps(value, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def gzip_json(value: Any) -> bytes:
+    """``value`` as compact JSON, gzipped the same way every time (no name, no time in the header):
+    the bundled events, a third of a site's bytes as plain text and about a tenth gzipped."""
+    import gzip
+
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
 
 
 def plain(value: Any) -> Any:

@@ -158,7 +158,7 @@ def run_page(data: RunData, *, app_url: str | None = None, stem: str | None = No
         + "<h2>The judge's verdict per ground-truth triple</h2>" + verdict_html
         + f'<h2>Conversation</h2><div id="conversation">{_conversation(data.events)}</div>'
         + f'<p class="note">Bundled data: <a href="../samples/{esc(files)}.json">scores and verdicts</a> · '
-          f'<a href="../events/{esc(files)}.json">events</a></p>'
+          f'<a href="../events/{esc(files)}.json.gz">events</a></p>'
     )
     scripts = json_script("run-events", replay_events(data.events)) + f"<script>{REPLAY_JS}</script>"
     return page(f"Run {run.id}", body, root="../", scripts=scripts)

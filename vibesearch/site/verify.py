@@ -38,14 +38,22 @@ class Mismatch(Exception):
     """The first thing that does not match: its message is the one line."""
 
 
+def one_line_of(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200]
+
+
 def _load(out: Path, rel: str) -> Any:
     path = out / rel
     if not path.is_file():
         raise Mismatch(f"{rel}: missing")
     try:
+        if rel.endswith(".gz"):
+            import gzip
+
+            return json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
         return json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise Mismatch(f"{rel}: not valid JSON ({exc})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, OSError, EOFError) as exc:
+        raise Mismatch(f"{rel}: not valid {'gzipped ' if rel.endswith('.gz') else ''}JSON ({one_line_of(exc)})") from None
 
 
 def _show(value: Any) -> str:
