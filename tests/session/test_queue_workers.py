@@ -38,6 +38,7 @@ class QueueEnv:
     def __init__(self, cluster):
         self.cluster = cluster
         self.procs: list[subprocess.Popen] = []
+        self.stores: dict[str, Store] = {}
 
     def new_db(self) -> str:
         url = self.cluster.new_database()
@@ -61,10 +62,19 @@ class QueueEnv:
         self.procs.append(proc)
         return proc
 
-    def status(self, db: str, batch: str) -> dict:
-        done = self.cmd("batch", "status", batch, "--db", db, "--json")
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
+    def status(self, db: str, batch: str, *, cli: bool = False) -> dict:
+        """What ``vibesearch batch status --json`` says; read in this process (the same function)
+        unless ``cli``: polling through a new process twice a second cost more CPU than the runs."""
+        if cli:
+            done = self.cmd("batch", "status", batch, "--db", db, "--json")
+            assert done.returncode == 0, done.stderr
+            return json.loads(done.stdout)
+        from vibesearch.session.queued import batch_rows, counts
+
+        if db not in self.stores:
+            self.stores[db] = Store(db)
+        rows = batch_rows(self.stores[db], batch)
+        return {"batch_id": batch, "counts": counts(rows), "runs": [r.to_dict() for r in rows]}
 
     def stop_workers(self) -> None:
         for p in self.procs:
@@ -124,7 +134,7 @@ def test_queue_on_sqlite_is_one_clear_line(tmp_path, queue_env):
 def test_three_workers_drain_thirty_runs(qenv):
     db = qenv.new_db()
     batch = qenv.queue(db, "--tasks", *TASKS, "--runs", "10")
-    first = qenv.status(db, batch)
+    first = qenv.status(db, batch, cli=True)
     assert first["counts"]["planned"] == 30 and len(first["runs"]) == 30
     for _ in range(3):  # nobody is killed here: a generous --stalled-after on a busy 2-core machine
         qenv.worker(db, "--slots", "4", "--stalled-after", "20")
@@ -179,7 +189,8 @@ def test_workers_outlive_a_database_restart(private_pg_cluster):
         workers = [qe.worker(db, "--slots", "2", delay="0.05") for _ in range(2)]
         store = _store(db)
         wait_for("runs under way", lambda: len([r for r in store.list_runs(batch_id=batch) if r.status == "running"]) >= 2, timeout=60)
-        store.engine.dispose()  # no connection of this test outlives the server
+        for opened in (store, *qe.stores.values()):  # no connection of this test outlives the server
+            opened.engine.dispose()
         private_pg_cluster.halt()
         time.sleep(OUTAGE_S)  # the outage itself (not a wait for some state)
         dead = [w.communicate()[1] for w in workers if w.poll() is not None]
@@ -216,11 +227,14 @@ def test_provider_cap_is_never_exceeded(qenv):
 def test_batch_cancel_stops_every_run(qenv):
     db = qenv.new_db()
     batch = qenv.queue(db, "--tasks", *TASKS, "--runs", "3", *SLOW)
-    qenv.worker(db, "--slots", "2", delay="0.3")
-    qenv.worker(db, "--slots", "1", delay="0.3")
+    # slow fake calls (1 s each): the runs last long enough for both workers, started one after
+    # the other on a busy machine, to be driving all three at once
+    qenv.worker(db, "--slots", "2", delay="1.0")
+    qenv.worker(db, "--slots", "1", delay="1.0")
     store = _store(db)
-    wait_for("three runs under way", lambda: len([r for r in store.list_runs(batch_id=batch) if r.status == "running"]) == 3, timeout=60)
-    running = qenv.status(db, batch)
+    wait_for("three runs under way", lambda: len([r for r in store.list_runs(batch_id=batch) if r.status == "running"]) == 3,
+             timeout=120, every=0.2)
+    running = qenv.status(db, batch, cli=True)
     assert {r["worker"] for r in running["runs"] if r["state"] == "running"} - {None}  # host:pid shown
     done = qenv.cmd("batch", "cancel", batch, "--db", db)
     assert done.returncode == 0, done.stderr

@@ -153,6 +153,9 @@ class Response:
 _CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, httpx.AsyncClient]] = weakref.WeakKeyDictionary()
 
 
+MAX_CONNECTIONS = 512  # per event loop; keep-alive for as many, so none is reopened per call
+
+
 def _client(base: str) -> httpx.AsyncClient:
     loop = asyncio.get_running_loop()
     per_loop = _CLIENTS.setdefault(loop, {})
@@ -164,7 +167,9 @@ def _client(base: str) -> httpx.AsyncClient:
 
             client = httpx.AsyncClient(transport=transport())
         else:
-            client = httpx.AsyncClient(limits=httpx.Limits(max_connections=64, max_keepalive_connections=16))
+            # one client per event loop for every run on it: a batch or a worker may have hundreds of runs
+            # waiting on a model at once (64 capped a 200-run batch at 64 calls in flight)
+            client = httpx.AsyncClient(limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS))
         per_loop[kind] = client
     return client
 

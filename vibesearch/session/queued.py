@@ -53,6 +53,7 @@ TASK_NAME = "vibesearch.drive_run"
 QUEUE = "vibesearch-runs"
 RETRIES = 3  # a job that raises is tried again this many times (4 tries in all), then failed
 RETRY_WAIT_S = 5  # the pause before each retry
+DEFER_CHUNK = 50  # jobs written by one statement when a batch is queued
 STOP_POLL_S = 0.5  # how often a worker looks for stop requests naming its runs
 SLOT_POLL_S = 0.25  # how often a run waiting for a provider slot tries again
 DB_RETRY_MAX_S = 10.0  # the longest pause before a worker that lost the database starts again
@@ -122,17 +123,20 @@ async def queue_batch(db: str, spec: BatchSpec, provider_limits: dict[str, int])
     plan = {**spec.plan(), "queued": True, "provider_limits": provider_limits}
     task = app.task(name=TASK_NAME, queue=QUEUE, retry=retry)(_never_here)
     ids: list[str] = []
+    jobs: list[Any] = []
+    for t in spec.tasks:
+        config = spec.config_for(t).model_dump(mode="json")
+        task_json = t.model_dump(mode="json")
+        for index in range(spec.runs):
+            run_id = new_run_id()
+            jobs.append(task.configure(lock=run_id, queueing_lock=run_id).make_new_job(
+                run_id=run_id, batch_id=spec.batch_id, run_index=index, owner=spec.owner,
+                task=task_json, task_file=t.source_file, config=config, plan=plan, provider_limits=provider_limits,
+            ))
+            ids.append(run_id)
     async with app.open_async():
-        for t in spec.tasks:
-            config = spec.config_for(t).model_dump(mode="json")
-            task_json = t.model_dump(mode="json")
-            for index in range(spec.runs):
-                run_id = new_run_id()
-                await task.configure(lock=run_id, queueing_lock=run_id).defer_async(
-                    run_id=run_id, batch_id=spec.batch_id, run_index=index, owner=spec.owner,
-                    task=task_json, task_file=t.source_file, config=config, plan=plan, provider_limits=provider_limits,
-                )
-                ids.append(run_id)
+        for start in range(0, len(jobs), DEFER_CHUNK):  # a statement per chunk, not per job
+            await app.job_manager.batch_defer_jobs_async(jobs=jobs[start:start + DEFER_CHUNK])
     return ids
 
 
@@ -194,7 +198,50 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, Any]) -> str:
+class StopWatch:
+    """The stop requests of one worker's runs, read for all of them in one query every
+    ``STOP_POLL_S`` seconds (not one query per run: at 100 runs that was 200 queries a second)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.watched: dict[str, asyncio.Event] = {}
+        self._task: asyncio.Future[None] | None = None
+
+    def watch(self, run_id: str, cancel: asyncio.Event) -> None:
+        self.watched[run_id] = cancel
+        if self._task is None or self._task.done():
+            self._task = asyncio.ensure_future(self._poll())
+
+    def forget(self, run_id: str) -> None:
+        self.watched.pop(run_id, None)
+
+    def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(STOP_POLL_S)
+            ids = list(self.watched)
+            if not ids:
+                continue
+            try:
+                asked = await asyncio.to_thread(self.store.pending_stops, ids)
+            except Exception:  # noqa: BLE001 - a database hiccup: look again at the next turn
+                log.debug("could not read the stop requests", exc_info=True)
+                continue
+            for request in asked:
+                cancel = self.watched.pop(request.run_id, None)
+                if cancel is not None:
+                    log.warning("run %s: stopping on request (%s)", request.run_id, request.requested_by)
+                    cancel.set()
+                    try:
+                        await asyncio.to_thread(self.store.stop_done, request.run_id)
+                    except Exception:  # noqa: BLE001 - the run stops all the same; the request stays pending
+                        log.debug("could not mark the stop of run %s done", request.run_id, exc_info=True)
+
+
+async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, Any], stops: StopWatch | None = None) -> str:
     """Drive one job's run to its end (or continue it); what became of it, in a word."""
     run_id = str(args["run_id"])
     try:
@@ -209,7 +256,9 @@ async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, A
     wanted = {p: limits[p] for p in providers_of(config) if p in limits}
     cancel = asyncio.Event()
     async with ProviderSlots(db, wanted):
-        watcher = asyncio.ensure_future(_watch_stop(store, run_id, cancel))
+        own_watch = stops is None
+        stops = stops or StopWatch(store)
+        stops.watch(run_id, cancel)
         try:
             if run is None:
                 from ..llm.credentials import check_config_credentials
@@ -226,7 +275,9 @@ async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, A
                 if result is None:
                     return "ended by another driver"
         finally:
-            watcher.cancel()
+            stops.forget(run_id)
+            if own_watch:
+                stops.close()
     return result.status
 
 
@@ -253,28 +304,14 @@ async def _resume_when_free(store: Store, settings: Settings, run_id: str, cance
             return None
 
 
-async def _watch_stop(store: Store, run_id: str, cancel: asyncio.Event) -> None:
-    """Set ``cancel`` once someone asked for the run to stop (``vibesearch batch cancel``)."""
-    while not cancel.is_set():
-        try:
-            asked = await asyncio.to_thread(store.pending_stops, [run_id])
-            if asked:
-                log.warning("run %s: stopping on request (%s)", run_id, asked[0].requested_by)
-                cancel.set()
-                await asyncio.to_thread(store.stop_done, run_id)
-                return
-        except Exception:  # noqa: BLE001 - a database hiccup: look again
-            log.debug("could not read the stop requests of run %s", run_id, exc_info=True)
-        await asyncio.sleep(STOP_POLL_S)
-
-
 async def serve(store: Store, settings: Settings, db: str, options: WorkerOptions) -> None:
     """Run a worker until it is told to stop (SIGINT / SIGTERM: the runs it drives finish first)."""
     app, retry = _app(db, options.retry_wait_s)
+    stops = StopWatch(store)
 
     async def drive_run(**args: Any) -> str:
         try:
-            outcome = await drive_job(store, settings, db, args)
+            outcome = await drive_job(store, settings, db, args, stops)
         except Exception as exc:
             from ..llm import scrub
 
@@ -308,6 +345,7 @@ async def serve(store: Store, settings: Settings, db: str, options: WorkerOption
                     await asyncio.sleep(pause)
         finally:
             sweeper.cancel()
+            stops.close()
 
 
 def _lost_database(exc: BaseException) -> bool:
