@@ -14,9 +14,13 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 pytestmark = pytest.mark.browser
 
-USERS = {"alice": "pw-a", "bob": "pw-b", "carol": "pw-c"}
+USERS = {"alice": "pw-a", "bob": "pw-b", "carol": "pw-c", "dave": "pw-d"}
 JAPAN = "daily-en-japan-heritage-trip"
-IDLE_S = 12  # long enough to answer after continuing on a loaded machine, short for the test
+# The idle clock starts when the session waits for the person, not when their page shows it: after
+# Continue, the tick that draws the turn, ticking "done" and the click on Send all come out of this
+# on a loaded two-core machine (two test processes, each with Chromium and an app); at 12 s a CI run
+# let it expire again before Send, and the button went with the controls. Each test waits it once.
+IDLE_S = 25
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +33,16 @@ def app_server(tmp_path_factory):
     server = start_app(tmp_path_factory.mktemp("abandonapp"), extra_env=env)
     yield server
     stop_app(server)
+
+
+@pytest.fixture(scope="module")
+def api_run(app_server) -> str:
+    """dave's run started through the API, left alone: its idle clock starts with the module, so
+    it runs beside the browser test's own instead of after it (each waits IDLE_S once)."""
+    from gradio_client import Client
+
+    dave = Client(app_server.url, auth=("dave", USERS["dave"]), verbose=False)
+    return dave.predict(JAPAN, "baseline", "human", "", "", "", "offline", 3, api_name="/start_run")
 
 
 def signed_in(browser: Browser, url: str, login: str) -> tuple[BrowserContext, Page]:
@@ -51,7 +65,8 @@ def open_run(page: Page, run_id: str) -> None:
     shows(page, "vs-runs-header", run_id)
 
 
-def test_an_abandoned_me_run_is_continued_by_its_owner_from_another_browser(browser, app_server, screenshots):
+def test_an_abandoned_me_run_is_continued_by_its_owner_from_another_browser(browser, app_server, api_run, screenshots):
+    # (api_run: started first so its idle wait overlaps this test's; this test does not touch it)
     contexts: list[BrowserContext] = []
     try:
         ctx_a, first = signed_in(browser, app_server.url, "alice")
@@ -95,21 +110,21 @@ def test_an_abandoned_me_run_is_continued_by_its_owner_from_another_browser(brow
             ctx.close()
 
 
-def test_the_api_continues_and_stops_an_abandoned_run(app_server):
+def test_the_api_continues_and_stops_an_abandoned_run(app_server, api_run):
     """The same through the API: only the owner continues; an admin stops it for good."""
     from gradio_client import Client
     from sec_kit import wait_for
 
-    alice = Client(app_server.url, auth=("alice", USERS["alice"]), verbose=False)
+    dave = Client(app_server.url, auth=("dave", USERS["dave"]), verbose=False)
     bob = Client(app_server.url, auth=("bob", USERS["bob"]), verbose=False)
     carol = Client(app_server.url, auth=("carol", USERS["carol"]), verbose=False)
-    rid = alice.predict(JAPAN, "baseline", "human", "", "", "", "offline", 3, api_name="/start_run")
-    wait_for(lambda: alice.predict(rid, api_name="/run_status")["status"] == "abandoned", 120, "the run to be abandoned")
+    rid = api_run
+    wait_for(lambda: dave.predict(rid, api_name="/run_status")["status"] == "abandoned", 120, "the run to be abandoned")
     with pytest.raises(Exception, match="belongs to another"):
         bob.predict(rid, api_name="/continue_run")
-    assert alice.predict(rid, api_name="/continue_run") == "continuing"
-    wait_for(lambda: alice.predict(rid, api_name="/run_status")["waiting_for_person"], 60, "the person's turn again")
-    # "stopping" while the run waits for alice; "stopped" when a loaded machine let the idle
+    assert dave.predict(rid, api_name="/continue_run") == "continuing"
+    wait_for(lambda: dave.predict(rid, api_name="/run_status")["waiting_for_person"], 60, "the person's turn again")
+    # "stopping" while the run waits for dave; "stopped" when a loaded machine let the idle
     # timeout end it again first (nobody drives it then, so the stop closes it at once)
     assert carol.predict(rid, api_name="/stop_run") in ("stopping", "stopped")
-    wait_for(lambda: alice.predict(rid, api_name="/run_status")["status"] == "cancelled", 60, "the run to be cancelled")
+    wait_for(lambda: dave.predict(rid, api_name="/run_status")["status"] == "cancelled", 60, "the run to be cancelled")

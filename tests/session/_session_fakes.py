@@ -10,8 +10,10 @@
   ``done`` when every stage has been said. ``fake/sim-greedy`` claims two stages at once.
 * ``fake/agent-quiet`` — replies without meeting any trigger (for max-turn and budget runs).
 
-``VIBESEARCH_TEST_FAKE_DELAY`` (seconds) slows every call; ``VIBESEARCH_TEST_FAKE_FAIL`` (a rate,
-e.g. 0.2) makes that share of calls fail with 429 / 500 / timeout in a seeded pattern.
+``VIBESEARCH_TEST_FAKE_DELAY`` (seconds) slows every call; ``VIBESEARCH_TEST_FAKE_HOLD`` (a file
+path) holds every call until that file exists (a test keeps a run mid-call exactly as long as it
+needs); ``VIBESEARCH_TEST_FAKE_FAIL`` (a rate, e.g. 0.2) makes that share of calls fail with 429 /
+500 / timeout in a seeded pattern.
 """
 
 from __future__ import annotations
@@ -148,8 +150,19 @@ def sim_handler(req: fake.Request, *, greedy: bool = False) -> fake.Reply:
     return fake.Reply(content=json.dumps(out), delay_s=_delay())
 
 
+def _held(handler):
+    """``handler`` with its replies held while ``VIBESEARCH_TEST_FAKE_HOLD`` names a missing file."""
+    def answer(req: fake.Request) -> fake.Reply:
+        reply = handler(req)
+        gate = os.environ.get("VIBESEARCH_TEST_FAKE_HOLD")
+        if gate:
+            reply.hold = lambda: os.path.exists(gate)
+        return reply
+    return answer
+
+
 def register() -> None:
-    fake.register("agent", agent_handler)
-    fake.register("agent-quiet", lambda r: agent_handler(r, quiet=True))
-    fake.register("sim", sim_handler)
-    fake.register("sim-greedy", lambda r: sim_handler(r, greedy=True))
+    fake.register("agent", _held(agent_handler))
+    fake.register("agent-quiet", _held(lambda r: agent_handler(r, quiet=True)))
+    fake.register("sim", _held(sim_handler))
+    fake.register("sim-greedy", _held(lambda r: sim_handler(r, greedy=True)))

@@ -69,10 +69,12 @@ async def test_three_resumers_at_once_one_drives_the_others_are_refused(fakes, p
 def test_run_resume_while_the_batch_is_live_is_refused(persona_tasks, tmp_path):
     task = persona_tasks[0]
     db = tmp_path / "batch.db"
+    gate = tmp_path / "go"
     batch = subprocess.Popen(
         cli("run", "--tasks", task.id, *REACT, "--max-user-turns", "3", "--runs", "3", "-k", "1", "--json", "--db", str(db)),
-        # slow enough that the batch outlives a second CLI starting on a loaded 2-core machine
-        env=env(VIBESEARCH_TEST_FAKE_DELAY="1.0", VIBESEARCH_LEASE_TTL_S="5"),
+        # every model call waits for the gate: the batch is live (its lease kept by the heartbeat,
+        # TTL 5 s) for as long as the second CLI takes, however loaded the machine is
+        env=env(VIBESEARCH_TEST_FAKE_HOLD=str(gate), VIBESEARCH_LEASE_TTL_S="5"),
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -90,6 +92,7 @@ def test_run_resume_while_the_batch_is_live_is_refused(persona_tasks, tmp_path):
         batch_id = runs[0].batch_id
         again = subprocess.run(cli("run", "--resume", "--json", "--db", str(db)), env=env(), cwd=tmp_path, capture_output=True, text=True, timeout=300)
         still_live = batch.poll() is None
+        gate.write_text("go")
         out, err = batch.communicate(timeout=300)
     finally:
         if batch.poll() is None:

@@ -86,6 +86,35 @@ def test_the_numbers_are_the_reports_own(built_site, site_db):
     assert "not ranked against" in index or "inside the noise" in index or "above " in index  # the noise-floor marks
 
 
+def test_the_comparisons_are_the_compare_commands(built_site, site_db):
+    """The site's table of rules-user against direct-user runs says what `vibesearch compare` says
+    (same tasks, same per-task F1, the same paired interval), and each adjacent pair gives a mark."""
+    from vibesearch.scoring.config_compare import compare_configs
+    from vibesearch.store import Store
+
+    results = json.loads((built_site / "results.json").read_text(encoding="utf-8"))
+    pair = next(c for c in results["comparisons"] if c["upper"].endswith("user rules") and c["lower"].endswith("user direct")
+                and c["upper"].startswith("baseline"))
+    theirs = compare_configs(Store(site_db.path), {"agent": "baseline", "user": "rules"}, {"agent": "baseline", "user": "direct"}, judge="offline")
+    assert pair["shared_tasks"] == theirs["difference"]["tasks"] == 2
+    assert pair["delta_f1"] == pytest.approx(-theirs["difference"]["b_minus_a"])
+    assert pair["ci"] == pytest.approx([-theirs["difference"]["ci"][1], -theirs["difference"]["ci"][0]])
+    assert pair["standing"] == ("inside the noise" if theirs["inside_noise"] else "above")
+    by_task = {t["task"]: t for t in theirs["tasks"]}
+    for t in pair["tasks"]:
+        assert (t["upper_f1"], t["lower_f1"]) == pytest.approx((by_task[t["task"]]["a"], by_task[t["task"]]["b"]))
+        assert len(t["upper_runs"]) == len(t["lower_runs"]) == 1
+    assert {r for t in pair["tasks"] for r in t["upper_runs"]} == set(site_db.rules_runs)
+    marks = {(m["config"], m["profile"]): m["mark"] for m in results["noise_marks"]}
+    for c in results["comparisons"]:
+        if c["adjacent"]:
+            assert c["lower"] in marks[(c["upper"], c["profile"])]
+    index = (built_site / "index.html").read_text(encoding="utf-8")
+    i = results["comparisons"].index(pair)
+    assert f'id="comparison-{i}-tasks"' in index and f'data-check="comparisons[{i}].delta_f1"' in index
+    assert "?compare=" not in index  # built without --app-url: no link to a live app
+
+
 def test_the_bundle_holds_what_it_names(built_site, site_db):
     from vibesearch import __version__
     from vibesearch.site.bundle import content_hash, sha256_file
@@ -168,7 +197,20 @@ def test_the_live_app_links_and_a_rebuild_replaces_the_site(cli, site_db, tmp_pa
     assert not (out / "stale.txt").exists()
     page = (out / "runs" / f"{site_db.rules_runs[0]}.html").read_text(encoding="utf-8")
     assert f'href="https://vibes.example/?run={site_db.rules_runs[0]}"' in page
+    # a task played once by each of two configurations links to the live app's comparison of the two runs
+    res = cli("site", "build", out, "--db", site_db.path, "--runs", ",".join(site_db.rules_runs + site_db.direct_runs),
+              "--app-url", "https://vibes.example/")
+    assert res.exit_code == 0, res.output
+    index = (out / "index.html").read_text(encoding="utf-8")
+    links = set(re.findall(r'href="https://vibes\.example/\?compare=([^",]+),([^"]+)"', index))
+    expected = {(r, d) for r in site_db.rules_runs for d in site_db.direct_runs if _same_task(out, r, d)}
+    assert links == expected and len(expected) == 2
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging folder left behind
+
+
+def _same_task(out, a: str, b: str) -> bool:
+    runs = {r["run_id"]: r["task_id"] for r in json.loads((out / "results.json").read_text(encoding="utf-8"))["runs"]}
+    return runs[a] == runs[b]
 
 
 def test_a_published_endpoint_url_keeps_no_user_or_password():

@@ -84,6 +84,13 @@ def test_an_edited_leaderboard_figure_is_named(cli, copy):
     _fails(cli, copy, "results.json", "scores[1].avg_f1", "0.5")
 
 
+def test_an_edited_comparison_is_named(cli, copy):
+    results = json.loads((copy / "results.json").read_text(encoding="utf-8"))
+    i = next(i for i, c in enumerate(results["comparisons"]) if c["tasks"])
+    _edit_json(copy / "results.json", lambda d: d["comparisons"][i]["tasks"][0].update(difference=0.123))
+    _fails(cli, copy, "results.json", f"comparisons[{i}].tasks[0].difference", "0.123")
+
+
 def test_a_number_edited_in_a_page_is_named(cli, copy):
     page = copy / "index.html"
     text = page.read_text(encoding="utf-8")

@@ -92,6 +92,9 @@ class Reply:
     input_tokens: int | None = None
     output_tokens: int | None = None
     delay_s: float = 0.0
+    # the reply waits (without blocking the event loop) until this returns True, then ``delay_s``:
+    # a test holds a run mid-call for as long as it needs, instead of guessing a delay
+    hold: Callable[[], bool] | None = None
     error: str | None = None  # "429" | "500" | "timeout" | "400"
     raw_arguments: list[str] | None = None  # override argument text (to test broken JSON)
     reasoning: str | None = None  # the message's reasoning_content (a thinking model's)
@@ -269,8 +272,7 @@ def transport() -> Any:
                     return httpx.Response(status, json={"error": {"message": str(exc), "type": kind, "code": kind}})
                 # a broken handler is a request that got no answer (as in litellm)
                 raise httpx.ConnectError(f"{type(exc).__name__}: {exc}") from None
-            if reply.delay_s:
-                await asyncio.sleep(reply.delay_s)
+            await _wait(reply)
             if reply.error == "timeout":
                 raise httpx.ReadTimeout("fake timeout")
             if reply.error:
@@ -280,6 +282,17 @@ def transport() -> Any:
             return httpx.Response(200, json=_answer(req, reply))
 
     return _Transport()
+
+
+HOLD_POLL_S = 0.05
+
+
+async def _wait(reply: Reply) -> None:
+    """A reply's hold, then its delay (asynchronously)."""
+    while reply.hold is not None and not reply.hold():  # noqa: ASYNC110 - a polled predicate (a file another process writes), no Event to wait on
+        await asyncio.sleep(HOLD_POLL_S)
+    if reply.delay_s:
+        await asyncio.sleep(reply.delay_s)
 
 
 def _handle(model: str, messages: list, optional_params: dict) -> tuple[Request, Reply]:
@@ -314,9 +327,11 @@ def install() -> None:
             logging_obj, optional_params, *args, **kwargs,
         ):
             req, reply = _handle(model, messages, optional_params)
-            if reply.delay_s:
-                import time
+            import time
 
+            while reply.hold is not None and not reply.hold():
+                time.sleep(HOLD_POLL_S)
+            if reply.delay_s:
                 time.sleep(reply.delay_s)
             if reply.error:
                 _raise(reply.error, model)
@@ -327,8 +342,7 @@ def install() -> None:
             logging_obj, optional_params, *args, **kwargs,
         ):
             req, reply = _handle(model, messages, optional_params)
-            if reply.delay_s:
-                await asyncio.sleep(reply.delay_s)
+            await _wait(reply)
             if reply.error:
                 _raise(reply.error, model)
             return _build_response(req, reply)

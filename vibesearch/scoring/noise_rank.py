@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from typing import Iterable
+from typing import Any, Iterable
 
 from ._bootstrap import bootstrap_mean
 from .aggregate import RunRecord
@@ -29,30 +29,65 @@ def _task_means(records: Iterable[RunRecord]) -> dict[str, float]:
     return {t: statistics.fmean(v) for t, v in by_task.items()}
 
 
-def rank_marks(records: list[RunRecord]) -> dict[tuple[str, str], str]:
-    """(configuration, profile label) -> how it stands against the configuration ranked next below
-    it in the same profile ("" for the last one)."""
+def _task_runs(records: Iterable[RunRecord]) -> dict[str, list[str]]:
+    by_task: dict[str, list[str]] = defaultdict(list)
+    for r in records:
+        if r.f1 is not None and not r.left_out:
+            by_task[r.task_id].append(r.run_id)
+    return {t: sorted(v) for t, v in by_task.items()}
+
+
+def pair_comparisons(records: list[RunRecord]) -> list[dict[str, Any]]:
+    """Within each profile, each configuration against every one ranked below it that shares a task
+    with it, and always against the next one down (``adjacent``: the pair behind the leaderboard's
+    mark): the shared tasks with each side's mean F1 (and run ids), the mean paired difference with
+    its interval, and ``standing``: "above", "inside the noise" or "not ranked" (too few shared
+    tasks)."""
     groups: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
     for r in records:
         if r.scored:
             groups[(r.config, r.profile)].append(r)
-    marks: dict[tuple[str, str], str] = {}
+    out: list[dict[str, Any]] = []
     for profile in sorted({p for _, p in groups}):
         means = {cfg: _task_means(rs) for (cfg, p), rs in groups.items() if p == profile}
+        runs = {cfg: _task_runs(rs) for (cfg, p), rs in groups.items() if p == profile}
         order = sorted(means, key=lambda c: (-statistics.fmean(means[c].values()) if means[c] else 0.0, c))
-        for upper, lower in zip(order, order[1:]):
+        pairs = [(a, b, j == i + 1) for i, a in enumerate(order) for j, b in enumerate(order) if j > i]
+        for upper, lower, adjacent in pairs:
             shared = sorted(set(means[upper]) & set(means[lower]))
-            if len(shared) < MIN_SHARED_TASKS:
-                marks[(upper, profile)] = f"not ranked against {lower}: {len(shared)} shared task(s)"
+            if not shared and not adjacent:
                 continue
             diffs = [means[upper][t] - means[lower][t] for t in shared]
-            ci = bootstrap_mean(diffs)
-            assert ci is not None
-            delta = statistics.fmean(diffs)
-            if ci[0] <= 0 <= ci[1]:
-                marks[(upper, profile)] = f"inside the noise vs {lower}: ΔF1 {delta:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+            ci = bootstrap_mean(diffs) if len(shared) >= MIN_SHARED_TASKS else None
+            if ci is None:
+                standing = "not ranked"
             else:
-                marks[(upper, profile)] = f"above {lower}: ΔF1 {delta:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
-        if order:
-            marks.setdefault((order[-1], profile), "")
+                standing = "inside the noise" if ci[0] <= 0 <= ci[1] else "above"
+            out.append({
+                "profile": profile, "upper": upper, "lower": lower, "adjacent": adjacent, "shared_tasks": len(shared),
+                "delta_f1": statistics.fmean(diffs) if diffs else None, "ci": ci, "standing": standing,
+                "tasks": [{"task": t, "upper_f1": means[upper][t], "lower_f1": means[lower][t], "difference": means[upper][t] - means[lower][t],
+                           "upper_runs": runs[upper][t], "lower_runs": runs[lower][t]} for t in shared],
+            })
+    return out
+
+
+def rank_marks(records: list[RunRecord]) -> dict[tuple[str, str], str]:
+    """(configuration, profile label) -> how it stands against the configuration ranked next below
+    it in the same profile ("" for the last one)."""
+    marks: dict[tuple[str, str], str] = {}
+    for c in pair_comparisons(records):
+        if not c["adjacent"]:
+            continue
+        upper, lower, profile = c["upper"], c["lower"], c["profile"]
+        if c["standing"] == "not ranked":
+            marks[(upper, profile)] = f"not ranked against {lower}: {c['shared_tasks']} shared task(s)"
+            continue
+        delta, ci = c["delta_f1"], c["ci"]
+        where = "inside the noise vs" if c["standing"] == "inside the noise" else "above"
+        marks[(upper, profile)] = f"{where} {lower}: ΔF1 {delta:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+        marks.setdefault((lower, profile), "")
+    for r in records:  # a profile's only configuration, or its last: no mark
+        if r.scored:
+            marks.setdefault((r.config, r.profile), "")
     return marks

@@ -133,6 +133,56 @@ def _fidelity_table(fidelity: dict[str, Any] | None) -> str:
             f'<tbody>{"".join(rows)}</tbody></table>')
 
 
+STANDING = {"above": "A ranked above B", "inside the noise": "inside the noise: not ranked", "not ranked": "not ranked: too few shared tasks"}
+
+
+def _run_links(run_ids: list[str], stems: dict[str, str]) -> str:
+    return ", ".join(f'<a href="runs/{esc(quote(stems[r]))}.html">{esc(r)}</a>' if r in stems else esc(r) for r in run_ids)
+
+
+def _comparisons(derived: dict[str, Any], results: dict[str, Any], app_url: str | None) -> str:
+    """Each configuration against those ranked below it in its profile that share a task with it
+    (``noise_rank.pair_comparisons``; the next one down is the leaderboard's mark), task by task; with ``app_url``, a task played once by each side links to
+    the live app's comparison of the two runs (``?compare=A,B``)."""
+    stems = {r["run_id"]: r["page_stem"] for r in results["runs"]}
+    blocks = []
+    for i, c in enumerate(derived.get("comparisons") or []):
+        rows = []
+        for j, t in enumerate(c["tasks"]):
+            live = ""
+            if app_url and len(t["upper_runs"]) == 1 and len(t["lower_runs"]) == 1:
+                pair = f'{t["upper_runs"][0]},{t["lower_runs"][0]}'
+                live = link(f"{app_url.rstrip('/')}/?compare={quote(pair, safe=',')}", "compare in the live app")
+            rows.append(f'<tr><td class="text">{esc(t["task"])}</td>'
+                        f"<td>{number(t['upper_f1'], f'comparisons[{i}].tasks[{j}].upper_f1')}</td>"
+                        f"<td>{number(t['lower_f1'], f'comparisons[{i}].tasks[{j}].lower_f1')}</td>"
+                        f"<td>{number(t['difference'], f'comparisons[{i}].tasks[{j}].difference')}</td>"
+                        f'<td class="text">{_run_links(t["upper_runs"], stems)}</td><td class="text">{_run_links(t["lower_runs"], stems)}</td>'
+                        f'<td class="text">{live}</td></tr>')
+        ci = c.get("ci")
+        interval = f" [{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}]" if ci else ""
+        shared = number(c["shared_tasks"], f"comparisons[{i}].shared_tasks", pct=False)
+        if c["delta_f1"] is None:
+            figure = f"no shared task ({shared})"
+        else:
+            figure = (f'ΔF1 (A − B) {number(c["delta_f1"], f"comparisons[{i}].delta_f1")}{esc(interval)} points'
+                      f'{", 95% CI" if ci else ""} over {shared} shared task(s)')
+        blocks.append(
+            f'<div class="comparison" id="comparison-{i}"><h3>A: {esc(c["upper"])} vs B: {esc(c["lower"])} '
+            f'<span class="note">({esc(c["profile"])})</span></h3>'
+            f'<p>{esc(STANDING.get(c["standing"], c["standing"]))} · {figure}</p>'
+            + (f'<details><summary>per task</summary><table class="sortable" id="comparison-{i}-tasks"><thead><tr>'
+               f'{_th("task", "text")}{_th("F1 A")}{_th("F1 B")}{_th("A − B")}'
+               f'{_th("runs of A", "text")}{_th("runs of B", "text")}{_th("", "text")}</tr></thead>'
+               f'<tbody>{"".join(rows)}</tbody></table></details>' if rows else "")
+            + "</div>")
+    if not blocks:
+        return '<p class="note" id="comparisons">One configuration per profile: nothing to compare.</p>'
+    return ('<p class="note">Within each profile, each configuration against each one below it that played a '
+            "task it played (and the next one down, the leaderboard's mark): the mean of the per-task F1 differences (a task's runs averaged first) with a paired bootstrap interval; "
+            'an interval that contains 0 is inside the noise.</p><div id="comparisons">' + "".join(blocks) + "</div>")
+
+
 def _runs_table(results: dict[str, Any]) -> str:
     rows = []
     for r in results["runs"]:
@@ -172,6 +222,7 @@ def index_page(results: dict[str, Any], derived: dict[str, Any], *, app_url: str
         + "<h3>The judge's agreement with people</h3><ul id=\"judge-agreement\">"
         + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>"
         + "<h3>By subset and language</h3>" + _score_table(derived, trust_text, "groups", "leaderboard-groups")
+        + "<h2>Comparisons</h2>" + _comparisons(derived, results, app_url)
         + "<h2>Interaction</h2>" + _interaction_table(derived)
         + f"<h2>Left out (not samples)</h2>{left_html}"
         + "<h2>Label agreement</h2>" + _agreement_tables(results.get("label_agreement") or {})
