@@ -27,6 +27,7 @@ FAKE_KEY = "sk-FAKE-site-test-key-0123456789abcdef"
 OWNER = "owner-token-SITE-secret-9f8e7d6c5b4a"
 LOGIN = "login-token-SITE-secret-0a1b2c3d4e5f"
 PASSWORD = "hunter2-SITE-password-xyz"
+NOTE = "note-SITE-secret-typed-by-an-annotator-77"
 
 
 def xss_task() -> dict:
@@ -108,13 +109,18 @@ def build_database(folder: Path, trajectory: Path | None):
         for v in stored_verdicts(store, score.id)[:12]:
             said = bool(v.covered) if v.gt_index >= 2 else not v.covered
             for who in ("ann", "bob"):
-                store.put_label(rid, v.gt_index, who, said, v.evidence if said else [])
+                store.put_label(rid, v.gt_index, who, said, v.evidence if said else [], note=NOTE)
     # secrets a build must never publish
     store.put_login(LOGIN, "admin", 3600)
-    secrets = [FAKE_KEY, OWNER, LOGIN, PASSWORD, hashlib.sha256(LOGIN.encode()).hexdigest()]
+    secrets = [FAKE_KEY, OWNER, LOGIN, PASSWORD, NOTE, hashlib.sha256(LOGIN.encode()).hexdigest()]
     from vibesearch.app._studies import StudyConfig, create_study
 
     _study, links = create_study(store, "site study", StudyConfig(tasks=(TASKS[0],)), "admin")
     secrets += [link.code for link in links] + [hashlib.sha256(link.code.encode()).hexdigest() for link in links]
+    # a study with one play: its code used, the play's run recorded (the run a study link made)
+    played, played_links = create_study(store, "played study", StudyConfig(tasks=(TASKS[0],)), "admin")
+    claimed = store.claim_study_code(played.id, played_links[0].code, "player-")
+    assert claimed is not None and store.set_study_run(claimed.player, rules[1])
+    secrets += [link.code for link in played_links] + [claimed.player]
     return SiteDb(path=db, rules_runs=rules, direct_runs=direct, xss_run=xss, imported_run=imported,
                   campaign="site-labels", secrets=secrets)

@@ -173,6 +173,13 @@ def test_only_the_runs_named_are_published(cli, site_db, tmp_path):
     assert sorted(p.stem for p in (tmp_path / "camp" / "runs").iterdir()) == sorted([site_db.rules_runs[0], site_db.direct_runs[0]])
     assert cli("site", "verify", tmp_path / "camp").exit_code == 0
 
+    res = cli("site", "build", tmp_path / "study", "--db", site_db.path, "--study", "played study")
+    assert res.exit_code == 0, res.output
+    assert [p.stem for p in (tmp_path / "study" / "runs").iterdir()] == [site_db.rules_runs[1]]  # the study's one play
+    assert cli("site", "verify", tmp_path / "study").exit_code == 0
+    res = cli("site", "build", tmp_path / "none", "--db", site_db.path, "--study", "played study", "--runs", "user=direct")
+    assert res.exit_code == 1 and "no run to publish" in res.output  # filters given together must all hold
+
 
 @pytest.mark.parametrize("args, needle", [
     (["--runs", "nosuchrun"], "no run 'nosuchrun'"),

@@ -91,6 +91,30 @@ def test_an_edited_comparison_is_named(cli, copy):
     _fails(cli, copy, "results.json", f"comparisons[{i}].tasks[0].difference", "0.123")
 
 
+def test_a_flipped_label_is_caught_by_the_agreement_it_gives(cli, copy):
+    """labels.json is recomputed, not trusted: one person's label flipped on an item both
+    annotators agreed on changes the judge's agreement, and verify names that figure."""
+    def flip(d):
+        both = {}
+        for row in d["coverage_labels"]:
+            both.setdefault((row["run_id"], row["gt_index"]), []).append(row)
+        rows = next(rows for rows in both.values() if len(rows) == 2)
+        for row in rows:  # both of them: the final label flips
+            row["covered"] = not row["covered"]
+
+    _edit_json(copy / "labels.json", flip)
+    _fails(cli, copy, "results.json", "agreement is", "recomputed from labels.json")
+
+
+def test_an_edited_agreement_figure_in_the_page_is_named(cli, copy):
+    page = copy / "index.html"
+    edited, n = re.subn(r'(data-check="label_agreement\.judges\[0\]\.agreement" data-value=")[^"]*(")', r"\g<1>0.5\g<2>",
+                        page.read_text(encoding="utf-8"), count=1)
+    assert n == 1
+    page.write_text(edited, encoding="utf-8")
+    _fails(cli, copy, "index.html", "label_agreement.judges[0].agreement", "0.5")
+
+
 def test_a_number_edited_in_a_page_is_named(cli, copy):
     page = copy / "index.html"
     text = page.read_text(encoding="utf-8")

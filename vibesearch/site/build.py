@@ -18,12 +18,11 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
-from ..scoring.agreement import agreement_report
-from ..scoring.judge_trust import judge_trust
 from ..scoring.verdicts import judge_label
 from ..store import Store
 from .bundle import RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
 from .collect import RunData, SiteData, gather
+from .labels import LABELS, label_figures, labels_bundle
 from .pages import index_page
 from .run_page import run_page
 
@@ -87,7 +86,6 @@ def _run_entry(data: RunData, task_sha: str | None) -> dict[str, Any]:
 def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str]) -> dict[str, Any]:
     """``results.json``: the derived figures, the agreement with people and the facts of the build."""
     keep = set(site.runs)
-    trust = judge_trust(site.store, keep_run=keep.__contains__)
     profiles = sorted({r.profile for r in site.records if r.scored})
     from ..scoring._spread import interval_settings
 
@@ -103,8 +101,7 @@ def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str]) -
         "tasks": [{"id": tid, "sha256": sha, "file": f"tasks/{sha}.json"} for sha, tid in sorted(tasks.items(), key=lambda kv: kv[1])],
         "runs": [_run_entry(d, content_hash(d.task_json) if d.task_json else None) for d in site.runs.values()],
         **derived,
-        "judge_agreement": [{**t, "judge_label": judge_label(t["judge"])} for t in trust.rows((site.judge, p) for p in profiles)],
-        "label_agreement": plain(agreement_report(site.store, keep_run=keep.__contains__)),
+        **label_figures(site.store, keep, site.judge, profiles),
         "fidelity": _fidelity(site, keep),
     }
 
@@ -154,6 +151,8 @@ def write_site(site: SiteData, out: Path, *, app_url: str | None = None) -> dict
             (stage / "events" / f"{s}.json.gz").write_bytes(gzip_json(data.events))
             (stage / "runs" / f"{s}.html").write_text(run_page(data, app_url=app_url, stem=s), encoding="utf-8")
         official = write_official_folders(site.records, stage / "official")
+        shas = {rid: content_hash(d.task_json) if d.task_json else None for rid, d in site.runs.items()}
+        (stage / LABELS).write_text(file_text(labels_bundle(site.store, set(site.runs), shas.__getitem__)), encoding="utf-8")
         results = results_of(site, derived, tasks)
         results["official_folders"] = [f"official/{name}" for name in official]
         (stage / RESULTS).write_text(file_text(results), encoding="utf-8")

@@ -91,10 +91,12 @@ def _agreement_tables(label_agreement: dict[str, Any]) -> str:
         judges = report.get("judges") or []
         if not report.get("n_items"):
             continue
+        at = "label_agreement" + ("" if side == "coverage" else ".validity")
         rows = "".join(
             f'<tr><td class="text">{esc(judge_label(j.get("judge") or ""))}</td><td class="text">{esc(j.get("profile", ""))}</td>'
-            f'<td>{number(j.get("n"), pct=False)}</td><td>{number(j.get("agreement"))}</td><td>{number(j.get("kappa"), pct=False, digits=3)}</td></tr>'
-            for j in judges)
+            f'<td>{number(j.get("n"), f"{at}.judges[{k}].n", pct=False)}</td><td>{number(j.get("agreement"), f"{at}.judges[{k}].agreement")}</td>'
+            f'<td>{number(j.get("kappa"), f"{at}.judges[{k}].kappa", pct=False, digits=3)}</td></tr>'
+            for k, j in enumerate(judges))
         alpha = report.get("human_alpha")
         out.append(f"<h3>{esc(side)} labels</h3><p class=\"note\">{report.get('n_items', 0)} labelled items, "
                    f"{report.get('n_final', 0)} with a final label, {report.get('n_open_ties', 0)} open ties, "
@@ -229,7 +231,8 @@ def index_page(results: dict[str, Any], derived: dict[str, Any], *, app_url: str
         + "<h2>People and the simulator</h2>" + _fidelity_table(results.get("fidelity"))
         + "<h2>Runs</h2>" + _runs_table(results)
         + '<p class="note">The numbers and the data they come from: <a href="results.json">results.json</a>, '
-          'per-run files under <code>samples/</code> and <code>events/</code>, checksums in <a href="SHA256SUMS">SHA256SUMS</a> '
+          'per-run files under <code>samples/</code> and <code>events/</code>, the labels behind the agreement figures in '
+          '<a href="labels.json">labels.json</a>, checksums in <a href="SHA256SUMS">SHA256SUMS</a> '
           "(<code>vibesearch site verify DIR</code> recomputes them).</p>"
     )
     return page("VibeSearch leaderboard", body, scripts=f"<script>{SORT_JS}</script>")

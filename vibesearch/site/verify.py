@@ -12,7 +12,10 @@ number where there is one):
    files and the events (statistics by ``stats.stats_from_events``), and the official grader's
    folders written again from those records (``bundle.write_official_folders``);
 4. every number a page shows (``data-check``) against the same recomputation;
-5. the sha256 of every file against ``SHA256SUMS`` (and no file unlisted, none missing).
+5. the judges' agreement lines and the label agreement tables, recomputed by
+   ``labels.label_figures`` over a throwaway database made from ``labels.json`` (the labels,
+   adjudications and every score of the labelled runs) and the bundled task files;
+6. the sha256 of every file against ``SHA256SUMS`` (and no file unlisted, none missing).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..scoring.aggregate import RunRecord
+from .labels import LABELS, LabelsError, label_figures, rebuilt_store
 from .bundle import (
     DERIVED_KEYS, METRIC_FIELDS, RESULTS, SUMS, close, content_hash, derive, first_difference, metrics_from_verdicts,
     official_triplets, read_sums, rebuild_records, sha256_file, site_files, write_official_folders,
@@ -115,6 +119,32 @@ def _check_pages(out: Path, derived: dict[str, Any], by_run: dict[str, list[RunR
                 raise Mismatch(f"{rel}: {check} shows {raw or '–'}, recomputed {_show(fresh)}")
 
 
+def _check_labels(out: Path, results: dict[str, Any], records: list[RunRecord]) -> dict[str, Any]:
+    """The agreement figures recomputed from labels.json; returns them (the pages are checked against them)."""
+    bundle = _load(out, LABELS)
+    by_sha = {t["sha256"]: t["file"] for t in results.get("tasks") or []}
+
+    def task_json(sha: str | None) -> dict[str, Any] | None:
+        return _load(out, by_sha[sha]) if sha in by_sha else None
+
+    profiles = sorted({r.profile for r in records if r.scored})
+    with tempfile.TemporaryDirectory() as scratch:
+        try:
+            store = rebuilt_store(bundle, task_json, Path(scratch))
+        except LabelsError as exc:
+            raise Mismatch(str(exc)) from None
+        try:
+            fresh = label_figures(store, {r["run_id"] for r in results.get("runs") or []}, results.get("judge") or "", profiles)
+        finally:
+            store.engine.dispose()
+    for key in ("judge_agreement", "label_agreement"):
+        found = first_difference(results.get(key), fresh[key], key)
+        if found:
+            where, stored, value = found
+            raise Mismatch(f"{RESULTS}: {where} is {_show(stored)}, recomputed from {LABELS} {_show(value)}")
+    return fresh
+
+
 def _check_official(out: Path, records: list[RunRecord], listed: list[str]) -> None:
     """The official grader's folders, written again from the rebuilt records and compared file by file."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -176,7 +206,8 @@ def _verify(out: Path) -> int:
             where, stored, fresh = found
             raise Mismatch(f"{RESULTS}: {where} is {_show(stored)}, recomputed {_show(fresh)}")
     _check_official(out, records, results.get("official_folders") or [])
-    _check_pages(out, derived, by_run)
+    labelled = _check_labels(out, results, records)
+    _check_pages(out, {**derived, **labelled}, by_run)
     _check_sums(out)
     return len(records)
 
