@@ -4,6 +4,7 @@ and `site verify` recomputes each official sample's triplet metrics from its cov
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 
@@ -110,6 +111,25 @@ def test_the_people_and_simulator_study_is_tabled(tmp_path):
     start = index.index('id="fidelity"')
     table = index[start:index.index("</table>", start)]
     assert "rules" in table and "+0.12" in table  # F1 with people minus with the simulator, averaged over the two tasks
+    # verify's step for the people's figures recomputes the study from rows.json and the bundled
+    # events (these hand-made scores have no verdicts, so the whole verify stops earlier, at the
+    # samples): it holds on the fresh site, and a person's decision changed in one run's events
+    # is caught by the agreement it gives
+    from vibesearch.site.bundle import rebuild_records
+    from vibesearch.site.verify import Mismatch, _check_people
+
+    out = tmp_path / "site"
+    records = [rec for r in results["runs"] for rec in rebuild_records(
+        json.loads((out / r["sample_file"]).read_text(encoding="utf-8")), json.loads(gzip.decompress((out / r["events_file"]).read_bytes())))]
+    assert _check_people(out, results, records)["fidelity"] == results["fidelity"]
+    person = next(r for r in results["runs"] if r["run_config"]["user"]["kind"] == "human")
+    path = out / person["events_file"]
+    events = json.loads(gzip.decompress(path.read_bytes()))
+    stage = next(e for e in events if e["data"]["kind"] == "stage" and e["data"].get("shadow"))
+    stage["data"]["reply_kind"] = "push" if stage["data"]["reply_kind"] != "push" else "disclose"
+    path.write_bytes(gzip.compress(json.dumps(events).encode()))
+    with pytest.raises(Mismatch, match=r"fidelity.*recomputed from rows\.json"):
+        _check_people(out, results, records)
 
 
 def test_the_official_graders_folder_is_bundled_and_checked(cli, official_site, tmp_path):

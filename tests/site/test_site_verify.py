@@ -92,7 +92,7 @@ def test_an_edited_comparison_is_named(cli, copy):
 
 
 def test_a_flipped_label_is_caught_by_the_agreement_it_gives(cli, copy):
-    """labels.json is recomputed, not trusted: one person's label flipped on an item both
+    """rows.json is recomputed, not trusted: one person's label flipped on an item both
     annotators agreed on changes the judge's agreement, and verify names that figure."""
     def flip(d):
         both = {}
@@ -102,8 +102,8 @@ def test_a_flipped_label_is_caught_by_the_agreement_it_gives(cli, copy):
         for row in rows:  # both of them: the final label flips
             row["covered"] = not row["covered"]
 
-    _edit_json(copy / "labels.json", flip)
-    _fails(cli, copy, "results.json", "agreement is", "recomputed from labels.json")
+    _edit_json(copy / "rows.json", flip)
+    _fails(cli, copy, "results.json", "agreement is", "recomputed from rows.json")
 
 
 def test_an_edited_agreement_figure_in_the_page_is_named(cli, copy):

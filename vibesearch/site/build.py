@@ -22,7 +22,7 @@ from ..scoring.verdicts import judge_label
 from ..store import Store
 from .bundle import RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
 from .collect import RunData, SiteData, gather
-from .labels import LABELS, label_figures, labels_bundle
+from .rows import ROWS, people_figures, rows_bundle
 from .pages import index_page
 from .run_page import run_page
 
@@ -83,6 +83,11 @@ def _run_entry(data: RunData, task_sha: str | None) -> dict[str, Any]:
     }
 
 
+def results_runs(site: SiteData, shas: dict[str, str | None]) -> list[dict[str, Any]]:
+    """``results.json``'s ``runs``: each published run's facts, public config and files."""
+    return [_run_entry(d, shas[rid]) for rid, d in site.runs.items()]
+
+
 def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str]) -> dict[str, Any]:
     """``results.json``: the derived figures, the agreement with people and the facts of the build."""
     keep = set(site.runs)
@@ -99,21 +104,10 @@ def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str]) -
         "intervals": interval_settings(),
         "n_runs": len(site.runs),
         "tasks": [{"id": tid, "sha256": sha, "file": f"tasks/{sha}.json"} for sha, tid in sorted(tasks.items(), key=lambda kv: kv[1])],
-        "runs": [_run_entry(d, content_hash(d.task_json) if d.task_json else None) for d in site.runs.values()],
+        "runs": results_runs(site, {rid: content_hash(d.task_json) if d.task_json else None for rid, d in site.runs.items()}),
         **derived,
-        **label_figures(site.store, keep, site.judge, profiles),
-        "fidelity": _fidelity(site, keep),
+        **people_figures(site.store, keep, site.judge, profiles),
     }
-
-
-def _fidelity(site: SiteData, keep: set[str]) -> dict[str, Any] | None:
-    """The people-vs-simulator study over the published runs (``scoring.fidelity``), None without people's runs."""
-    from ..scoring.fidelity import FidelityError, fidelity_report
-
-    try:
-        return plain(fidelity_report(site.store, judge=site.judge, may_read=lambda run: run.id in keep))
-    except FidelityError:
-        return None
 
 
 def _is_site(folder: Path) -> bool:
@@ -152,7 +146,9 @@ def write_site(site: SiteData, out: Path, *, app_url: str | None = None) -> dict
             (stage / "runs" / f"{s}.html").write_text(run_page(data, app_url=app_url, stem=s), encoding="utf-8")
         official = write_official_folders(site.records, stage / "official")
         shas = {rid: content_hash(d.task_json) if d.task_json else None for rid, d in site.runs.items()}
-        (stage / LABELS).write_text(file_text(labels_bundle(site.store, set(site.runs), shas.__getitem__)), encoding="utf-8")
+        configs = {r["run_id"]: r["run_config"] for r in results_runs(site, shas)}
+        bundle = rows_bundle(site.store, {rid: d.run for rid, d in site.runs.items()}, shas.__getitem__, configs.__getitem__)
+        (stage / ROWS).write_text(file_text(bundle), encoding="utf-8")
         results = results_of(site, derived, tasks)
         results["official_folders"] = [f"official/{name}" for name in official]
         (stage / RESULTS).write_text(file_text(results), encoding="utf-8")

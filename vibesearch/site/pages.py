@@ -231,8 +231,8 @@ def index_page(results: dict[str, Any], derived: dict[str, Any], *, app_url: str
         + "<h2>People and the simulator</h2>" + _fidelity_table(results.get("fidelity"))
         + "<h2>Runs</h2>" + _runs_table(results)
         + '<p class="note">The numbers and the data they come from: <a href="results.json">results.json</a>, '
-          'per-run files under <code>samples/</code> and <code>events/</code>, the labels behind the agreement figures in '
-          '<a href="labels.json">labels.json</a>, checksums in <a href="SHA256SUMS">SHA256SUMS</a> '
+          'per-run files under <code>samples/</code> and <code>events/</code>, the runs, scores and labels behind the agreement and study figures in '
+          '<a href="rows.json">rows.json</a>, checksums in <a href="SHA256SUMS">SHA256SUMS</a> '
           "(<code>vibesearch site verify DIR</code> recomputes them).</p>"
     )
     return page("VibeSearch leaderboard", body, scripts=f"<script>{SORT_JS}</script>")

@@ -12,9 +12,9 @@ number where there is one):
    files and the events (statistics by ``stats.stats_from_events``), and the official grader's
    folders written again from those records (``bundle.write_official_folders``);
 4. every number a page shows (``data-check``) against the same recomputation;
-5. the judges' agreement lines and the label agreement tables, recomputed by
-   ``labels.label_figures`` over a throwaway database made from ``labels.json`` (the labels,
-   adjudications and every score of the labelled runs) and the bundled task files;
+5. the judges' agreement lines, the label agreement tables and the people-vs-simulator table,
+   recomputed by ``rows.people_figures`` over a throwaway database made from ``rows.json`` (the
+   runs' facts, every score, the labels and adjudications) and the bundled events and task files;
 6. the sha256 of every file against ``SHA256SUMS`` (and no file unlisted, none missing).
 """
 
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..scoring.aggregate import RunRecord
-from .labels import LABELS, LabelsError, label_figures, rebuilt_store
+from .rows import ROWS, RowsError, people_figures, rebuilt_store
 from .bundle import (
     DERIVED_KEYS, METRIC_FIELDS, RESULTS, SUMS, close, content_hash, derive, first_difference, metrics_from_verdicts,
     official_triplets, read_sums, rebuild_records, sha256_file, site_files, write_official_folders,
@@ -119,29 +119,35 @@ def _check_pages(out: Path, derived: dict[str, Any], by_run: dict[str, list[RunR
                 raise Mismatch(f"{rel}: {check} shows {raw or '–'}, recomputed {_show(fresh)}")
 
 
-def _check_labels(out: Path, results: dict[str, Any], records: list[RunRecord]) -> dict[str, Any]:
-    """The agreement figures recomputed from labels.json; returns them (the pages are checked against them)."""
-    bundle = _load(out, LABELS)
+def _check_people(out: Path, results: dict[str, Any], records: list[RunRecord]) -> dict[str, Any]:
+    """The agreement and study figures recomputed from rows.json; returns them (the pages are checked against them)."""
+    bundle = _load(out, ROWS)
     by_sha = {t["sha256"]: t["file"] for t in results.get("tasks") or []}
+    events_of = {r["run_id"]: r["events_file"] for r in results.get("runs") or []}
 
     def task_json(sha: str | None) -> dict[str, Any] | None:
         return _load(out, by_sha[sha]) if sha in by_sha else None
 
+    def events(run_id: str) -> list[dict[str, Any]]:
+        if run_id not in events_of:
+            raise Mismatch(f"{ROWS}: run {run_id} is not one of results.json's runs")
+        return _load(out, events_of[run_id])
+
     profiles = sorted({r.profile for r in records if r.scored})
     with tempfile.TemporaryDirectory() as scratch:
         try:
-            store = rebuilt_store(bundle, task_json, Path(scratch))
-        except LabelsError as exc:
+            store = rebuilt_store(bundle, task_json, events, Path(scratch))
+        except RowsError as exc:
             raise Mismatch(str(exc)) from None
         try:
-            fresh = label_figures(store, {r["run_id"] for r in results.get("runs") or []}, results.get("judge") or "", profiles)
+            fresh = people_figures(store, set(events_of), results.get("judge") or "", profiles)
         finally:
             store.engine.dispose()
-    for key in ("judge_agreement", "label_agreement"):
+    for key in ("judge_agreement", "label_agreement", "fidelity"):
         found = first_difference(results.get(key), fresh[key], key)
         if found:
             where, stored, value = found
-            raise Mismatch(f"{RESULTS}: {where} is {_show(stored)}, recomputed from {LABELS} {_show(value)}")
+            raise Mismatch(f"{RESULTS}: {where} is {_show(stored)}, recomputed from {ROWS} {_show(value)}")
     return fresh
 
 
@@ -206,8 +212,8 @@ def _verify(out: Path) -> int:
             where, stored, fresh = found
             raise Mismatch(f"{RESULTS}: {where} is {_show(stored)}, recomputed {_show(fresh)}")
     _check_official(out, records, results.get("official_folders") or [])
-    labelled = _check_labels(out, results, records)
-    _check_pages(out, {**derived, **labelled}, by_run)
+    people = _check_people(out, results, records)
+    _check_pages(out, {**derived, **people}, by_run)
     _check_sums(out)
     return len(records)
 
