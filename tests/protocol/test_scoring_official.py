@@ -195,6 +195,12 @@ def test_results_export_writes_the_official_files(cli, tmp_db, judge, tmp_path):
     assert item == {"gt_index": 0, "gt_triple": T("A", "r", "B"), "covered": True, "supporting_pred_indices": [0]}
     assert json.loads((out_dir / "t1_sample1.json").read_text())["triplet_f1"] == 0.0  # the failed run
     assert good in store.scores(good)[-1].run_id
+    # a site of these runs: verify parses each graded answer again for the node metrics
+    site = tmp_path / "site"
+    built = cli("site", "build", site, "--db", tmp_db, "--judge", judge)
+    assert built.exit_code == 0, built.output
+    checked = cli("site", "verify", site)
+    assert checked.exit_code == 0, checked.output
 
 
 def test_both_profiles_are_named_and_never_mixed(cli, tmp_db, judge):

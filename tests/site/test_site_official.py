@@ -26,14 +26,23 @@ def _snapshot(task_id: str) -> dict:
             "persona": {"background": "b", "initial_query": "q", "stages": stages}}
 
 
-def _run(store: Store, task_id: str, status: str = "finished") -> str:
+def _run(store: Store, task_id: str, status: str = "finished", n_pred: int = 0) -> str:
+    """A run whose extraction answer (the message the official grader grades) lists the first
+    ``n_pred`` ground-truth triples."""
     end = "cancelled" if status == "cancelled" else "done"
     run = store.create_run(task_id, task_json=_snapshot(task_id), run_config=RunConfig(task_id=task_id, protocol="official"),
                            agent="react", agent_model="fake/agent", user="rules", status=status, termination=end)
     store.append(run.id, MessageEvent(role="user", content="q"))
     store.append(run.id, MessageEvent(role="assistant", content="a", final=True))
+    if n_pred:
+        store.append(run.id, MessageEvent(role="user", content="the triples, please", phase="extraction"))
+        store.append(run.id, MessageEvent(role="assistant", content=json.dumps(GT[:n_pred]), phase="extraction"))
     store.append(run.id, EndEvent(termination=end))  # type: ignore[arg-type]
     return run.id
+
+
+def _answer_seq(store: Store, run_id: str) -> int:
+    return [e.seq for e in store.events(run_id) if e.kind == "message" and e.data.role == "assistant"][-1]
 
 
 def _score(store: Store, run_id: str, task_id: str, covered: list[bool], n_pred: int) -> None:
@@ -45,7 +54,8 @@ def _score(store: Store, run_id: str, task_id: str, covered: list[bool], n_pred:
     store.add_score(ScoreRow(run_id=run_id, judge=JUDGE, precision=sample.triplet_precision, recall=sample.triplet_recall,
                              f1=sample.triplet_f1, n_gt=len(GT), n_pred=n_pred, n_covered=sum(covered), n_valid=sum(covered),
                              protocol="official", prompt_source="own prompts",
-                             details_json=json.dumps({"protocol": "official", "official": sample.official_dict()})), [])
+                             details_json=json.dumps({"protocol": "official", "official": sample.official_dict(),
+                                                      "graded_message": {"phase": "extraction", "seq": _answer_seq(store, run_id)}})), [])
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +63,7 @@ def official_site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("official")
     store = Store(folder / "o.db")
     for task_id, covered, n_pred in [("ta", [True, True, False], 3), ("ta", [True, False, False], 2), ("tb", [True, True, True], 3)]:
-        _score(store, _run(store, task_id), task_id, covered, n_pred)
+        _score(store, _run(store, task_id, n_pred=n_pred), task_id, covered, n_pred)
     _run(store, "tb", status="cancelled")
     from vibesearch.site import build_site
 
@@ -90,6 +100,30 @@ def test_verify_recomputes_the_official_samples(cli, official_site, tmp_path):
     res = cli("site", "verify", copy)
     assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1, res.output
     assert rel in res.output and "official.triplet_f1" in res.output and "coverage details give" in res.output
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda entry: entry["record"]["official"].update(node_recall=0.1234), "official.node_recall is 0.1234, the graded answer gives"),
+    # a changed prediction count already changes the triplet precision its coverage details give
+    (lambda entry: entry["record"]["official"].update(num_pred_triples=7), "official.triplet_precision is 1.0, its coverage details give"),
+    (lambda entry: entry["graded_answer"].update(text="[]"), "graded_answer.text is not the run's assistant message"),
+])
+def test_verify_recomputes_the_official_node_metrics_from_the_graded_answer(cli, official_site, tmp_path, edit, needle):
+    """The node metrics come from the answer the grader parsed (bundled with the sample and checked
+    against the run's events), the task's official nodes and the coverage details."""
+    _store, out = official_site
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    results = json.loads((copy / "results.json").read_text(encoding="utf-8"))
+    rel = next(r["sample_file"] for r in results["runs"] if r["scored_under"])
+    data = json.loads((copy / rel).read_text(encoding="utf-8"))
+    entry = data["records"][0]
+    assert entry["graded_answer"]["text"].startswith("[") and entry["record"]["official"]["node_recall"] > 0
+    edit(entry)
+    (copy / rel).write_text(json.dumps(data), encoding="utf-8")
+    res = cli("site", "verify", copy)
+    assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1, res.output
+    assert rel in res.output and needle in res.output, res.output
 
 
 def test_the_people_and_simulator_study_is_tabled(tmp_path):

@@ -47,6 +47,7 @@ def _sample_file(data: RunData, task_sha: str | None) -> dict[str, Any]:
             "record": record_fields(rec),
             "graded_triples": data.graded.get(sid, []) if sid is not None else [],
             "verdicts": data.verdicts.get(sid, []) if sid is not None else [],
+            **({"graded_answer": data.answers[sid]} if sid is not None and sid in data.answers else {}),
         })
     return {"run_id": data.run.id, "task_id": data.run.task_id, "task_sha256": task_sha, "stats_inputs": data.stats_inputs,
             "records": entries}

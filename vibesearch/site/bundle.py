@@ -130,6 +130,25 @@ def official_triplets(sample: dict[str, Any]) -> dict[str, float]:
     return {"triplet_precision": round(precision, 4), "triplet_recall": recall, "triplet_f1": round(_f1(precision, recall), 4)}
 
 
+def official_nodes(sample: dict[str, Any], answer: str, task_json: dict[str, Any]) -> dict[str, float]:
+    """An official sample's node metrics and prediction count, recomputed from the answer it graded
+    (parsed strictly again, ``official_parse``), the task's official nodes and the sample's coverage
+    details (``official_metrics.node_metrics``); a sample with nothing parsed scores 0."""
+    from ..scoring.official_metrics import OfficialGroundTruth, node_metrics
+    from ..scoring.official_parse import strict_parse
+    from ..tasks.models import Task
+
+    result = SampleResult.model_validate(sample)
+    parsed = strict_parse(answer).triples
+    if not parsed or result.coverage_details is None:
+        return {"node_precision": 0.0, "node_recall": 0.0, "node_f1": 0.0, "num_pred_triples": len(parsed)}
+    details = result.coverage_details
+    nodes = node_metrics(parsed, OfficialGroundTruth.from_task(Task.from_snapshot(task_json)),
+                         CoverageResult.of(details.per_gt_triple, details.total_gt_triples))
+    return {"node_precision": nodes.node_precision, "node_recall": nodes.node_recall, "node_f1": nodes.node_f1,
+            "num_pred_triples": len(parsed)}
+
+
 def rebuild_records(sample_file: dict[str, Any], events: list[dict[str, Any]]) -> list[RunRecord]:
     """The records of one bundled run, statistics recomputed from its bundled events."""
     inputs = sample_file["stats_inputs"]

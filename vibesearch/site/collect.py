@@ -37,6 +37,7 @@ class RunData:
     records: list[RunRecord] = field(default_factory=list)  # one per profile it was scored under
     graded: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # score id -> the triples it graded
     verdicts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # score id -> verdicts
+    answers: dict[int, dict[str, Any]] = field(default_factory=dict)  # official score id -> the answer it graded
     latest_graph: list[dict[str, Any]] = field(default_factory=list)  # the newest graph, scored or not
 
     @property
@@ -109,6 +110,25 @@ def _graph_triples(store: Store, graph_id: int | None) -> list[dict[str, Any]]:
     return [t for t in triples if isinstance(t, dict)]
 
 
+def graded_answer_of(store: Store, score: Any, events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The answer an official score graded, as its details name it (``graded_message``): an
+    assistant message of the run (its seq), or the re-extraction the score graded (its graph's raw
+    text); the text stripped, as the grader took it ("" when nothing was graded)."""
+    try:
+        marked = (json.loads(score.details_json or "{}").get("graded_message") or {})
+    except ValueError:
+        marked = {}
+    phase, seq = marked.get("phase"), marked.get("seq")
+    text = ""
+    if phase == "reextraction":
+        with store.session() as s:
+            row = s.get(GraphRow, score.graph_id) if score.graph_id is not None else None
+        text = (row.raw_text or "").strip() if row is not None else ""
+    elif isinstance(seq, int):
+        text = next((str(e["data"].get("content") or "").strip() for e in events if e.get("seq") == seq), "")
+    return {"phase": phase, "seq": seq, "text": text}
+
+
 def event_dicts(store: Store, run_id: str) -> list[dict[str, Any]]:
     """The run's stored events as plain JSON values (``StoredEvent`` dumps: seq, ts, data)."""
     return [e.model_dump(mode="json") for e in store.events(run_id)]
@@ -139,5 +159,7 @@ def gather(store: Store, *, judge: str | None = None, runs: list[str] | None = N
             score = next(s for s in store.scores(run_id) if s.id == rec.score_id)
             data.graded[rec.score_id] = _graph_triples(store, score.graph_id)
             data.verdicts[rec.score_id] = [v.model_dump() for v in stored_verdicts(store, rec.score_id)]
+            if rec.official is not None:
+                data.answers[rec.score_id] = graded_answer_of(store, score, data.events)
         out[run_id] = data
     return SiteData(store=store, judge=used, records=records, runs=out, selection=selection)

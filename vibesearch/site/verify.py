@@ -6,7 +6,8 @@ number where there is one):
 1. each task file's name is the sha256 of its content;
 2. each run's per-sample file: P/R/F1 and the counts of every score recomputed from its verdicts
    and graded triples (``metrics.compute_metrics``), an official sample's triplet metrics from its
-   coverage details (``official_metrics``);
+   coverage details (``official_metrics``) and its node metrics from the answer it graded, parsed
+   strictly again (``bundle.official_nodes``; the text checked against the run's bundled events);
 3. ``results.json``: the leaderboard, interaction, noise-floor, official summary / per-item and
    left-out figures recomputed by ``bundle.derive`` from the records rebuilt out of the per-sample
    files and the events (statistics by ``stats.stats_from_events``), and the official grader's
@@ -31,7 +32,7 @@ from ..scoring.aggregate import RunRecord
 from .rows import ROWS, RowsError, people_figures, rebuilt_store
 from .bundle import (
     DERIVED_KEYS, METRIC_FIELDS, RESULTS, SUMS, close, content_hash, derive, first_difference, metrics_from_verdicts,
-    official_triplets, read_sums, rebuild_records, sha256_file, site_files, write_official_folders,
+    official_nodes, official_triplets, read_sums, rebuild_records, sha256_file, site_files, write_official_folders,
 )
 
 CHECK = re.compile(r'data-check="([^"]*)" data-value="([^"]*)"')
@@ -64,9 +65,28 @@ def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)[:80]
 
 
-def _check_sample(rel: str, sample: dict[str, Any], gt_count: int | None) -> list[dict[str, Any]]:
+def _check_answer(rel: str, k: int, entry: dict[str, Any], events: list[dict[str, Any]], task_json: dict[str, Any] | None) -> None:
+    """An official sample's node metrics and prediction count against the answer it graded (the
+    run's message at that seq, as bundled in its events)."""
+    official = entry["record"]["official"]
+    answer = entry.get("graded_answer")
+    if not isinstance(answer, dict) or task_json is None:
+        raise Mismatch(f"{rel}: records[{k}] is an official sample without the answer it graded (graded_answer) or its task")
+    text = str(answer.get("text") or "")
+    if isinstance(answer.get("seq"), int) and answer.get("phase") != "reextraction":
+        said = next((str(e["data"].get("content") or "").strip() for e in events if e.get("seq") == answer["seq"]
+                     and e["data"].get("kind") == "message" and e["data"].get("role") == "assistant"), None)
+        if said != text:
+            raise Mismatch(f"{rel}: records[{k}].graded_answer.text is not the run's assistant message {answer['seq']} in its events")
+    for key, value in official_nodes(official, text, task_json).items():
+        if not close(official.get(key, 0 if key == "num_pred_triples" else 0.0), value):
+            raise Mismatch(f"{rel}: records[{k}].official.{key} is {_show(official.get(key))}, the graded answer gives {_show(value)}")
+
+
+def _check_sample(rel: str, sample: dict[str, Any], gt_count: int | None, events: list[dict[str, Any]],
+                  task_json: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The sample file's records with their metrics recomputed; ``Mismatch`` at the first stored
-    number the verdicts do not give."""
+    number the verdicts (or, for an official sample, its coverage details and graded answer) do not give."""
     fresh_records = []
     for k, entry in enumerate(sample.get("records") or []):
         rec = dict(entry["record"])
@@ -75,6 +95,7 @@ def _check_sample(rel: str, sample: dict[str, Any], gt_count: int | None) -> lis
             for key, value in official_triplets(official).items():
                 if not close(official.get(key), value):
                     raise Mismatch(f"{rel}: records[{k}].official.{key} is {_show(official.get(key))}, its coverage details give {_show(value)}")
+            _check_answer(rel, k, entry, events, task_json)
         elif rec.get("score_id") is not None:
             n_gt = gt_count if gt_count is not None else int(rec.get("n_gt") or 0)
             metrics = metrics_from_verdicts(entry.get("verdicts") or [], n_gt, entry.get("graded_triples") or []).model_dump()
@@ -188,17 +209,20 @@ def _verify(out: Path) -> int:
         raise Mismatch(f"{out}: no such folder")
     results = _load(out, RESULTS)
     gt_counts: dict[str, int] = {}
+    snapshots: dict[str, dict[str, Any]] = {}
     for task in results.get("tasks") or []:
         content = _load(out, task["file"])
         if content_hash(content) != task["sha256"]:
             raise Mismatch(f"{task['file']}: its content's sha256 is not the {task['sha256'][:16]}… results.json names")
         gt_counts[task["sha256"]] = len(content.get("graph") or [])
+        snapshots[task["sha256"]] = content
     records: list[RunRecord] = []
     by_run: dict[str, list[RunRecord]] = {}
     for run in results.get("runs") or []:
         sample = _load(out, run["sample_file"])
         events = _load(out, run["events_file"])
-        sample["records"] = _check_sample(run["sample_file"], sample, gt_counts.get(sample.get("task_sha256") or ""))
+        sha = sample.get("task_sha256") or ""
+        sample["records"] = _check_sample(run["sample_file"], sample, gt_counts.get(sha), events, snapshots.get(sha))
         try:
             mine = rebuild_records(sample, events)
         except (KeyError, TypeError, ValueError) as exc:
