@@ -35,6 +35,7 @@ from ..config import Settings, get_settings
 from ..run.events import Emit, ErrorEvent, UsageEvent, UsagePurpose
 from . import _direct
 from ._litellm import _litellm
+from .pacing import PACER, provider_of
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -112,6 +113,12 @@ def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, retry_types) or isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
         return True
     return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+def _rate_limited(exc: BaseException) -> bool:
+    """A 429: litellm's ``RateLimitError`` or the status."""
+    limited = getattr(_litellm(), "RateLimitError", None)
+    return (isinstance(limited, type) and isinstance(exc, limited)) or getattr(exc, "status_code", None) == 429
 
 
 def _is_bad_request(exc: BaseException) -> bool:
@@ -314,8 +321,11 @@ async def complete(
     response: Any
     attempt = 0
     start = time.perf_counter()
+    pacer, provider = PACER.get(), provider_of(model)
     while True:
         try:
+            if pacer is not None:
+                await pacer.wait(provider)
             if direct is not None:
                 response = await _direct.acompletion(params, direct)
             elif stream and on_delta is not None:
@@ -336,8 +346,10 @@ async def complete(
                     bad_request=_is_bad_request(exc),
                     timed_out=_is_timeout(exc),
                 ) from None
-            delay = min(settings.llm_backoff_max_s, settings.llm_backoff_s * (2**attempt))
-            await asyncio.sleep(delay * (0.5 + random.random() / 2))
+            delay = min(settings.llm_backoff_max_s, settings.llm_backoff_s * (2**attempt)) * (0.5 + random.random() / 2)
+            if pacer is not None and _rate_limited(exc):
+                await pacer.backed_off(provider, delay)  # every caller sharing the pacer waits it out too
+            await asyncio.sleep(delay)
             attempt += 1
 
     latency = time.perf_counter() - start

@@ -23,6 +23,8 @@ engine, and driven by ``vibesearch worker`` processes on any number of hosts.
   against provider P under cap C holds one of C session-level advisory locks
   ``(hash(P), 0..C-1)`` on a connection of its own while it is driven. The server releases the
   lock when the connection closes, so a killed worker never leaks a slot.
+* A 429 backs its provider off for every worker: each worker's runs call through a shared pacer
+  (``_pacing.SharedPacer``, ``llm.pacing``) that keeps the back-off in the database.
 """
 
 from __future__ import annotations
@@ -36,11 +38,13 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ..config import Settings
+from ..llm.pacing import PACER, provider_of
 from ..run import RunConfig
 from ..run.result import RESUMABLE
 from ..store import RunNotFound, Store, new_run_id
 from ..store.leases import LeaseHeld, holder, run_key
 from ..tasks.models import Task
+from ._pacing import SharedPacer
 from ._record import RunFields
 from .batch import BatchSpec, build_parts
 from .lifecycle import open_run
@@ -87,11 +91,6 @@ def parse_limits(text: str | None) -> dict[str, int]:
             raise ValueError(f"--provider-limit {part!r}: write PROVIDER=N with N a whole number of 1 or more (e.g. openai=40,fake=2)")
         limits[name] = int(value)
     return limits
-
-
-def provider_of(model: str) -> str:
-    """The provider a litellm model string names (``openai/gpt-4o`` → ``openai``; a bare name is its own)."""
-    return model.split("/", 1)[0] if "/" in model else model
 
 
 def providers_of(config: RunConfig) -> set[str]:
@@ -308,8 +307,10 @@ async def serve(store: Store, settings: Settings, db: str, options: WorkerOption
     """Run a worker until it is told to stop (SIGINT / SIGTERM: the runs it drives finish first)."""
     app, retry = _app(db, options.retry_wait_s)
     stops = StopWatch(store)
+    pacer = SharedPacer(store)  # a 429 one run meets backs its provider off for every worker
 
     async def drive_run(**args: Any) -> str:
+        paced = PACER.set(pacer)
         try:
             outcome = await drive_job(store, settings, db, args, stops)
         except Exception as exc:
@@ -318,6 +319,8 @@ async def serve(store: Store, settings: Settings, db: str, options: WorkerOption
             log.warning("run %s: %s (procrastinate retries a job %d times)", args.get("run_id"), scrub(f"{type(exc).__name__}: {exc}"), RETRIES)
             log.debug("run %s failed", args.get("run_id"), exc_info=True)
             raise
+        finally:
+            PACER.reset(paced)
         log.info("run %s: %s", args.get("run_id"), outcome)
         return outcome
 

@@ -8,7 +8,8 @@ adjudications and the adjudications they replaced (``adjudication_history``, who
 checksums are compared like every other's). Leases and stop requests are not copied: they name
 processes of the source's machines (and their runs in flight), which drive no run of the copy.
 Logins are not copied either: they are the source's app servers' sessions (people log in again
-on the copy's servers), nor the failed-login counts that slow down password guessing there.
+on the copy's servers), nor the failed-login counts that slow down password guessing there, nor
+the providers' shared back-offs (the source's queue workers' pacing, ``session._pacing``).
 
 The checksum (``table_checksum``) is a sha256 over the rows in primary-key order, each value
 normalised (booleans, integers, floats by ``repr``, times as ISO text without a zone, NULL), so
@@ -32,7 +33,7 @@ from . import tables as _tables  # noqa: F401 - registers the tables on SQLModel
 from ._engine import make_engine, upgrade_database
 from ._url import db_target
 
-# foreign-key order; ``leases``, ``stop_requests``, ``logins`` and ``login_failures`` are left out on purpose (see the module's docstring)
+# foreign-key order; ``leases``, ``stop_requests``, ``logins``, ``login_failures`` and ``provider_backoff`` are left out on purpose (see the module's docstring)
 COPIED = ("meta", "runs", "events", "graphs", "scores", "verdicts", "labels", "pred_labels", "campaigns", "adjudications",
           "adjudication_history", "studies", "study_codes")
 BATCH = 1000

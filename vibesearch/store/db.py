@@ -29,6 +29,7 @@ from ..run.events import EventData, GraphEvent, StoredEvent, parse_event, utcnow
 from ._engine import make_engine, prepare_schema
 from ._url import DbTarget, db_target
 from ._write import retrying
+from .backoffs import BackoffsMixin
 from .campaigns import CampaignsMixin
 from .labels import LabelsMixin
 from .logins import LoginFailuresMixin, LoginsMixin
@@ -49,7 +50,7 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresMixin, StudiesMixin):
+class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresMixin, StudiesMixin, BackoffsMixin):
     """One database: an SQLite file (a path or ``sqlite:///path``) or a PostgreSQL URL
     (``postgresql+psycopg://user@host:port/db``). Thread-safe; share one Store per process and
     database (``open_db``).

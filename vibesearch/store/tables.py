@@ -228,6 +228,17 @@ class LeaseRow(SQLModel, table=True):
     expires_at: float
 
 
+class ProviderBackoffRow(SQLModel, table=True):
+    """Until when no call goes to a provider that answered 429 ("too many requests"), shared by the
+    queue workers of every host (``session._pacing``). Seconds since the epoch. Added by migration
+    0009; not copied by ``db copy`` (like leases: it belongs to the running processes)."""
+
+    __tablename__ = "provider_backoff"
+    provider: str = Field(primary_key=True)
+    until: float
+    updated_at: float
+
+
 class StopRequestRow(SQLModel, table=True):
     """A request to stop a run, written by the app server a person pressed Stop on; the server
     that drives the run sees it and cancels the run (``store.stops``). One row per run; times are

@@ -32,8 +32,8 @@ from sqlalchemy.engine import Connection
 if TYPE_CHECKING:
     from alembic.config import Config
 
-HEAD = "0008"
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")  # oldest first; tests check these against the scripts
+HEAD = "0009"
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009")  # oldest first; tests check these against the scripts
 LEGACY_VERSION = 1  # the meta.schema_version the releases before Alembic wrote
 _LOCK_ID = 7_264_551_902  # PostgreSQL advisory lock of the upgrade
 
