@@ -167,6 +167,9 @@ class Settings(BaseSettings):
     # a "me" run whose person has not answered for this long is ended as ``abandoned`` (its owner
     # may continue it from the Runs tab); the terminal's `vibesearch play` waits without a limit
     human_idle_timeout_s: float = Field(default=1800.0, gt=0)
+    # the app's Start hands a simulated run to the queue workers (``vibesearch worker``) instead of
+    # driving it in the server, when the database is PostgreSQL with the queue's tables
+    app_queue: bool = False
     read_runs: Literal["all", "own"] = "all"  # with a login on: may a person read others' runs?
     # "Load tasks" in the app: only under these folders (plus the bundled ones, the upload area and
     # VIBESEARCH_TASKS), regular files only, size- and count-capped, parsed in a killable process

@@ -1,7 +1,9 @@
 """Queued batches in the app (issue 26), on a real PostgreSQL: a batch ``vibesearch run --queue``
 planned shows in the Runs tab's queue table and in the Leaderboard's summary while it waits; once
 a real ``vibesearch worker`` has driven it, the table says every run finished. Under the read
-policy a person sees only the batches of their own owner."""
+policy a person sees only the batches of their own owner. With ``VIBESEARCH_APP_QUEUE=1`` the
+Play tab's Start queues the run for the workers: Play shows it waiting, then a worker's run with
+its score; Stop before any worker took it cancels it."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ import time
 
 import pytest
 from app_harness import wait_until
-from browser_kit import grid_row, open_app, shows, tab
+from browser_kit import grid_row, open_app, shows, start, status_is, tab
+from playwright.sync_api import expect
 
 from vibesearch.config import BUNDLED_TASKS, Settings
 
@@ -38,7 +41,7 @@ def queue_db(pg_cluster) -> str:
 def queued_app(queue_db, tmp_path_factory):
     from app_harness import start_app, stop_app
 
-    server = start_app(tmp_path_factory.mktemp("queued"), extra_env={"VIBESEARCH_DB": queue_db})
+    server = start_app(tmp_path_factory.mktemp("queued"), extra_env={"VIBESEARCH_DB": queue_db, "VIBESEARCH_APP_QUEUE": "1"})
     yield server
     stop_app(server)
 
@@ -87,6 +90,71 @@ def test_a_queued_batch_shows_waiting_then_finished(browser, queue_db, queued_ap
                 worker.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 worker.kill()
+
+
+def _worker(queue_db: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "vibesearch.cli.main", "worker", "--db", queue_db, "--slots", "2", "--poll", "0.2"],
+                            env={k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_")},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _stop(worker: subprocess.Popen | None) -> None:
+    if worker is None:
+        return
+    worker.send_signal(signal.SIGTERM)
+    try:
+        worker.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+
+
+@pytest.mark.browser
+def test_start_queues_the_run_and_play_follows_the_workers_run(browser, queue_db, queued_app):
+    from vibesearch.store import RunNotFound, Store
+
+    ctx, page = open_app(browser, queued_app.url)
+    worker = None
+    try:
+        rid = start(page)  # the default: the offline baseline with the rule-based user
+        shows(page, "vs-play-status", "waiting for a worker")
+        store = Store(queue_db)
+        with pytest.raises(RunNotFound):
+            store.get_run(rid)  # nobody drives it yet: the server did not
+        worker = _worker(queue_db)
+        status_is(page, "finished")
+        shows(page, "vs-play-score", "offline judge")  # the app scored the worker's run
+        expect(page.locator("#vs-start")).to_be_enabled()  # nothing left to wait for
+        shows(page, "vs-play-chat", "[DONE]")
+        run = store.get_run(rid)
+        assert run.batch_id and run.meta()["batch"]["queued"] is True  # a one-run queued batch the worker drove
+        assert run.meta().get("started_from") is None  # not driven by the app server
+        page.screenshot(path="/tmp/queued_play.png", full_page=True)
+    finally:
+        ctx.close()
+        _stop(worker)
+
+
+@pytest.mark.browser
+def test_stop_cancels_a_queued_run_no_worker_took(browser, queue_db, queued_app):
+    from vibesearch.store import RunNotFound, Store
+
+    ctx, page = open_app(browser, queued_app.url)
+    try:
+        rid = start(page)
+        shows(page, "vs-play-status", "waiting for a worker")
+        page.click("#vs-stop")
+        shows(page, "vs-play-status", "cancelled before a worker took it")
+        expect(page.locator("#vs-start")).to_be_enabled()
+        with pytest.raises(RunNotFound):
+            Store(queue_db).get_run(rid)
+    finally:
+        ctx.close()
+    # its job was cancelled before it started: no worker will ever take it
+    from sqlalchemy import text
+
+    with Store(queue_db).engine.connect() as conn:
+        states = [r[0] for r in conn.execute(text("SELECT status FROM procrastinate_jobs WHERE args->>'run_id' = :r"), {"r": rid})]
+    assert states == ["cancelled"]
 
 
 def test_a_person_sees_only_their_own_queued_batches(queue_db):

@@ -125,7 +125,7 @@ def test_play_shows_why_a_run_failed_on_the_status_line_and_in_a_banner_above_th
     store.append(run.id, ErrorEvent(source="llm", message="NotFoundError: model 'no-such-model' does not exist; key abcdefghijklmnop", fatal=True))
     store.append(run.id, EndEvent(termination="error", detail="llm: NotFoundError"))
     store.update_run(run.id, status="failed", termination="error")
-    ctx = SimpleNamespace(store=store, manager=SimpleNamespace(get=lambda _id: None), task_of_run=lambda _run: None,
+    ctx = SimpleNamespace(store=store, manager=SimpleNamespace(get=lambda _id: None, queued=None), task_of_run=lambda _run: None,
                           access=SimpleNamespace(may_write=lambda _who, _owner: False))
     comps = {k: k for k in ("view", "chat", "stepper", "counters", "status", "human_box", "human_card", "send", "score",
                             "table_answer", "pred_table", "timer", "persona")}

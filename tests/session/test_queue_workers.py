@@ -14,8 +14,11 @@ import json
 import re
 import signal
 import subprocess
+import sys
 import time
+import urllib.request
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 from _normalised import normalised
@@ -27,6 +30,7 @@ from vibesearch.store import Store
 
 pytestmark = pytest.mark.slow
 
+BENCH_SERVER = Path(__file__).resolve().parents[2] / "benchmarks" / "_fake_openai_server.py"
 TASKS = ["daily-en-japan-heritage-trip", "daily-zh-traditional-festivals", "pro-en-analysis-history"]
 SLOW = ["--agent", "react", "--model", "fake/agent", "--user", "simulator", "--simulator-model", "fake/sim"]
 # a dead worker is found within ~2 s and its run's lease expires within 2 s
@@ -50,13 +54,13 @@ class QueueEnv:
     def cmd(self, *args: str, **extra: str) -> subprocess.CompletedProcess:
         return subprocess.run(cli(*args), env=env(**extra), capture_output=True, text=True, timeout=120)
 
-    def queue(self, db: str, *args: str) -> str:
-        done = self.cmd("run", "--queue", "--db", db, "--json", *args)
+    def queue(self, db: str, *args: str, **extra: str) -> str:
+        done = self.cmd("run", "--queue", "--db", db, "--json", *args, **extra)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)["batch_id"]
 
-    def worker(self, db: str, *args: str, delay: str = "0") -> subprocess.Popen:
-        extra = {"VIBESEARCH_LEASE_TTL_S": "2", "VIBESEARCH_TEST_FAKE_DELAY": delay}
+    def worker(self, db: str, *args: str, delay: str = "0", **more: str) -> subprocess.Popen:
+        extra = {"VIBESEARCH_LEASE_TTL_S": "2", "VIBESEARCH_TEST_FAKE_DELAY": delay, **more}
         proc = subprocess.Popen(cli("worker", "--db", db, *FAST_WORKER, *args), env=env(**extra),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.procs.append(proc)
@@ -222,6 +226,33 @@ def test_provider_cap_is_never_exceeded(qenv):
         peak = max(peak, level)
     assert 1 <= peak <= 2
     assert store.list_runs(batch_id=batch)[0].meta()["batch"]["provider_limits"] == {"fake": 2}
+
+
+def test_provider_cap_holds_at_the_model_server(qenv, tmp_path):
+    """The cap seen from the provider's side: a local OpenAI-compatible server (the throughput
+    benchmark's, 0.3 s a call) counts the calls in flight; three workers of three slots each drive
+    six runs under ``openai=2``, and the server never has more than two calls at once (a run
+    makes one call at a time, so two runs at most)."""
+    server = subprocess.Popen([sys.executable, str(BENCH_SERVER), "--port", "0", "--latency", "0.3", "--tool-steps", "1"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = server.stdout.readline() if server.stdout else ""
+        assert line.startswith("PORT "), line
+        base = f"http://127.0.0.1:{int(line.split()[1])}"
+        to_server = {"VIBESEARCH_API_BASE": base + "/v1"}
+        db = qenv.new_db()
+        batch = qenv.queue(db, "--tasks", *TASKS[:2], "--runs", "3", "--agent", "react", "--model", "openai/bench", "--user", "rules",
+                           "--max-user-turns", "1", "--provider-limit", "openai=2", **to_server)
+        for _ in range(3):
+            qenv.worker(db, "--slots", "3", **to_server)
+        wait_for("6 finished runs", _all_done(qenv, db, batch, 6), timeout=180, every=0.3)
+        with urllib.request.urlopen(base + "/stats", timeout=10) as resp:
+            stats = json.loads(resp.read())
+        assert stats["requests"] >= 6 * 3  # every run called the server (a search, an answer, the extraction)
+        assert 1 <= stats["peak_in_flight"] <= 2, stats
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def test_batch_cancel_stops_every_run(qenv):

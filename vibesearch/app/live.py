@@ -37,6 +37,7 @@ from ..store import LeaseHeld, LeaseLost, Store
 from ..tasks.models import Task
 from ..users import HumanUser, ShadowUser
 from ._policy import RunRequest, check_message, check_request, form_request
+from ._queued_start import QueuedStarts
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,11 @@ class RunManager:
         self._runs: dict[str, LiveRun] = {}
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
+        # VIBESEARCH_APP_QUEUE: Start hands simulated runs to the queue workers (``_queued_start``)
+        self.queued: QueuedStarts | None = (
+            QueuedStarts(store, str(settings.db), self._ensure_loop, lambda run_id, judge: self.score(run_id, judge))
+            if settings.app_queue else None
+        )
         self.closed_at_start = self.close_orphaned()  # runs a dead server left "running"
 
     def close_orphaned(self) -> list[str]:

@@ -206,17 +206,21 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                 search_backend=be, judge=j_model, shadow=bool(shad), endpoint_url=e_url, endpoint_model=e_model,
                 endpoint_key=e_key, max_user_turns=turns, pace_s=float(pace_s or 0), protocol=proto,
             )
-            live = ctx.manager.start(req, task_obj, who.owner or "")
+            queue = ctx.manager.queued
+            if queue is not None and queue.available(req):  # VIBESEARCH_APP_QUEUE: a worker drives it
+                run_id, how = queue.queue(req, task_obj, who.owner or "", ctx.settings).run_id, "queued for the workers"
+            else:
+                run_id, how = ctx.manager.start(req, task_obj, who.owner or "").run_id, "started"
         except (ValueError, KeyError, TypeError) as exc:
             raise gr.Error(for_surface(exc, "app")) from None  # names the form's fields, not the CLI's flags
-        nv = RunView(run_id=live.run_id)
+        nv = RunView(run_id=run_id)
         return {
             owner: tok,
             view: nv,
             chat: [],
             stepper: stepper_html(task_obj, []),
             counters: "",
-            status: f"Run `{live.run_id}` started — {plain_md(task_obj.id)}, agent **{plain_md(agent_kind)}**, user **{plain_md(user_kind)}**.",
+            status: f"Run `{run_id}` {how} — {plain_md(task_obj.id)}, agent **{plain_md(agent_kind)}**, user **{plain_md(user_kind)}**.",
             human_box: gr.Group(visible=user_kind == "human"),
             human_card: "",
             human_turn: "",
@@ -252,6 +256,14 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             gr.Info("No run to stop.")
             return
         who = ctx.who(request, tok)
+        queue = ctx.manager.queued
+        queued = queue.get(v.run_id) if queue is not None else None
+        if queue is not None and queued is not None and not ctx.manager.is_live(v.run_id):  # a worker's run: cancel its batch
+            if not who.admin and queued.owner != who.owner:
+                raise gr.Error(f"run {v.run_id} belongs to another browser session or login")
+            queue.cancel(queued, who.owner or "?")
+            gr.Info(f"Stopping run {v.run_id}: cancelled, {CANCELLED_NOTE}.")
+            return
         try:
             ctx.manager.stop(v.run_id, who.owner, admin=who.admin)
         except NotYourRun as exc:
@@ -361,14 +373,27 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any
         return out
     got_new = v.pull(ctx.store)
     out[c["view"]] = v
+    queued = ctx.manager.queued.get(v.run_id) if ctx.manager.queued is not None else None
     try:
         run = ctx.store.get_run(v.run_id)
-    except RunNotFound:
-        return out  # the session has not created its row yet
+    except RunNotFound:  # the session has not created its row yet (or no worker has taken the job)
+        if queued is not None:
+            waiting = "was cancelled before a worker took it" if queued.cancelled else "is queued: waiting for a worker (`vibesearch worker`)"
+            if v.changed("status", waiting):
+                out[c["status"]] = f"Run `{v.run_id}` {waiting}."
+            if queued.cancelled:
+                out[c["timer"]] = gr.Timer(active=False)
+                if "start" in c:
+                    out[c["start"]] = gr.Button(interactive=True)
+        return out
     live = ctx.manager.get(v.run_id)
     task = ctx.task_of_run(run)
     running = run.status == "running"
-    busy = running or (live is not None and not live.finished)
+    if queued is not None and not running and ctx.manager.queued is not None:  # a worker finished it: score it here, once
+        ctx.manager.queued.settle(run.id, run.status, ctx.store.latest_graph(run.id) is not None)
+    scoring = bool(live and live.scoring) or bool(queued and queued.scoring)
+    score_error = live.score_error if live else (queued.score_error if queued else None)
+    busy = running or (live is not None and not live.finished) or (queued is not None and not queued.settled)
     if task is not None and v.changed("task", task.id):
         out[c["persona"]] = persona_html(task)
     if task is not None and (got_new or v.changed("chat0", True)):
@@ -402,7 +427,7 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any
     if run.status == "cancelled":
         what += f" — {CANCELLED_NOTE}"
     failed = failure_reason(v.events) if run.status == "failed" else None
-    if not running and live is not None and live.scoring:
+    if not running and scoring:
         what += " · scoring…"
     if v.changed("status", (what, failed)):
         out[c["status"]] = f"Run `{run.id}` · {plain_md(task.id if task else run.task_id)} · **{what}**" + (f" — {status_reason(failed)}" if failed else "")
@@ -411,12 +436,12 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any
     # the result once the session is over
     if not running:
         scores = latest_scores(ctx.store, run.id)
-        sig = (tuple((s.id, s.judge) for s in scores), bool(live and live.scoring), live.score_error if live else None)
+        sig = (tuple((s.id, s.judge) for s in scores), scoring, score_error)
         if v.changed("result", sig):
             if run.status == "cancelled" and not scores:  # not "Not scored yet": it never will be
                 out[c["score"]] = f"<div class='vs-card vs-muted' id='vs-play-cancelled'>This run was cancelled: {CANCELLED_NOTE}.</div>"
             else:
-                out[c["score"]] = score_html(run, scores, scoring=bool(live and live.scoring), error=live.score_error if live else None)
+                out[c["score"]] = score_html(run, scores, scoring=scoring, error=score_error)
             if run.kind != "table" and scores:  # the missed ground truth beside the score (the latest score's verdicts)
                 out[c["score"]] += missed_html(ground_truth(run), verdict_rows(ctx.store, scores[-1]), judge=scores[-1].judge, elem_id="vs-play-missed")
             if run.kind == "table":
