@@ -133,7 +133,8 @@ def test_a_page_on_another_port_cannot_start_a_run_in_chromium(app, browser):
     finally:
         ctx.close()
         attacker.close()
-    assert runs_in(app.db) == before, "a page of another origin started a run"
+    # no run was added (one started by another test may end meanwhile: its status is not compared)
+    assert [x[0] for x in runs_in(app.db)] == [x[0] for x in before], "a page of another origin started a run"
     # the same request from the app's own page is accepted: the refusal was the origin's
     s.http.headers["Origin"] = app.url.rstrip("/")
     r = s.http.post(app.url + "gradio_api/queue/join", json={**body, "session_hash": s.session_hash})
@@ -152,7 +153,7 @@ def test_a_foreign_referer_or_null_origin_changes_nothing(app):
     # a cross-origin read is refused too (nothing in the answer)
     r = s.http.get(app.url + "config", headers={"Origin": "http://evil.example"})
     assert r.status_code == 403 and "components" not in r.text
-    assert runs_in(app.db) == before
+    assert [x[0] for x in runs_in(app.db)] == [x[0] for x in before]  # no run added (another test's may end meanwhile)
 
 
 def test_a_name_pointed_at_the_loopback_is_not_answered(app):

@@ -73,7 +73,7 @@ class QueueEnv:
             done = self.cmd("batch", "status", batch, "--db", db, "--json")
             assert done.returncode == 0, done.stderr
             return json.loads(done.stdout)
-        from vibesearch.session.queued import batch_rows, counts
+        from vibesearch.session.queued_batches import batch_rows, counts
 
         if db not in self.stores:
             self.stores[db] = Store(db)

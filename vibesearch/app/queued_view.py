@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..session.queued import BatchSummary, has_queue, queued_batches
+from ..session.queued_batches import BatchSummary, has_queue, queued_batches
 from ._access import Who
 from .context import AppContext
 from .render import plain_md

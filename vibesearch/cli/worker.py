@@ -80,7 +80,7 @@ def batch_status(
     db: Optional[str] = typer.Option(None, "--db", help=_DB_HELP),
 ) -> None:
     """Counts (planned, running, finished, failed, cancelled) and one row per run."""
-    from ..session.queued import batch_rows, counts
+    from ..session.queued_batches import batch_rows, counts
     from ..store import open_db
 
     settings = _queue_settings(db)
@@ -110,7 +110,8 @@ def batch_cancel(
     db: Optional[str] = typer.Option(None, "--db", help=_DB_HELP),
 ) -> None:
     """Cancel the batch's waiting runs and ask its running runs to stop."""
-    from ..session.queued import batch_rows, cancel_batch, worker_name
+    from ..session.queued import worker_name
+    from ..session.queued_batches import batch_rows, cancel_batch
     from ..store import open_db
 
     settings = _queue_settings(db)

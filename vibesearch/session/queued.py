@@ -16,9 +16,10 @@ engine, and driven by ``vibesearch worker`` processes on any number of hosts.
 * A worker that dies stops sending heartbeats; every worker looks for the jobs of workers silent
   for ``stalled_after`` seconds and hands them back to the queue (``retry_job``), so another
   worker resumes the run.
-* ``cancel_batch`` cancels the jobs still waiting and asks the drivers of the running ones to
-  stop (``Store.request_stop``, the stop-request mechanism of the app servers); a worker polls
-  for its runs' requests every ``STOP_POLL_S`` seconds.
+* ``queued_batches.cancel_batch`` cancels the jobs still waiting and asks the drivers of the
+  running ones to stop (``Store.request_stop``, the stop-request mechanism of the app servers); a
+  worker polls for its runs' requests every ``STOP_POLL_S`` seconds. The batches' state (rows per
+  run, counts, the newest batches) is read there too.
 * Provider caps (``--provider-limit fake=2``) count RUNS, with PostgreSQL advisory locks: a run
   against provider P under cap C holds one of C session-level advisory locks
   ``(hash(P), 0..C-1)`` on a connection of its own while it is driven. The server releases the
@@ -35,14 +36,14 @@ import os
 import socket
 import zlib
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from ..config import Settings
 from ..llm.pacing import PACER, provider_of
 from ..run import RunConfig
 from ..run.result import RESUMABLE
 from ..store import RunNotFound, Store, new_run_id
-from ..store.leases import LeaseHeld, holder, run_key
+from ..store.leases import LeaseHeld
 from ..tasks.models import Task
 from ._pacing import SharedPacer
 from ._record import RunFields
@@ -106,7 +107,8 @@ def providers_of(config: RunConfig) -> set[str]:
     return found
 
 
-def _app(db: str, retry_wait_s: float = RETRY_WAIT_S) -> Any:
+def job_app(db: str, retry_wait_s: float = RETRY_WAIT_S) -> Any:
+    """The procrastinate app of the database ``db`` and the retry strategy of its jobs."""
     import procrastinate
 
     app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo(db)))
@@ -118,7 +120,7 @@ def _app(db: str, retry_wait_s: float = RETRY_WAIT_S) -> Any:
 
 async def queue_batch(db: str, spec: BatchSpec, provider_limits: dict[str, int]) -> list[str]:
     """Write the batch's runs as jobs; their run ids (in plan order)."""
-    app, retry = _app(db)
+    app, retry = job_app(db)
     plan = {**spec.plan(), "queued": True, "provider_limits": provider_limits}
     task = app.task(name=TASK_NAME, queue=QUEUE, retry=retry)(_never_here)
     ids: list[str] = []
@@ -305,7 +307,7 @@ async def _resume_when_free(store: Store, settings: Settings, run_id: str, cance
 
 async def serve(store: Store, settings: Settings, db: str, options: WorkerOptions) -> None:
     """Run a worker until it is told to stop (SIGINT / SIGTERM: the runs it drives finish first)."""
-    app, retry = _app(db, options.retry_wait_s)
+    app, retry = job_app(db, options.retry_wait_s)
     stops = StopWatch(store)
     pacer = SharedPacer(store)  # a 429 one run meets backs its provider off for every worker
 
@@ -380,137 +382,3 @@ async def _requeue_stalled(app: Any, options: WorkerOptions) -> None:
                 log.warning("job %s (run %s): its worker stopped sending heartbeats; queued again", job.id, job.task_kwargs.get("run_id"))
             except Exception:  # noqa: BLE001 - another worker handed it back first
                 log.debug("could not requeue job %s", job.id, exc_info=True)
-
-
-# --------------------------------------------------------------------------- watching and cancelling
-
-
-@dataclass
-class BatchRow:
-    run_id: str
-    task_id: str
-    run_index: int
-    state: str  # planned | running | finished | failed | cancelled
-    job_status: str
-    run_status: str | None
-    attempts: int  # the tries that ended (procrastinate's count; a try under way is not in it)
-    worker: str | None  # host:pid of the run's driver while it runs
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-STATES = ("planned", "running", "finished", "failed", "cancelled")
-_JOBS_SQL = (
-    "SELECT id, status::text, attempts, args FROM procrastinate_jobs "
-    "WHERE task_name = :task AND args->>'batch_id' = :batch ORDER BY id"
-)
-_BATCHES_SQL = (
-    "SELECT b.batch, b.owner, (SELECT min(e.at) FROM procrastinate_events e WHERE e.job_id = b.first) AS since "
-    "FROM (SELECT args->>'batch_id' AS batch, args->>'owner' AS owner, min(id) AS first FROM procrastinate_jobs "
-    "WHERE task_name = :task GROUP BY 1, 2) b ORDER BY b.first DESC LIMIT :limit"
-)
-
-
-def has_queue(store: Store) -> bool:
-    """The database holds the job engine's tables (PostgreSQL brought up by ``db upgrade``)."""
-    if store.dialect != "postgresql":
-        return False
-    from sqlalchemy import inspect
-
-    return "procrastinate_jobs" in set(inspect(store.engine).get_table_names())
-
-
-def _jobs(store: Store, batch_id: str) -> list[tuple[int, str, int, dict[str, Any]]]:
-    from sqlalchemy import text
-
-    with store.engine.connect() as conn:
-        rows = conn.execute(text(_JOBS_SQL), {"task": TASK_NAME, "batch": batch_id}).all()
-    return [(int(r[0]), str(r[1]), int(r[2]), dict(r[3])) for r in rows]
-
-
-def _state(job_status: str, run_status: str | None) -> str:
-    if job_status in ("cancelled", "aborted") or run_status == "cancelled":
-        return "cancelled"
-    if job_status == "failed" or run_status == "failed":
-        return "failed"
-    if job_status == "succeeded":
-        return "finished"
-    if job_status == "doing":
-        return "running"
-    return "planned"  # todo: waiting (or waiting for a retry)
-
-
-def batch_rows(store: Store, batch_id: str) -> list[BatchRow]:
-    """One row per planned run of the batch (empty: no such queued batch)."""
-    runs = {r.id: r for r in store.list_runs(batch_id=batch_id)}
-    rows = []
-    for _id, status, attempts, args in _jobs(store, batch_id):
-        run_id = str(args.get("run_id"))
-        run = runs.get(run_id)
-        state = _state(status, run.status if run is not None else None)
-        lease = holder(store, run_key(run_id)) if state == "running" else None
-        rows.append(BatchRow(
-            run_id=run_id, task_id=str((args.get("task") or {}).get("id", "?")), run_index=int(args.get("run_index", 0)),
-            state=state, job_status=status, run_status=run.status if run is not None else None, attempts=attempts,
-            worker=f"{lease.host}:{lease.pid}" if lease is not None else None,
-        ))
-    return rows
-
-
-def counts(rows: Iterable[BatchRow]) -> dict[str, int]:
-    out = dict.fromkeys(STATES, 0)
-    for r in rows:
-        out[r.state] += 1
-    return out
-
-
-@dataclass
-class BatchSummary:
-    batch_id: str
-    owner: str | None
-    since: Any  # when its first job was queued (or scheduled)
-    counts: dict[str, int]
-    workers: list[str]  # host:pid of the workers driving its runs now
-
-    @property
-    def settled(self) -> bool:
-        return self.counts["planned"] == self.counts["running"] == 0
-
-
-def queued_batches(store: Store, limit: int = 20) -> list[BatchSummary]:
-    """The newest queued batches (``limit``), with their counts and the workers driving them;
-    empty when the database has no job queue."""
-    if not has_queue(store):
-        return []
-    from sqlalchemy import text
-
-    with store.engine.connect() as conn:
-        found = conn.execute(text(_BATCHES_SQL), {"task": TASK_NAME, "limit": limit}).all()
-    out = []
-    for batch_id, owner, since in found:
-        rows = batch_rows(store, str(batch_id))
-        workers = sorted({r.worker for r in rows if r.worker})
-        out.append(BatchSummary(batch_id=str(batch_id), owner=owner, since=since, counts=counts(rows), workers=workers))
-    return out
-
-
-async def cancel_batch(store: Store, db: str, batch_id: str, by: str) -> tuple[int, int]:
-    """Cancel the batch's waiting jobs and ask its running runs to stop; (cancelled, asked to stop)."""
-    app, _retry = _app(db)
-    cancelled = stopping = 0
-    async with app.open_async():
-        for job_id, status, _attempts, args in _jobs(store, batch_id):
-            if status == "todo" and await app.job_manager.cancel_job_by_id_async(job_id):
-                cancelled += 1
-                continue
-            if status in ("todo", "doing"):  # it started meanwhile, or is running: its driver stops it
-                run_id = str(args.get("run_id"))
-                try:
-                    if store.get_run(run_id).status not in RESUMABLE:
-                        continue
-                except RunNotFound:
-                    pass  # not opened yet: the request waits for it (the run stops at its first look)
-                store.request_stop(run_id, by)
-                stopping += 1
-    return cancelled, stopping
