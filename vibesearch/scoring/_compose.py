@@ -25,7 +25,7 @@ TripleText = tuple[str, str, str]
 MAX_STEPS = 3
 # ground-truth relations whose tail is a place: the first step states the relation, the later
 # steps only narrow the place down ("headquartered in Cologne", "Cologne located in Germany")
-_PLACE_VALUED = frozenset({"birth", "death", "hq", "place"})
+_PLACE_VALUED = frozenset({"birth", "death", "hq", "place", "found"})
 
 
 def _node(name: str) -> tuple[str, object]:

@@ -37,7 +37,7 @@ _ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("located in", "located within", "lies in", "situated in", "in", "within", "city in", "country",
          "location", "located in the administrative territorial entity", "borough of", "district of",
          "neighbourhood of", "neighborhood of", "suburb of", "quarter of", "ward of", "province of",
-         "region of", "municipality of", "town in", "village in", "continent", "province", "county",
+         "region of", "municipality of", "department of", "state of", "canton of", "oblast of", "town in", "village in", "continent", "province", "county",
          "region", "prefecture", "位于", "地处"),
     ),
     "part": (("has part", "has parts", "consists of", "comprises"), ("part of", "component of", "隶属")),

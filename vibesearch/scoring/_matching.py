@@ -26,7 +26,7 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 
 from ._names import core, expand_abbreviations, is_clipped, strip_titles
-from ._units import finer_figure, quantity_equal, rounding_step, within_rounding
+from ._units import finer_figure, hedged_step, quantity_equal, rounding_step, within_rounding
 from ._aliases import alias_group
 from ._lists import list_items
 from ._normalize import CJK, Date, base, contains_phrase, date_relation, digits, norm, parse_date, parse_quantity
@@ -50,7 +50,11 @@ _NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
                  "eight": "8", "nine": "9", "ten": "10", "twenty": "20"}
 
 
+_SUFFIXES = {"jr", "sr", "ii", "iii", "iv"}  # "Martin Luther King Jr." is MLK
+
+
 def _initials(words: list[str], keep_stop: bool = False) -> str:
+    words = [w for w in words if w not in _SUFFIXES] if len(words) > 2 else words
     return "".join(w[0] for w in words if (keep_stop or w not in _STOP_LATIN) and w[0].isalpha())
 
 
@@ -67,6 +71,7 @@ class Name:
     group: int | None = None  # curated alias group (``_aliases``)
     alt_quantities: tuple[tuple[str, str | None], ...] = ()  # "3,776 m (12,388 ft)": each part
     rounding: float | None = None  # half-step of a rounded figure ("1.3 million": 50,000)
+    hedged: float | None = None  # half-step of a figure said to be rounded ("about 11,000 m": 500)
     core: tuple[str, frozenset[str]] = ("", frozenset())  # ``_names.core``
     quantities: tuple[tuple[str, str | None], ...] = ()  # the quantity and the alternatives
     is_person_like: bool = False  # two to four name parts, no digits, no place/organisation word
@@ -141,6 +146,7 @@ def name_of(raw: str) -> Name:
         quantity=quantity if quantity is not None else (alt_quantities[0] if alt_quantities else None),
         alt_quantities=alt_quantities,
         rounding=rounding_step(raw),
+        hedged=hedged_step(raw),
         core=core(tokens),
         quantities=((quantity,) if quantity is not None else ()) + tuple(q for q in alt_quantities if q != quantity),
         is_person_like=_person_like(tokens, main) and "," not in str(raw),  # "A, B" is a list or a place
@@ -242,6 +248,10 @@ def entity_match(gt: Name, pred: Name, ctx: Context, *, in_list: bool = False) -
         return None, "acronym collision"
     if _same_person(gt, pred, ctx):
         return "equal", "surname"
+    if _initialled(gt, pred) or _initialled(pred, gt):
+        return "equal", "initials"
+    if _acronym_then_name(gt, pred) or _acronym_then_name(pred, gt):
+        return "equal", "acronym"
     if core_match(gt, pred, ctx, in_list=in_list):
         return "equal", "short form"
     if _year_moved(gt, pred):
@@ -274,7 +284,8 @@ def _quantity_match(gt: Name, pred: Name) -> tuple[str | None, str]:
                 return "equal", "number"
             if how is not None and best is None:
                 best = how
-            if best is None and (within_rounding(g, p, gt.rounding) or (gt.rounding is None and finer_figure(g, p))):
+            if best is None and (within_rounding(g, p, gt.rounding) or (gt.rounding is None and finer_figure(g, p))
+                                 or within_rounding(p, g, pred.hedged)):
                 best = "rounding"
     if best == "converted":
         return "equal", "unit conversion"
@@ -297,6 +308,31 @@ def _place_run(gt: Name, pred: Name) -> bool:
         all(g.aliases & p_parts[k + j].aliases for j, g in enumerate(g_parts))
         for k in range(len(p_parts) - len(g_parts) + 1)
     )
+
+
+def _initialled(full: Name, short: Name) -> bool:
+    """"J. S. Bach" / "JS Bach" for "Johann Sebastian Bach": the given names written as their
+    capital initials (with dots or run together), the surname the same."""
+    if not full.is_person_like or len(short.tokens) < 2 or short.tokens[-1] != full.tokens[-1]:
+        return False
+    letters = "".join(short.tokens[:-1])
+    if not re.fullmatch(r"(?:[A-Z]\.?\s*){1,3}\s+\S+", str(short.raw).strip()) or not letters.isalpha():
+        return False
+    return letters == "".join(t[0] for t in full.tokens[:-1])
+
+
+def _acronym_then_name(full: Name, short: Name) -> bool:
+    """"IIT Kharagpur" for "Indian Institute of Technology Kharagpur": the opening words written
+    as their capital initials (stop words left out), the last words the same."""
+    raw = str(short.raw).strip()
+    m = re.fullmatch(r"([A-Z]{2,6})\s+(\S.*)", raw)
+    if not m or len(short.tokens) < 2 or CJK.search(raw):
+        return False
+    rest = short.tokens[1:]
+    words = full.tokens
+    if len(words) <= len(rest) + 1 or tuple(words[-len(rest):]) != tuple(rest):
+        return False
+    return _initials(list(words[: -len(rest)])) == m.group(1).lower()
 
 
 def _first_name_in_list(gt: Name, item: Name, ctx: Context) -> bool:
@@ -542,19 +578,28 @@ def _carried(concept: str, others: frozenset[str]) -> bool:
     return False
 
 
+def relations_differ(gt_raw: str, pred_raw: str) -> bool:
+    """Words that make two relations different facts whatever else they share: a marker on one
+    side only ("nominated", "former", "vice"), opposites ("born" / "died", "maximum" / "minimum"),
+    or a capitalised word or number of the ground truth the prediction lacks ("Nobel Prize in
+    Physics" / "… in Chemistry")."""
+    gt, pred = relation_of(gt_raw), relation_of(pred_raw)
+    if (gt.concepts & _MARKERS) != (pred.concepts & _MARKERS):
+        return True
+    if any(len(pair & gt.concepts) == 1 and len(pair & pred.concepts) == 1 and pair & gt.concepts != pair & pred.concepts
+           for pair in _OPPOSITE):
+        return True
+    return any(not _carried(c, pred.concepts) for c in gt.named)
+
+
 @lru_cache(maxsize=262144)
 def relation_score(gt_raw: str, pred_raw: str) -> float:
     """How much of the ground-truth relation the predicted one carries (0..1)."""
     gt, pred = relation_of(gt_raw), relation_of(pred_raw)
     if gt.norm == pred.norm:
         return 1.0
-    if (gt.concepts & _MARKERS) != (pred.concepts & _MARKERS):
+    if relations_differ(gt_raw, pred_raw):
         return 0.0
-    if any(len(pair & gt.concepts) == 1 and len(pair & pred.concepts) == 1 and pair & gt.concepts != pair & pred.concepts
-           for pair in _OPPOSITE):
-        return 0.0  # "born" / "died", "maximum" / "minimum"
-    if any(not _carried(c, pred.concepts) for c in gt.named):
-        return 0.0  # "Nobel Prize in Physics" is not said by "Nobel Prize in Chemistry"
     wanted = gt.hard or gt.concepts
     if not wanted:
         return fuzz.ratio(gt.norm, pred.norm) / 100

@@ -71,6 +71,8 @@ def expand_abbreviations(raw: str) -> str:
     whole = _WHOLE_CODE.match(text)
     if whole and whole.group(1) in _CITY_CODES:
         text = _CITY_CODES[whole.group(1)]
+    elif whole and whole.group(1) in _US_STATES and whole.group(1) != "DC":  # a whole name "MN" is the state
+        text = _US_STATES[whole.group(1)]
     return text
 
 
@@ -100,6 +102,8 @@ def strip_titles(tokens: tuple[str, ...]) -> tuple[str, ...]:
 _CLASS_WORDS: dict[tuple[str, ...], str] = {
     ("inc",): "d", ("incorporated",): "d", ("corp",): "d", ("corporation",): "d", ("ltd",): "d",
     ("limited",): "d", ("llc",): "d", ("plc",): "d", ("ag",): "d", ("gmbh",): "d", ("co",): "d",
+    ("nv",): "d", ("bv",): "d", ("sa",): "d", ("spa",): "d", ("oyj",): "d", ("asa",): "d", ("pty",): "d",
+    ("speech",): "d", ("painting",): "d", ("album",): "d", ("film",): "d", ("novel",): "d", ("opera",): "d",
     ("conference",): "d", ("train",): "d", ("kernel",): "d", ("programming", "language"): "d",
     ("software",): "d", ("operating", "system"): "d", ("space", "telescope"): "d", ("telescope",): "d",
     ("race",): "d", ("spacecraft",): "d", ("space", "probe"): "d", ("probe",): "d", ("band",): "d", ("rock", "band"): "d",

@@ -31,7 +31,7 @@ def _t2s(text: str) -> str:
 @lru_cache(maxsize=65536)
 def base(text: str) -> str:
     """NFKC, simplified Chinese, lower case, single spaces."""
-    text = unicodedata.normalize("NFKC", str(text))
+    text = unicodedata.normalize("NFKC", str(text)).replace("\u2212", "-")  # the minus sign is a hyphen
     if CJK.search(text):
         text = _t2s(text)
     return _SPACES.sub(" ", text.lower()).strip()

@@ -166,6 +166,23 @@ def rounding_step(raw: str) -> float | None:
     return 0.5 * 10 ** (-decimals) * _MAGNITUDE_VALUE[m.group(3).lower()]
 
 
+_HEDGE = re.compile(r"^\s*(?:about|approximately|approx\.?|around|roughly|nearly|almost|some|c\.|ca\.|circa|~|约|大约)\s*"
+                    r"(\d{1,3}(?:,\d{3})+|\d+)(?!\.\d)", re.I)
+
+
+def hedged_step(raw: str) -> float | None:
+    """Half the step of a whole figure a prediction says is rounded ("about 11,000 m": 500,
+    "approx. 340 km": 5), when it keeps two significant figures or more; else None."""
+    m = _HEDGE.match(str(raw))
+    if not m:
+        return None
+    digits = m.group(1).replace(",", "")
+    zeros = len(digits) - len(digits.rstrip("0"))
+    if zeros == 0 or len(digits) - zeros < 2:
+        return None
+    return 0.5 * 10 ** zeros
+
+
 def magnitude(number: str) -> int | None:
     """The power of ten of a number (for indexing values that may round to one another)."""
     try:

@@ -45,9 +45,13 @@ from ._matching import (
     name_of,
     passive_flipped,
     relation_matches,
+    relation_of,
     relation_paraphrase,
     relation_score,
+    relations_differ,
 )
+from ._normalize import CJK, contains_phrase
+from ._roles import role_compatible
 from ._units import dimension, floor_keys, in_base, magnitude
 from .verdicts import JudgeResult, Verdict
 
@@ -145,6 +149,8 @@ def _keys(n: Name, *, gt_side: bool) -> list[tuple[str, Any]]:
     if n.acronym:
         keys.append(("initials" if gt_side else "acronym", n.acronym))
     keys.extend(("acronym" if gt_side else "initials", ini) for ini in n.initials)
+    if 2 <= len(n.tokens) <= 4:
+        keys.append(("last", n.tokens[-1]))  # "J. S. Bach" / "Johann Sebastian Bach", "IIT Kharagpur"
     if n.is_person_like:
         keys.append(("first-last", (n.tokens[0], n.tokens[-1])))
         keys.append(("single" if gt_side else "surname", n.tokens[-1]))
@@ -269,9 +275,11 @@ def _judge_direct(gi: int, triple: TripleText, pred_t: list[TripleText], graph: 
     h, r, t = triple
     head_m, tail_m = index.matches(h), index.matches(t)
     found: dict[int, tuple[int, str]] = {}  # predicted index -> (rule, rule name)
+    # one longer predicted head may be the entity; two ("北京故宫", "沈阳故宫") make the name ambiguous
+    longer = [ph for ph, (level, why) in head_m.items() if level == "more" and _longer_head(h, ph, why)]
     for ph, (head_level, head_why) in head_m.items():
-        if head_level != "equal":  # a longer head names another entity ("Air China" / "China")
-            continue
+        if head_level != "equal" and not (len(longer) == 1 and ph in longer):
+            continue  # a longer head names another entity ("Air China" / "China")
         for pi in graph.by_head.get(ph, ()):
             _, pr, pt = pred_t[pi]
             if pt not in tail_m:
@@ -285,13 +293,14 @@ def _judge_direct(gi: int, triple: TripleText, pred_t: list[TripleText], graph: 
                 or relation_paraphrase(r, pr)
                 or (tail_level == "more" and relation_score(r, f"{pr} {pt}") >= RELATION_MATCH)
                 or (tail_why == "list member" and list_relation(r, pr))
+                or _same_role(r, pr)
             ):
                 rule = 1 if head_level == tail_level == "equal" else 2
                 found.setdefault(pi, (rule, _name(rule, head_why, tail_why)))
     # the same fact written the other way round: passive voice or an inverse / symmetric relation
     for pt_name, (head_level, head_why) in head_m.items():
-        if head_level != "equal" and head_why != "list member":
-            continue
+        if head_level != "equal" and head_why not in ("list member", "contains"):
+            continue  # the prediction's tail may say more ("the dwarf planet Ceres (1801)")
         for pi in graph.by_tail.get(pt_name, ()):
             ph, pr, _ = pred_t[pi]
             if ph not in tail_m or pi in found:
@@ -300,6 +309,8 @@ def _judge_direct(gi: int, triple: TripleText, pred_t: list[TripleText], graph: 
             if tail_level != "equal":
                 continue
             how = "passive voice" if passive_flipped(r, pr) else inverse_of(r, pr)
+            if not how and relation_of(r).passive != relation_of(pr).passive and _same_role(r, pr):
+                how = "passive voice"  # "written by" / "authored", "co-founded by" / "co-founded"
             if how:
                 rule = 1 if head_level == "equal" else 2
                 found[pi] = (rule, how if rule == 1 else f"{how}, list member")
@@ -316,6 +327,41 @@ def _judge_direct(gi: int, triple: TripleText, pred_t: list[TripleText], graph: 
         return Verdict(gt_index=gi, covered=True, rule=4, evidence=sorted(evidence),
                        rationale=f"{name}: composed from predicted {', '.join(f'#{i + 1}' for i in evidence)}")
     return Verdict(gt_index=gi, covered=False, rationale=_why_not(h, t, head_m, tail_m))
+
+
+# words after or before a name that make it another entity: "Harvard University Press" is not the university
+_OTHER_ENTITY = {"press", "airlines", "airline", "airways", "airport", "station", "university", "college", "school",
+                 "hospital", "company", "corporation", "group", "foundation", "society", "institute", "league",
+                 "club", "team", "fc", "records", "publishing", "publishers", "bank", "library", "stadium", "arena",
+                 "hotel", "street", "road", "avenue", "square", "county", "province", "state", "city", "district",
+                 "river", "mountain", "mountains", "lake", "island", "bay", "band", "award", "prize", "festival",
+                 "party", "army", "navy", "church", "cathedral", "park", "bridge", "tower", "line", "metro", "film",
+                 "series", "album", "song", "game", "museum", "centre", "center", "building", "region"}
+_OTHER_ENTITY_CJK = ("大学", "公司", "集团", "机场", "车站")
+
+
+def _longer_head(gt_head: str, pred_head: str, why: str) -> bool:
+    """A predicted head that contains a ground-truth head of two words or more (two Chinese
+    characters) plus words that do not make it another entity ("Hagia Sophia Grand Mosque",
+    "安徽黄山风景区" for "黄山"); not a list, not "Harvard University Press"."""
+    if why != "contains":
+        return False
+    g, p = name_of(gt_head), name_of(pred_head)
+    if CJK.search(g.norm):
+        if len(g.norm) < 2 or g.norm not in p.norm:
+            return False
+        # a place before the name ("河北赵州桥"), nothing after it but a scenic-area word: "长江三峡大坝" is the dam
+        before, _, after = p.norm.partition(g.norm)
+        return bool(before or after) and after in ("", "风景区", "景区", "风景名胜区") and not before.endswith(_OTHER_ENTITY_CJK)
+    if len(g.tokens) < 2 or not contains_phrase(g.norm, p.norm):
+        return False
+    extra = set(p.norm.split()) - set(g.norm.split())
+    return bool(extra) and not extra & _OTHER_ENTITY and not any(ch.isdigit() for w in extra for ch in w)
+
+
+def _same_role(gt_raw: str, pred_raw: str) -> bool:
+    """The relations carry the same roles of ``_roles``' table and nothing tells them apart."""
+    return role_compatible(gt_raw, pred_raw) and not relations_differ(gt_raw, pred_raw)
 
 
 def _name(rule: int, head_why: str, tail_why: str) -> str:
