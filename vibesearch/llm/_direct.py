@@ -16,12 +16,13 @@ so the retry policy and the recorded error texts read the same on both paths.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import os
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Iterator
 
 import httpx
 
@@ -149,29 +150,66 @@ class Response:
     usage: Usage | None
 
 
-# one connection pool per event loop (an httpx client must not outlive or change its loop)
-_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, httpx.AsyncClient]] = weakref.WeakKeyDictionary()
-
-
 MAX_CONNECTIONS = 512  # per event loop; keep-alive for as many, so none is reopened per call
+# connections per pool: httpcore looks over every connection of a pool (and, for each idle one, over
+# all of them again) whenever a request starts or ends, so one pool of hundreds of connections spent
+# most of a 200-run worker's CPU on that bookkeeping; pools of 16 keep it small
+POOL_CONNECTIONS = 16
 
 
-def _client(base: str) -> httpx.AsyncClient:
-    loop = asyncio.get_running_loop()
-    per_loop = _CLIENTS.setdefault(loop, {})
+class _Pools:
+    """The connection pools of one event loop and kind of model: a call takes the first pool with a
+    free connection (so a lone run keeps reusing one connection), a new pool when all are busy, up
+    to ``MAX_CONNECTIONS`` in all, and then the least busy."""
+
+    def __init__(self, make: Callable[[], httpx.AsyncClient], size: int, most: int):
+        self.make, self.size, self.most = make, size, most
+        self.clients: list[httpx.AsyncClient] = []
+        self.busy: list[int] = []
+
+    @contextlib.contextmanager
+    def take(self) -> Iterator[httpx.AsyncClient]:
+        i = next((k for k, n in enumerate(self.busy) if n < self.size), None)
+        if i is None and len(self.clients) < self.most:
+            self.clients.append(self.make())
+            self.busy.append(0)
+            i = len(self.clients) - 1
+        if i is None:
+            i = min(range(len(self.busy)), key=self.busy.__getitem__)
+        self.busy[i] += 1
+        try:
+            yield self.clients[i]
+        finally:
+            self.busy[i] -= 1
+
+
+# per event loop (an httpx client must not outlive or change its loop)
+_POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, _Pools]] = weakref.WeakKeyDictionary()
+
+
+def _fake_client() -> httpx.AsyncClient:
+    from .fake import transport
+
+    return httpx.AsyncClient(transport=transport())
+
+
+def _http_client() -> httpx.AsyncClient:
+    return httpx.AsyncClient(limits=httpx.Limits(max_connections=POOL_CONNECTIONS, max_keepalive_connections=POOL_CONNECTIONS))
+
+
+def _pools(base: str) -> _Pools:
+    """Every run on the loop shares these: a batch or a worker may have hundreds of runs waiting on a
+    model at once (one pool capped at 64 connections held a 200-run batch at 64 calls in flight)."""
+    per_loop = _POOLS.setdefault(asyncio.get_running_loop(), {})
     kind = "fake" if base == FAKE_BASE else "http"
-    client = per_loop.get(kind)
-    if client is None:
+    pools = per_loop.get(kind)
+    if pools is None:
         if kind == "fake":
-            from .fake import transport
-
-            client = httpx.AsyncClient(transport=transport())
+            pools = _Pools(_fake_client, MAX_CONNECTIONS, 1)
         else:
-            # one client per event loop for every run on it: a batch or a worker may have hundreds of runs
-            # waiting on a model at once (64 capped a 200-run batch at 64 calls in flight)
-            client = httpx.AsyncClient(limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS))
-        per_loop[kind] = client
-    return client
+            pools = _Pools(_http_client, POOL_CONNECTIONS, MAX_CONNECTIONS // POOL_CONNECTIONS)
+        per_loop[kind] = pools
+    return pools
 
 
 def _key(params: dict[str, Any]) -> str | None:
@@ -198,10 +236,11 @@ async def acompletion(params: dict[str, Any], base: str) -> Response:
     content = encode(body)
     timeout = params.get("timeout")
     try:
-        answer = await _client(base).post(
-            base.rstrip("/") + "/chat/completions", content=content, headers=headers,
-            timeout=float(timeout) if timeout else None,
-        )
+        with _pools(base).take() as client:
+            answer = await client.post(
+                base.rstrip("/") + "/chat/completions", content=content, headers=headers,
+                timeout=float(timeout) if timeout else None,
+            )
     except httpx.TimeoutException as exc:
         raise Timeout(f"the request to {model} timed out: {exc}") from None
     except httpx.TransportError as exc:

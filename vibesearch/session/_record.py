@@ -226,6 +226,18 @@ class Recorder:
         if raise_failure and self._failure is not None:
             raise self._failure
 
+    async def adrain(self, *, raise_failure: bool = True) -> None:
+        """``drain`` for the run's event loop: the writes are awaited, so the loop goes on with
+        the other runs on it meanwhile."""
+        if self._queued and self._loop is not None:
+            self._hand_over(self._loop)
+        inflight, self._inflight = self._inflight, None
+        if inflight is not None:
+            await asyncio.wrap_future(inflight)
+        self._deliver()
+        if raise_failure and self._failure is not None:
+            raise self._failure
+
     def close(self) -> None:
         """Wait for the writer and stop it (the run is over; never raises). A group still
         incomplete is not written, as when the process stops."""

@@ -18,6 +18,8 @@ to be continued.
 
 from __future__ import annotations
 
+import asyncio
+
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -38,6 +40,8 @@ class Writer(Protocol):
     def emit(self, data: EventData) -> object: ...
 
     def drain(self) -> None: ...
+
+    async def adrain(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,28 @@ def close_run(
         store.append(run_id, event, lease=lease)
     final = status or status_after(str(termination), failed=failed)
     store.update_run(run_id, status=final, termination=event.termination, lease=lease)
+    return final
+
+
+async def close_run_async(
+    store: Store,
+    run_id: str,
+    termination: Termination | str,
+    detail: str = "",
+    *,
+    status: RunStatus | None = None,
+    failed: bool = False,
+    writer: Writer,
+    lease: str | None = None,
+) -> RunStatus:
+    """``close_run`` for a session on an event loop: the same end and status, written without
+    holding up the other runs on the loop (the writes are awaited, the row's update runs in a
+    thread)."""
+    event = end_event(termination, detail)
+    writer.emit(event)
+    await writer.adrain()  # the end is stored before the run's row says so
+    final = status or status_after(str(termination), failed=failed)
+    await asyncio.to_thread(store.update_run, run_id, status=final, termination=event.termination, lease=lease)
     return final
 
 

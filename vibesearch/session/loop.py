@@ -37,7 +37,7 @@ from ._record import Listener, Recorder, RunFields, RunResult, is_table_task
 from ._restore import Position, locate
 from ._turn_events import turn_events
 from ._unfinished import answer_unanswered, owed_message
-from .lifecycle import close_run, mark_interrupted, open_run
+from .lifecycle import close_run, close_run_async, mark_interrupted, open_run
 
 T = TypeVar("T")
 
@@ -187,7 +187,7 @@ class Session:
         try:
             if not position.graph_stored:
                 await self._extract(termination or "error")
-            termination = self._final(termination or "error")
+            termination = await self._final(termination or "error")
         except LeaseLost:
             raise
         except asyncio.CancelledError:
@@ -195,18 +195,27 @@ class Session:
             raise
         except _Stop as stop:
             return self._close("cancelled", stop.detail)
-        return self._close(termination or "error", self.detail, status=status_after(termination, failed=bool(self.error)))
+        final = await close_run_async(
+            self.store, self.run_id, termination, self.detail or (self.error or ""),
+            status=status_after(termination, failed=bool(self.error)), writer=self.rec, lease=self._owner,
+        )
+        return self.result(final, termination)
 
-    def _final(self, termination: str) -> str:
+    async def _final(self, termination: str) -> str:
         """The run's termination by its profile's rule; the conversation's own ending is kept in
         the run's meta when the two differ."""
         final = self.profile.final_termination(termination, self.extraction_outcome)
         if final != termination:
-            self.rec.drain()
-            meta = self.store.get_run(self.run_id).meta()
-            self.store.update_run(self.run_id, meta={**meta, "conversation_ended": termination}, lease=self._owner)
+            await self.rec.adrain()
+            await asyncio.to_thread(self._merge_meta, {"conversation_ended": termination})
             self.detail = f"{self.detail + '; ' if self.detail else ''}the conversation ended: {termination}"
         return final
+
+    def _merge_meta(self, meta: dict[str, Any], **fields: Any) -> None:
+        """(a worker thread) Set fields of the run's row, ``meta`` merged into the stored one."""
+        if meta:
+            fields["meta"] = {**self.store.get_run(self.run_id).meta(), **meta}
+        self.store.update_run(self.run_id, **fields, lease=self._owner)
 
     def _infer_termination(self) -> str:
         """Why a run that stopped during extraction had ended (its reason was not yet written)."""
@@ -305,11 +314,9 @@ class Session:
 
     # ------------------------------------------------------------------ the end
     async def _extract(self, termination: str) -> None:
-        fields: dict[str, Any] = {"termination": termination}
-        self.rec.drain()  # the conversation is stored before the run's row records its end
-        if self.detail:  # kept with the run, so a run resumed from here ends with the same words
-            fields["meta"] = {**self.store.get_run(self.run_id).meta(), "termination_detail": self.detail}
-        self.store.update_run(self.run_id, **fields, lease=self._owner)
+        await self.rec.adrain()  # the conversation is stored before the run's row records its end
+        # the detail is kept with the run, so a run resumed from here ends with the same words
+        await asyncio.to_thread(self._merge_meta, {"termination_detail": self.detail} if self.detail else {}, termination=termination)
         worked = self.profile.extracts(replied=self.rec.replied(), steps=self.rec.assistant_steps, termination=termination)
         if is_table_task(self.task) or not worked:
             return
@@ -386,6 +393,27 @@ async def run_session(
     return await _drive(config, task, agent, user, store, settings, run_id, run_fields, listeners, cancel, lease)
 
 
+def _open_or_reopen(
+    config: RunConfig, task: Task, store: Store, settings: Settings, run_id: str, run_fields: RunFields | None, lease: Driving
+) -> tuple[list[StoredEvent], Position, str]:
+    """Open a new run, or reopen a stored one: its events, where it stands and the detail it ended with."""
+    try:
+        existing = store.get_run(run_id)
+    except KeyError:
+        existing = None
+    detail = ""
+    if existing is None:
+        open_run(store, config, task, settings, run_id=run_id, fields=run_fields, lease=lease.owner)
+        events: list[StoredEvent] = store.events(run_id)  # what the profile records first (its note)
+        return events, locate(events), detail
+    events = store.events(run_id)
+    reopened = existing.status == "abandoned"  # continued by its owner: the abandonment is history
+    position = locate(events, None if reopened else existing.termination)
+    detail = str(existing.meta().get("termination_detail", "")) if position.phase == "finish" else ""
+    store.update_run(run_id, status="running", **({"termination": None} if reopened else {}), lease=lease.owner if lease else None)
+    return events, position, detail
+
+
 async def _drive(
     config: RunConfig,
     task: Task,
@@ -400,21 +428,8 @@ async def _drive(
     lease: Driving,
 ) -> RunResult:
     """The run itself, read (or created) under the lease."""
-    try:
-        existing = store.get_run(run_id)
-    except KeyError:
-        existing = None
-    detail = ""
-    if existing is None:
-        open_run(store, config, task, settings, run_id=run_id, fields=run_fields, lease=lease.owner)
-        events: list[StoredEvent] = store.events(run_id)  # what the profile records first (its note)
-        position = locate(events)
-    else:
-        events = store.events(run_id)
-        reopened = existing.status == "abandoned"  # continued by its owner: the abandonment is history
-        position = locate(events, None if reopened else existing.termination)
-        detail = str(existing.meta().get("termination_detail", "")) if position.phase == "finish" else ""
-        store.update_run(run_id, status="running", **({"termination": None} if reopened else {}), lease=lease.owner if lease else None)
+    # in a worker thread: the other runs on the loop go on while this one is opened
+    events, position, detail = await asyncio.to_thread(_open_or_reopen, config, task, store, settings, run_id, run_fields, lease)
     session = Session(config, task, agent, user, store, run_id, listeners, cancel, lease)
     session.rec.replay(events)
     session.restore(events, detail)

@@ -5,7 +5,9 @@ them is ``session._pacing``. Each is one SQL statement, on SQLite and PostgreSQL
 
 from __future__ import annotations
 
-import threading
+from contextlib import AbstractContextManager
+from typing import Any
+
 import time
 
 from sqlalchemy import text
@@ -26,7 +28,7 @@ class BackoffsMixin:
     """Needs the ``Store``'s ``engine`` and ``_lock``."""
 
     engine: Engine
-    _lock: threading.RLock
+    _lock: AbstractContextManager[Any]
 
     def back_off(self, provider: str, until: float) -> None:
         """No call to ``provider`` before ``until`` (seconds since the epoch), unless one was already later."""

@@ -9,8 +9,9 @@ the same transaction as the replacement, so either both are stored or neither is
 
 from __future__ import annotations
 
-import threading
-from typing import Sequence
+from contextlib import AbstractContextManager
+
+from typing import Any, Sequence
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -33,7 +34,7 @@ class CampaignsMixin:
     """Needs the ``Store``'s ``engine``, ``_lock`` and ``read_only``."""
 
     engine: Engine
-    _lock: threading.RLock
+    _lock: AbstractContextManager[Any]
     read_only: bool
 
     def add_campaign(self, row: CampaignRow) -> CampaignRow:

@@ -19,6 +19,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Iterable, Iterator
 
 from sqlalchemy import DateTime, String, Text, bindparam, func, text
@@ -63,7 +64,10 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
         self.read_only = read_only and self.target.is_sqlite
         self.engine = make_engine(self.target, read_only=self.read_only)
         self.dialect = self.engine.dialect.name
-        self._lock = threading.RLock()
+        # SQLite has one writer at a time: this process's writes take turns here rather than wait out
+        # its busy timeout. PostgreSQL orders concurrent writers itself (an append locks its run's
+        # row), so writes from one process go out at once, as those of several processes do.
+        self._lock: AbstractContextManager[Any] = threading.RLock() if self.target.is_sqlite else nullcontext()
         with self._lock:
             prepare_schema(self.engine, self.target, read_only=self.read_only)
 

@@ -7,8 +7,9 @@ callers use them as ``store.put_label(...)``, ``store.labels(...)`` and so on.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+
 import json
-import threading
 from datetime import datetime
 from typing import Any
 
@@ -24,7 +25,7 @@ class LabelsMixin:
     """Needs the ``Store``'s ``engine``, ``_lock`` and ``read_only``."""
 
     engine: Engine
-    _lock: threading.RLock
+    _lock: AbstractContextManager[Any]
     read_only: bool
 
     def put_label(

@@ -11,11 +11,12 @@ statement, atomic on SQLite and PostgreSQL alike.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+
 import hashlib
-import threading
 import time
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -42,7 +43,7 @@ class LoginsMixin:
     """Needs the ``Store``'s ``engine`` and ``_lock``."""
 
     engine: Engine
-    _lock: threading.RLock
+    _lock: AbstractContextManager[Any]
 
     def _logins_write(self, sql: str, params: dict[str, object]) -> int:
         return int(write_statement(self.engine, self._lock, sql, params) or 0)
@@ -116,7 +117,7 @@ class LoginFailuresMixin:
     same for every app server of the database. Needs the ``Store``'s ``engine`` and ``_lock``."""
 
     engine: Engine
-    _lock: threading.RLock
+    _lock: AbstractContextManager[Any]
 
     def login_locked_until(self, keys: list[str]) -> float:
         """The latest time any of ``keys`` is refused until (0.0: none is)."""

@@ -10,10 +10,11 @@ row first (``clear_stop``). Each is one SQL statement, atomic on SQLite and Post
 
 from __future__ import annotations
 
-import threading
+from contextlib import AbstractContextManager
+
 import time
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Engine
@@ -48,7 +49,7 @@ class StopsMixin:
     """Needs the ``Store``'s ``engine``, ``_lock`` and ``read_only``."""
 
     engine: Engine
-    _lock: threading.RLock
+    _lock: AbstractContextManager[Any]
     read_only: bool
 
     def _stops_write(self, sql: str, params: dict[str, object]) -> int:

@@ -9,10 +9,11 @@ SQLite and PostgreSQL alike, so a code works once even when two browsers send it
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+
 import hashlib
-import threading
 import time
-from typing import Sequence
+from typing import Any, Sequence
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
@@ -35,7 +36,7 @@ class StudiesMixin:
     """Needs the ``Store``'s ``engine`` and ``_lock``."""
 
     engine: Engine
-    _lock: threading.RLock
+    _lock: AbstractContextManager[Any]
 
     def add_study(self, study: StudyRow, codes: Sequence[tuple[str, int, str]]) -> StudyRow:
         """Store a study and its codes (code, slot, task id) in one transaction."""
