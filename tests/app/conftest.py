@@ -75,7 +75,8 @@ CALL_FAILED = pytest.StashKey[bool]()
 def pages(request, browser, app_server):
     """``pages()`` opens the app in a new browser context (a separate person) and returns its page,
     ready; every context a test opens is closed after it. When the test failed, each page's
-    screenshot and HTML are kept under artifacts/screenshots/failed/."""
+    screenshot and HTML (every tab of it) and the app's log are kept under
+    artifacts/screenshots/failed/, and the log's last traceback is printed."""
     from browser_kit import open_app
 
     opened = []
@@ -87,16 +88,23 @@ def pages(request, browser, app_server):
 
     yield open_page
     failed = request.node.stash.get(CALL_FAILED, False)
-    for i, (ctx, page) in enumerate(opened):
+    keep = SCREENSHOTS / "failed"
+    if failed:
+        keep.mkdir(parents=True, exist_ok=True)
+        # the app server's log since it started: the traceback of a handler that failed is there
+        log = app_server.logs()
+        (keep / f"{request.node.name}-app.log").write_text(log)
+        if "Traceback" in log:  # shown with the failure (CI keeps only its output)
+            print("the app's last traceback:\n" + log[log.rindex("Traceback"):][-4000:])
+    for i, (ctx, _page) in enumerate(opened):
         if failed:
-            keep = SCREENSHOTS / "failed"
-            keep.mkdir(parents=True, exist_ok=True)
-            stem = f"{request.node.name}-{i}"
-            try:
-                page.screenshot(path=str(keep / f"{stem}.png"), full_page=True)
-                (keep / f"{stem}.html").write_text(page.content())
-            except Exception as exc:  # noqa: BLE001 - a page that died still gets its context closed
-                print(f"could not keep {stem}: {exc}")
+            for j, page in enumerate(ctx.pages):  # every tab the test opened in that context
+                stem = f"{request.node.name}-{i}" + (f"-tab{j}" if j else "")
+                try:
+                    page.screenshot(path=str(keep / f"{stem}.png"), full_page=True)
+                    (keep / f"{stem}.html").write_text(page.content())
+                except Exception as exc:  # noqa: BLE001 - a page that died still gets its context closed
+                    print(f"could not keep {stem}: {exc}")
         ctx.close()
 
 

@@ -8,7 +8,9 @@ import pytest
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
-WAIT_MS = 60_000
+# expect's timeout is one setting for the whole process (the last module imported sets it), so it
+# is the same as tests/app/browser_kit.py's: a lower one here shortened every app test's waits
+WAIT_MS = 90_000
 expect.set_options(timeout=WAIT_MS)
 
 
