@@ -73,6 +73,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vibesearch.session.queued import lane_slots
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = Path(__file__).resolve().parent / "_fake_openai_server.py"
 MODEL = "openai/bench"
@@ -546,7 +548,8 @@ class Bench:
         procs = [self.procs.start(vibesearch_cmd(["worker", "--db", url, "--slots", str(per)], self.args.cold), f"worker-{workers}-{i}.log", env=self.env)
                  for i in range(workers)]
         deadline = time.monotonic() + 300
-        while workers_registered(url) < workers:
+        lanes = lane_slots(per)  # a worker claims in lanes, each a procrastinate worker of its own
+        while workers_registered(url) < workers * len(lanes):
             dead = [p for p in procs if p.poll() is not None]
             if dead:
                 raise RuntimeError(f"a worker exited ({dead[0].returncode}): see {self.procs.tmp}/worker-{workers}-*.log")
@@ -587,7 +590,7 @@ class Bench:
         for _worker, group in itertools.groupby(sorted(jobs, key=lambda j: j.worker or 0), key=lambda j: j.worker):
             group = [j for j in group if j.started is not None and j.ended is not None]
             items = [(j.deferred, j.started, j.ended, self.first_call(by_run.get(j.run_id))) for j in group]
-            for claim, reused in slot_claims(items, per, ready):
+            for claim, reused in slot_claims(items, max(lanes), ready):
                 res.claims.append(claim)
                 if reused:
                     res.claims_reused.append(claim)

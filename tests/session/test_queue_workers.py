@@ -154,6 +154,33 @@ def test_three_workers_drain_thirty_runs(qenv):
     assert all(r["attempts"] == 1 for r in got["runs"])  # one try each (procrastinate counts tries ended)
 
 
+def _registered_workers(db: str) -> int:
+    import psycopg
+
+    from vibesearch.session.queued import conninfo
+
+    with psycopg.connect(conninfo(db)) as conn:
+        return int(conn.execute("SELECT count(*) FROM procrastinate_workers").fetchone()[0])
+
+
+def test_a_worker_with_many_slots_claims_in_lanes_and_stops_whole(qenv):
+    """--slots 30 is two lanes of 15 (two procrastinate workers in one process, claiming side by
+    side): the batch is drained once, and SIGTERM stops both lanes (exit 0, nobody registered)."""
+    from vibesearch.session.queued import LANE_SLOTS, lane_slots
+
+    assert lane_slots(30) == [15, 15] and lane_slots(LANE_SLOTS) == [LANE_SLOTS] and lane_slots(51) == [17, 17, 17]
+    db = qenv.new_db()
+    batch = qenv.queue(db, "--tasks", *TASKS, "--runs", "10")
+    proc = qenv.worker(db, "--slots", "30", "--stalled-after", "20")
+    wait_for("two lanes registered", lambda: _registered_workers(db) == 2 or None, timeout=60, every=0.2)
+    got = wait_for("30 finished runs", _all_done(qenv, db, batch, 30), timeout=120, every=0.5)
+    _check_exactly_once(_store(db), [r["run_id"] for r in got["runs"]])
+    assert all(r["attempts"] == 1 for r in got["runs"])
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0, proc.stderr.read() if proc.stderr else ""
+    assert _registered_workers(db) == 0
+
+
 def test_killed_worker_run_resumes_elsewhere(qenv):
     db = qenv.new_db()
     batch = qenv.queue(db, "--tasks", TASKS[0], "--runs", "2", *SLOW)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import zlib
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Iterable, TypedDict
@@ -21,6 +23,21 @@ log = logging.getLogger(__name__)
 Listener = Callable[[StoredEvent], object]
 RUN_COLUMNS = {"batch_id", "run_index", "owner", "source"}
 __all__ = ["Listener", "Recorder", "RunFields", "RunResult", "create_run", "is_table_task"]
+
+WRITER_THREADS = 8  # the writer threads of a process, shared by its runs (see ``_writer_of``)
+_writers: list[ThreadPoolExecutor] = []
+_writers_made = threading.Lock()
+
+
+def _writer_of(run_id: str) -> ThreadPoolExecutor:
+    """The writer thread of a run: one of the process's ``WRITER_THREADS``, always the same one
+    for a run (so its writes stay in order). A thread per run meant 200 threads taking turns for
+    the interpreter and for 30 pooled connections at 200 runs; a few threads keep a connection each."""
+    if not _writers:
+        with _writers_made:
+            if not _writers:
+                _writers.extend(ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"event-writer-{i}") for i in range(WRITER_THREADS))
+    return _writers[zlib.crc32(run_id.encode()) % WRITER_THREADS]
 
 
 class RunFields(TypedDict, total=False):
@@ -83,8 +100,8 @@ class Recorder:
 
     With a lease (``_lease.Driving``) every write checks that this process still drives the run.
 
-    Inside an event loop the writes are made by one writer thread, in order, while the run goes
-    on (the next model call usually): the harness does not wait for the database. The groups
+    Inside an event loop the writes are made by a writer thread (the run's one of the process's
+    few, ``_writer_of``), in order, while the run goes on (the next model call usually): the harness does not wait for the database. The groups
     flushed within ``hand_over_s`` are handed to it together, once: the writer is woken once for
     them (and the loop once when they are committed, only when there are listeners), and it works
     while the run waits for the model instead of competing with the harness or a tool. Listeners
@@ -176,7 +193,7 @@ class Recorder:
             return
         groups, self._queued = self._queued, []
         if self._writer is None:
-            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"events-{self.run_id}")
+            self._writer = _writer_of(self.run_id)
         self._inflight = self._writer.submit(self._write_behind, groups, loop)
 
     def _write(self, items: list[EventData]) -> list[StoredEvent]:
@@ -239,12 +256,10 @@ class Recorder:
             raise self._failure
 
     def close(self) -> None:
-        """Wait for the writer and stop it (the run is over; never raises). A group still
-        incomplete is not written, as when the process stops."""
+        """Wait for the writes (the run is over; never raises). A group still incomplete is not
+        written, as when the process stops. The writer thread is the process's: it stays."""
         self.drain(raise_failure=False)
-        if self._writer is not None:
-            self._writer.shutdown(wait=True)
-            self._writer = None
+        self._writer = None
 
     def _count(self, data: EventData) -> None:
         if isinstance(data, MessageEvent):

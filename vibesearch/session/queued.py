@@ -6,8 +6,8 @@ engine, and driven by ``vibesearch worker`` processes on any number of hosts.
   task as it is now, the batch's plan and its provider caps. Every job is deferred with
   ``lock=run_id`` (procrastinate never runs two jobs of one lock at once) and
   ``queueing_lock=run_id`` (one waiting job per run).
-* ``serve`` is a worker: procrastinate claims jobs, ``slots`` at a time; each is driven by
-  ``drive_job``. A run whose row does not exist yet is opened and driven with ``run_session``;
+* ``serve`` is a worker: procrastinate claims jobs, ``slots`` at a time, in lanes of at most
+  ``LANE_SLOTS`` (``_run_lanes``); each is driven by ``drive_job``. A run whose row does not exist yet is opened and driven with ``run_session``;
   one that exists and is resumable (the worker before it died) is continued by ``resume_run``
   from its stored events; one that ended is left as it is. The run's own lease still fences its
   writes: a job retried while the old driver's lease is live waits for it to expire.
@@ -61,6 +61,7 @@ RETRY_WAIT_S = 5  # the pause before each retry
 DEFER_CHUNK = 50  # jobs written by one statement when a batch is queued
 STOP_POLL_S = 0.5  # how often a worker looks for stop requests naming its runs
 SLOT_POLL_S = 0.25  # how often a run waiting for a provider slot tries again
+LANE_SLOTS = 25  # a worker's slots claim their jobs in lanes of at most this many (see _run_lanes)
 DB_RETRY_MAX_S = 10.0  # the longest pause before a worker that lost the database starts again
 _SLOT_SPACE = "vibesearch-provider:"
 
@@ -245,10 +246,7 @@ class StopWatch:
 async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, Any], stops: StopWatch | None = None) -> str:
     """Drive one job's run to its end (or continue it); what became of it, in a word."""
     run_id = str(args["run_id"])
-    try:
-        run = store.get_run(run_id)
-    except RunNotFound:
-        run = None
+    run = await asyncio.to_thread(_run_or_none, store, run_id)  # off the loop every run shares
     if run is not None and run.status not in RESUMABLE:
         return f"already {run.status}"
     config = RunConfig.model_validate(args["config"]).as_resolved()  # resolved when it was queued
@@ -268,7 +266,7 @@ async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, A
                 agent, user = build_parts(config, task, settings)
                 fields: RunFields = {"batch_id": args["batch_id"], "run_index": int(args["run_index"]), "owner": args.get("owner"),
                           "meta": {"batch": args.get("plan") or {}}}
-                opened = open_run(store, config, task, settings, run_id=run_id, fields=fields)
+                opened = await asyncio.to_thread(open_run, store, config, task, settings, run_id=run_id, fields=fields)
                 result = await run_session(config, task, agent, user, store, settings, run_id=run_id,
                                            lease_owner=opened.lease_owner, cancel=cancel)
             else:
@@ -280,6 +278,13 @@ async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, A
             if own_watch:
                 stops.close()
     return result.status
+
+
+def _run_or_none(store: Store, run_id: str) -> Any:
+    try:
+        return store.get_run(run_id)
+    except RunNotFound:
+        return None
 
 
 def _task_of(args: dict[str, Any]) -> Task:
@@ -333,11 +338,7 @@ async def serve(store: Store, settings: Settings, db: str, options: WorkerOption
             pause = 0.0
             while True:
                 try:
-                    await app.run_worker_async(
-                        queues=[QUEUE], concurrency=max(1, options.slots), name=worker_name(),
-                        update_heartbeat_interval=options.heartbeat_s, stalled_worker_timeout=options.stalled_after_s,
-                        fetch_job_polling_interval=options.poll_s, abort_job_polling_interval=options.poll_s,
-                    )
+                    await _run_lanes(app, options)
                     return  # asked to stop (SIGINT / SIGTERM)
                 except Exception as exc:
                     if not _lost_database(exc):
@@ -351,6 +352,51 @@ async def serve(store: Store, settings: Settings, db: str, options: WorkerOption
         finally:
             sweeper.cancel()
             stops.close()
+
+
+def lane_slots(slots: int) -> list[int]:
+    """The worker's slots split into lanes of at most ``LANE_SLOTS``, as evenly as they go."""
+    slots = max(1, slots)
+    n = -(-slots // LANE_SLOTS)
+    return [slots // n + (1 if i < slots % n else 0) for i in range(n)]
+
+
+async def _run_lanes(app: Any, options: WorkerOptions) -> None:
+    """procrastinate workers in this process, one a lane, until a signal stops them all.
+
+    A procrastinate worker claims its jobs one at a time, each claim a round trip awaited on the
+    event loop that also drives every run: at 200 slots the claims fell behind the runs ending
+    (a freed slot waited 3.5 s for its next job). Lanes claim side by side. A lane that fails
+    (the database went away) stops the others; their runs end first, as one worker's would."""
+    from procrastinate import signals
+    from procrastinate.worker import Worker
+
+    split = lane_slots(options.slots)
+    workers = [
+        Worker(app=app, queues=[QUEUE], concurrency=slots, name=worker_name() + (f"/{i + 1}" if len(split) > 1 else ""),
+               install_signal_handlers=False, update_heartbeat_interval=options.heartbeat_s,
+               stalled_worker_timeout=options.stalled_after_s, fetch_job_polling_interval=options.poll_s,
+               abort_job_polling_interval=options.poll_s)
+        for i, slots in enumerate(split)
+    ]
+
+    def stop_all() -> None:
+        for worker in workers:
+            worker.stop()
+
+    with signals.on_stop(stop_all):
+        lanes = [asyncio.ensure_future(w.run()) for w in workers]
+        try:
+            await asyncio.wait(lanes, return_when=asyncio.FIRST_COMPLETED)
+            stop_all()  # one lane ended (stopped, or lost the database): so do the others
+            ended = await asyncio.gather(*lanes, return_exceptions=True)
+        except asyncio.CancelledError:
+            for lane in lanes:
+                lane.cancel()
+            raise
+    failed = [e for e in ended if isinstance(e, BaseException)]
+    if failed:
+        raise failed[0]
 
 
 def _lost_database(exc: BaseException) -> bool:
