@@ -410,7 +410,8 @@ def _open_or_reopen(
     reopened = existing.status == "abandoned"  # continued by its owner: the abandonment is history
     position = locate(events, None if reopened else existing.termination)
     detail = str(existing.meta().get("termination_detail", "")) if position.phase == "finish" else ""
-    store.update_run(run_id, status="running", **({"termination": None} if reopened else {}), lease=lease.owner if lease else None)
+    if reopened or existing.status != "running":  # a row opened for this driver says "running" already
+        store.update_run(run_id, status="running", **({"termination": None} if reopened else {}), lease=lease.owner if lease else None)
     return events, position, detail
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import DateTime, String, Text, bindparam, func, text
+from sqlalchemy import DateTime, String, Text, bindparam, func, text, update
 from sqlmodel import Session, SQLModel, col, select
 
 from ..run.config import RunConfig
@@ -90,10 +90,9 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
         **fields: Any,
     ) -> Run:
         run = build_run(task_id, task_json=task_json, config=config, meta=meta, run_id=run_id, run_config=run_config, **fields)
-        with self._lock, Session(self.engine) as s:
+        with self._lock, Session(self.engine, expire_on_commit=False) as s:  # the row is as built: not read back
             s.add(run)
             s.commit()
-            s.refresh(run)
             return run
 
     def get_run(self, run_id: str) -> Run:
@@ -103,30 +102,39 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
                 raise RunNotFound(run_id)
             return run
 
-    def update_run(self, run_id: str, *, lease: str | None = None, **fields: Any) -> Run:
-        """Set fields of the run's row. With ``lease`` (an owner id, as ``append_many`` takes it)
-        the caller must still hold the run's lease, checked in the same transaction (the row is
-        locked first on PostgreSQL), else ``LeaseLost`` and nothing is changed."""
-        with self._lock, Session(self.engine) as s:
-            run = s.get(Run, run_id, with_for_update=self.dialect == "postgresql" and lease is not None)
-            if run is None:
-                raise RunNotFound(run_id)
-            if lease is not None:
-                from .leases import OWNS_SQL, LeaseLost, holder, run_key
+    def update_run(self, run_id: str, *, lease: str | None = None, **fields: Any) -> None:
+        """Set fields of the run's row (``meta`` and ``config`` as their JSON columns), and its
+        ``updated_at``: one ``UPDATE``, the row never read. With ``lease`` (an owner id, as
+        ``append_many`` takes it) the caller must still hold the run's lease, checked in the same
+        statement (the row is locked first on PostgreSQL), else ``LeaseLost`` and nothing is
+        changed; ``RunNotFound`` when there is no such run."""
+        from .leases import OWNS_SQL, LeaseLost, holder, run_key
 
-                key = run_key(run_id)
-                if not s.connection().execute(text(f"SELECT {OWNS_SQL}"), {"key": key, "owner": lease}).scalar():
-                    raise LeaseLost(f"run {run_id}", holder(self, key))
-            for key, value in fields.items():
-                if key in ("meta", "config"):
-                    setattr(run, f"{key}_json", json.dumps(value, ensure_ascii=False))
-                else:
-                    setattr(run, key, value)
-            run.updated_at = utcnow()
-            s.add(run)
-            s.commit()
-            s.refresh(run)
-            return run
+        values: dict[str, Any] = {}
+        for name, value in fields.items():
+            if name in ("meta", "config"):
+                values[f"{name}_json"] = json.dumps(value, ensure_ascii=False)
+            elif name in Run.model_fields:
+                values[name] = value
+            else:
+                raise TypeError(f"update_run: runs have no field {name!r}")
+        values["updated_at"] = utcnow()
+        statement = update(Run).where(col(Run.id) == run_id).values(**values)
+        key = run_key(run_id)
+        if lease is not None:
+            statement = statement.where(text(OWNS_SQL).bindparams(key=key, owner=lease))
+
+        def attempt() -> None:
+            with self._lock, self.engine.begin() as conn:
+                if lease is not None and self.dialect == "postgresql" and conn.execute(_LOCK_RUN_SQL, {"run_id": run_id}).first() is None:
+                    raise RunNotFound(run_id)
+                if conn.execute(statement).rowcount:
+                    return
+                if not conn.execute(_RUN_EXISTS_SQL, {"run_id": run_id}).first():
+                    raise RunNotFound(run_id)
+                raise LeaseLost(f"run {run_id}", holder(self, key))
+
+        retrying(attempt, what=f"updating run {run_id}")
 
     def list_runs(self, **filters: Any) -> list[Run]:
         with Session(self.engine) as s:
@@ -144,11 +152,12 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
     def append_many(self, run_id: str, items: list[EventData], *, lease: str | None = None) -> list[StoredEvent]:
         """Write events in one transaction (all or none) and return them with their numbers.
 
-        Each is one ``INSERT … SELECT MAX(seq)+1 … RETURNING`` statement, run through SQLAlchemy
-        on both engines (the same SQL, lease guard, retries and errors). SQLite runs it atomically
-        (one writer at a time); on PostgreSQL the transaction first locks the run's row
+        On SQLite each event is one ``INSERT … SELECT MAX(seq)+1 … RETURNING`` statement, run
+        atomically (one writer at a time). On PostgreSQL the transaction first locks the run's row
         (``SELECT … FOR UPDATE``), so appends to one run from any process or machine take their
-        turns and each reads the numbers committed before it. The sequence stays unique and
+        turns and each reads the numbers committed before it; then one statement inserts them all,
+        numbered ``MAX(seq)+1, +2, …`` in order. Both go through SQLAlchemy with the same lease
+        guard, retries and errors. The sequence stays unique and
         gap-free without a separate read; the ``(run_id, seq)`` constraint is the backstop.
 
         The same statement checks the run's lease (``store.leases``): with ``lease`` (an owner
@@ -159,9 +168,7 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
 
         key = run_key(run_id)
         guard_sql = OWNS_SQL if lease is not None else FREE_SQL
-        sql = _APPEND_STATEMENTS.get(guard_sql)
-        if sql is None:  # built once per guard (building it costs more than running it on SQLite)
-            sql = _APPEND_STATEMENTS[guard_sql] = text(_APPEND_SQL.format(guard=guard_sql)).bindparams(*_APPEND_TYPES)
+        sql, many_sql = _append_statements(guard_sql)
         rows = [(d.model_dump_json(), d) for d in items]
         lock_run = self.dialect == "postgresql"
         graphs = SQLModel.metadata.tables[GraphRow.__tablename__]
@@ -173,15 +180,24 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
                 # PostgreSQL: the run's row lock orders the appends to one run (held to commit)
                 if lock_run and conn.execute(_LOCK_RUN_SQL, {"run_id": run_id}).first() is None:
                     raise RunNotFound(run_id)
-                for payload, data in rows:
-                    guard = {"key": key, "owner": lease} if lease is not None else {"key": key, "now": time.time()}
-                    params = {"run_id": run_id, "ts": ts, "kind": data.kind, "data_json": payload, **guard}
-                    seq = conn.execute(sql, params).scalar_one_or_none()
-                    if seq is None:
-                        if not conn.execute(_RUN_EXISTS_SQL, {"run_id": run_id}).first():
-                            raise RunNotFound(run_id)
-                        what = f"run {run_id}"
-                        raise LeaseLost(what, holder(self, key)) if lease is not None else LeaseHeld(what, holder(self, key))
+                guard = {"key": key, "owner": lease} if lease is not None else {"key": key, "now": time.time()}
+                if lock_run:  # every event in one statement (a round trip per event cost more than the rest)
+                    params = {"run_id": run_id, "ts": ts, "kinds": [d.kind for _p, d in rows],
+                              "payloads": [p for p, _d in rows], **guard}
+                    seqs = sorted(conn.execute(many_sql, params).scalars())
+                else:
+                    seqs = []
+                    for payload, data in rows:
+                        seq = conn.execute(sql, {"run_id": run_id, "ts": ts, "kind": data.kind, "data_json": payload, **guard}).scalar_one_or_none()
+                        if seq is None:
+                            break
+                        seqs.append(seq)
+                if len(seqs) != len(rows):  # the guard said no (nothing of this transaction is kept)
+                    if not conn.execute(_RUN_EXISTS_SQL, {"run_id": run_id}).first():
+                        raise RunNotFound(run_id)
+                    what = f"run {run_id}"
+                    raise LeaseLost(what, holder(self, key)) if lease is not None else LeaseHeld(what, holder(self, key))
+                for seq, (_payload, data) in zip(seqs, rows):
                     if isinstance(data, GraphEvent):
                         conn.execute(graphs.insert().values(**_graph_row(run_id, data).model_dump(exclude={"id"})))
                     out.append(StoredEvent(run_id=run_id, seq=seq, ts=ts, data=data))
@@ -282,7 +298,26 @@ _APPEND_SQL = (
 )
 # typed, so PostgreSQL knows each parameter's type (it cannot tell from ``SELECT :run_id``)
 _APPEND_TYPES = (bindparam("run_id", type_=String()), bindparam("ts", type_=DateTime(timezone=True)), bindparam("kind", type_=String()), bindparam("data_json", type_=Text()))
-_APPEND_STATEMENTS: dict[str, Any] = {}
+# PostgreSQL: every event of one append in one statement, numbered after the run's last one in order
+_APPEND_MANY_SQL = (
+    "INSERT INTO events (run_id, seq, ts, kind, data_json) "
+    "SELECT :run_id, base.top + item.ord, :ts, item.kind, item.data_json "
+    "FROM (SELECT COALESCE(MAX(seq), 0) AS top FROM events WHERE run_id = :run_id) AS base "
+    "CROSS JOIN unnest(CAST(:kinds AS text[]), CAST(:payloads AS text[])) WITH ORDINALITY AS item(kind, data_json, ord) "
+    "WHERE {guard} ORDER BY item.ord RETURNING seq"
+)
+_APPEND_STATEMENTS: dict[str, tuple[Any, Any]] = {}
+
+
+def _append_statements(guard_sql: str) -> tuple[Any, Any]:
+    """The one-event and the many-event append statements under ``guard_sql``, built once per
+    guard (building one costs more than running it on SQLite)."""
+    built = _APPEND_STATEMENTS.get(guard_sql)
+    if built is None:
+        one = text(_APPEND_SQL.format(guard=guard_sql)).bindparams(*_APPEND_TYPES)
+        many = text(_APPEND_MANY_SQL.format(guard=guard_sql)).bindparams(*_APPEND_TYPES[:2])
+        built = _APPEND_STATEMENTS[guard_sql] = (one, many)
+    return built
 _LOCK_RUN_SQL = text("SELECT id FROM runs WHERE id = :run_id FOR UPDATE")
 _RUN_EXISTS_SQL = text("SELECT 1 FROM runs WHERE id = :run_id")
 
