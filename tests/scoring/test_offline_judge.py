@@ -19,8 +19,13 @@ from scoring_helpers import T
 # the 84 round-2 held-out cases appended after their one measurement 450/496 = 0.907, and after the
 # round-3 rules (relation roles, longer heads, initials, hedged figures) plus the 13 "dev4-" cases
 # 487/509 = 0.957 (the original 209 still 201/209, the round-2 cases 79/84); with the 84 round-3
-# held-out cases appended after their one measurement (52/84) 539/593 = 0.909
-AGREEMENT_FLOOR = 0.90
+# held-out cases appended after their one measurement (52/84) 539/593 = 0.909; after the round-4
+# rules (more date forms, a date inside a longer value, Old Style dates, number words, bounds, hedged
+# magnitude words, a counted noun, relation words in a longer head, measure words said by the unit,
+# city and state abbreviations, dynasties, Chinese legal forms, name variants, more roles, inverse
+# and alias phrases, containment steps) 558/593 = 0.941 (the original 209: 202/209, the round-3
+# cases 68/84)
+AGREEMENT_FLOOR = 0.94
 ORIGINAL_FLOOR = 0.95
 
 

@@ -38,12 +38,15 @@ _ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
          "location", "located in the administrative territorial entity", "borough of", "district of",
          "neighbourhood of", "neighborhood of", "suburb of", "quarter of", "ward of", "province of",
          "region of", "municipality of", "department of", "state of", "canton of", "oblast of", "town in", "village in", "continent", "province", "county",
-         "region", "prefecture", "位于", "地处"),
+         "region", "prefecture", "位于", "地处",
+         # on a point, an island or a site; in a region named by its kind ("in region: Cusco Region")
+         "located on", "situated on", "located at", "situated at", "in region", "in the region", "in province",
+         "in the province", "in state", "in the state", "in county", "in the county", "in country"),
     ),
     "part": (("has part", "has parts", "consists of", "comprises"), ("part of", "component of", "隶属")),
     "member": (
         ("has member", "members", "member", "member airlines", "includes member", "成员"),
-        ("member of", "a member of", "joined", "加入"),
+        ("member of", "a member of", "joined", "one half of", "half of", "one of the members of", "加入"),
     ),
     "own": (
         ("owns", "owner of", "has subsidiary", "subsidiary", "subsidiaries", "parent company of", "parent organization of"),
@@ -53,6 +56,13 @@ _ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("studied at", "educated at", "attended", "alumnus of", "alumna of", "alumni of", "graduate of",
          "graduated from", "alma mater", "has alma mater"),
         ("alma mater of", "alumni", "alumnus", "alumna", "notable alumni", "has alumnus", "has alumni", "attended by"),
+    ),
+    # a prize and who received it: "X awarded to Y" / "Y won X"
+    "award": (
+        ("awarded to", "given to", "presented to", "conferred on", "won by", "received by", "winner", "winners",
+         "laureate", "laureates", "recipient", "recipients", "获奖者", "得主"),
+        ("won", "winner of", "received", "recipient of", "laureate of", "has won", "was awarded", "awarded",
+         "获得", "荣获", "获"),
     ),
     "capital": (("capital", "has capital", "首都"), ("capital of", "capital city of")),
     "orbit": (

@@ -32,9 +32,14 @@ _ALIAS_PHRASES = {
     "nickname", "nickname for", "nickname of", "is nicknamed", "has nickname", "also called", "called",
     "is called", "alias", "alternative name", "other name", "byname", "sobriquet", "epithet", "stage name",
     "stage name of", "pen name", "pen name of", "birth name", "real name", "born as", "same as",
-    "又称", "别称", "别名", "昵称", "绰号", "外号", "俗称", "亦称", "也称", "艺名", "笔名", "本名", "原名",
+    # a former name is a name of the same entity: "Myanmar formerly known as Burma"
+    "formerly known as", "previously known as", "formerly called", "previously called", "former name",
+    "former name of", "old name", "historical name", "renamed from", "formerly", "earlier name",
+    "又称", "别称", "旧称", "古称", "曾用名", "旧名", "原称", "别名", "昵称", "绰号", "外号", "俗称", "亦称", "也称", "艺名", "笔名", "本名", "原名",
 }
 _LEADING = re.compile(r"^(?:is|was|are|were|the|also)\s+")
+_ADVERBS = re.compile(r"^(?:[a-z]+ly\s+)+")
+_WRONGLY = re.compile(r"\b(?:wrongly|falsely|mistakenly|erroneously|incorrectly|never|rarely|formerly)\b")
 
 
 @lru_cache(maxsize=65536)
@@ -44,7 +49,13 @@ def is_alias_relation(raw: str) -> bool:
     if text in _ALIAS_PHRASES:
         return True
     stripped = _LEADING.sub("", text)
-    return stripped in _ALIAS_PHRASES
+    if stripped in _ALIAS_PHRASES:
+        return True
+    # an adverb before the phrase says how widely the name is used: "popularly called", "colloquially known as"
+    plain = _ADVERBS.sub("", stripped)
+    if _WRONGLY.search(stripped[: len(stripped) - len(plain)]):
+        return False  # "wrongly called", "falsely known as": not a name of it
+    return plain != stripped and plain in _ALIAS_PHRASES
 
 
 _PREPOSITIONS = ("by", "in", "on", "at", "from", "with")

@@ -25,11 +25,12 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from ._numbers import bound_states, parse_bound
 from ._names import core, expand_abbreviations, is_clipped, strip_titles
 from ._units import finer_figure, hedged_step, quantity_equal, rounding_step, within_rounding
 from ._aliases import alias_group
 from ._lists import list_items
-from ._normalize import CJK, Date, base, contains_phrase, date_relation, digits, norm, parse_date, parse_quantity
+from ._normalize import CJK, Date, base, contains_phrase, date_relation, dates_inside, digits, julian_to_gregorian, old_style, norm, parse_date, parse_quantity
 
 ENTITY_FUZZY = 90  # rapidfuzz ratio for two spellings of one name
 TOKEN_FUZZY = 85  # ratio for two forms of one relation word not in the lexicon
@@ -238,6 +239,24 @@ def entity_match(gt: Name, pred: Name, ctx: Context, *, in_list: bool = False) -
         return None, "not in the list"
     if gt.date is not None and pred.date is not None:
         return date_relation(gt.date, pred.date), "date"
+    if gt.date is not None and gt.date[1] is not None:
+        # "20/07/1969, 20:17 UTC" states "July 20, 1969": the one date written inside says it
+        inside = set(dates_inside(pred.raw))
+        if len(inside) == 1:
+            found = next(iter(inside))
+            if date_relation(gt.date, found) is not None:
+                return "more", "date inside"
+            # "25 October 1917 (Old Style)" is 7 November 1917 in the calendar used today
+            if old_style(pred.raw) and not old_style(gt.raw) and date_relation(gt.date, julian_to_gregorian(found)):
+                return "more", "old style date"
+    gt_bound = parse_bound(gt.raw)
+    if gt_bound is not None:
+        # "over 6 million" is stated by "6,800,000+" or "6.8 million", not by "6 million"
+        pred_bound = parse_bound(pred.raw)
+        if bound_states(gt_bound, pred.quantity if pred_bound is None else None, pred_bound):
+            return "equal", "bound"
+        if pred_bound is not None or pred.quantity is not None:
+            return None, "bound"
     if gt.quantity is not None and pred.quantity is not None:
         return _quantity_match(gt, pred)
     acronym_hit = gt.acronym and gt.acronym in pred.initials or pred.acronym and pred.acronym in gt.initials
@@ -260,6 +279,9 @@ def entity_match(gt: Name, pred: Name, ctx: Context, *, in_list: bool = False) -
         return "equal", "clipped name"
     if _cjk_suffix(gt, pred, ctx):
         return "equal", "chinese containment"
+    era = _same_era(gt, pred)
+    if era is not None:
+        return era, "dynasty"
     if (
         min(len(gt.norm), len(pred.norm)) >= 4
         and digits(gt.norm) == digits(pred.norm)
@@ -377,10 +399,62 @@ def _cjk_suffix(gt: Name, pred: Name, ctx: Context) -> bool:
     return p.endswith(g) and len(prefix) <= 4 and all(CJK.match(ch) for ch in prefix) and ctx.cjk_suffix_unambiguous(g)
 
 
+# a dynasty or era named with or without 朝 / 代 ("唐" / "唐朝" / "唐代"); its early, high, middle or late
+# part (初唐, 盛唐, 中唐, 晚唐) lies inside it. 南 / 北 / 东 / 西 / 前 / 后 name other states (后唐, 南唐).
+_ERA_SUFFIX = re.compile(r"^([\u4e00-\u9fff]{1,2}?)(?:王朝|朝|代)$")
+_ERA_PART = re.compile(r"^[初盛中晚]([\u4e00-\u9fff]{1,2})$")
+
+
+def era_keys(n: Name) -> set[str]:
+    """The bare dynasty names a name may denote ("唐朝", "盛唐" -> "唐"), for indexing."""
+    out = set()
+    for alias in n.aliases:
+        if CJK.search(alias) and len(alias) <= 4:
+            m = _ERA_SUFFIX.match(alias)
+            bare = m.group(1) if m else alias
+            part = _ERA_PART.match(bare)
+            out.add(part.group(1) if part else bare)
+    return out
+
+
+def _same_era(gt: Name, pred: Name) -> str | None:
+    """'equal' for "唐" / "唐朝" / "唐代", 'more' for "盛唐" against "唐朝"; else None."""
+    g = _ERA_SUFFIX.match(gt.norm)
+    if g is None:
+        return None
+    for alias in sorted(pred.aliases):
+        p = _ERA_SUFFIX.match(alias)
+        bare = p.group(1) if p else alias
+        if bare == g.group(1):
+            return "equal"
+        part = _ERA_PART.match(bare)
+        if part and part.group(1) == g.group(1):
+            return "more"
+    return None
+
+
+def _name_variant(a: Name, b: Name, ctx: Context) -> bool:
+    """One person written in two languages or with a double surname: the same last name (one
+    side may add a hyphenated first surname: "Maria Skłodowska-Curie" / "Marie Curie"), first
+    names that are forms of one name (same first three letters, alike: "Maria" / "Marie"), and
+    no third person in the graphs with that surname."""
+    fa, fb = a.tokens[0], b.tokens[0]
+    last = a.tokens[-1]
+    if last != b.tokens[-1] or len(last) < 3 or fa == fb:
+        return False
+    if len(fa) < 4 or len(fb) < 4 or fa[:3] != fb[:3] or fuzz.ratio(fa, fb) < 75:
+        return False
+    if "-" not in str(a.raw) + str(b.raw) and len(a.tokens) == len(b.tokens):
+        return False  # "Marie Curie" / "Mario Curie": two people unless a double surname tells
+    return ctx.surname_owners.get(last, set()) <= {a.norm, b.norm}
+
+
 def _same_person(a: Name, b: Name, ctx: Context) -> bool:
     if a.is_person_like and b.is_person_like:
         # "Johann Galle" / "Johann Gottfried Galle": same first and last name
-        return a.tokens[0] == b.tokens[0] and a.tokens[-1] == b.tokens[-1]
+        if a.tokens[0] == b.tokens[0] and a.tokens[-1] == b.tokens[-1]:
+            return True
+        return _name_variant(a, b, ctx)
     short, full = (a, b) if len(a.tokens) == 1 else (b, a)
     if len(short.tokens) != 1 or not full.is_person_like:
         return False

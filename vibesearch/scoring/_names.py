@@ -43,6 +43,20 @@ _COUNTRIES = {
     "ZA": "South Africa", "AR": "Argentina", "CL": "Chile", "SG": "Singapore", "HK": "Hong Kong",
 }
 _CITY_CODES = {"NYC": "New York City", "LA": "Los Angeles", "SF": "San Francisco"}
+# the abbreviations of US states in running text (AP style), read after a comma: "Atlanta, Ga."
+_AP_STATES = {
+    "Ala": "Alabama", "Ariz": "Arizona", "Ark": "Arkansas", "Calif": "California", "Cal": "California",
+    "Colo": "Colorado", "Conn": "Connecticut", "Del": "Delaware", "Fla": "Florida", "Ga": "Georgia",
+    "Ill": "Illinois", "Ind": "Indiana", "Kan": "Kansas", "Kans": "Kansas", "Ky": "Kentucky", "La": "Louisiana",
+    "Md": "Maryland", "Mass": "Massachusetts", "Mich": "Michigan", "Minn": "Minnesota", "Miss": "Mississippi",
+    "Mo": "Missouri", "Mont": "Montana", "Neb": "Nebraska", "Nebr": "Nebraska", "Nev": "Nevada",
+    "Okla": "Oklahoma", "Ore": "Oregon", "Oreg": "Oregon", "Pa": "Pennsylvania", "Penn": "Pennsylvania",
+    "Tenn": "Tennessee", "Tex": "Texas", "Vt": "Vermont", "Va": "Virginia", "Wash": "Washington",
+    "Wis": "Wisconsin", "Wisc": "Wisconsin", "Wyo": "Wyoming",
+}
+_AP_AFTER_COMMA = re.compile(r",\s*(" + "|".join(sorted(_AP_STATES, key=len, reverse=True)) + r")\.(?=\s*(?:,|\)|\(|$))")
+# a city code that opens a place followed by its state or country: "LA, CA", "NYC, NY"
+_CITY_FIRST = re.compile(r"(^|,\s*)(" + "|".join(_CITY_CODES) + r")(?=\s*,\s*[A-Z]{2,3}\s*(?:,|\)|\(|$))")
 
 _DOTTED = re.compile(r"\b((?:[A-Z]\.){2,})(?=\s|,|$|\))")
 # "Mt. Fuji", "Mt Fuji", "St. Petersburg", "Ft. Worth": the abbreviation opens the name
@@ -67,6 +81,8 @@ def expand_abbreviations(raw: str) -> str:
         full = _US_STATES.get(c) or _COUNTRIES.get(c) or _CITY_CODES.get(c)
         return ", " + full if full else m.group(0)
 
+    text = _AP_AFTER_COMMA.sub(lambda m: ", " + _AP_STATES[m.group(1)], text)
+    text = _CITY_FIRST.sub(lambda m: m.group(1) + _CITY_CODES[m.group(2)], text)
     text = _AFTER_COMMA.sub(code, text)
     whole = _WHOLE_CODE.match(text)
     if whole and whole.group(1) in _CITY_CODES:

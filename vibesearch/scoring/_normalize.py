@@ -12,6 +12,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from ._numbers import spell_out
+
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _SPACES = re.compile(r"\s+")
 _SPACE_NEAR_CJK = re.compile(r"(?<=[\u3400-\u9fff])\s+|\s+(?=[\u3400-\u9fff])")
@@ -38,9 +40,13 @@ def base(text: str) -> str:
 
 
 # ---------------------------------------------------------------- numbers and units
-_MULTIPLIERS = {"万": 10_000, "亿": 100_000_000, "千": 1_000, "thousand": 1_000, "million": 1_000_000,
+_MULTIPLIERS = {"万": 10_000, "亿": 100_000_000, "千": 1_000, "百万": 1_000_000, "千万": 10_000_000,
+                "十亿": 1_000_000_000, "百亿": 10_000_000_000, "千亿": 100_000_000_000, "万亿": 1_000_000_000_000,
+                "mn": 1_000_000, "thousand": 1_000, "million": 1_000_000,
                 "billion": 1_000_000_000, "bn": 1_000_000_000, "trillion": 1_000_000_000_000}
-_MULT_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(万|亿|千(?![米克瓦])|thousand\b|million\b|billion\b|trillion\b|bn\b)")
+_MULT_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(百万|千万|十亿|百亿|千亿|万亿|万|亿|千(?![米克瓦])|thousand\b|million\b|billion\b|"
+                      r"trillion\b|bn\b|mn\b)")
+_K_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)k\b(?![/²2])")  # "182.5k": written on the figure, not "10 K"
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d])")
 _DECIMAL = re.compile(r"(?<![\d.])(\d+)\.(\d+)(?![\d.])")
 
@@ -110,6 +116,7 @@ def canon_numbers(text: str) -> str:
     """'1,000' -> '1000', '1.50' -> '1.5', '1.0' -> '1', '8万' -> '80000', '1.2 million' -> '1200000'."""
     text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
     text = _MULT_RE.sub(lambda m: _fmt(float(m.group(1)) * _MULTIPLIERS[m.group(2)]), text)
+    text = _K_RE.sub(lambda m: _fmt(float(m.group(1)) * 1000), text)
 
     def dec(m: re.Match) -> str:
         frac = m.group(2).rstrip("0")
@@ -127,6 +134,8 @@ def parse_quantity(text: str) -> tuple[str, str | None] | None:
     by the number alone, but a counter never equals a physical unit ("300 aircraft" / "300 t").
     """
     t = _APPROX.sub("", base(text)).strip()
+    if t[:1].isalpha() and not any(w[:1].isupper() for w in str(text).split()[1:]):
+        t = spell_out(t)  # "nine symphonies", "two million"
     sign = _CURRENCY_FIRST.match(t)
     if sign:  # "$3.0 trillion" is "3.0 trillion $"
         t = t[sign.end():] + " " + sign.group(1)
@@ -195,12 +204,65 @@ def _numeric_day_month(t: str) -> Date | None:
     return None
 
 
+# a weekday before a date ("Wednesday, 14 May 1997") says nothing more about it
+_WEEKDAY = re.compile(r"^(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+(?=\d|[a-z])")
+# "the 14th of May 1997", "14-May-1997": the day, the month and the year with other separators
+_DAY_OF = re.compile(r"^(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+of\s+")
+_DASHED_MONTH = re.compile(r"^(\d{1,2})\s*[-/.]\s*([a-z]{3,9})\.?\s*[-/.]\s*(\d{3,4})$")
+# an era after or before the year: AD / CE read as the year itself, BC / BCE as a year before 1
+_ERA_AFTER = re.compile(r"^(\d{1,4})\s*(ad|ce|a\.d\.|c\.e\.|bc|bce|b\.c\.|b\.c\.e\.)$")
+_ERA_BEFORE = re.compile(r"^(?:ad|a\.d\.)\s*(\d{1,4})()$")
+_BC_CJK = re.compile(r"^公元前\s*(\d{1,4})\s*年$")
+# Chinese numerals written in a date: "一九八九年十一月九日"
+_CN_DIGIT = {"〇": 0, "零": 0, "○": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_DATE = re.compile(r"^([〇零○一二三四五六七八九]{4})年(?:([一二三四五六七八九十]{1,3})月(?:([一二三四五六七八九十]{1,3})[日号])?)?$")
+
+
+def _cn_small(text: str) -> int:
+    """A Chinese numeral below 100 ("十一" 11, "二十六" 26, "九" 9)."""
+    if "十" not in text:
+        return _CN_DIGIT[text]
+    tens, _, units = text.partition("十")
+    return (_CN_DIGIT[tens] if tens else 1) * 10 + (_CN_DIGIT[units] if units else 0)
+
+
+def _other_date_forms(t: str) -> str | None:
+    """Rewrite the rarer forms of a date into one ``_DATE_PATTERNS`` reads (None: none applies)."""
+    m = _CN_DATE.match(t)
+    if m:
+        year = "".join(str(_CN_DIGIT[ch]) for ch in m.group(1))
+        out = year + "年"
+        if m.group(2):
+            out += f"{_cn_small(m.group(2))}月"
+            if m.group(3):
+                out += f"{_cn_small(m.group(3))}日"
+        return out
+    m = _DASHED_MONTH.match(t)
+    if m and m.group(2) in _MONTHS:
+        return f"{m.group(1)} {m.group(2)} {m.group(3)}"
+    if _DAY_OF.match(t):
+        return _DAY_OF.sub(lambda d: d.group(1) + " ", t)
+    return None
+
+
 @lru_cache(maxsize=65536)
 def parse_date(text: str) -> Date | None:
-    """(year, month, day) when the whole text is a date; month/day may be None."""
-    t = _FILLER.sub("", base(text)).strip().rstrip(".")
+    """(year, month, day) when the whole text is a date; month/day may be None.
+
+    Besides the common forms, a weekday before the date, "the 14th of May 1997", "14-May-1997",
+    Chinese numerals ("一九八九年十一月九日") and an era ("79 AD"; "221 BC" and "公元前221年" are
+    the year -221) are read.
+    """
+    b = base(text).strip().rstrip(".")
+    t = _WEEKDAY.sub("", _FILLER.sub("", b).strip().rstrip("."))
+    era = _ERA_AFTER.match(t) or _ERA_BEFORE.match(t) or _BC_CJK.match(b)
+    if era:
+        year = int(era.group(1))
+        bc = era.re is _BC_CJK or (era.group(2) or "").startswith("b")
+        return (-year if bc else year, None, None) if year else None
     t = re.sub(r"\s*(?:ad|ce|a\.d\.)$", "", t)
     t = re.sub(r"^(?:ad|a\.d\.)\s*(?=\d)", "", t)
+    t = _other_date_forms(t) or t
     numeric = _numeric_day_month(t)
     if numeric is not None:
         return numeric
@@ -225,6 +287,55 @@ def parse_date(text: str) -> Date | None:
             return None
         return (y, mo, d)
     return None
+
+
+# a date with a month inside a longer value: "20/07/1969, 20:17 UTC", "October 28, 1886 (dedication)"
+_DATE_INSIDE = re.compile(
+    r"(?<![\w/.-])(?:"
+    r"\d{4}\s*[-/.]\s*\d{1,2}\s*[-/.]\s*\d{1,2}"  # 1989-11-09
+    r"|\d{1,2}\s*[/.-]\s*\d{1,2}\s*[/.-]\s*\d{4}"  # 09.11.1989, 20/07/1969
+    r"|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_RE + r",?\s+\d{3,4}"  # 9 November 1989
+    r"|" + _MONTH_RE + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{3,4}"  # November 9, 1989
+    r"|" + _MONTH_RE + r",?\s+\d{3,4}"  # November 1989
+    r"|\d{3,4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?"  # 1989年11月9日
+    r")(?![\w/-]|\.\d)"
+)
+
+
+@lru_cache(maxsize=65536)
+def dates_inside(text: str) -> tuple[Date, ...]:
+    """Every date with a month written inside a longer value, in order (empty when none)."""
+    found = []
+    for m in _DATE_INSIDE.finditer(base(text)):
+        date = parse_date(m.group(0))
+        if date is not None:
+            found.append(date)
+    return tuple(found)
+
+
+_OLD_STYLE = re.compile(r"\b(?:old style|o\.\s?s\.|julian(?: calendar)?)|儒略历|旧历")
+
+
+def old_style(text: str) -> bool:
+    """Does the value say its date is in the Julian calendar ("25 October 1917 (Old Style)")?"""
+    return bool(_OLD_STYLE.search(base(text)))
+
+
+def julian_to_gregorian(date: Date) -> Date:
+    """A full Julian-calendar date as the Gregorian date of the same day (others unchanged):
+    "25 October 1917 (O.S.)" is 7 November 1917."""
+    import datetime
+
+    y, m, d = date
+    if m is None or d is None or y < 1:
+        return date
+    century_year = y if m > 2 else y - 1
+    shift = century_year // 100 - century_year // 400 - 2
+    try:
+        g = datetime.date(y, m, min(d, 28)) + datetime.timedelta(days=shift + d - min(d, 28))
+    except (ValueError, OverflowError):
+        return date
+    return (g.year, g.month, g.day)
 
 
 def date_relation(gt: Date, pred: Date) -> str | None:

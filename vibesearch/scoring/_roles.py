@@ -28,7 +28,7 @@ _TABLE: dict[str, tuple[str, ...]] = {
     "execution": ("executed", "execution", "burned at the stake", "beheaded", "hanged", "处死", "处决"),
     "residence": ("lived", "lives", "resided", "residence", "resident", "居住", "定居"),
     "education": ("studied", "study", "educated", "education", "alma mater", "graduated", "graduate", "attended",
-                  "degree from", "school", "college", "university", "毕业", "就读", "学习于", "母校", "求学"),
+                  "degree from", "degrees from", "degree", "degrees", "school", "college", "university", "毕业", "就读", "学习于", "母校", "求学"),
     "education.doctorate": ("doctorate", "doctoral", "phd", "dphil", "dissertation", "thesis", "博士"),
     "employment": ("worked", "works at", "works for", "employer", "employed", "employee", "job", "career at",
                    "就职", "任职于", "工作于", "供职"),
@@ -83,7 +83,7 @@ _TABLE: dict[str, tuple[str, ...]] = {
     "employees": ("employees", "staff", "workforce", "headcount", "员工", "雇员"),
     # places
     "location": ("located", "location", "situated", "sits", "lies", "site", "based", "address", "housed",
-                 "on display", "displayed", "exhibited", "kept", "hangs", "collection", "held at", "campus",
+                 "on display", "displayed", "exhibited", "kept", "hangs", "collection", "held at", "held in", "campus",
                  "headquarters", "headquartered", "hq", "head office", "seat", "where", "stands", "found in",
                  "位于", "坐落", "所在地", "所在", "地址", "总部", "地点", "位置", "馆藏", "收藏", "藏于", "陈列"),
     "capital": ("capital", "seat of government", "首都", "省会", "首府"),
@@ -138,7 +138,15 @@ _TABLE: dict[str, tuple[str, ...]] = {
     "boiling": ("boiling point", "boils", "沸点"),
     "melting": ("melting point", "melts", "熔点"),
     "genre": ("genre", "style", "movement", "school of", "流派", "风格"),
-    "name": ("named after", "named for", "namesake", "命名"),
+    "name": ("named after", "named for", "namesake", "命名", "name derives from", "name derived from",
+             "name comes from", "name came from", "derives its name from", "takes its name from", "took its name from",
+             "name origin", "origin of the name", "etymology", "eponym", "得名于", "得名", "名字来源", "名称来源"),
+    # the dynasty or era a person or work belongs to
+    "era": ("dynasty", "era", "historical period", "朝代", "时代", "所处时代", "所处朝代"),
+    # a temple, church or work given to a deity or person ("dedicated to Vishnu"); not an opening ceremony
+    "devote": ("dedicated to", "consecrated to", "devoted to", "consecrated", "供奉", "祭祀"),
+    # a substance made by an organ, a cell or a plant: one way of producing it
+    "produce.secrete": ("secreted", "secretes", "secretion", "synthesized", "synthesised", "synthesis", "分泌", "合成"),
 }
 
 # words that only say what kind of value the tail is or how it is measured: may be left unsaid

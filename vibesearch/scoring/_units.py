@@ -167,7 +167,7 @@ def rounding_step(raw: str) -> float | None:
 
 
 _HEDGE = re.compile(r"^\s*(?:about|approximately|approx\.?|around|roughly|nearly|almost|some|c\.|ca\.|circa|~|约|大约)\s*"
-                    r"(\d{1,3}(?:,\d{3})+|\d+)(?!\.\d)", re.I)
+                    r"(\d{1,3}(?:,\d{3})+|\d+)(?!\.\d(?!\d*\s*(?:thousand|million|billion|trillion|万|亿)))", re.I)
 
 
 def hedged_step(raw: str) -> float | None:
@@ -176,6 +176,8 @@ def hedged_step(raw: str) -> float | None:
     m = _HEDGE.match(str(raw))
     if not m:
         return None
+    if rounding_step(raw) is not None:  # "approx. 182.5 thousand": half a unit of its last digit
+        return rounding_step(raw)
     digits = m.group(1).replace(",", "")
     zeros = len(digits) - len(digits.rstrip("0"))
     if zeros == 0 or len(digits) - zeros < 2:

@@ -39,8 +39,10 @@ from ._matching import (
     ENTITY_FUZZY,
     RELATION_MATCH,
     Context,
+    _carried,
     Name,
     entity_match,
+    era_keys,
     list_relation,
     name_of,
     passive_flipped,
@@ -50,7 +52,8 @@ from ._matching import (
     relation_score,
     relations_differ,
 )
-from ._normalize import CJK, contains_phrase
+from ._normalize import CJK, contains_phrase, dates_inside
+from ._numbers import parse_bound
 from ._roles import role_compatible
 from ._units import dimension, floor_keys, in_base, magnitude
 from .verdicts import JudgeResult, Verdict
@@ -132,9 +135,19 @@ def _keys(n: Name, *, gt_side: bool) -> list[tuple[str, Any]]:
             keys.append(("dim", dim))
         keys.extend(("floor", k) for k in floor_keys(q[0], gt_side=gt_side))
         mag = magnitude(q[0])
+        if mag is not None and gt_side and n.rounding is None:
+            keys.append(("mag", mag))  # an exact figure against a hedged one ("approx. 47.3 thousand")
         if mag is not None and (not gt_side or n.rounding is not None):
             # a rounded figure ("1.3 million") against exact ones of about its size
             keys.extend(("mag", m) for m in ((mag - 1, mag, mag + 1) if gt_side else (mag,)))
+    if not gt_side and n.date is None:  # "27/07/2012, 21:00 BST": the dates written inside
+        keys.extend(("year", d[0]) for d in dates_inside(n.raw))
+    keys.extend(("era", e) for e in era_keys(n))  # "唐朝" / "唐" / "盛唐"
+    bound = parse_bound(n.raw) if gt_side else None
+    if bound is not None:  # "over 6 million": figures of about its size or larger
+        mag = magnitude(bound[1][0])
+        if mag is not None:
+            keys.extend(("mag", m) for m in range(mag - 1, mag + 3))
     if n.core[0]:
         keys.append(("core", n.core[0]))
     elif len(n.tokens) >= 1 and not n.core[1]:
@@ -278,7 +291,8 @@ def _judge_direct(gi: int, triple: TripleText, pred_t: list[TripleText], graph: 
     # one longer predicted head may be the entity; two ("北京故宫", "沈阳故宫") make the name ambiguous
     longer = [ph for ph, (level, why) in head_m.items() if level == "more" and _longer_head(h, ph, why)]
     for ph, (head_level, head_why) in head_m.items():
-        if head_level != "equal" and not (len(longer) == 1 and ph in longer):
+        folded = _folded_head(h, ph, r) if head_level == "more" and head_why == "contains" else None
+        if head_level != "equal" and not (len(longer) == 1 and ph in longer) and folded is None:
             continue  # a longer head names another entity ("Air China" / "China")
         for pi in graph.by_head.get(ph, ()):
             _, pr, pt = pred_t[pi]
@@ -287,13 +301,19 @@ def _judge_direct(gi: int, triple: TripleText, pred_t: list[TripleText], graph: 
             tail_level, tail_why = tail_m[pt]
             if contradicts(r, pr):  # "advisor of" vs "doctoral advisor" with the same head: the other way round
                 continue
+            if folded is not None and relation_matches(r, f"{folded} {pr}") and not relations_differ(r, f"{folded} {pr}"):
+                found.setdefault(pi, (2, "relation in head"))  # "Fall of the Berlin Wall" + "date"
+                continue
+            if head_level != "equal" and not (len(longer) == 1 and ph in longer):
+                continue
             if (
                 relation_matches(r, pr)
                 or same_role(r, pr)
                 or relation_paraphrase(r, pr)
-                or (tail_level == "more" and relation_score(r, f"{pr} {pt}") >= RELATION_MATCH)
+                or ((tail_level == "more" or _counted(pt)) and relation_score(r, f"{pr} {pt}") >= RELATION_MATCH)
                 or (tail_why == "list member" and list_relation(r, pr))
                 or _same_role(r, pr)
+                or _measured(r, pr, pt)
             ):
                 rule = 1 if head_level == tail_level == "equal" else 2
                 found.setdefault(pi, (rule, _name(rule, head_why, tail_why)))
@@ -338,6 +358,10 @@ _OTHER_ENTITY = {"press", "airlines", "airline", "airways", "airport", "station"
                  "party", "army", "navy", "church", "cathedral", "park", "bridge", "tower", "line", "metro", "film",
                  "series", "album", "song", "game", "museum", "centre", "center", "building", "region"}
 _OTHER_ENTITY_CJK = ("大学", "公司", "集团", "机场", "车站")
+# what may follow a Chinese name without making another entity: a scenic-area word, or a
+# company's legal form ("华为技术有限公司" is 华为)
+_SAME_ENTITY_AFTER_CJK = ("", "风景区", "景区", "风景名胜区", "有限公司", "股份有限公司", "有限责任公司", "技术有限公司",
+                          "科技有限公司", "科技股份有限公司", "集团有限公司", "控股有限公司", "股份公司", "集团")
 
 
 def _longer_head(gt_head: str, pred_head: str, why: str) -> bool:
@@ -352,11 +376,69 @@ def _longer_head(gt_head: str, pred_head: str, why: str) -> bool:
             return False
         # a place before the name ("河北赵州桥"), nothing after it but a scenic-area word: "长江三峡大坝" is the dam
         before, _, after = p.norm.partition(g.norm)
-        return bool(before or after) and after in ("", "风景区", "景区", "风景名胜区") and not before.endswith(_OTHER_ENTITY_CJK)
+        return bool(before or after) and after in _SAME_ENTITY_AFTER_CJK and not before.endswith(_OTHER_ENTITY_CJK)
     if len(g.tokens) < 2 or not contains_phrase(g.norm, p.norm):
         return False
     extra = set(p.norm.split()) - set(g.norm.split())
     return bool(extra) and not extra & _OTHER_ENTITY and not any(ch.isdigit() for w in extra for ch in w)
+
+
+# the words that name what a unit measures: "4,200 ft" is a length whether or not the relation says so
+_MEASURE_WORDS = {
+    "length": ("length", "long", "height", "tall", "elevation", "altitude", "distance", "width", "wide", "depth",
+               "deep", "diameter", "radius", "thickness"),
+    "area": ("area", "surface", "size"),
+    "mass": ("mass", "weight"),
+    "speed": ("speed", "velocity"),
+    "time": ("duration", "time"),
+    "temperature": ("temperature",),
+    "power": ("power", "output"),
+    "energy": ("energy", "output"),
+}
+
+
+def _measured(gt_relation: str, pred_relation: str, pred_tail: str) -> bool:
+    """A ground-truth relation whose measure word the predicted tail's unit already says ("main
+    span length" / "main span" with "4,200 ft"): equal once that word is left out. The prediction
+    must not name another measure ("main span height" is not the length)."""
+    q = name_of(pred_tail).quantity
+    words = _MEASURE_WORDS.get(dimension(q[1]) or "", ()) if q is not None else ()
+    if not words:
+        return False
+    gt_words, pred_words = relation_of(gt_relation).norm.split(), relation_of(pred_relation).norm.split()
+    measure = set(words)
+    left = [w for w in gt_words if w not in measure]
+    if len(left) == len(gt_words) or not left or any(w in measure and w not in gt_words for w in pred_words):
+        return False
+    return relation_matches(" ".join(left), pred_relation) and not relations_differ(" ".join(left), pred_relation)
+
+
+def _counted(tail: str) -> bool:
+    """A figure with the noun it counts ("nine symphonies", "300 aircraft"): the noun may say
+    what the ground-truth relation names ("number of symphonies")."""
+    q = name_of(tail).quantity
+    return q is not None and q[1] == ""
+
+
+_FOLD_STOP = {"of", "the", "a", "an", "in", "on", "at", "'s", "s", "的"}
+
+
+def _folded_head(gt_head: str, pred_head: str, gt_relation: str) -> str | None:
+    """A predicted head that is the ground-truth head plus words of the ground-truth relation
+    ("Fall of the Berlin Wall" for "Berlin Wall" + "fell on", "world population" for "World" +
+    "population"): those words, to be read as part of the predicted relation; else None. Every
+    added word must be a word of the ground-truth relation, so "Apollo 11 lunar module" is not
+    "Apollo 11"."""
+    g, p = name_of(gt_head), name_of(pred_head)
+    if CJK.search(g.norm) or not contains_phrase(g.norm, p.norm):
+        return None
+    extra = [w for w in p.norm.replace(g.norm, " ", 1).split() if w not in _FOLD_STOP]
+    if not extra or any(ch.isdigit() for w in extra for ch in w):
+        return None
+    concepts = relation_of(gt_relation).concepts
+    if not all(_carried(c, concepts) for c in relation_of(" ".join(extra)).concepts) or not relation_of(" ".join(extra)).concepts:
+        return None
+    return " ".join(extra)
 
 
 def _same_role(gt_raw: str, pred_raw: str) -> bool:
