@@ -6,7 +6,8 @@ from scoring_helpers import T
 from vibesearch.scoring import OfflineJudge
 from vibesearch.scoring._names import expand_abbreviations
 from vibesearch.scoring._normalize import dates_inside, parse_date, parse_quantity
-from vibesearch.scoring._numbers import bound_states, parse_bound, spell_out
+from vibesearch.scoring._bounds import bound_states, parse_bound
+from vibesearch.scoring._numbers import spell_out
 from vibesearch.scoring._units import hedged_step
 
 

@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from ._numbers import bound_states, parse_bound
+from ._bounds import bound_states, parse_bound
 from ._names import core, expand_abbreviations, is_clipped, strip_titles
 from ._units import finer_figure, hedged_step, quantity_equal, rounding_step, within_rounding
 from ._aliases import alias_group

@@ -53,7 +53,7 @@ from ._matching import (
     relations_differ,
 )
 from ._normalize import CJK, contains_phrase, dates_inside
-from ._numbers import parse_bound
+from ._bounds import parse_bound
 from ._roles import role_compatible
 from ._units import dimension, floor_keys, in_base, magnitude
 from .verdicts import JudgeResult, Verdict
