@@ -172,3 +172,72 @@ def test_request_json_is_utf8_and_falls_back_for_what_orjson_refuses():
     body = {"messages": [{"role": "user", "content": "東京 — Zürich"}], "temperature": 0.5}
     assert decode(encode(body)) == body and "東京".encode() in encode(body)
     assert decode(encode({1: "x", "big": 2**70})) == {"1": "x", "big": 2**70}
+
+
+class SlowServer(AnswerServer):
+    """Takes ``delay`` seconds before it answers anything."""
+
+    def __init__(self, delay: float):
+        super().__init__({"prompt_tokens": 1, "completion_tokens": 1})
+        handler = self.httpd.RequestHandlerClass
+        answer = handler.do_POST
+
+        def slow(this):
+            import time
+
+            time.sleep(delay)
+            answer(this)
+
+        handler.do_POST = slow  # type: ignore[method-assign]  # the subclass of this server only
+
+
+async def test_a_real_endpoint_slower_than_the_timeout_is_a_timeout(s):
+    srv = SlowServer(1.5)
+    try:
+        with pytest.raises(_direct.Timeout, match="timed out"):
+            await _direct.acompletion({"model": "openai/m", "messages": MESSAGES, "timeout": 0.3}, srv.base_url)
+        # with room to wait, the same server answers
+        answer = await _direct.acompletion({"model": "openai/m", "messages": MESSAGES, "timeout": 5}, srv.base_url)
+        assert answer.choices[0].message.content == "La tour est à Paris."
+    finally:
+        srv.close()
+
+
+async def test_a_closed_port_is_a_connection_error():
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(_direct.APIConnectionError, match="openai/m"):
+        await _direct.acompletion({"model": "openai/m", "messages": MESSAGES, "timeout": 5}, f"http://127.0.0.1:{port}/v1")
+
+
+def test_the_loops_http_session_closes_with_the_loop(tmp_path):
+    """One aiohttp session per event loop, shared by its calls, closed when ``asyncio.run`` ends the
+    loop: nothing is left open and no "Unclosed client session" is logged."""
+    import subprocess
+    import sys
+
+    srv = AnswerServer({"prompt_tokens": 1, "completion_tokens": 1})
+    script = (
+        "import asyncio, gc, sys\n"
+        "from vibesearch.llm import _direct\n"
+        "msgs = [{'role': 'user', 'content': 'hi'}]\n"
+        "async def main():\n"
+        "    await asyncio.gather(*[_direct.acompletion({'model': 'openai/m', 'messages': msgs}, sys.argv[1]) for _ in range(5)])\n"
+        "    first = await _direct._session()\n"
+        "    await _direct.acompletion({'model': 'openai/m', 'messages': msgs}, sys.argv[1])\n"
+        "    assert await _direct._session() is first\n"
+        "    return first\n"
+        "session = asyncio.run(main())\n"
+        "print('closed' if session.closed else 'open')\n"
+        "gc.collect()\n"
+    )
+    try:
+        done = subprocess.run([sys.executable, "-c", script, srv.base_url], capture_output=True, text=True, timeout=60)
+    finally:
+        srv.close()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "closed"
+    assert "Unclosed" not in done.stderr, done.stderr

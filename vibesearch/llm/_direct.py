@@ -22,7 +22,7 @@ import re
 import os
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator
 
 import httpx
 
@@ -151,16 +151,11 @@ class Response:
 
 
 MAX_CONNECTIONS = 512  # per event loop; keep-alive for as many, so none is reopened per call
-# connections per pool: httpcore looks over every connection of a pool (and, for each idle one, over
-# all of them again) whenever a request starts or ends, so one pool of hundreds of connections spent
-# most of a 200-run worker's CPU on that bookkeeping; pools of 16 keep it small
-POOL_CONNECTIONS = 16
 
 
 class _Pools:
-    """The connection pools of one event loop and kind of model: a call takes the first pool with a
-    free connection (so a lone run keeps reusing one connection), a new pool when all are busy, up
-    to ``MAX_CONNECTIONS`` in all, and then the least busy."""
+    """The clients of one event loop for the fake endpoint: a call takes the first client with a
+    free place, a new one when all are busy, up to ``most``, and then the least busy."""
 
     def __init__(self, make: Callable[[], httpx.AsyncClient], size: int, most: int):
         self.make, self.size, self.most = make, size, most
@@ -193,23 +188,43 @@ def _fake_client() -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=transport())
 
 
-def _http_client() -> httpx.AsyncClient:
-    return httpx.AsyncClient(limits=httpx.Limits(max_connections=POOL_CONNECTIONS, max_keepalive_connections=POOL_CONNECTIONS))
-
-
 def _pools(base: str) -> _Pools:
-    """Every run on the loop shares these: a batch or a worker may have hundreds of runs waiting on a
-    model at once (one pool capped at 64 connections held a 200-run batch at 64 calls in flight)."""
+    """The fake endpoint's client of this loop (every run on the loop shares it)."""
     per_loop = _POOLS.setdefault(asyncio.get_running_loop(), {})
-    kind = "fake" if base == FAKE_BASE else "http"
-    pools = per_loop.get(kind)
+    pools = per_loop.get("fake")
     if pools is None:
-        if kind == "fake":
-            pools = _Pools(_fake_client, MAX_CONNECTIONS, 1)
-        else:
-            pools = _Pools(_http_client, POOL_CONNECTIONS, MAX_CONNECTIONS // POOL_CONNECTIONS)
-        per_loop[kind] = pools
+        pools = per_loop["fake"] = _Pools(_fake_client, MAX_CONNECTIONS, 1)
     return pools
+
+
+# Real endpoints: one aiohttp session per event loop, shared by every run on it (a batch or a
+# worker may have hundreds of calls in flight), up to MAX_CONNECTIONS connections kept alive.
+# aiohttp spends about a fifth of httpx's CPU on a call (benchmarks/queue_throughput.py: at 200
+# calls in flight httpx's connection pools were the largest share of a worker's CPU).
+_SESSIONS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+async def _session() -> Any:
+    loop = asyncio.get_running_loop()
+    held = _SESSIONS.get(loop)
+    if held is None:
+        import aiohttp
+
+        # trust_env: HTTP(S)_PROXY / NO_PROXY apply, as they did with httpx
+        session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=MAX_CONNECTIONS, limit_per_host=0), trust_env=True)
+        keeper = _closed_with_loop(session)
+        await keeper.__anext__()
+        held = _SESSIONS[loop] = (session, keeper)
+    return held[0]
+
+
+async def _closed_with_loop(session: Any) -> AsyncIterator[None]:
+    """Parked at its ``yield`` for the loop's life: ``asyncio.run`` closes the loop's async
+    generators before the loop itself (``shutdown_asyncgens``), and so the session with it."""
+    try:
+        yield
+    finally:
+        await session.close()
 
 
 def _key(params: dict[str, Any]) -> str | None:
@@ -234,31 +249,53 @@ async def acompletion(params: dict[str, Any], base: str) -> Response:
     if key:
         headers["Authorization"] = f"Bearer {key}"
     content = encode(body)
-    timeout = params.get("timeout")
+    wait_s = float(params["timeout"]) if params.get("timeout") else None
+    url = base.rstrip("/") + "/chat/completions"
+    if base == FAKE_BASE:
+        status, raw = await _post_fake(url, content, headers, wait_s, model)
+    else:
+        status, raw = await _post(url, content, headers, wait_s, model)
+    if status >= 400:
+        raise _error(status, raw.decode("utf-8", "replace"), model)
     try:
-        with _pools(base).take() as client:
-            answer = await client.post(
-                base.rstrip("/") + "/chat/completions", content=content, headers=headers,
-                timeout=float(timeout) if timeout else None,
-            )
+        data = decode(raw)
+    except ValueError:
+        raise InternalServerError(f"{model}: the answer is not JSON: {raw[:300].decode('utf-8', 'replace')}", status) from None
+    return _response(data, model)
+
+
+async def _post_fake(url: str, content: bytes, headers: dict[str, str], wait_s: float | None, model: str) -> tuple[int, bytes]:
+    """The in-process fake endpoint (an httpx transport): (status, body)."""
+    try:
+        with _pools(FAKE_BASE).take() as client:
+            answer = await client.post(url, content=content, headers=headers, timeout=wait_s)
     except httpx.TimeoutException as exc:
         raise Timeout(f"the request to {model} timed out: {exc}") from None
     except httpx.TransportError as exc:
         raise APIConnectionError(f"{model}: {type(exc).__name__}: {exc}") from None
-    if answer.status_code >= 400:
-        raise _error(answer, model)
-    try:
-        data = decode(answer.content)
-    except ValueError:
-        raise InternalServerError(f"{model}: the answer is not JSON: {answer.text[:300]}", answer.status_code) from None
-    return _response(data, model)
+    return answer.status_code, answer.content
 
 
-def _error(answer: httpx.Response, model: str) -> ProviderError:
-    status = answer.status_code
-    text = answer.text
+async def _post(url: str, content: bytes, headers: dict[str, str], wait_s: float | None, model: str) -> tuple[int, bytes]:
+    """A real endpoint, through the event loop's aiohttp session: (status, body). ``wait_s``
+    bounds connecting and each wait for the answer's bytes (as httpx's timeout did), not the
+    whole call."""
+    import aiohttp
+
+    session = await _session()
+    limits = aiohttp.ClientTimeout(total=None, sock_connect=wait_s, sock_read=wait_s)
     try:
-        detail = answer.json().get("error") or text
+        async with session.post(url, data=content, headers=headers, timeout=limits) as answer:
+            return answer.status, await answer.read()
+    except TimeoutError as exc:  # aiohttp's connect and read timeouts are TimeoutErrors
+        raise Timeout(f"the request to {model} timed out: {type(exc).__name__} {exc}".rstrip()) from None
+    except aiohttp.ClientError as exc:
+        raise APIConnectionError(f"{model}: {type(exc).__name__}: {exc}") from None
+
+
+def _error(status: int, text: str, model: str) -> ProviderError:
+    try:
+        detail = json.loads(text).get("error") or text
         if isinstance(detail, dict):
             detail = detail.get("message") or json.dumps(detail)
     except (ValueError, AttributeError):

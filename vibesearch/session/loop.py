@@ -214,7 +214,7 @@ class Session:
     def _merge_meta(self, meta: dict[str, Any], **fields: Any) -> None:
         """(a worker thread) Set fields of the run's row, ``meta`` merged into the stored one."""
         if meta:
-            fields["meta"] = {**self.store.get_run(self.run_id).meta(), **meta}
+            fields["meta"] = {**self.store.run_state(self.run_id).meta(), **meta}
         self.store.update_run(self.run_id, **fields, lease=self._owner)
 
     def _infer_termination(self) -> str:
@@ -398,7 +398,7 @@ def _open_or_reopen(
 ) -> tuple[list[StoredEvent], Position, str]:
     """Open a new run, or reopen a stored one: its events, where it stands and the detail it ended with."""
     try:
-        existing = store.get_run(run_id)
+        existing = store.run_state(run_id)
     except KeyError:
         existing = None
     detail = ""

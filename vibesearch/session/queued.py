@@ -2,8 +2,9 @@
 engine, and driven by ``vibesearch worker`` processes on any number of hosts.
 
 * ``queue_batch`` writes one job per planned run (task × run index). The job's arguments are its
-  whole input: the run id chosen now, the batch id and run index, the resolved ``RunConfig``, the
-  task as it is now, the batch's plan and its provider caps. Every job is deferred with
+  whole input: the run id chosen now, the batch id and run index, the resolved ``RunConfig`` and
+  the task as it is now (each as JSON text: ``config_json``, ``task_json``), the batch's plan and
+  its provider caps. Every job is deferred with
   ``lock=run_id`` (procrastinate never runs two jobs of one lock at once) and
   ``queueing_lock=run_id`` (one waiting job per run).
 * ``serve`` is a worker: procrastinate claims jobs, ``slots`` at a time, in lanes of at most
@@ -31,6 +32,7 @@ engine, and driven by ``vibesearch worker`` processes on any number of hosts.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import socket
@@ -127,19 +129,25 @@ async def queue_batch(db: str, spec: BatchSpec, provider_limits: dict[str, int])
     ids: list[str] = []
     jobs: list[Any] = []
     for t in spec.tasks:
-        config = spec.config_for(t).model_dump(mode="json")
-        task_json = t.model_dump(mode="json")
+        # JSON text, not objects: procrastinate copies a job's arguments into its log context
+        # several times per job, and every job of a task carries the same text (parsed once per worker)
+        config = _dumps(spec.config_for(t).model_dump(mode="json"))
+        task_json = _dumps(t.model_dump(mode="json"))
         for index in range(spec.runs):
             run_id = new_run_id()
             jobs.append(task.configure(lock=run_id, queueing_lock=run_id).make_new_job(
                 run_id=run_id, batch_id=spec.batch_id, run_index=index, owner=spec.owner,
-                task=task_json, task_file=t.source_file, config=config, plan=plan, provider_limits=provider_limits,
+                task_json=task_json, task_file=t.source_file, config_json=config, plan=plan, provider_limits=provider_limits,
             ))
             ids.append(run_id)
     async with app.open_async():
         for start in range(0, len(jobs), DEFER_CHUNK):  # a statement per chunk, not per job
             await app.job_manager.batch_defer_jobs_async(jobs=jobs[start:start + DEFER_CHUNK])
     return ids
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 async def _never_here(**_kwargs: Any) -> None:  # pragma: no cover - the planner only defers
@@ -249,7 +257,7 @@ async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, A
     run = await asyncio.to_thread(_run_or_none, store, run_id)  # off the loop every run shares
     if run is not None and run.status not in RESUMABLE:
         return f"already {run.status}"
-    config = RunConfig.model_validate(args["config"]).as_resolved()  # resolved when it was queued
+    config = _config_of(args)  # resolved when it was queued
     task = _task_of(args)
     limits = {p: int(n) for p, n in (args.get("provider_limits") or {}).items()}
     wanted = {p: limits[p] for p in providers_of(config) if p in limits}
@@ -282,15 +290,45 @@ async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, A
 
 def _run_or_none(store: Store, run_id: str) -> Any:
     try:
-        return store.get_run(run_id)
+        return store.run_state(run_id)
     except RunNotFound:
         return None
+
+
+# A worker's jobs mostly share a few tasks and configs (a batch's runs): each text is parsed once
+# (the parsed objects are shared, as the runs of one batch in one process share theirs).
+_PARSED: dict[tuple[str, str, str | None], Any] = {}
+_PARSED_MOST = 64
+
+
+def _parsed(kind: str, text: str, extra: str | None, parse: Any) -> Any:
+    key = (kind, text, extra)
+    hit = _PARSED.get(key)
+    if hit is None:
+        hit = parse()
+        if len(_PARSED) >= _PARSED_MOST:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = hit
+    return hit
+
+
+def _config_of(args: dict[str, Any]) -> RunConfig:
+    """The job's resolved RunConfig (``config_json``; ``config``, an object, in jobs queued before it)."""
+    text = args.get("config_json")
+    if text is None:
+        return RunConfig.model_validate(args["config"]).as_resolved()
+    shared: RunConfig = _parsed("config", text, None, lambda: RunConfig.model_validate_json(text).as_resolved())
+    return shared.model_copy()  # a run's own copy, as the one-process batch gives each run
 
 
 def _task_of(args: dict[str, Any]) -> Task:
     """The job's task, pointed at the file it was read from (where its corpus is: the same path on every host)."""
     task_file = args.get("task_file")
-    return Task.from_snapshot(args["task"], source_file=task_file if task_file and os.path.exists(task_file) else None)
+    source = task_file if task_file and os.path.exists(task_file) else None
+    text = args.get("task_json")
+    if text is None:  # a job queued before the task was sent as text
+        return Task.from_snapshot(args["task"], source_file=source)
+    return _parsed("task", text, source, lambda: Task.from_snapshot(json.loads(text), source_file=source))
 
 
 async def _resume_when_free(store: Store, settings: Settings, run_id: str, cancel: asyncio.Event) -> Any:
@@ -306,7 +344,7 @@ async def _resume_when_free(store: Store, settings: Settings, run_id: str, cance
             pause = min(max(0.1, left + 0.1), float(settings.lease_ttl_s))
             waited += pause
             await asyncio.sleep(pause)
-        if store.get_run(run_id).status not in RESUMABLE:
+        if store.run_state(run_id).status not in RESUMABLE:
             return None
 
 

@@ -4,18 +4,19 @@
   write one file); a writable file is brought to the newest schema on open, under ``BEGIN
   IMMEDIATE`` so two processes opening a new file do not both create it. A read-only file is
   read as it is, through connections that never write (``store._columns``).
-* PostgreSQL: a pool checked before use; every session in UTC (the columns hold naive UTC
+* PostgreSQL: a pool whose connections are checked before use when they sat idle; every session in UTC (the columns hold naive UTC
   times, as SQLite's do). The schema is upgraded only by ``vibesearch db upgrade``.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, Callable
 
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlmodel import create_engine
 
 from . import migrations
@@ -23,11 +24,16 @@ from ._url import DbTarget, db_target
 from ._write import retrying
 
 
+PING_IDLE_S = 1.0  # a pooled PostgreSQL connection idle longer than this is checked before it is used
+
+
 def make_engine(target: DbTarget, *, read_only: bool = False) -> Engine:
     if target.path is None:
-        return create_engine(
-            target.url, pool_pre_ping=True, pool_size=10, max_overflow=20, connect_args={"options": "-c timezone=UTC"}
-        )
+        engine = create_engine(target.url, pool_size=10, max_overflow=20, connect_args={"options": "-c timezone=UTC"})
+        sa_event.listen(engine, "checkin", _checked_in)
+        dialect = engine.dialect
+        sa_event.listen(engine, "checkout", lambda conn, record, _proxy: _ping_when_idle(dialect, conn, record))
+        return engine
     if read_only:
         from ._columns import read_only_connect_as_new
 
@@ -100,6 +106,29 @@ def upgrade_database(db: str | Path, *, on_jobs: Callable[[str | None, str], Any
         return moved
     finally:
         engine.dispose()
+
+
+def _checked_in(_dbapi_conn: Any, record: Any) -> None:
+    record.info["vs_idle_since"] = time.monotonic()
+
+
+def _ping_when_idle(dialect: Any, dbapi_conn: Any, record: Any) -> None:
+    """Check a pooled connection that sat idle (the server may have restarted meanwhile); a dead
+    one is replaced (``DisconnectionError``: the pool opens a new connection and tries again).
+
+    ``pool_pre_ping`` did this before every use: a round trip per transaction, about 20 a run,
+    when a busy process's connections are never idle for more than moments. A connection that
+    dies while in use or between two uses moments apart fails its statement instead, as one
+    that dies mid-transaction always did: the session treats that as an outage (``_outage``)."""
+    idle_since = record.info.get("vs_idle_since")
+    if idle_since is None or time.monotonic() - idle_since < PING_IDLE_S:
+        return
+    try:
+        record.info.pop("vs_idle_since", None)
+        if not dialect.do_ping(dbapi_conn):
+            raise DisconnectionError("the connection did not answer")
+    except Exception as exc:
+        raise DisconnectionError(f"a pooled connection is gone: {exc}") from exc
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -18,6 +18,7 @@ import json
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Iterable, Iterator
@@ -39,7 +40,7 @@ from .stops import StopsMixin
 from .migrations import SchemaError
 from .tables import SCHEMA_VERSION, EventRow, GraphRow, Meta, Run, ScoreRow, VerdictRow
 
-__all__ = ["RunNotFound", "SchemaError", "Store", "build_run", "new_run_id", "open_db"]
+__all__ = ["RunNotFound", "RunState", "SchemaError", "Store", "build_run", "new_run_id", "open_db"]
 
 
 class RunNotFound(KeyError):
@@ -101,6 +102,15 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
             if run is None:
                 raise RunNotFound(run_id)
             return run
+
+    def run_state(self, run_id: str) -> RunState:
+        """Where the run stands (status, termination, meta) without its large JSON columns: what
+        a driver reads before it opens, continues or closes a run. ``RunNotFound`` when missing."""
+        with self.engine.connect() as conn:
+            row = conn.execute(_RUN_STATE_SQL, {"run_id": run_id}).first()
+        if row is None:
+            raise RunNotFound(run_id)
+        return RunState(status=row[0], termination=row[1], meta_json=row[2] or "{}")
 
     def update_run(self, run_id: str, *, lease: str | None = None, **fields: Any) -> None:
         """Set fields of the run's row (``meta`` and ``config`` as their JSON columns), and its
@@ -320,6 +330,20 @@ def _append_statements(guard_sql: str) -> tuple[Any, Any]:
     return built
 _LOCK_RUN_SQL = text("SELECT id FROM runs WHERE id = :run_id FOR UPDATE")
 _RUN_EXISTS_SQL = text("SELECT 1 FROM runs WHERE id = :run_id")
+_RUN_STATE_SQL = text("SELECT status, termination, meta_json FROM runs WHERE id = :run_id")
+
+
+@dataclass(frozen=True)
+class RunState:
+    """A run's status, termination and meta (``Store.run_state``)."""
+
+    status: str
+    termination: str | None
+    meta_json: str
+
+    def meta(self) -> dict[str, Any]:
+        value = json.loads(self.meta_json)
+        return value if isinstance(value, dict) else {}
 
 
 def build_run(

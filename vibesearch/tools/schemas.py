@@ -84,11 +84,21 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-def all_schemas(names: tuple[str, ...] | list[str] = TOOL_NAMES) -> list[dict[str, Any]]:
-    """The schemas of the named tools, in the given order (fresh copies, safe to mutate)."""
-    import copy
+_SCHEMA_TEXT: dict[str, str] = {}
 
-    return [copy.deepcopy(SCHEMAS[n]) for n in names]
+
+def all_schemas(names: tuple[str, ...] | list[str] = TOOL_NAMES) -> list[dict[str, Any]]:
+    """The schemas of the named tools, in the given order (fresh copies, safe to mutate: each read
+    from its JSON text, several times quicker than a deep copy)."""
+    import json
+
+    out = []
+    for n in names:
+        text = _SCHEMA_TEXT.get(n)
+        if text is None:
+            text = _SCHEMA_TEXT[n] = json.dumps(SCHEMAS[n])
+        out.append(json.loads(text))
+    return out
 
 
 class ArgumentError(ValueError):
