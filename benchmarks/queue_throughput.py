@@ -43,7 +43,12 @@ In one invocation this script
 Command line::
 
     python benchmarks/queue_throughput.py [--slots 200] [--runs 400] [--latency 1.0] [--tool-steps 4]
-        [--configs base,1,2,4] [--task daily-en-japan-heritage-trip] [--cold] [--json FILE]
+        [--configs base,1,2,4] [--task daily-en-japan-heritage-trip] [--cold] [--json FILE] [--baseline DIR]
+
+``--baseline DIR`` runs every configuration a second time on another checkout's code, right after
+this checkout's (rows marked "(baseline)"), so a change is measured against what came before it in
+one invocation, on the same machine load. Its "vs 1 process" column still divides by this
+checkout's one-process row.
 
 A quick check: ``--slots 20 --runs 40 --latency 0.5``. The machine's own load counts: the table
 shows the CPU each process used (% of one core over the wall time) and how busy the whole machine
@@ -269,12 +274,14 @@ def machine_busy() -> tuple[float, float]:
 # --------------------------------------------------------------------------- helpers
 
 
-def env_for(api_base: str) -> dict[str, str]:
+def env_for(api_base: str, root: Path = ROOT) -> dict[str, str]:
+    """The environment of the processes this script starts: the vibesearch code under ``root``
+    (this checkout, or ``--baseline``'s), the fake server as the model's endpoint, no keys."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_")}
     env.pop("OPENAI_API_KEY", None)
     env["VIBESEARCH_API_BASE"] = api_base
     env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 
 
@@ -446,7 +453,8 @@ class Bench:
         if not line.startswith("PORT "):
             raise SystemExit(f"error: the fake server did not start: {line!r} (log: {procs.tmp / 'server.log'})")
         self.base = f"http://127.0.0.1:{int(line.split()[1])}"
-        self.env = env_for(self.base + "/v1")
+        self.env = self.own_env = env_for(self.base + "/v1")
+        self.baseline_env = env_for(self.base + "/v1", args.baseline) if args.baseline else None
         self.calls_per_run = args.tool_steps + 2
 
     # the common arguments of a batch
@@ -619,7 +627,7 @@ def table(rows: list[list[str]], head: list[str]) -> str:
 
 
 def report(results: list[Result], ideal_per_run: float, overhead: float, warm: float, args: argparse.Namespace, calls_per_run: int) -> str:
-    base = next((r for r in results if r.processes == 1 and r.name == "1 process"), None)
+    base = next((r for r in results if r.processes == 1 and r.name == "1 process"), None)  # this checkout's
     base_rate = base.finished * 3600 / base.wall_s if base and base.wall_s else None
     base_drained = base.finished * 3600 / (base.wall_s - base.startup_s) if base and base.wall_s > base.startup_s else None
     head = ["configuration", "runs ok", "wall s", "start-up s", "runs/h", "runs/h after start-up", "ideal runs/h", "share of ideal", "peak in flight",
@@ -694,7 +702,12 @@ def main() -> int:
     p.add_argument("--timeout", type=float, default=1800, help="the longest a configuration may take, in seconds")
     p.add_argument("--cold", action="store_true", help="do not load litellm in each process before it starts")
     p.add_argument("--json", type=Path, default=None, help="also write the results to this JSON file")
+    p.add_argument("--baseline", type=Path, default=None,
+                   help="another checkout of vibesearch (e.g. `git worktree add /tmp/base v1`): each configuration is also run "
+                        "on its code, right after this checkout's, in the same invocation (same cluster, server and schema)")
     args = p.parse_args()
+    if args.baseline is not None and not (args.baseline / "vibesearch" / "__init__.py").is_file():
+        p.error(f"--baseline {args.baseline}: not a vibesearch checkout (no vibesearch/__init__.py there)")
     args.runs = args.runs or 2 * args.slots
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
 
@@ -712,11 +725,16 @@ def main() -> int:
         overhead, warm = bench.overhead()
         ideal_per_run = bench.calls_per_run * args.latency + max(0.0, overhead)
         results: list[Result] = []
+        codes = [("", bench.own_env)] + ([(" (baseline)", bench.baseline_env)] if bench.baseline_env else [])
         for c in configs:
-            print(f"[{time.strftime('%H:%M:%S')}] configuration {c} …", file=sys.stderr, flush=True)
-            res = bench.one_process() if c == "base" else bench.queued(int(c))
-            print(f"  {res.name}: {res.finished}/{res.runs} runs in {res.wall_s:.1f} s, peak {res.peak} in flight", file=sys.stderr, flush=True)
-            results.append(res)
+            for label, env in codes:  # with --baseline: each configuration on this code, then on the baseline's
+                bench.env = env
+                print(f"[{time.strftime('%H:%M:%S')}] configuration {c}{label} …", file=sys.stderr, flush=True)
+                res = bench.one_process() if c == "base" else bench.queued(int(c))
+                res.name += label
+                print(f"  {res.name}: {res.finished}/{res.runs} runs in {res.wall_s:.1f} s, peak {res.peak} in flight", file=sys.stderr, flush=True)
+                results.append(res)
+        bench.env = bench.own_env
         text = report(results, ideal_per_run, overhead, warm, args, bench.calls_per_run)
         print(text)
         if args.json:
