@@ -188,8 +188,8 @@ def _fake_client() -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=transport())
 
 
-def _pools(base: str) -> _Pools:
-    """The fake endpoint's client of this loop (every run on the loop shares it)."""
+def _fake_clients() -> _Pools:
+    """The fake endpoint's clients of this loop (every run on the loop shares them)."""
     per_loop = _POOLS.setdefault(asyncio.get_running_loop(), {})
     pools = per_loop.get("fake")
     if pools is None:
@@ -199,8 +199,8 @@ def _pools(base: str) -> _Pools:
 
 # Real endpoints: one aiohttp session per event loop, shared by every run on it (a batch or a
 # worker may have hundreds of calls in flight), up to MAX_CONNECTIONS connections kept alive.
-# aiohttp spends about a fifth of httpx's CPU on a call (benchmarks/queue_throughput.py: at 200
-# calls in flight httpx's connection pools were the largest share of a worker's CPU).
+# aiohttp costs two thirds of httpx's CPU a call, JSON included (benchmarks/http_client_cpu.py); at
+# 200 calls in flight httpx's connection pools were the largest share of a worker's CPU.
 _SESSIONS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Any]] = weakref.WeakKeyDictionary()
 
 
@@ -267,7 +267,7 @@ async def acompletion(params: dict[str, Any], base: str) -> Response:
 async def _post_fake(url: str, content: bytes, headers: dict[str, str], wait_s: float | None, model: str) -> tuple[int, bytes]:
     """The in-process fake endpoint (an httpx transport): (status, body)."""
     try:
-        with _pools(FAKE_BASE).take() as client:
+        with _fake_clients().take() as client:
             answer = await client.post(url, content=content, headers=headers, timeout=wait_s)
     except httpx.TimeoutException as exc:
         raise Timeout(f"the request to {model} timed out: {exc}") from None
