@@ -686,7 +686,7 @@ def report(results: list[Result], ideal_per_run: float, overhead: float, warm: f
     if capped:
         out.append(
             "- calls in flight stopped at 64 per process in: " + ", ".join(r.name for r in capped)
-            + " — the direct model path's connection pool (vibesearch/llm/_direct.py, httpx.Limits(max_connections=64))"
+            + " — a cap of 64 connections per process on the direct model path (vibesearch/llm/_direct.py allows MAX_CONNECTIONS)"
         )
     return "\n".join(out)
 
