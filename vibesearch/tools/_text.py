@@ -13,7 +13,7 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
-from typing import Iterable
+from typing import Callable, Iterable, Sequence
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
@@ -129,8 +129,11 @@ def idf_weights(tokens: Iterable[str], df: dict[str, int] | Counter, n_docs: int
     return weights
 
 
-def rank_texts(query: str, texts: list[str], *, weights: dict[str, float] | None = None) -> list[tuple[int, float]]:
+def rank_texts(
+    query: str, texts: list[str], *, weights: dict[str, float] | None = None, tokens_of: Callable[[str], Sequence[str]] = tokenize
+) -> list[tuple[int, float]]:
     """Score each text by the query tokens it contains (idf-weighted, saturated term frequency).
+    ``tokens_of``: how a text is tokenised (``tokenize``, or a cached form of it).
 
     Returns ``(index, score)`` pairs, best first, only texts with a positive score.
     """
@@ -141,9 +144,9 @@ def rank_texts(query: str, texts: list[str], *, weights: dict[str, float] | None
         # a text that cannot contain any weighted token scores 0: skip tokenising it
         # (tokens are lower-cased pieces of the text, so a substring test never drops a match)
         keys = [t for t in weights if weights[t]]
-        tokenised = [tokenize(t) if any(k in low for k in keys) else [] for t in texts for low in (t.lower(),)]
+        tokenised = [tokens_of(t) if any(k in low for k in keys) else () for t in texts for low in (t.lower(),)]
     else:
-        tokenised = [tokenize(t) for t in texts]
+        tokenised = [tokens_of(t) for t in texts]
     if weights is None:
         df: Counter = Counter()
         for toks in tokenised:
@@ -160,12 +163,24 @@ def rank_texts(query: str, texts: list[str], *, weights: dict[str, float] | None
     return scored
 
 
+@lru_cache(maxsize=4096)
+def _sentences_of(text: str) -> tuple[str, ...]:
+    """``sentences``, kept: a task's few documents are cut again for every search that shows them."""
+    return tuple(sentences(text))
+
+
+@lru_cache(maxsize=65536)
+def _tokens_of(text: str) -> tuple[str, ...]:
+    """``tokenize`` of a sentence, kept (the same sentences are ranked against query after query)."""
+    return tuple(tokenize(text))
+
+
 def best_sentences(query: str, text: str, *, max_chars: int = 300, weights: dict[str, float] | None = None) -> str:
     """The sentence(s) of ``text`` that best match ``query``, shown in document order."""
-    sents = sentences(text)
+    sents = list(_sentences_of(text))
     if not sents:
         return ""
-    ranked = rank_texts(query, sents, weights=weights)
+    ranked = rank_texts(query, sents, weights=weights, tokens_of=_tokens_of)
     if not ranked:
         return _clip(sents[0], max_chars)
     chosen: list[int] = []
