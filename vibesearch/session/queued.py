@@ -38,6 +38,7 @@ import os
 import socket
 import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..config import Settings
@@ -297,19 +298,14 @@ def _run_or_none(store: Store, run_id: str) -> Any:
 
 # A worker's jobs mostly share a few tasks and configs (a batch's runs): each text is parsed once
 # (the parsed objects are shared, as the runs of one batch in one process share theirs).
-_PARSED: dict[tuple[str, str, str | None], Any] = {}
-_PARSED_MOST = 64
+@lru_cache(maxsize=64)
+def _parsed_config(text: str) -> RunConfig:
+    return RunConfig.model_validate_json(text).as_resolved()
 
 
-def _parsed(kind: str, text: str, extra: str | None, parse: Any) -> Any:
-    key = (kind, text, extra)
-    hit = _PARSED.get(key)
-    if hit is None:
-        hit = parse()
-        if len(_PARSED) >= _PARSED_MOST:
-            _PARSED.pop(next(iter(_PARSED)))
-        _PARSED[key] = hit
-    return hit
+@lru_cache(maxsize=64)
+def _parsed_task(text: str, source: str | None) -> Task:
+    return Task.from_snapshot(json.loads(text), source_file=source)
 
 
 def _config_of(args: dict[str, Any]) -> RunConfig:
@@ -317,8 +313,7 @@ def _config_of(args: dict[str, Any]) -> RunConfig:
     text = args.get("config_json")
     if text is None:
         return RunConfig.model_validate(args["config"]).as_resolved()
-    shared: RunConfig = _parsed("config", text, None, lambda: RunConfig.model_validate_json(text).as_resolved())
-    return shared.model_copy()  # a run's own copy, as the one-process batch gives each run
+    return _parsed_config(text).model_copy()  # a run's own copy, as the one-process batch gives each run
 
 
 def _task_of(args: dict[str, Any]) -> Task:
@@ -328,7 +323,7 @@ def _task_of(args: dict[str, Any]) -> Task:
     text = args.get("task_json")
     if text is None:  # a job queued before the task was sent as text
         return Task.from_snapshot(args["task"], source_file=source)
-    return _parsed("task", text, source, lambda: Task.from_snapshot(json.loads(text), source_file=source))
+    return _parsed_task(text, source)
 
 
 async def _resume_when_free(store: Store, settings: Settings, run_id: str, cancel: asyncio.Event) -> Any:
