@@ -19,7 +19,8 @@ from typing import Sequence
 
 from ._inverse import containment
 from ._joint import is_alias_relation
-from ._matching import name_of, relation_matches, relation_of
+from ._matching import name_of
+from ._relations import relation_matches, relation_of
 
 TripleText = tuple[str, str, str]
 MAX_STEPS = 3

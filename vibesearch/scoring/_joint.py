@@ -24,7 +24,7 @@ import re
 from functools import lru_cache
 
 from ._lists import list_items
-from ._matching import _carried, relation_of
+from ._relations import _carried, relation_of
 from ._normalize import CJK, norm
 
 _ALIAS_PHRASES = {

@@ -18,7 +18,7 @@ from statistics import mean
 from typing import Any
 
 from ..store import Store
-from ._matching import relation_matches
+from ._relations import relation_matches
 from ._normalize import norm
 from .aggregate import RunRecord, mean_if_known
 from ._stored import stored_ground_truth

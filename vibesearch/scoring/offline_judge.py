@@ -35,16 +35,11 @@ from ._compose import PredGraph
 from ._joint import joint_parts, splits_relation
 from ._inverse import contradicts, inverse_of, same_role
 from ._lists import list_items
-from ._matching import (
-    ENTITY_FUZZY,
+from ._matching import ENTITY_FUZZY, Context, Name, entity_match, era_keys, name_of
+from ._relations import (
     RELATION_MATCH,
-    Context,
     _carried,
-    Name,
-    entity_match,
-    era_keys,
     list_relation,
-    name_of,
     passive_flipped,
     relation_matches,
     relation_of,
