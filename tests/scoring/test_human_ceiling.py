@@ -5,6 +5,8 @@ ceiling-M` on `report` (marking, the one line without a ceiling, bad values)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from fractions import Fraction
 
@@ -112,8 +114,9 @@ def test_labels_agreement_json_has_ceiling_ac1_prevalence_per_side(labelled):
     assert "0.660 [" in flat  # the judge's AC1 with its interval
 
 
-def _report(db, *threshold):
-    return CliRunner().invoke(app, ["report", "--db", str(db), "--judge", "offline", "--format", "json", "--min-judge-agreement", *threshold])
+def _report(db, threshold, *more):
+    return CliRunner().invoke(app, ["report", "--db", str(db), "--judge", "offline", "--format", "json", *more,
+                                    "--min-judge-agreement", threshold])
 
 
 def test_min_judge_agreement_relative_to_the_ceiling(labelled):
@@ -130,6 +133,11 @@ def test_min_judge_agreement_relative_to_the_ceiling(labelled):
     assert json.loads(_report(labelled, "0.75").stdout)["scores"][0]["judge_marked"] is False  # absolute still works
     md = CliRunner().invoke(app, ["report", "--db", str(labelled), "--judge", "offline", "--min-judge-agreement", "ceiling-0.02"])
     assert md.exit_code == 0 and MARK in md.stdout
+    rows = list(csv.reader(io.StringIO(_report(labelled, "ceiling-0.02", "--format", "csv").stdout)))
+    at = next(i for i, r in enumerate(rows) if r and r[0] == "# judge_agreement")
+    head, values = rows[at + 1], rows[at + 2]
+    assert float(values[head.index("coverage_human_ceiling")]) == pytest.approx(5 / 6)
+    assert float(values[head.index("coverage_ac1")]) == pytest.approx(35 / 53) and values[head.index("marked")] == "True"
 
 
 @pytest.mark.parametrize("bad", ["ceiling-x", "ceiling+5", "ceiling-150", "ceilings", "abc"])
