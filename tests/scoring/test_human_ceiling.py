@@ -140,9 +140,11 @@ def test_min_judge_agreement_relative_to_the_ceiling(labelled):
     assert float(values[head.index("coverage_ac1")]) == pytest.approx(35 / 53) and values[head.index("marked")] == "True"
 
 
+@pytest.mark.parametrize("command", ["report", "compare"])
 @pytest.mark.parametrize("bad", ["ceiling-x", "ceiling+5", "ceiling-150", "ceilings", "abc"])
-def test_bad_relative_values_are_one_line(labelled, bad):
-    res = _report(labelled, bad)
+def test_bad_relative_values_are_one_line(labelled, bad, command):
+    args = ["report", "--db", str(labelled)] if command == "report" else ["compare", "run-a", "run-b", "--db", str(labelled)]
+    res = CliRunner().invoke(app, [*args, "--min-judge-agreement", bad])
     assert res.exit_code == 1, res.output
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --min-judge-agreement") and "Traceback" not in res.output

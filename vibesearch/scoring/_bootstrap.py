@@ -103,13 +103,15 @@ def _percentiles(values: Any, level: float) -> list[float] | None:
     return [0.0 if abs(x) < 1e-12 else float(x) for x in np.percentile(vals, [tail, 100 - tail])]
 
 
-def resampled_interval(n: int, statistic: Callable[[Any], Any], *, resamples: int = RESAMPLES, seed: int = SEED,
-                    level: float = LEVEL) -> list[float] | None:
-    """A percentile-bootstrap interval of ``statistic`` over ``n`` items: ``statistic`` gets a
-    block of resampled index rows and returns one value per row (NaN where undefined)."""
+def resampled_intervals(n: int, statistics: Callable[[Any], Sequence[Any]], *, resamples: int = RESAMPLES, seed: int = SEED,
+                        level: float = LEVEL) -> list[list[float] | None]:
+    """Percentile-bootstrap intervals of several statistics over the same resamples of ``n``
+    items: ``statistics`` gets a block of resampled index rows and returns, per statistic, one
+    value per row (NaN where undefined). ``[]`` without items."""
     if n == 0:
-        return None
-    return _percentiles(np.concatenate([statistic(idx) for idx in _index_blocks(n, resamples, seed)]), level)
+        return []
+    blocks = [statistics(idx) for idx in _index_blocks(n, resamples, seed)]
+    return [_percentiles(np.concatenate([block[k] for block in blocks]), level) for k in range(len(blocks[0]))]
 
 
 def bootstrap_settings() -> dict[str, Any]:
@@ -122,4 +124,5 @@ def bootstrap_mean(values: Sequence[float], *, resamples: int = RESAMPLES, seed:
     fixed seed): a share when they are 0/1, a paired difference when they are per-item
     differences. None without values."""
     v = np.asarray(values, dtype=float)
-    return resampled_interval(len(v), lambda idx: v[idx].mean(axis=1), resamples=resamples, seed=seed, level=level)
+    got = resampled_intervals(len(v), lambda idx: [np.take(v, idx).mean(axis=1)], resamples=resamples, seed=seed, level=level)
+    return got[0] if got else None

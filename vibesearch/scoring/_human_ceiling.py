@@ -3,7 +3,8 @@
 * the *human ceiling*: how often two people agree with each other on the items labelled by two or
   more of them — for each such item the share of its pairs of labels that agree, averaged over
   the items (Gwet's p_a), with the number of items and pairs and a 95% percentile-bootstrap
-  interval over the items (``_bootstrap.bootstrap_mean``); ``None`` when no item has two labels;
+  interval over the labelled items (``_bootstrap.resampled_intervals``, the same resamples as
+  the AC1's); ``None`` when no item has two labels;
 * Gwet's AC1 between the people (``gwet_ac1``): chance-corrected like kappa, but its chance
   agreement 2·π·(1−π) stays small when nearly every item has the same label, where kappa
   collapses toward 0 (most ground-truth triples uncovered is such a case);
@@ -19,11 +20,11 @@ the bootstrap of a judge's rows needs vectorised, is ``_bootstrap._measures``'s 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from ._bootstrap import bootstrap_mean, resampled_interval
+from ._bootstrap import bootstrap_mean, resampled_intervals
 
 
 def gwet_ac1(ratings: Sequence[Sequence[Hashable]], categories: Sequence[Hashable] | None = None) -> tuple[float, float, float] | None:
@@ -47,20 +48,26 @@ def _pair_agreement(votes: Sequence[bool]) -> float:
     return (yes * (yes - 1) + (m - yes) * (m - yes - 1)) / (m * (m - 1))
 
 
-def _ac1_of(pair_agreement: Any, shares: Any, paired: Any) -> Any:
-    """AC1 of two labels from per-item arrays (rows: resamples): each item's pair agreement
-    (used where ``paired``) and share of "yes" (every item)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pa = np.where(paired, pair_agreement, 0.0).sum(axis=-1) / paired.sum(axis=-1)
-        pi = shares.mean(axis=-1)
-        pe = 2 * pi * (1 - pi)
-        return (pa - pe) / (1 - pe)
+def _resampled(agree: Any, paired: Any, shares: Any) -> Callable[[Any], list[Any]]:
+    """Per block of resampled index rows, the ceiling and AC1 of each resample, from each item's
+    pair agreement (0 without two labels), whether it has two labels, and its share of "yes"."""
+
+    def statistics(idx: Any) -> list[Any]:
+        a, p, s = (np.take(x, idx).sum(axis=1) for x in (agree, paired, shares))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pa = a / p
+            pi = s / idx.shape[1]
+            pe = 2 * pi * (1 - pi)
+            return [pa, (pa - pe) / (1 - pe)]
+
+    return statistics
 
 
 def human_ceiling(votes: Mapping[Any, Sequence[bool]]) -> dict[str, Any] | None:
     """People against people over ``votes`` (each item's labels, one per annotator): the mean
-    pair agreement of the items with two or more labels (``agreement``, ``ci``), ``n_items``,
-    ``n_pairs``, Gwet's ``ac1`` (``ac1_ci``: the same item resamples). None without such an item."""
+    pair agreement of the items with two or more labels (``agreement``), ``n_items``, ``n_pairs``
+    and Gwet's ``ac1``, with 95% intervals (``ci``, ``ac1_ci``) over the same resamples of the
+    labelled items. None without an item labelled twice."""
     labelled = [list(v) for v in votes.values() if v]
     paired_items = [v for v in labelled if len(v) >= 2]
     if not paired_items:
@@ -68,12 +75,12 @@ def human_ceiling(votes: Mapping[Any, Sequence[bool]]) -> dict[str, Any] | None:
     per_item = [_pair_agreement(v) for v in paired_items]
     got = gwet_ac1(labelled, (False, True))
     agree = np.array([_pair_agreement(v) if len(v) >= 2 else 0.0 for v in labelled])
+    paired = np.array([float(len(v) >= 2) for v in labelled])
     shares = np.array([sum(v) / len(v) for v in labelled])
-    paired = np.array([len(v) >= 2 for v in labelled])
-    ac1_ci = resampled_interval(len(labelled), lambda idx: _ac1_of(agree[idx], shares[idx], paired[idx]))
+    ci, ac1_ci = resampled_intervals(len(labelled), _resampled(agree, paired, shares))
     return {
         "agreement": sum(per_item) / len(per_item),
-        "ci": bootstrap_mean(per_item),
+        "ci": ci,
         "n_items": len(paired_items),
         "n_pairs": sum(len(v) * (len(v) - 1) // 2 for v in paired_items),
         "ac1": got[0] if got else None,
