@@ -82,6 +82,24 @@ def test_the_report_shows_intervals_and_explains_kappa_in_words(store, runs):
     assert "P 100.0 · R 100.0 · F1 100.0" in page
 
 
+def test_the_report_shows_the_human_ceiling_ac1_and_prevalence(store, runs):
+    """Beside the judge: people against each other on the items both labelled, Gwet's AC1, and
+    the share of "covered" on each side (issue 37)."""
+    mine, _ = runs
+    store.put_label(mine, 0, "bob", True, evidence=[0])
+    store.put_label(mine, 1, "bob", False)  # alice said covered: a disagreement, an open tie
+    page = agreement_html(_ctx(store, own=False), _view(mine), who=ALICE)
+    # item 0: the one pair agrees; item 1: it does not -> 50% over 2 items, 2 pairs;
+    # pi = (1 + 1/2) / 2 = 3/4, p_e = 2 * 3/4 * 1/4 = 3/8, AC1 = (1/2 - 3/8) / (5/8) = 0.2
+    assert "id='vs-label-ceiling-coverage'" in page
+    assert "human ceiling: people agree 50.00% [0.00, 100.00] with each other (n 2 items, 2 pairs), AC1 0.200" in page
+    assert "&quot;covered&quot; in 100.00% of 1 final human labels" in page  # item 1 is an open tie, left out
+    assert "<th>Gwet&#x27;s AC1</th>" in page or "<th>Gwet's AC1</th>" in page
+    assert "<td class='vs-num'>100.0% / 100.0%</td>" in page  # "covered": people / judge on the compared item
+    alone = agreement_html(_ctx(store), _view(runs[1]), who=BOB)  # one annotator on the run: no ceiling, said so
+    assert "human ceiling: none (no item labelled by two or more people)" in alone
+
+
 def test_the_report_over_every_run_is_for_those_who_may_read_every_run(store, runs):
     mine, _ = runs
     v = _view(mine)

@@ -83,6 +83,7 @@ def test_refused_starts_and_labels_are_one_line_on_the_status(pages, offline_run
     # after one label each side has a single class, so κ says nothing: the tab says so in words
     shows(page, "vs-label-agreement", re.compile(r"κ is (undefined|0)\b.*the one ground-truth triple"))
     shows(page, "vs-label-agreement", "95% bootstrap intervals")  # the judge comparison, with its intervals
+    shows(page, "vs-label-agreement", "human ceiling: none (no item labelled by two or more people)")  # one annotator: no ceiling
     page.locator("#vs-label-export").get_by_text("Export labels").click()  # the export: our JSONL of this run
     page.click("#vs-label-export-btn")
     shows(page, "vs-label-export-status", "Exported 1 coverage label(s) of run")

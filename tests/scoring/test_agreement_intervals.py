@@ -162,7 +162,7 @@ def test_agreement_command_prints_intervals_and_splits(tmp_db, make_run):
     assert js.exit_code == 0, js.output
     rep = json.loads(js.stdout)
     row = rep["judges"][0]
-    assert set(row["ci"]) == {"agreement", "kappa", "precision", "recall"} and set(row["by"]) == {"language", "subset", "relation"}
+    assert set(row["ci"]) == {"agreement", "kappa", "ac1", "precision", "recall"} and set(row["by"]) == {"language", "subset", "relation"}
     text = runner.invoke(app, ["labels", "agreement", "--db", str(tmp_db)], env={"COLUMNS": "250"})
     assert text.exit_code == 0, text.output
     assert "95% bootstrap" in text.stdout and "by relation" in text.stdout and "resamples" in text.stdout

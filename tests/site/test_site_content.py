@@ -83,6 +83,12 @@ def test_the_numbers_are_the_reports_own(built_site, site_db):
     assert line["measured"] and line["coverage"]["n"] == 24 and 0 < line["coverage"]["agreement"] < 1
     index = (built_site / "index.html").read_text(encoding="utf-8")
     assert "coverage agreement" in index and "id=\"agreement-coverage\"" in index
+    # beside the judges: the people's own agreement (ann and bob labelled the same 12 triples of 2 runs alike)
+    ceiling = results["label_agreement"]["human_ceiling"]
+    assert ceiling["agreement"] == 1.0 and ceiling["n_items"] == 24 and ceiling["n_pairs"] == 24
+    assert results["label_agreement"]["prevalence"]["n"] == 24 and "ac1" in results["label_agreement"]["judges"][0]
+    assert 'data-check="label_agreement.human_ceiling.agreement"' in index and 'data-check="label_agreement.judges[0].ac1"' in index
+    assert "human ceiling: people agree 100.00%" in index  # in the judge's agreement line too
     assert "not ranked against" in index or "inside the noise" in index or "above " in index  # the noise-floor marks
 
 

@@ -115,6 +115,22 @@ def test_an_edited_agreement_figure_in_the_page_is_named(cli, copy):
     _fails(cli, copy, "index.html", "label_agreement.judges[0].agreement", "0.5")
 
 
+@pytest.mark.parametrize("check", ["label_agreement.human_ceiling.agreement", "label_agreement.judges[0].ac1",
+                                   "label_agreement.prevalence.share"])
+def test_an_edited_ceiling_ac1_or_prevalence_in_the_page_is_named(cli, copy, check):
+    page = copy / "index.html"
+    edited, n = re.subn(rf'(data-check="{re.escape(check)}" data-value=")[^"]*(")', r"\g<1>0.123\g<2>",
+                        page.read_text(encoding="utf-8"), count=1)
+    assert n == 1
+    page.write_text(edited, encoding="utf-8")
+    _fails(cli, copy, "index.html", check, "0.123")
+
+
+def test_an_edited_ceiling_in_results_is_named(cli, copy):
+    _edit_json(copy / "results.json", lambda d: d["label_agreement"]["human_ceiling"].update(agreement=0.9))
+    _fails(cli, copy, "results.json", "label_agreement.human_ceiling.agreement", "recomputed from rows.json")
+
+
 def test_a_number_edited_in_a_page_is_named(cli, copy):
     page = copy / "index.html"
     text = page.read_text(encoding="utf-8")

@@ -1,14 +1,17 @@
 """The Label tab's judge-comparison report (issue 13): for the loaded run (or every labelled run,
 where the reader may read them all), each side's judges — per protocol profile — against the
 human majority and against the annotator, with 95% bootstrap intervals and kappa's caveats in
-words (``panels.agreement_side_html``), the splits by language, subset and relation, the P/R/F1
-the labels give and Krippendorff's alpha. The numbers are ``scoring.agreement_report``'s."""
+words (``panels.agreement_side_html``, with Gwet's AC1 and the share of the positive label on
+each side), beside the human ceiling (people against each other on the items two or more of them
+labelled) and the prevalence of the positive label, the splits by language, subset and relation,
+the P/R/F1 the labels give and Krippendorff's alpha. The numbers are ``scoring.agreement_report``'s."""
 
 from __future__ import annotations
 
 import html
 from typing import Any
 
+from ..scoring.judge_trust import ceiling_text, prevalence_text
 from .panels import _pct_ci, agreement_side_html, judge_text
 
 SIDE_TITLES = {"coverage": "Coverage — ground-truth triples covered?", "validity": "Validity — predicted triples valid?"}
@@ -68,7 +71,9 @@ def report_html(report: dict[str, Any], *, annotator: str, first: str = "coverag
                     + agreement_side_html(side, against=annotator, elem_id=f"vs-label-agree-{side_name}-you"))
         alpha = side.get("human_alpha")
         alpha_line = f"<div class='vs-muted'>Krippendorff's α between annotators: {alpha:.2f}</div>" if alpha is not None else ""
-        blocks.append(head + agreement_side_html(side, elem_id=f"vs-label-agree-{side_name}") + mine + splits_html(side) + alpha_line)
+        ceiling = (f"<div class='vs-muted vs-ceiling' id='vs-label-ceiling-{side_name}'>Beside it, the {_esc(ceiling_text(side.get('human_ceiling')))}; "
+                   f"{_esc(prevalence_text(side.get('prevalence')))}.</div>")
+        blocks.append(head + agreement_side_html(side, elem_id=f"vs-label-agree-{side_name}") + ceiling + mine + splits_html(side) + alpha_line)
     prf = "".join(
         f"<div class='vs-muted'>Run {_esc(p['run_id'])}, from the labels ({p['n_labelled']} of {p['n_gt']} ground-truth triples): "
         f"P {100 * p['human']['precision']:.1f} · R {100 * p['human']['recall']:.1f} · F1 {100 * p['human']['f1']:.1f}"

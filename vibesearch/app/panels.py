@@ -239,17 +239,24 @@ def _pct_ci(row: dict[str, Any], measure: str, *, percent: bool = True) -> str:
 
 def agreement_side_html(side: dict[str, Any], *, against: str | None = None, elem_id: str = "vs-agreement") -> str:
     """One side of ``scoring.agreement.agreement_report`` as a table: each judge (and profile)
-    against the human majority (or the annotator ``against``), with 95% bootstrap intervals in
-    brackets and, below, why kappa says nothing where it does not."""
+    against the human majority (or the annotator ``against``): agreement, κ, Gwet's AC1, the
+    share of the positive label on each side, precision and recall, with 95% bootstrap intervals
+    in brackets and, below, why kappa says nothing where it does not."""
     rows = side["judges"] if against is None else [r for r in side["judge_vs_annotator"] if r["against"] == against]
     if not rows:
         return f"<div class='vs-muted' id='{_esc(elem_id)}'>No judge has scored these labelled items yet.</div>"
     positive = "covered" if side.get("side", "coverage") == "coverage" else "valid"
-    head = ("<tr><th>judge</th><th>profile</th><th>items</th><th>agreement</th><th>Cohen's κ</th>"
-            f"<th>precision of “{positive}”</th><th>recall of “{positive}”</th></tr>")
+    head = ("<tr><th>judge</th><th>profile</th><th>items</th><th>agreement</th><th>Cohen's κ</th><th>Gwet's AC1</th>"
+            f"<th>“{positive}”: people / judge</th><th>precision of “{positive}”</th><th>recall of “{positive}”</th></tr>")
+
+    def shares(r: dict[str, Any]) -> str:
+        prev = r.get("prevalence") or {}
+        return " / ".join("n/a" if prev.get(k) is None else f"{100 * prev[k]:.1f}%" for k in ("human", "judge"))
+
     body = "".join(
         f"<tr><td>{_esc(judge_text(r['judge']))}</td><td>{_esc(r.get('profile', ''))}</td><td class='vs-num'>{r['n']}</td>"
         f"<td class='vs-num'>{_pct_ci(r, 'agreement')}</td><td class='vs-num'>{_pct_ci(r, 'kappa', percent=False)}</td>"
+        f"<td class='vs-num'>{_pct_ci(r, 'ac1', percent=False)}</td><td class='vs-num'>{shares(r)}</td>"
         f"<td class='vs-num'>{_pct_ci(r, 'precision')}</td><td class='vs-num'>{_pct_ci(r, 'recall')}</td></tr>"
         for r in rows)
     notes = "".join(f"<div class='vs-muted vs-kappa-note'>{_esc(r['kappa_note'])}</div>" for r in rows if r.get("kappa_note"))

@@ -1,7 +1,8 @@
 """How ``vibesearch labels agreement`` prints one side of the agreement report: the judges'
 rows with each measure's 95% bootstrap interval in brackets, why kappa says nothing where it does
-not, the splits by language, subset and relation, the open ties left out, and alpha between
-annotators. Every table reads at 80 columns: each comparison's measures are split over two
+not, Gwet's AC1 and the share of the positive label on each side, the human ceiling (people
+against each other) and the prevalence of the positive label, the splits by language, subset and
+relation, the open ties left out, and alpha between annotators. Every table reads at 80 columns: each comparison's measures are split over two
 narrow tables (agreement and κ; precision, recall and the counts), the numbers never cut.
 
 Also the ``--min-judge-agreement`` option of the commands that print scores (``report``,
@@ -10,7 +11,7 @@ Also the ``--min-judge-agreement`` option of the commands that print scores (``r
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 from rich import box
@@ -18,14 +19,19 @@ from rich.table import Table
 
 from ._common import console, fail
 
+if TYPE_CHECKING:
+    from ..scoring.judge_trust import Threshold
+
 MinAgreementOption: Any = typer.Option(
     None, "--min-judge-agreement",
-    help="Mark (†) the scores whose judge agrees with the stored human labels less than this (0.985 or 98.5), or was never "
-         "measured against them (default: VIBESEARCH_MIN_JUDGE_AGREEMENT; unset: no marking)")
+    help="Mark (†) the scores whose judge agrees with the stored human labels less than this (0.985 or 98.5, or relative to "
+         "people's agreement with each other: ceiling-0.02), or was never measured against them (default: "
+         "VIBESEARCH_MIN_JUDGE_AGREEMENT; unset: no marking)")
 
 
-def chosen_threshold(value: Optional[float]) -> float | None:
-    """The minimum judge agreement to mark by: the option's value, else the setting (a share)."""
+def chosen_threshold(value: Optional[str]) -> Threshold:
+    """The minimum judge agreement to mark by: the option's value (a share, or ``ceiling-M``
+    relative to the human ceiling), else the setting (a share)."""
     from ..scoring.judge_trust import parse_threshold
 
     if value is None:
@@ -84,6 +90,26 @@ def _two_tables(title: str, rows: list[dict[str, Any]], label: Callable[[dict[st
                           [(head, "text"), ("precision", "number"), ("recall", "number"), ("tp/fn/fp/tn", "number")], second))
 
 
+def _ac1_table(title: str, rows: list[dict[str, Any]], label: Callable[[dict[str, Any]], str], head: str, positive: str) -> None:
+    """Gwet's AC1 of each comparison (its interval in brackets) and the share of ``positive`` on
+    each side of it."""
+    if not rows:
+        return
+    body = [[label(r), _with_ci(r, "ac1", percent=False), _pct((r.get("prevalence") or {}).get("human")),
+             _pct((r.get("prevalence") or {}).get("judge"))] for r in rows]
+    console.print(_narrow(f"{title}: Gwet's AC1 and the share of {positive} (%)",
+                          [(head, "text"), ("AC1", "number"), ("people", "number"), ("judge", "number")], body))
+
+
+def ceiling_lines(side: dict[str, Any]) -> list[str]:
+    """The human ceiling of a side (people against each other, or why there is none) and the
+    prevalence of its positive label among the final human labels, in words."""
+    from ..scoring.judge_trust import ceiling_text, prevalence_text
+
+    ceiling = ceiling_text(side.get("human_ceiling"))
+    return [ceiling[0].upper() + ceiling[1:], f"Prevalence: {prevalence_text(side.get('prevalence'))}"]
+
+
 def agreement_table(title: str, side: dict[str, Any]) -> None:
     """One side's judge-vs-human rows (with 95% intervals), its splits by language, subset and
     relation, why kappa says nothing where it does not, the open ties left out, and with two or
@@ -99,6 +125,9 @@ def agreement_table(title: str, side: dict[str, Any]) -> None:
 
     _two_tables(f"{title} (95% bootstrap intervals in brackets)", side["judges"] + side["judge_vs_annotator"], who,
                 "judge · profile vs", positive)
+    _ac1_table(title, side["judges"] + side["judge_vs_annotator"], who, "judge · profile vs", positive)
+    for line in ceiling_lines(side):
+        console.print(line, highlight=False)
     for r in side["judges"] + side["judge_vs_annotator"]:
         if r.get("kappa_note"):
             console.print(f"{who(r)}: {r['kappa_note']}", highlight=False)

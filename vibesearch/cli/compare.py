@@ -8,13 +8,16 @@ interval of the F1 difference and each one's noise floor (``scoring/config_compa
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, List, Optional
 
 import typer
 from rich.table import Table
 
 from ._agreement import MinAgreementOption, chosen_threshold
 from ._common import DbOption, JsonOption, console, fail, key_values, open_store, print_json
+
+if TYPE_CHECKING:
+    from ..scoring.judge_trust import Threshold
 
 
 def _tokens(value: Any) -> str:
@@ -60,7 +63,7 @@ def compare_command(
     config_a: List[str] = typer.Option(None, "--a", help="configuration A as key=value (agent, agent_model, user, simulator_model, search_backend, batch_id, protocol, task; repeat)"),
     config_b: List[str] = typer.Option(None, "--b", help="configuration B, the same way"),
     judge: Optional[str] = typer.Option(None, "--judge", help="whose verdicts or scores to compare (default: the newest)"),
-    min_agreement: Optional[float] = MinAgreementOption,
+    min_agreement: Optional[str] = MinAgreementOption,
     as_json: bool = JsonOption,
     db: Optional[str] = DbOption,
 ) -> None:
@@ -104,7 +107,7 @@ def compare_command(
 
 
 def _compare_configs(a: dict[str, str], b: dict[str, str], judge: Optional[str], as_json: bool, db: Optional[str],
-                     threshold: float | None = None) -> None:
+                     threshold: Threshold = None) -> None:
     from ..scoring.config_compare import ConfigCompareError, compare_configs
 
     result = _answered(db, lambda store: compare_configs(store, a, b, judge=judge, min_agreement=threshold), ConfigCompareError, as_json)

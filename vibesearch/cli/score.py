@@ -230,7 +230,7 @@ def report_command(
     where: Optional[List[str]] = typer.Option(
         None, "--where", help="Only runs with key=value (subset, language, agent, model, user, simulator, profile, task); repeat to narrow, a key twice takes either value"
     ),
-    min_agreement: Optional[float] = MinAgreementOption,
+    min_agreement: Optional[str] = MinAgreementOption,
     db: Optional[str] = DbOption,
 ) -> None:
     """Aggregate scores (Avg@N / Best@N), interaction statistics and error analysis.

@@ -21,7 +21,7 @@ from ..scoring.aggregate import (
     where_filter,
 )
 from ..scoring.errors import error_analysis
-from ..scoring.judge_trust import footnote, judge_trust
+from ..scoring.judge_trust import Threshold, judge_trust
 from ..scoring.stage_view import stage_view
 from ..scoring.verdicts import judge_label
 from ..store import Store
@@ -64,7 +64,7 @@ def official_parts(records: list[RunRecord], num_samples: int | None = None) -> 
 
 def build_report(
     store: Store, *, judge: str | None = None, protocol: ProtocolProfile | None = None, num_samples: int | None = None,
-    where: dict[str, list[str]] | None = None, min_agreement: float | None = None,
+    where: dict[str, list[str]] | None = None, min_agreement: Threshold = None,
 ) -> dict[str, Any]:
     """Score table (Avg@N / Best@N), interaction table and error analysis for every run (each
     number under the profile it was computed with; ``protocol``: only that profile).
@@ -86,7 +86,7 @@ def build_report(
         cov = entry.coverage
         row.update(judge_agreement=cov.agreement if cov else None, judge_agreement_ci=cov.agreement_ci if cov else None,
                    judge_kappa=cov.kappa if cov else None, judge_n=cov.n if cov else 0, judge_measured=entry.measured,
-                   judge_marked=entry.below(min_agreement))
+                   judge_marked=entry.below(trust.minimum))
     return {
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "database": str(store.path),
@@ -101,9 +101,10 @@ def build_report(
         "where": dict(where or {}),
         "intervals": interval_settings(),
         "scores": scores,
-        "min_judge_agreement": min_agreement,
+        "min_judge_agreement": trust.given(),
+        "human_ceiling": trust.ceilings,  # per side: people against each other (None: no item labelled by two)
         "judge_agreement": [{**t, "judge_label": judge_label(t["judge"])} for t in trust.rows((judge, p) for p in sorted({r.profile for r in scored}))],
-        "judge_footnote": footnote(min_agreement) if any(r["judge_marked"] for r in scores) else "",
+        "judge_footnote": trust.footnote() if any(r["judge_marked"] for r in scores) else "",
         "interaction": interaction_table(records),
         "errors": error_analysis(store, [r for r in one_per_run if not r.left_out]),
         "stages": stage_view(store, one_per_run),

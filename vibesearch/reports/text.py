@@ -287,7 +287,10 @@ def to_csv(report: dict[str, Any]) -> str:
     section("under_generation_runs", e["generation"]["under_generation_runs"])
     section("runs", report["runs"])
     section("judge_agreement", [{"judge": t["judge"], "profile": t["profile"], "measured": t["measured"], "marked": t["marked"],
-                                 **{f"{side}_{k}": (t[side] or {}).get(k) for side in ("coverage", "validity") for k in ("n", "agreement", "kappa")},
+                                 **{f"{side}_{k}": (t[side] or {}).get(k) for side in ("coverage", "validity")
+                                    for k in ("n", "agreement", "kappa", "ac1", "prevalence")},
+                                 **{f"{side}_human_ceiling": ((t[side] or {}).get("human_ceiling") or {}).get("agreement")
+                                    for side in ("coverage", "validity")},
                                  **{f"{side}_{k}_{end}": ((t[side] or {}).get(k) or [None, None])[i] for side in ("coverage", "validity")
                                     for k in ("agreement_ci", "kappa_ci") for i, end in enumerate(("low", "high"))}}
                                 for t in report.get("judge_agreement") or []])

@@ -5,6 +5,9 @@ side, "valid" on the validity side is the positive class):
 
 * agreement: the share of items both sides decided the same way;
 * Cohen's kappa: (p_o - p_e) / (1 - p_e); undefined (``None``) when p_e is 1;
+* Gwet's AC1: (p_o - p_e) / (1 - p_e) with p_e = 2·π·(1 - π), π the mean of the two sides'
+  shares of the positive label (``_human_ceiling.gwet_ac1`` for two raters); p_e is at most 0.5,
+  so AC1 is defined whenever there are items, and does not collapse when one label dominates;
 * precision of the judge's positive decisions: tp / (tp + fp), undefined without any;
 * recall of the people's positive decisions: tp / (tp + fn), undefined without any.
 
@@ -16,7 +19,7 @@ no resample defines the measure.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -24,7 +27,7 @@ RESAMPLES = 2000
 SEED = 20240601
 LEVEL = 0.95
 CHUNK_CELLS = 4_000_000
-MEASURES = ("agreement", "kappa", "precision", "recall")
+MEASURES = ("agreement", "kappa", "ac1", "precision", "recall")
 
 
 def _measures(tp: Any, fn: Any, fp: Any, tn: Any) -> dict[str, Any]:
@@ -36,9 +39,11 @@ def _measures(tp: Any, fn: Any, fp: Any, tn: Any) -> dict[str, Any]:
         p_human, p_judge = (tp + fn) / n, (tp + fp) / n
         pe = p_human * p_judge + (1 - p_human) * (1 - p_judge)
         kappa = np.where(pe < 1 - 1e-12, (po - pe) / (1 - pe), np.nan)
+        pi = (p_human + p_judge) / 2
+        ac1 = (po - 2 * pi * (1 - pi)) / (1 - 2 * pi * (1 - pi))
         precision = np.where(tp + fp > 0, tp / (tp + fp), np.nan)
         recall = np.where(tp + fn > 0, tp / (tp + fn), np.nan)
-    return {"agreement": po, "kappa": kappa, "precision": precision, "recall": recall}
+    return {"agreement": po, "kappa": kappa, "ac1": ac1, "precision": precision, "recall": recall}
 
 
 def _value(x: Any) -> float | None:
@@ -47,7 +52,7 @@ def _value(x: Any) -> float | None:
 
 
 def point_measures(human: Sequence[bool], judge: Sequence[bool]) -> dict[str, float | None]:
-    """The four measures on the items as they are (``None`` where undefined or no items)."""
+    """Every measure on the items as they are (``None`` where undefined or no items)."""
     if len(human) != len(judge):
         raise ValueError("the two label lists differ in length")
     if not human:
@@ -67,22 +72,46 @@ def bootstrap_intervals(
     if n == 0:
         return {m: None for m in MEASURES}
     h, j = np.asarray(human, dtype=bool), np.asarray(judge, dtype=bool)
-    rng = np.random.default_rng(seed)
     counts: list[list[Any]] = [[], [], [], []]
-    chunk = max(1, CHUNK_CELLS // n)  # resamples drawn a block at a time: memory stays bounded on large label sets
-    for start in range(0, resamples, chunk):
-        idx = rng.integers(0, n, size=(min(chunk, resamples - start), n))
+    for idx in _index_blocks(n, resamples, seed):
         hs, js = h[idx], j[idx]
         for acc, cells in zip(counts, (hs & js, hs & ~js, ~hs & js, ~hs & ~js)):
             acc.append(cells.sum(axis=1))
     got = _measures(*(np.concatenate(acc) for acc in counts))
-    tail = 100 * (1 - level) / 2
     out: dict[str, list[float] | None] = {}
     for m in MEASURES:
-        vals = got[m][~np.isnan(got[m])]
-        # the percentile's interpolation leaves -1e-17 where the value is 0: show it as 0
-        out[m] = None if vals.size == 0 else [0.0 if abs(x) < 1e-12 else float(x) for x in np.percentile(vals, [tail, 100 - tail])]
+        out[m] = _percentiles(got[m], level)
     return out
+
+
+def _index_blocks(n: int, resamples: int, seed: int) -> Iterator[Any]:
+    """The resamples' item indices, a block of rows at a time (memory stays bounded on large sets)."""
+    rng = np.random.default_rng(seed)
+    chunk = max(1, CHUNK_CELLS // n)
+    for start in range(0, resamples, chunk):
+        yield rng.integers(0, n, size=(min(chunk, resamples - start), n))
+
+
+def _percentiles(values: Any, level: float) -> list[float] | None:
+    """The percentile interval of the defined (not NaN) resampled values; None without any."""
+    vals = np.asarray(values, dtype=float)
+    vals = vals[~np.isnan(vals)]
+    if vals.size == 0:
+        return None
+    tail = 100 * (1 - level) / 2
+    # the percentile's interpolation leaves -1e-17 where the value is 0: show it as 0
+    return [0.0 if abs(x) < 1e-12 else float(x) for x in np.percentile(vals, [tail, 100 - tail])]
+
+
+def resampled_intervals(n: int, statistics: Callable[[Any], Sequence[Any]], *, resamples: int = RESAMPLES, seed: int = SEED,
+                        level: float = LEVEL) -> list[list[float] | None]:
+    """Percentile-bootstrap intervals of several statistics over the same resamples of ``n``
+    items: ``statistics`` gets a block of resampled index rows and returns, per statistic, one
+    value per row (NaN where undefined). ``[]`` without items."""
+    if n == 0:
+        return []
+    blocks = [statistics(idx) for idx in _index_blocks(n, resamples, seed)]
+    return [_percentiles(np.concatenate([block[k] for block in blocks]), level) for k in range(len(blocks[0]))]
 
 
 def bootstrap_settings() -> dict[str, Any]:
@@ -94,16 +123,6 @@ def bootstrap_mean(values: Sequence[float], *, resamples: int = RESAMPLES, seed:
     """A percentile-bootstrap interval of the mean of ``values`` (resampled with replacement, a
     fixed seed): a share when they are 0/1, a paired difference when they are per-item
     differences. None without values."""
-    n = len(values)
-    if n == 0:
-        return None
     v = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    means: list[Any] = []
-    chunk = max(1, CHUNK_CELLS // n)
-    for start in range(0, resamples, chunk):
-        idx = rng.integers(0, n, size=(min(chunk, resamples - start), n))
-        means.append(v[idx].mean(axis=1))
-    tail = 100 * (1 - level) / 2
-    low, high = np.percentile(np.concatenate(means), [tail, 100 - tail])
-    return [0.0 if abs(x) < 1e-12 else float(x) for x in (low, high)]
+    got = resampled_intervals(len(v), lambda idx: [np.take(v, idx).mean(axis=1)], resamples=resamples, seed=seed, level=level)
+    return got[0] if got else None

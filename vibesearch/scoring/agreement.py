@@ -13,7 +13,13 @@ predicted triple, "valid").
   annotators' strict majority; an even split nobody resolved is an open tie, left out and counted
   (``n_open_ties``); split also by the task's language and subset and the triple's relation; each
   annotator is also compared on their own.
-* human ↔ human: Krippendorff's alpha (nominal), from the ``krippendorff`` package.
+* human ↔ human: Krippendorff's alpha (nominal), from the ``krippendorff`` package; and the
+  human ceiling (``_human_ceiling``): how often two people agree on the items two or more of them
+  labelled, with its N and interval and Gwet's AC1 between them (``human_ceiling``, None when no
+  item has two labels), the number to read each judge's agreement against.
+* the prevalence of the positive label among the final human labels (``prevalence``), and on
+  every judge row its Gwet's AC1 (``ac1``, robust where one label dominates and kappa collapses)
+  and the positive shares of both sides on its items (``prevalence``: ``human``, ``judge``).
 * the P/R/F1 that the human labels give, beside each judge's score of the same run.
 
 Cohen's kappa is undefined when chance agreement is 1 (both sides used one and the same label
@@ -30,6 +36,7 @@ from ..store import Store
 from ._agreement_items import SPLITS, Item, Side, item_groups, judge_decisions, latest_by_judge, side_labels, split
 from ._bootstrap import bootstrap_intervals, bootstrap_settings, point_measures
 from ._final_label import FinalLabels, final_labels
+from ._human_ceiling import human_ceiling, prevalence
 from ._stored import stored_ground_truth, stored_prediction
 from .metrics import f1_of
 from .profile import profile_label
@@ -156,8 +163,9 @@ def human_final(store: Store, side: Side, labels_by_annotator: dict[str, dict[It
 def agreement_row(
     human: Sequence[bool], said: Sequence[bool], *, positive: str = "covered", unit: str = "triple", who: str = "the annotator", **extra: Any
 ) -> dict[str, Any]:
-    """One comparison: agreement, kappa, precision and recall of the positive label (judge
-    against people), each with its bootstrap interval (``ci``), the confusion counts, and in
+    """One comparison: agreement, kappa, Gwet's AC1, precision and recall of the positive label
+    (judge against people), each with its bootstrap interval (``ci``), the share of the positive
+    label on each side (``prevalence``), the confusion counts, and in
     ``kappa_note`` why kappa says nothing when one side used a single label."""
     human, said = list(human), list(said)
     conf = confusion(human, said)
@@ -168,6 +176,8 @@ def agreement_row(
         "n": len(human),
         "agreement": percent_agreement(human, said),
         "kappa": cohen_kappa(human, said),
+        "ac1": point["ac1"],
+        "prevalence": {"human": sum(human) / len(human) if human else None, "judge": sum(said) / len(said) if said else None},
         "precision": point["precision"],
         "recall": point["recall"],
         "confusion": conf,
@@ -179,9 +189,10 @@ def agreement_row(
 def _side_report(side: Side, store: Store, run_id: str | None, *, keep_run: KeepRun | None = None, detail: bool = True) -> dict[str, Any]:
     """One side: every judge (per profile) against the final human labels (``human_final``: an
     adjudication, else the strict majority; open ties left out and counted), split by language,
-    subset and relation, against each annotator, and alpha between annotators. ``keep_run``: only
-    the labels of the runs it accepts; ``detail`` False: the judges' overall rows only (no splits,
-    no rows per annotator, no alpha)."""
+    subset and relation, against each annotator, alpha between annotators, the human ceiling and
+    the prevalence of the positive final label. ``keep_run``: only the labels of the runs it
+    accepts; ``detail`` False: the judges' overall rows, the ceiling and the prevalence only (no
+    splits, no rows per annotator, no alpha)."""
     by_annotator, _ = side_labels(store, side, run_id, keep_run=keep_run)
     final = human_final(store, side, by_annotator)
     majority = final.labels
@@ -219,6 +230,9 @@ def _side_report(side: Side, store: Store, run_id: str | None, *, keep_run: Keep
         "judges": judge_rows,
         "judge_vs_annotator": annotator_rows,
         "human_alpha": krippendorff_alpha(dict(by_annotator)) if detail and len(annotators) >= 2 else None,
+        # people against people on the items two or more of them labelled (None: no such item)
+        "human_ceiling": human_ceiling(_votes(by_annotator)),
+        "prevalence": prevalence([majority[i] for i in sorted(majority)], positive),
     }
 
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..run.events import MessageEvent, StageEvent, ToolCallEvent, UsageEvent
 from ..store import RunNotFound, Store, TaskSnapshotError
 from ..store.tables import ScoreRow
-from .judge_trust import footnote, judge_trust
+from .judge_trust import Threshold, judge_trust
 from .profile import profile_label
 
 
@@ -72,7 +72,7 @@ def _newest(scores: list[ScoreRow], judge: str | None) -> ScoreRow | None:
     return max(rows, key=lambda s: (s.created_at, s.id or 0)) if rows else None
 
 
-def compare_runs(store: Store, run_a: str, run_b: str, *, judge: str | None = None, min_agreement: float | None = None,
+def compare_runs(store: Store, run_a: str, run_b: str, *, judge: str | None = None, min_agreement: Threshold = None,
                  keep_run: Callable[[str], bool] | None = None) -> dict[str, Any]:
     """Stage alignment and coverage of two runs of one task (``keep_run``: the runs whose labels
     measure the judge's agreement)."""
@@ -107,7 +107,7 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, judge: str | None = No
         keys = [(s.judge, profile_label(s.protocol, s.prompt_source)) for s in (sa, sb)]
         coverage["judge_trust"] = trust.rows(keys)
         coverage["marked"] = {side: trust.flagged(*key) for side, key in zip(("a", "b"), keys)}
-        coverage["footnote"] = footnote(min_agreement)
+        coverage["footnote"] = trust.footnote()
     else:
         coverage["missing"] = [rid for rid, s in ((run_a, sa), (run_b, sb)) if s is None]
     return {

@@ -26,7 +26,7 @@ from typing import Any, Callable
 from ..store import Store
 from ..store.tables import Run, ScoreRow
 from ._bootstrap import bootstrap_mean, bootstrap_settings
-from .judge_trust import footnote, judge_trust
+from .judge_trust import Threshold, judge_trust
 from .profile import profile_label
 from .noise_rank import MIN_SHARED_TASKS
 
@@ -125,7 +125,7 @@ def noise_floor(store: Store, runs: list[Run], judge: str | None) -> dict[str, A
 
 def compare_configs(
     store: Store, a: dict[str, str], b: dict[str, str], *, judge: str | None = None, may_read: MayRead | None = None,
-    min_agreement: float | None = None,
+    min_agreement: Threshold = None,
 ) -> dict[str, Any]:
     """B against A (``may_read``: only the runs it accepts count, as if the others did not exist;
     also for the labels that measure the judges)."""
@@ -168,7 +168,7 @@ def compare_configs(
     return {
         "judge_trust": trust.rows(sorted(set(used["a"] + used["b"]))),
         "marked": {side: any(trust.flagged(*key) for key in set(keys)) for side, keys in used.items()},
-        "footnote": footnote(min_agreement),
+        "footnote": trust.footnote(),
         "a": {"spec": a, "runs": len(runs_a), "noise": noise_floor(store, runs_a, judge)},
         "b": {"spec": b, "runs": len(runs_b), "noise": noise_floor(store, runs_b, judge)},
         "judge": judge,

@@ -85,6 +85,25 @@ def _interaction_table(derived: dict[str, Any]) -> str:
             if rows else '<p class="note" id="interaction">No runs.</p>')
 
 
+def _ceiling_note(report: dict[str, Any], at: str, positive: str) -> str:
+    """A side's human ceiling (people against each other on the items two or more labelled; its
+    AC1) and the prevalence of its positive label, every number checked by ``site verify``."""
+    ceiling = report.get("human_ceiling")
+    if ceiling:
+        ci = ceiling.get("ci") or [None, None]
+        people = (f"people agree with each other on {number(ceiling.get('agreement'), f'{at}.human_ceiling.agreement')}% "
+                  f"[{number(ci[0], f'{at}.human_ceiling.ci[0]')}, {number(ci[1], f'{at}.human_ceiling.ci[1]')}] of "
+                  f"{number(ceiling.get('n_items'), f'{at}.human_ceiling.n_items', pct=False)} items labelled by two or more "
+                  f"({number(ceiling.get('n_pairs'), f'{at}.human_ceiling.n_pairs', pct=False)} pairs), Gwet's AC1 "
+                  f"{number(ceiling.get('ac1'), f'{at}.human_ceiling.ac1', pct=False, digits=3)}")
+    else:
+        people = "no human ceiling: no item was labelled by two or more people"
+    prev = report.get("prevalence") or {}
+    return (f'<p class="note" id="ceiling-{"coverage" if positive == "covered" else "validity"}">Human ceiling: {people}. '
+            f'"{positive}" in {number(prev.get("share"), f"{at}.prevalence.share")}% of the '
+            f'{number(prev.get("n"), f"{at}.prevalence.n", pct=False)} final human labels.</p>')
+
+
 def _agreement_tables(label_agreement: dict[str, Any]) -> str:
     out = []
     for side, report in (("coverage", label_agreement), ("validity", label_agreement.get("validity") or {})):
@@ -95,15 +114,19 @@ def _agreement_tables(label_agreement: dict[str, Any]) -> str:
         rows = "".join(
             f'<tr><td class="text">{esc(judge_label(j.get("judge") or ""))}</td><td class="text">{esc(j.get("profile", ""))}</td>'
             f'<td>{number(j.get("n"), f"{at}.judges[{k}].n", pct=False)}</td><td>{number(j.get("agreement"), f"{at}.judges[{k}].agreement")}</td>'
-            f'<td>{number(j.get("kappa"), f"{at}.judges[{k}].kappa", pct=False, digits=3)}</td></tr>'
+            f'<td>{number(j.get("kappa"), f"{at}.judges[{k}].kappa", pct=False, digits=3)}</td>'
+            f'<td>{number(j.get("ac1"), f"{at}.judges[{k}].ac1", pct=False, digits=3)}</td>'
+            f'<td>{number((j.get("prevalence") or {}).get("judge"), f"{at}.judges[{k}].prevalence.judge")}</td></tr>'
             for k, j in enumerate(judges))
         alpha = report.get("human_alpha")
+        positive = "covered" if side == "coverage" else "valid"
         out.append(f"<h3>{esc(side)} labels</h3><p class=\"note\">{report.get('n_items', 0)} labelled items, "
                    f"{report.get('n_final', 0)} with a final label, {report.get('n_open_ties', 0)} open ties, "
                    f"annotators: {esc(', '.join(report.get('annotators') or []))}"
                    + (f"; α between annotators {alpha:.3f}" if isinstance(alpha, (int, float)) else "") + "</p>"
+                   + _ceiling_note(report, at, positive)
                    + f'<table id="agreement-{side}"><thead><tr><th class="text">judge</th><th class="text">profile</th><th>items</th>'
-                   f"<th>agreement (%)</th><th>κ</th></tr></thead><tbody>{rows}</tbody></table>")
+                   f"<th>agreement (%)</th><th>κ</th><th>Gwet's AC1</th><th>judge's “{positive}” (%)</th></tr></thead><tbody>{rows}</tbody></table>")
     return "".join(out) or '<p class="note">No labels among these runs.</p>'
 
 
