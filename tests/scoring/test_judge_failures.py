@@ -14,16 +14,20 @@ import re
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
 from typing import Callable
 
 import pytest
 from scoring_helpers import T, task_snapshot
 from typer.testing import CliRunner
 
+from vibesearch.app.leaderboard import SCORE_HEADERS, tables
 from vibesearch.config import reset_settings
 from vibesearch.run import EndEvent, GraphEvent, MessageEvent
 from vibesearch.run.config import RunConfig
-from vibesearch.store import Store
+from vibesearch.run.scores import RunScore, Verdict
+from vibesearch.scoring.judge_failures import judge_gaps
+from vibesearch.store import Store, record_score
 
 JUDGE = "openai/judge-x"
 SECRET = "sk-test-judge-SECRET-0123456789abcdef"
@@ -232,3 +236,29 @@ def test_official_profile_grades_a_failed_batch_not_covered_warns_and_marks_it(c
     assert "judge_failures" in csv_text
     html = cli(server.base_url, "report", "--format", "html", "--judge", JUDGE, "--db", tmp_db).stdout
     assert "‡" in html and "judge batches failed" in html
+
+    summary, score_rows, *_ = tables(SimpleNamespace(store=store), JUDGE)  # type: ignore[arg-type]  # (the Leaderboard tab)
+    at = SCORE_HEADERS.index("Avg F1")
+    assert [r[at] for r in score_rows if r[2] == "all"] == ["90.00‡"] and "Judge failures" in summary
+
+
+def test_an_older_score_of_ours_with_unscored_triples_is_marked(cli, tmp_db, make_run):
+    """Stored before a failed judge was refused: counted as it was (recall over the scored
+    triples) and marked wherever scores are aggregated."""
+    store = Store(tmp_db)
+    old = make_run(store, GT, GT[:2])
+    fine = make_run(store, GT, GT, task_id="t2")
+    batches = [{"gt": [0, 1], "attempts": 1}, {"gt": [2, 3], "attempts": 5, "unscored": "model error (APIConnectionError: refused)"}]
+    verdicts = [Verdict(gt_index=i, covered=True, evidence=[i]) for i in range(2)] + [Verdict(gt_index=i, covered=None) for i in (2, 3)]
+    record_score(store, RunScore(run_id=old, judge=JUDGE, protocol="vibesearch", precision=1.0, recall=1.0, f1=1.0, n_gt=4, n_pred=2,
+                                 n_covered=2, n_valid=2, n_unscored=2, details={"batches": batches, "n_batches": 2}, verdicts=verdicts))
+    record_score(store, RunScore(run_id=fine, judge=JUDGE, protocol="vibesearch", precision=1.0, recall=1.0, f1=1.0, n_gt=4, n_pred=4,
+                                 n_covered=4, n_valid=4, details={"batches": batches[:1]}))
+    gaps = judge_gaps(store.scores(old)[0])
+    assert (gaps.failed, gaps.n_batches, gaps.unscored, gaps.marked) == (1, 2, 2, True)
+    assert gaps.note() == "1 of 2 judge batches failed; 2 ground-truth triples unscored"
+    assert not judge_gaps(store.scores(fine)[0]).marked
+    report = json.loads(cli("http://127.0.0.1:9/v1", "report", "--format", "json", "--judge", JUDGE, "--db", tmp_db).stdout)
+    assert {r["run_id"]: r["judge_failure"] for r in report["runs"]} == {old: True, fine: False}
+    assert [r["judge_failures"] for r in report["scores"] if r["group"] == "all"] == [1]
+    assert report["judge_failures_footnote"].startswith("‡ Judge failures")

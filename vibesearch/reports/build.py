@@ -127,7 +127,7 @@ def build_report(
                 "n_pred": r.n_pred,
                 "n_unscored": r.n_unscored,
                 "judge_failed_batches": r.judge_failed_batches,
-                "judge_marked": r.judge_marked,  # ‡: failed judge batches or unscored triples (``judge_failures``)
+                "judge_failure": r.judge_failure,  # ‡: failed judge batches or unscored triples (``judge_failures``)
                 "graded": r.graded,  # the run's own extraction, or a re-extraction
                 "user_turns": r.stats.n_user,
                 "stages_reached": r.stats.stages_reached,

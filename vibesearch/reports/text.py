@@ -13,6 +13,7 @@ import json
 from typing import Any, Sequence
 
 from .._files import csv_safe
+from ..scoring.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
 
 
 def pct(value: float | None) -> str:
@@ -65,7 +66,6 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 MARK = "†"  # (``scoring.judge_trust.MARK``)
-FAILED = "‡"  # (``scoring.judge_failures.MARK``): the judge failed on some batches, or left triples unscored
 
 
 def judge_cell(r: dict[str, Any]) -> str:
@@ -171,7 +171,7 @@ def run_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     """One row per run; stages and user turns are counted from 1 (the opening is stage 1, user turn 1)."""
     headers = ["run", "task", "configuration", "profile", "F1", "reached", "user turns", "termination"]
     rows = [
-        [r["run_id"], r["task_id"], r["config"], r["profile"], pct(r["f1"]) + (FAILED if r.get("judge_marked") else ""),
+        [r["run_id"], r["task_id"], r["config"], r["profile"], pct(r["f1"]) + (FAILED if r.get("judge_failure") else ""),
          r.get("last_stage", "–"), r["user_turns"], r["termination"] or "–"]
         for r in report["runs"]
     ]

@@ -96,7 +96,7 @@ class RunRecord(BaseModel):
         return profile_label(self.protocol, self.prompt_source)
 
     @property
-    def judge_marked(self) -> bool:
+    def judge_failure(self) -> bool:
         """Some of the judge's batches failed, or it left triples unscored (``judge_failures.MARK``)."""
         return self.judge_failed_batches > 0 or self.n_unscored > 0
 
@@ -440,7 +440,7 @@ def score_table(records: list[RunRecord], num_samples: int | None = None) -> lis
                 if num_samples is not None:
                     figures["padded"] = None  # padding is the official profile's rule
             rows.append({**_profile_cols(key), "group": group, **figures, "left_out": sum(r.left_out for r in members),
-                         "judge_failures": sum(r.judge_marked for r in samples)})
+                         "judge_failures": sum(r.judge_failure for r in samples)})
     return rows
 
 
