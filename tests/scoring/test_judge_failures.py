@@ -242,6 +242,20 @@ def test_official_profile_grades_a_failed_batch_not_covered_warns_and_marks_it(c
     assert [r[at] for r in score_rows if r[2] == "all"] == ["90.00‡"] and "Judge failures" in summary
 
 
+def test_official_profile_with_the_judge_down_stores_the_zero_the_official_rule_gives_and_says_so(cli, tmp_db):
+    store = Store(tmp_db)
+    rid = official_run(store, GT, GT)
+    port = closed_port()
+    out = cli(f"http://127.0.0.1:{port}/v1", "score", rid, "--judge", JUDGE, "--db", tmp_db)
+    assert out.exit_code == 0, out.output
+    [line] = out.stderr.splitlines()
+    assert line.startswith(f"warning: run {rid}: 4 of 4 judge batches failed (graded not covered, the official rule): "
+                           f"APIConnectionError: {JUDGE}: ClientConnectorError: Cannot connect to host 127.0.0.1:{port}"), line
+    [score] = store.scores(rid)
+    assert (score.f1, score.details()["judge"]["batches_failed"]) == (0.0, 4)
+    assert "0.00‡" in out.stdout
+
+
 def test_an_older_score_of_ours_with_unscored_triples_is_marked(cli, tmp_db, make_run):
     """Stored before a failed judge was refused: counted as it was (recall over the scored
     triples) and marked wherever scores are aggregated."""
