@@ -25,6 +25,7 @@ STAND_IN = Path(__file__).resolve().parents[1] / "data" / "official_harness"
 PREV_RELEASE = Path(__file__).resolve().parents[1] / "data" / "prev_release.db"
 P_LINE = re.compile(r'^P-(\d+): "(.*)" --\[(.*)\]--> "(.*)"$', re.MULTILINE)
 GT_LINE = re.compile(r'^GT-(\d+): "(.*)" --\[(.*)\]--> "(.*)"$', re.MULTILINE)
+OUR_LINE = re.compile(r"^\[(R|P)(\d+)\] (.*) \| (.*) \| (.*)$", re.MULTILINE)  # our profile's layout
 
 GT = [{"head": "A", "relation": "r", "tail": "B"}, {"head": "C", "relation": "r", "tail": "D"}, {"head": "E", "relation": "r", "tail": "F"}]
 # the strict parse reads the fenced array (two copies of A-r-B); our parser also read C-r-D from the prose
@@ -74,6 +75,12 @@ def judge(fake) -> str:
 
     def handler(req):
         prompt = req.last_user
+        ours = OUR_LINE.findall(prompt)
+        if ours:  # scored under our profile (--protocol vibesearch): our layout's answer
+            preds = {(h, t): int(i) for kind, i, h, _r, t in ours if kind == "P"}
+            return fake.Reply(content=json.dumps({"verdicts": [
+                {"index": int(i), "covered": (h, t) in preds, "evidence": [preds[(h, t)]] if (h, t) in preds else []}
+                for kind, i, h, _r, t in ours if kind == "R"]}))
         first: dict[tuple[str, str], int] = {}
         for i, h, _r, t in P_LINE.findall(prompt):
             first.setdefault((h, t), int(i))

@@ -11,6 +11,7 @@ from typing import Iterable
 
 from .._secrets import scrub
 from ..run.events import EndEvent, ErrorEvent, StoredEvent
+from ..scoring.judge_failures import JudgeFailed
 
 STATUS_CHARS = 240  # what the status line shows of the reason
 
@@ -26,6 +27,12 @@ def failure_reason(events: Iterable[StoredEvent]) -> str | None:
         if isinstance(d, EndEvent) and d.detail:
             detail = d.detail
     return scrub(detail) if detail else None
+
+
+def score_failure(exc: BaseException) -> str:
+    """Why scoring a run failed, scrubbed: a failed judge's own line (``JudgeFailed``: the one
+    ``vibesearch score`` prints), else the error's type and text."""
+    return scrub(str(exc) if isinstance(exc, JudgeFailed) else f"{type(exc).__name__}: {exc}")[:2000]
 
 
 def status_reason(reason: str) -> str:

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..config import Settings
-from ..llm import scrub
 from ..store import Store
 from ..tasks.models import Task
+from ._failure import score_failure
 from ._policy import RunRequest, check_request
 
 log = logging.getLogger(__name__)
@@ -107,7 +107,7 @@ class QueuedStarts:
         try:
             self._score(entry.run_id, entry.judge)
         except Exception as exc:  # noqa: BLE001 - shown beside the finished run, which stays
-            entry.score_error = scrub(f"{type(exc).__name__}: {exc}")[:2000]
+            entry.score_error = score_failure(exc)  # nothing was stored
             log.exception("scoring queued run %s failed", entry.run_id)
         finally:
             entry.scored = True

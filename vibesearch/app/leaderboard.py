@@ -12,7 +12,9 @@ narrow every table and plot to the runs that match (``scoring.aggregate.where_fi
 Under the summary, one line per judge × profile of the shown scores gives the judge's measured
 agreement with the people's labels (``scoring.judge_trust``: agreement and κ with their 95%
 intervals, the number of items) or says "not measured"; with ``VIBESEARCH_MIN_JUDGE_AGREEMENT``
-set, the scores of a judge below it or unmeasured carry "†" and a footnote says why.
+set, the scores of a judge below it or unmeasured carry "†" and a footnote says why. Scores some of
+whose samples' judge batches failed (the official rule grades them not covered) or left triples
+unscored carry "‡" (``scoring.judge_failures``), with a footnote.
 
 All numbers come from ``vibesearch.scoring`` (``collect_runs``, ``score_table``,
 ``interaction_table``, ``f1_by_compactions``, ``termination_types``); nothing is computed here.
@@ -28,6 +30,7 @@ import gradio as gr
 import plotly.graph_objects as go
 
 from .._plot_text import plot_text
+from ..scoring.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
 from ..store.tables import Run
 from ..tables import aggregate_table_scores, table_score_of
 from ._access import Who
@@ -92,6 +95,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     from ..scoring import collect_runs, interaction_table, score_table
     from ..scoring.aggregate import filter_values, left_out_runs, where_filter
     from ..scoring.errors import f1_by_compactions, termination_types
+    from ..scoring.judge_failures import FAILURES_FOOTNOTE
     from ..scoring.noise_rank import rank_marks
 
     records, used = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge, keep=keep)
@@ -103,9 +107,13 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     marks = rank_marks(records)
     trust = trust_of(ctx, keep)
 
-    def num(r: dict, key: str) -> str:  # a score, marked when its judge is below the minimum agreement or unmeasured
+    def num(r: dict, key: str) -> str:
+        """A score, marked † when its judge is below the minimum agreement or unmeasured, ‡ when
+        some of its samples' judge batches failed (``scoring.judge_failures``)."""
         text = _pct(r[key])
-        return text + MARK if text != "—" and trust.flagged(used, r["profile"]) else text
+        if text == "—":
+            return text
+        return text + (MARK if trust.flagged(used, r["profile"]) else "") + (FAILED if r.get("judge_failures") else "")
 
     score_rows = [
         [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
@@ -135,6 +143,8 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
         + ("terminations: " + ", ".join(f"{k} {v}" for k, v in terms.items()) if terms else "no runs yet")
     )
     summary += trust_lines(trust, [(used, p) for p in profiles])
+    if any(r.get("judge_failures") for r in scores):
+        summary += "\n\n" + html.escape(FAILURES_FOOTNOTE)
     return summary, score_rows, inter_rows, err_rows, f1_figure(scores), pr_figure(records)
 
 

@@ -36,6 +36,7 @@ from ..run.result import CONTINUABLE
 from ..store import LeaseHeld, LeaseLost, Store
 from ..tasks.models import Task
 from ..users import HumanUser, ShadowUser
+from ._failure import score_failure
 from ._policy import RunRequest, check_message, check_request, form_request
 from ._queued_start import QueuedStarts
 
@@ -277,7 +278,7 @@ class RunManager:
                 live.scoring = True
                 await asyncio.to_thread(self.score, live.run_id, live.config.judge.name)
         except Exception as exc:  # noqa: BLE001 - a failed score is shown beside the finished run, which stays
-            live.score_error = scrub(f"{type(exc).__name__}: {exc}")[:2000]
+            live.score_error = score_failure(exc)  # nothing was stored
             log.exception("scoring run %s failed", live.run_id)
         finally:
             live.scoring = False

@@ -7,6 +7,7 @@ import html
 import json
 from typing import Any
 
+from ..scoring.judge_failures import MARK, judge_gaps
 from ..store import Run, ScoreRow, Store, TaskSnapshotError, VerdictRow
 from ..tables import render_table_html, table_score_of
 
@@ -102,8 +103,9 @@ def score_html(run: Run, scores: list[ScoreRow], *, scoring: bool = False, error
             extra = f"item-level (cells): {s.n_covered}/{s.n_gt} gold cells right, {s.n_pred} cells written"
         else:
             extra = f"{s.n_covered}/{s.n_gt} ground-truth triples covered · {s.n_valid}/{s.n_pred} predicted triples valid"
-            if s.n_unscored:
-                extra += f" · {s.n_unscored} unscored"
+            gaps = judge_gaps(s)
+            if gaps.marked:  # failed judge batches (official rule: not covered) or unscored triples
+                extra += f" · {MARK} {gaps.note()}"
         parts.append(
             "<div class='vs-score'>"
             f"<span class='vs-big'>{'Item-F1' if run.kind == 'table' else 'F1'} {100 * s.f1:.1f}</span> "

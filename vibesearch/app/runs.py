@@ -16,6 +16,7 @@ from typing import Any
 import gradio as gr
 
 from ..run.result import CONTINUABLE, RUN_STATUSES, STOPPABLE
+from ..scoring.judge_failures import judge_gaps
 from ..session import is_orphaned
 from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ._access import AGENT_HIDDEN, Who, agent_hidden
@@ -300,9 +301,12 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
             judge = (judge if isinstance(judge, str) else "").strip() or "offline"
             if judge != "offline":
                 check_model(judge, "the judge model", ctx.settings)
-            ctx.manager.score(v.run_id, judge, asked_by=who.login or who.owner)
-        except Exception as exc:  # noqa: BLE001 - show the reason, keep the page
+            row = ctx.manager.score(v.run_id, judge, asked_by=who.login or who.owner)
+        except Exception as exc:  # noqa: BLE001 - show the reason (a failed judge: its one line, nothing stored), keep the page
             raise gr.Error(f"Scoring failed: {exc}") from None
+        gaps = judge_gaps(row)
+        if gaps.failed:  # the official rule graded them not covered: said as ``vibesearch score`` says it
+            gr.Warning(gaps.warning(v.run_id))
         return show(who, v, True)
 
     def on_continue(tok, v: RunView, request: gr.Request):

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from ._agreement import MinAgreementOption, chosen_threshold
 from ._agreement import agreement_table as _agreement_table
-from ._common import DbOption, JsonOption, console, err_console, fail, one_of, open_store, person, print_json
+from ._common import DbOption, JsonOption, console, err_console, fail, one_of, open_store, person, print_json, printable
 
 labels_app = typer.Typer(help="Human labels of judge decisions: export, import, agreement, calibration.", no_args_is_help=True)
 
@@ -58,10 +58,16 @@ def score_command(
 
     Each run is scored under its own profile unless --protocol says otherwise. Under the official
     profile the run's extraction answer is parsed strictly and judged by an LLM in the official
-    layout (the offline judge is refused there); --batch-size does not apply to it."""
+    layout (the offline judge is refused there); --batch-size does not apply to it.
+
+    A judge call that still fails after its attempts stores nothing for that run: one line
+    `error: run …: judge … failed after N attempts: <cause>` per run, the other runs are scored,
+    exit 1. Under the official profile a failed batch is graded not covered (the official rule):
+    the score is stored and a `warning:` line says how many batches failed."""
     from ..llm import LLMError
     from ..protocol import PROTOCOLS, PromptSet, as_profile, load_prompts, profile_named, profile_of, resolve_harness
     from ..scoring import NoGroundTruth, compute_metrics, majority_verdicts, score_run, stored_verdicts
+    from ..scoring.judge_failures import JudgeFailed, judge_gaps
     from ..scoring.profile import NotASample, OfficialJudgeRequired, run_protocol
     from ..scoring.verdicts import judge_label
     from ..store import RunNotFound
@@ -105,8 +111,11 @@ def score_command(
         ids = [rid for rid in ids if todo[rid]]
     results: list[dict[str, Any]] = []
     problems: list[str] = []
+    warnings: list[str] = []  # stored scores some of whose judge batches failed (the official rule grades them not covered)
     skipped = 0
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err_console, transient=True) as progress:
+    # (drawn on a terminal only: elsewhere it would leave an empty line before the warnings and errors)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err_console, transient=True,
+                  disable=not err_console.is_terminal) as progress:
         overall = progress.add_task("scoring runs", total=sum(len(todo[rid]) for rid in ids))
         for rid in ids:
             rows = []
@@ -127,6 +136,9 @@ def score_command(
                     problems.append(f"skipped: {exc}")
                     skipped += 1
                     break
+                except JudgeFailed as exc:  # nothing stored for this run and judge
+                    problems.append(f"error: {exc}")
+                    continue
                 except LLMError as exc:
                     problems.append(f"run {rid}: {exc}")
                     continue
@@ -138,6 +150,8 @@ def score_command(
                     progress.advance(overall)
                 rows.append(row)
                 results.append(_row_json(store, row))
+                if judge_gaps(row).failed:
+                    warnings.append(f"warning: {judge_gaps(row).warning(rid)}")
             if len(rows) > 1 and all(r.n_gt == rows[0].n_gt and profile_named(r.protocol).combines_judges for r in rows):
                 verdicts = majority_verdicts([stored_verdicts(store, r.id) for r in rows])
                 m = compute_metrics(verdicts, rows[0].n_gt, rows[0].n_pred)
@@ -147,8 +161,8 @@ def score_command(
         print_json(results)
     else:
         _print_scores(results)
-    for p in problems:
-        err_console.print(p, highlight=False)
+    for line in warnings + problems:  # each one line, whatever the terminal's width
+        err_console.print(printable(line), highlight=False, soft_wrap=True, markup=False)
     if already:
         pairs = "run" if len(judges) == 1 else "run and judge pair"
         err_console.print(f"skipped {already} {pairs}{'s' if already != 1 else ''} already scored by the same judge and profile "
@@ -162,6 +176,7 @@ def _row_json(store, row) -> dict[str, Any]:
     from ..scoring.verdicts import judge_label
 
     from ..scoring.aggregate import agent_label
+    from ..scoring.judge_failures import judge_gaps
     from ..scoring.official_score import sample_of
     from ..scoring.profile import profile_label, score_protocol
 
@@ -172,6 +187,7 @@ def _row_json(store, row) -> dict[str, Any]:
         "protocol": score_protocol(row), "prompt_source": row.prompt_source, "profile": profile_label(row.protocol, row.prompt_source),
         "precision": row.precision, "recall": row.recall, "f1": row.f1, "n_gt": row.n_gt, "n_pred": row.n_pred,
         "n_covered": row.n_covered, "n_valid": row.n_valid, "n_unscored": row.n_unscored,
+        "judge_failed_batches": judge_gaps(row).failed,  # (official profile: graded not covered; ours stores no such score)
     }
     graded = row.details().get("graded_graph")
     if isinstance(graded, dict):
@@ -202,6 +218,8 @@ def _narrow_table(title: str, columns: list[tuple[str, str]], rows: list[list[st
 
 
 def _print_scores(results: list[dict[str, Any]]) -> None:
+    from ..scoring.judge_failures import MARK
+
     if not results:
         return
     for label, profile in dict.fromkeys((r["judge_label"], r.get("profile", "")) for r in results):
@@ -209,7 +227,8 @@ def _print_scores(results: list[dict[str, Any]]) -> None:
     several = len({r["judge_label"] for r in results}) > 1  # one judge: named in the line above, no column
     text = ["task", "agent", *(["judge"] if several else [])]
     rows = [[r["run_id"], r["task_id"], r.get("agent", ""), *([r["judge_label"]] if several else []), _pct(r["precision"]),
-             _pct(r["recall"]), _pct(r["f1"]), str(r["n_gt"]), str(r["n_pred"]), str(r["n_unscored"])] for r in results]
+             _pct(r["recall"]), _pct(r["f1"]) + (MARK if r.get("judge_failed_batches") else ""), str(r["n_gt"]), str(r["n_pred"]),
+             str(r["n_unscored"])] for r in results]
     columns = [("run", "id"), *((c, "text") for c in text), *((c, "number") for c in ("P", "R", "F1", "GT", "pred", "unscored"))]
     console.print(_narrow_table("Scores (P / R / F1 in %)", columns, rows))
     for r in results:
@@ -217,6 +236,8 @@ def _print_scores(results: list[dict[str, Any]]) -> None:
             console.print(f"{r['run_id']}: {r['parse_note']}", highlight=False)
     if any(r["n_unscored"] for r in results):
         console.print("Recall is over the scored ground-truth triples; unscored ones are counted in the last column.")
+    if any(r.get("judge_failed_batches") for r in results):
+        console.print(f"{MARK} some judge batches failed and were graded not covered (the official rule): see the warnings.", highlight=False)
 
 
 def report_command(

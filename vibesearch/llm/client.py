@@ -46,12 +46,15 @@ class LLMError(RuntimeError):
     """A model call failed for good (after retries, or with an error that retrying cannot fix).
 
     ``bad_request``: the provider refused the request with a 400 (a context too long among them);
-    ``timed_out``: the last attempt timed out. The official profile compacts on either."""
+    ``timed_out``: the last attempt timed out. The official profile compacts on either.
+    ``cause``: what went wrong, without the "<purpose> model ... failed:" the message starts with
+    (scrubbed like the message)."""
 
-    def __init__(self, message: str, *, bad_request: bool = False, timed_out: bool = False):
+    def __init__(self, message: str, *, bad_request: bool = False, timed_out: bool = False, cause: str | None = None):
         super().__init__(message)
         self.bad_request = bad_request
         self.timed_out = timed_out
+        self.cause = cause if cause is not None else message
 
 
 @dataclass
@@ -341,10 +344,9 @@ async def complete(
             if emit is not None:
                 emit(ErrorEvent(source=f"llm:{purpose}", message=message, fatal=False, attempt=attempt + 1))
             if not retry:
+                cause = f"{message}{_key_hint(model, exc, params)}"
                 raise LLMError(
-                    f"{purpose} model {model!r} failed: {message}{_key_hint(model, exc, params)}",
-                    bad_request=_is_bad_request(exc),
-                    timed_out=_is_timeout(exc),
+                    f"{purpose} model {model!r} failed: {cause}", bad_request=_is_bad_request(exc), timed_out=_is_timeout(exc), cause=cause
                 ) from None
             delay = min(settings.llm_backoff_max_s, settings.llm_backoff_s * (2**attempt)) * (0.5 + random.random() / 2)
             if pacer is not None and _rate_limited(exc):
@@ -354,7 +356,7 @@ async def complete(
 
     latency = time.perf_counter() - start
     if not getattr(response, "choices", None):  # litellm can hand back nothing (e.g. after a 422)
-        raise LLMError(f"{purpose} model {model!r} failed: the provider returned no answer")
+        raise LLMError(f"{purpose} model {model!r} failed: the provider returned no answer", cause="the provider returned no answer")
     choice = response.choices[0]
     message = choice.message
     usage = getattr(response, "usage", None)

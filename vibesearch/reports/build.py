@@ -21,6 +21,7 @@ from ..scoring.aggregate import (
     where_filter,
 )
 from ..scoring.errors import error_analysis
+from ..scoring.judge_failures import FAILURES_FOOTNOTE
 from ..scoring.judge_trust import Threshold, judge_trust
 from ..scoring.stage_view import stage_view
 from ..scoring.verdicts import judge_label
@@ -105,6 +106,7 @@ def build_report(
         "human_ceiling": trust.ceilings,  # per side: people against each other (None: no item labelled by two)
         "judge_agreement": [{**t, "judge_label": judge_label(t["judge"])} for t in trust.rows((judge, p) for p in sorted({r.profile for r in scored}))],
         "judge_footnote": trust.footnote() if any(r["judge_marked"] for r in scores) else "",
+        "judge_failures_footnote": FAILURES_FOOTNOTE if any(r["judge_failures"] for r in scores) else "",
         "interaction": interaction_table(records),
         "errors": error_analysis(store, [r for r in one_per_run if not r.left_out]),
         "stages": stage_view(store, one_per_run),
@@ -125,6 +127,8 @@ def build_report(
                 "n_gt": r.n_gt,
                 "n_pred": r.n_pred,
                 "n_unscored": r.n_unscored,
+                "judge_failed_batches": r.judge_failed_batches,
+                "judge_failure": r.judge_failure,  # ‡: failed judge batches or unscored triples (``judge_failures``)
                 "graded": r.graded,  # the run's own extraction, or a re-extraction
                 "user_turns": r.stats.n_user,
                 "stages_reached": r.stats.stages_reached,

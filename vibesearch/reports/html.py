@@ -82,6 +82,7 @@ def to_html(report: dict[str, Any]) -> str:
         f"<p class='note'>{html.escape(profile_note(report))}</p>",
         *([f"<p class='note'>{html.escape(where_note(report))}</p>"] if report.get("where") else []),
         "<h2>Scores (Avg@N / Best@N)</h2>", f"<p class='note'>{html.escape(interval_note(report))}</p>", _table(*score_rows(report)),
+        *([f"<p class='note' id='judge-failures'>{html.escape(report['judge_failures_footnote'])}</p>"] if report.get("judge_failures_footnote") else []),
         "<h3>The judge's agreement with people</h3>",
         "<ul id='judge-agreement'>" + "".join(f"<li>{html.escape(line)}</li>" for line in judge_agreement_lines(report)) + "</ul>",
         "<h2>Interaction</h2>", _table(*interaction_rows(report)),

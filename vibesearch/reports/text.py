@@ -13,6 +13,7 @@ import json
 from typing import Any, Sequence
 
 from .._files import csv_safe
+from ..scoring.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
 
 
 def pct(value: float | None) -> str:
@@ -76,11 +77,12 @@ def judge_cell(r: dict[str, Any]) -> str:
 
 def score_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     """The score table; with a minimum judge agreement, every score of a row whose judge is below
-    it (or unmeasured) carries ``MARK`` (``judge_footnote`` says what it means)."""
+    it (or unmeasured) carries ``MARK`` (``judge_footnote`` says what it means). "judge failures":
+    the samples whose judge failed on some batches, marked ``FAILED`` (``judge_failures_footnote``)."""
     padded = report.get("num_samples") is not None  # --num-samples: a column of the 0 samples padded in
     headers = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Avg F1 95% CI",
                "Best P", "Best R", "Best F1", "Best F1 95% CI", "F1 SD", "Avg node F1", "Best node F1", "left out",
-               "judge agreement"] + (["padded"] if padded else [])
+               "judge agreement", "judge failures"] + (["padded"] if padded else [])
 
     def mark(r: dict[str, Any], text: str) -> str:
         return text + MARK if r.get("judge_marked") and text != "–" else text
@@ -89,7 +91,8 @@ def score_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
         [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], n_text(r),
          *(mark(r, pct(r[k])) for k in ("avg_precision", "avg_recall", "avg_f1")), ci(r.get("avg_f1_ci")),
          *(mark(r, pct(r[k])) for k in ("best_precision", "best_recall", "best_f1")), ci(r.get("best_f1_ci")), pct(r.get("sd_f1")),
-         mark(r, pct(r["avg_node_f1"])), mark(r, pct(r["best_node_f1"])), r["left_out"], judge_cell(r)]
+         mark(r, pct(r["avg_node_f1"])), mark(r, pct(r["best_node_f1"])), r["left_out"], judge_cell(r),
+         f"{r['judge_failures']} {FAILED}" if r.get("judge_failures") else "0"]
         + ([num(r.get("padded"))] if padded else [])
         for r in report["scores"]
     ]
@@ -168,7 +171,8 @@ def run_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     """One row per run; stages and user turns are counted from 1 (the opening is stage 1, user turn 1)."""
     headers = ["run", "task", "configuration", "profile", "F1", "reached", "user turns", "termination"]
     rows = [
-        [r["run_id"], r["task_id"], r["config"], r["profile"], pct(r["f1"]), r.get("last_stage", "–"), r["user_turns"], r["termination"] or "–"]
+        [r["run_id"], r["task_id"], r["config"], r["profile"], pct(r["f1"]) + (FAILED if r.get("judge_failure") else ""),
+         r.get("last_stage", "–"), r["user_turns"], r["termination"] or "–"]
         for r in report["runs"]
     ]
     return headers, rows
@@ -206,6 +210,7 @@ def to_markdown(report: dict[str, Any]) -> str:
         "## Scores (Avg@N / Best@N)\n",
         interval_note(report) + "\n",
         _md_table(*score_rows(report)),
+        *([report["judge_failures_footnote"] + "\n"] if report.get("judge_failures_footnote") else []),
         "### The judge's agreement with people\n",
         "Measured on the stored human labels (final label: an adjudication, else the strict majority); "
         "95% bootstrap intervals in brackets.\n",

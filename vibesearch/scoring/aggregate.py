@@ -48,6 +48,7 @@ from ..store import Store, TaskSnapshotError
 from ..store.tables import Run, ScoreRow
 from ._spread import interval_settings, pooled_sd, sample_spread, spread_keys  # noqa: F401  (interval_settings, pooled_sd: still importable from here)
 from .official_metrics import OfficialSummary, SampleResult, aggregate_official
+from .judge_failures import judge_gaps
 from .official_score import sample_of
 from .profile import is_cancelled, profile_label, run_protocol, score_protocol
 from .stats import AGENT_PURPOSES, RunStats, run_stats
@@ -84,6 +85,7 @@ class RunRecord(BaseModel):
     has_graph: bool = True  # the scored run had a stored graph
     official: SampleResult | None = None  # the official per-sample record of an official score
     graded: str | None = None  # which extraction the score graded: "extraction" (the run's own) or "reextraction"
+    judge_failed_batches: int = 0  # judge batches that failed for good (official: graded not covered; ``judge_failures``)
 
     @property
     def scored(self) -> bool:
@@ -92,6 +94,11 @@ class RunRecord(BaseModel):
     @property
     def profile(self) -> str:
         return profile_label(self.protocol, self.prompt_source)
+
+    @property
+    def judge_failure(self) -> bool:
+        """Some of the judge's batches failed, or it left triples unscored (``judge_failures.MARK``)."""
+        return self.judge_failed_batches > 0 or self.n_unscored > 0
 
     @property
     def left_out(self) -> bool:
@@ -212,7 +219,7 @@ def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: Protoco
                     n_gt=score.n_gt, n_pred=score.n_pred, n_valid=score.n_valid, n_covered=score.n_covered,
                     n_unscored=score.n_unscored, protocol=score_protocol(score), prompt_source=score.prompt_source,
                     has_graph=score.graph_id is not None, official=sample_of(score),
-                    graded=_graded_source(score),
+                    graded=_graded_source(score), judge_failed_batches=judge_gaps(score).failed,
                 )
             )
         )
@@ -413,6 +420,7 @@ def _profile_cols(key: ProfileKey) -> dict[str, Any]:
 def score_table(records: list[RunRecord], num_samples: int | None = None) -> list[dict[str, Any]]:
     """Avg@N and Best@N of P/R/F1 per configuration and profile, overall, per subset and per
     language (official profile: the official rules, node metrics included; ours: node columns None).
+    ``judge_failures``: the samples whose judge failed on some batches or left triples unscored.
     ``left_out``: runs of the group that are not samples (cancelled by a person). ``num_samples``:
     the official rows pad every task to that many samples (``padded``: how many 0 samples were
     added; our rows are unchanged and say None)."""
@@ -431,7 +439,8 @@ def score_table(records: list[RunRecord], num_samples: int | None = None) -> lis
                 figures = {**_at_n(samples), **_node_keys(None)}
                 if num_samples is not None:
                     figures["padded"] = None  # padding is the official profile's rule
-            rows.append({**_profile_cols(key), "group": group, **figures, "left_out": sum(r.left_out for r in members)})
+            rows.append({**_profile_cols(key), "group": group, **figures, "left_out": sum(r.left_out for r in members),
+                         "judge_failures": sum(r.judge_failure for r in samples)})
     return rows
 
 

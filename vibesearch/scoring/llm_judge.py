@@ -12,7 +12,9 @@ For each ground-truth triple the model returns ``{index, covered, rule, evidence
 
 * Bad output is retried by ``complete_json``; model errors are retried by ``complete``. A batch
   that still yields nothing readable is recorded as *unscored* (``covered=None``), never as
-  "not covered"; the score reports how many triples are unscored.
+  "not covered", with its ``cause`` and the ``attempts`` (requests) made for it. Every batch
+  failing with a model error raises ``JudgeFailed``; scoring a run refuses any failed batch
+  (``metrics.score_graph_async``, ``judge_failures``).
 * When the predicted graph has more than ``settings.judge_candidates_above`` triples, the
   estimate may choose to show each batch only the predicted triples likely to matter for it
   (``_candidates``); the triples keep their indices in the full graph, so evidence always points
@@ -34,6 +36,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from ..config import Settings, get_settings
 from ..run.events import ErrorEvent, UsageEvent
 from ._candidates import CandidateIndex, TripleText
+from .judge_failures import JudgeFailed
 from .offline_judge import as_text_triple
 from .verdicts import JudgeResult, Verdict
 
@@ -315,6 +318,9 @@ class JudgeOutput(BaseModel):
 
 
 Progress = Callable[[int, int], None]
+MODEL_ERROR = "model error"
+NEVER_PARSED = "output never parsed"
+JUDGE_ATTEMPTS = 3  # answers asked for a batch until one parses (each request retried by ``complete`` on errors)
 
 
 async def judge_llm(
@@ -364,20 +370,27 @@ async def judge_llm(
         messages = build_messages(
             [(i, gt_t[i]) for i in batch], [(j, pred_t[j]) for j in cand], filtered=filtered, cache_control=marked
         )
-        info: dict[str, Any] = {"gt": [batch[0], batch[-1]], "n_candidates": len(cand)}
+        info: dict[str, Any] = {"gt": [batch[0], batch[-1]], "n_candidates": len(cand), "attempts": 0}
+
+        def emit(event: Any) -> None:  # every request of this batch: answered (usage) or failed (an llm error)
+            if isinstance(event, UsageEvent) or (isinstance(event, ErrorEvent) and event.source.startswith("llm:")):
+                info["attempts"] += 1
+            collect(event)
+
         async with sem:
             state["in_flight"] += 1
             state["max_in_flight"] = max(state["max_in_flight"], state["in_flight"])
             try:
-                out = await _ask(messages, model, settings, collect)
+                out = await _ask(messages, model, settings, emit)
             finally:
                 state["in_flight"] -= 1
         state["done"] += 1
         if progress is not None:
             progress(state["done"], len(batches))
-        if isinstance(out, str):
-            info["unscored"] = out
-            return [Verdict(gt_index=i, covered=None, rationale=f"unscored: {out}") for i in batch], info
+        if isinstance(out, tuple):
+            kind, cause = out
+            info.update(unscored=f"{kind} ({cause[:200]})", cause=cause[:300])
+            return [Verdict(gt_index=i, covered=None, rationale=f"unscored: {info['unscored']}") for i in batch], info
         return _to_verdicts(out, batch, set(cand), info), info
 
     order = list(range(len(batches)))
@@ -391,12 +404,11 @@ async def judge_llm(
     infos = [info for _, info in results]
     for (vs, info) in results:
         if "unscored" not in info and vs and all(v.covered is None for v in vs):
-            info["unscored"] = "the output held no verdict for this batch"
+            info.update(unscored="the output held no verdict for this batch", cause="its answer held no verdict for this batch")
     failed = [i for i in infos if "unscored" in i]
-    if batches and len(failed) == len(batches) and all(i["unscored"].startswith("model error") for i in failed):
-        from ..llm import LLMError
-
-        raise LLMError(f"judge model {model!r} failed on every batch: {failed[0]['unscored']}")
+    failure = JudgeFailed.from_batches(model, infos)
+    if failure is not None and len(failed) == len(batches) and all(i["unscored"].startswith(MODEL_ERROR) for i in failed):
+        raise failure  # (a run's score refuses any failed batch: ``metrics.score_graph_async``)
     costs = [u.cost_usd for u in usage if u.cost_usd is not None]
     input_tokens = sum(u.input_tokens or 0 for u in usage)
     reported = [u.cached_input_tokens for u in usage if u.cached_input_tokens is not None]
@@ -434,17 +446,18 @@ async def judge_llm(
     return JudgeResult(judge=model, verdicts=verdicts, details=details)
 
 
-async def _ask(messages: list[dict[str, str]], model: str, settings: Settings, emit: Any) -> JudgeOutput | str:
-    """The parsed output, or a short reason why the batch stays unscored."""
+async def _ask(messages: list[dict[str, str]], model: str, settings: Settings, emit: Any) -> JudgeOutput | tuple[str, str]:
+    """The parsed output, or why the batch stays unscored: (``MODEL_ERROR`` or ``NEVER_PARSED``, the cause)."""
     from ..llm import LLMError, StructuredOutputError, complete_json
 
     try:
-        out, _ = await complete_json(messages, JudgeOutput, model=model, purpose="judge", emit=emit, settings=settings, attempts=3)
+        out, _ = await complete_json(messages, JudgeOutput, model=model, purpose="judge", emit=emit, settings=settings,
+                                     attempts=JUDGE_ATTEMPTS)
         return out
     except StructuredOutputError as exc:
-        return f"output never parsed ({str(exc)[:200]})"
+        return NEVER_PARSED, f"its answer never parsed ({str(exc)[:200]})"
     except LLMError as exc:
-        return f"model error ({str(exc)[:200]})"
+        return MODEL_ERROR, exc.cause
 
 
 def _to_verdicts(out: JudgeOutput, batch: list[int], allowed: set[int], info: dict[str, Any]) -> list[Verdict]:

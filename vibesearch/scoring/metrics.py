@@ -7,12 +7,16 @@
 
 Choices, also in docs/scoring.md:
 
-* **Unscored triples** (an LLM judge batch whose output never parsed) are left out of recall's
-  denominator, so recall is over the triples the judge actually decided; the count is stored
-  (``n_unscored``) and shown next to the score, and ``recall_all`` (unscored counted as not
-  covered) is kept in the details. Precision keeps every predicted triple in its denominator,
-  because a predicted triple's validity cannot be attributed to one batch; with unscored
-  triples precision is therefore a lower bound.
+* **A failed judge is never a score**: when any LLM judge batch still fails after its attempts (a
+  model error, an answer that never parsed or held no verdict) ``JudgeFailed`` is raised and
+  nothing is stored (``judge_failures``).
+* **Unscored triples** (a judge answer that skipped some triples of its batch; or a score stored
+  before failed batches were refused) are left out of recall's denominator, so recall is over
+  the triples the judge actually decided; the count is stored (``n_unscored``) and shown next to
+  the score, and ``recall_all`` (unscored counted as not covered) is kept in the details.
+  Precision keeps every predicted triple in its denominator, because a predicted triple's
+  validity cannot be attributed to one batch; with unscored triples precision is therefore a
+  lower bound.
 * **Duplicate predicted triples** (equal after normalisation) are judged and counted once:
   repeating a triple neither raises nor lowers precision. ``n_pred`` is the number of distinct
   predicted triples; evidence indices point at the first copy in the stored graph.
@@ -33,6 +37,7 @@ from ..run.scores import Metrics, RunScore
 from ..store import Store
 from ._normalize import norm
 from ._stored import NoGroundTruth, graph_source, stored_prediction, stored_task
+from .judge_failures import JudgeFailed
 from .offline_judge import OfflineJudge, as_text_triple
 from .verdicts import JudgeResult, Verdict, judge_label
 
@@ -109,6 +114,9 @@ async def score_graph_async(
         from .llm_judge import judge_llm
 
         result = await judge_llm(gt_t, unique, model=judge, settings=settings, progress=progress)
+        failure = JudgeFailed.from_batches(judge, result.details.get("batches") or [])
+        if failure is not None:
+            raise failure
     verdicts = [
         v.model_copy(update={"evidence": sorted({first[e] for e in v.evidence if 0 <= e < len(first)})})
         for v in result.verdicts

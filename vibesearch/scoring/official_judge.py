@@ -10,6 +10,8 @@
   index — or by position when no entry has a usable index — padded with "not covered"; an attempt
   that fails (model error, unreadable JSON) keeps the previous one's alignment. A batch that never
   yields anything counts as not covered; recall's denominator is always every ground-truth triple.
+  How many batches failed so, and why, is kept (``batches_failed``, ``failure_cause``): ``score``
+  warns about it and reports mark such a score (``judge_failures``).
 * Sampling, by judge (``grader_for``): a ``gemini/...`` judge (litellm's Google AI Studio route;
   ``api_base`` points it at another server) is the official Gemini grader, run.py's default:
   temperature 0.8, top_p 0.6, max_tokens 64,000, and only the answer's non-thought parts are read
@@ -174,6 +176,7 @@ class BatchReport:
     input_tokens: int = 0
     output_tokens: int = 0
     cached_input_tokens: int = 0  # of input_tokens, read from the provider's prompt cache (as reported)
+    cause: str | None = None  # why the last failed attempt failed (a model error's cause, or the unreadable answer)
 
 
 @dataclass
@@ -200,6 +203,11 @@ class OfficialJudgement:
     def calls(self) -> int:
         return sum(b.attempts for b in self.batches)
 
+    @property
+    def failed(self) -> list[BatchReport]:
+        """The batches that never answered: graded "not covered" (the official rule)."""
+        return [b for b in self.batches if b.outcome == "never answered"]
+
     def details(self) -> dict[str, Any]:
         """For a score's details: how each batch went and what the judge cost."""
         return {
@@ -214,6 +222,9 @@ class OfficialJudgement:
             "cached_input_tokens": self.cached_input_tokens,
             "output_tokens": self.output_tokens,
             "seconds": round(self.seconds, 3),
+            # judge batches that failed for good, graded not covered: shown by ``score``, marked in reports
+            "batches_failed": len(self.failed),
+            "failure_cause": next((b.cause for b in self.failed), None),
             "batches": [
                 {
                     "gt": [b.offset, b.offset + b.size - 1],
@@ -279,6 +290,7 @@ async def _judge_batch(
             items = answer_items(grader.answer_text(result.content))
         except (LLMError, ValueError) as exc:
             report.errors.append(str(exc)[:300])
+            report.cause = (exc.cause if isinstance(exc, LLMError) else f"its answer could not be read ({exc})")[:300]
             continue
         exact = align_exact(items, len(batch), offset)
         if exact is not None:

@@ -26,6 +26,7 @@ from ..run.config import ProtocolProfile
 from ..run.scores import RunScore
 from ..store import ScoreRow, Store, record_score
 from ._stored import stored_task
+from .judge_failures import JudgeFailed
 from .metrics import score_graph_run
 from .official_score import score_official_run
 from .profile import run_protocol
@@ -88,7 +89,8 @@ async def score_run_async(
     original: bool = False,
     asked_by: str | None = None,
 ) -> ScoreRow:
-    """Score a run and store the score with its verdicts; return the stored row.
+    """Score a run and store the score with its verdicts; return the stored row. A judge that
+    failed stores nothing and raises ``JudgeFailed`` naming the run.
 
     ``protocol`` (default: the run's own profile) chooses how (``scorer_for``); ``prompts``: the
     official judge prompt's source (default the configured checkout, or our own); ``original``:
@@ -98,7 +100,10 @@ async def score_run_async(
     task = stored_task(store, run_id)
     profile = profile_of(protocol) if protocol is not None else profile_named(run_protocol(store.get_run(run_id)))
     scorer = scorer_for(task.kind if task is not None else "persona", profile, prompts=prompts)
-    value = await scorer.score(store, run_id, judge=judge, settings=settings, progress=progress, original=original)
+    try:
+        value = await scorer.score(store, run_id, judge=judge, settings=settings, progress=progress, original=original)
+    except JudgeFailed as exc:  # nothing is stored; the line names the run
+        raise exc.for_run(run_id) from None
     if asked_by:
         value = value.model_copy(update={"details": {**value.details, "asked_by": asked_by}})
     return record_score(store, value)
