@@ -1,26 +1,32 @@
 """Judge throughput: batched concurrent LLM judging vs one call per triple, the judge's prompt tokens
-under our profile against the official layout, and the offline judge's time — on a synthetic
-300 × 300 graph pair.
+under our profile against the official layout on two families of graphs, and the offline judge's time.
 
     python benchmarks/judge_throughput.py [--latency 0.2] [--sequential-sample 5]
 
-Layouts compared in (b), at 50 / 100 / 300 / 1,000 predictions against 300 ground-truth triples:
-* ours (``vibesearch`` profile): the layout ``choose_layout`` picks per graph by its estimate of
-  billed prompt tokens: the whole predicted graph first in every call (a prefix the provider
-  caches; the first call goes alone) or candidate retrieval, at most 50 ground-truth triples a call;
-* the official layout (``official`` profile): at most 5 batches of ground-truth triples, every
-  batch showing all predicted triples (our own judge prompt, written to the official structure).
+(a) wall time on a synthetic 300 × 300 graph pair, a fake judge with ``--latency`` per call.
 
+(b) prompt tokens, at 50 / 100 / 300 / 1,000 / 3,000 predictions, of
+* ours (``vibesearch`` profile): the whole predicted graph first in every call (a prefix the
+  provider caches; the first call goes alone), at most 50 ground-truth triples a call after it;
+* the official layout (``official`` profile): at most 5 batches of ground-truth triples, every
+  batch showing all predicted triples (our own judge prompt, written to the official structure);
+on two graph families:
+* ``synthetic``: 300 ground-truth triples (100 companies × 3 attributes); the predictions
+  restate 2 of every 3 in other relation words with the same head and tail, padded with noise;
+  the judge answers "covered" when a shown prediction has the same head and tail;
+* ``paraphrase``: 300 facts drawn (seed 37) from ``_paraphrase_graphs`` (aliases for heads,
+  tails and relations, reversed relations, Chinese/English, facts split over two predictions,
+  compositions through an alias, near misses, noise); 255 distinct ground-truth triples; the
+  scripted judge recognises exactly those aliases. Its verdicts (covered set and supporting
+  predictions) are compared between the layouts in the same run: cheaper counts only where they
+  are the same.
 Each size runs under three providers: no prompt cache; an automatic prefix cache (the fake
 provider's ``prefix_cache``, 1,024 tokens at least) with cached tokens billed at 0.5 (OpenAI);
-the same with 0.1 (DeepSeek, and Anthropic's cache reads). Cached tokens come from the usage the
-provider reports, through the real client path. The official layout's calls are answered one at
-a time here (no latency), so they get every cache hit their shared prefix allows.
-
-The judge model is a fake litellm provider that sleeps ``--latency`` seconds per call and answers
-"covered" when a shown predicted triple has the same head and tail, in whichever output format the
-prompt asks for (what it answers does not matter here; the layouts are compared on the same
-answers). Token counts are the fake provider's estimate (prompt characters / 4) for every layout.
+the same with 0.1 (DeepSeek, Anthropic's cache reads). Tokens are counted by the fake provider
+with tiktoken's o200k encoding (``vibesearch.llm.tokenizer``, from litellm's bundled copy) plus
+3 a message, cached tokens likewise over the shared prefix; they reach the score through the real
+client path. The official layout's calls are answered as they arrive (no latency), so each gets
+every cache hit an earlier answered call allows.
 """
 
 from __future__ import annotations
@@ -36,9 +42,13 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _paraphrase_graphs as paraphrase  # noqa: E402 - benchmarks/ is on sys.path when this runs as a script
 
 from vibesearch.config import Settings
 from vibesearch.llm import complete, fake
+from vibesearch.llm.tokenizer import text_tokens, tokenizer_name
 from vibesearch.protocol import own_prompts
 from vibesearch.scoring.llm_judge import build_messages, judge_llm
 from vibesearch.scoring.official_judge import judge_official
@@ -93,7 +103,7 @@ async def sequential_sample(model: str, gt: list[dict], pred: list[dict], settin
     start = time.perf_counter()
     for i in range(k):
         g = gt[i]
-        messages = build_messages([(i, (g["head"], g["relation"], g["tail"]))], numbered, filtered=False)
+        messages = build_messages([(i, (g["head"], g["relation"], g["tail"]))], numbered)
         await complete(messages, model=model, purpose="judge", settings=settings)
     return (time.perf_counter() - start) / k
 
@@ -113,30 +123,64 @@ def resized(pred: list[dict], n: int) -> list[dict]:
     return out
 
 
-SIZES = (50, 100, 300, 1000)
+SIZES = (50, 100, 300, 1000, 3000)
 PROVIDERS = (("no prompt cache", 1.0, False), ("prefix cache, cached at 0.5 (OpenAI)", 0.5, True),
              ("prefix cache, cached at 0.1 (DeepSeek, Anthropic reads)", 0.1, True))
+PARAPHRASE_SEED = 37
 
 
-async def token_scaling(gt: list[dict], pred: list[dict], settings: Settings) -> list[tuple]:
-    """Per provider and size: ours (layout, calls, in, cached, billed, covered) and the official
-    layout's (in, cached, billed, covered); each run on a fresh fake model (an empty cache)."""
+def paraphrase_graphs(n: int) -> tuple[list[dict], list[dict]]:
+    """The paraphrase family at n predictions: the same 300 drawn facts at every size."""
+    import random
+
+    return paraphrase.build(paraphrase.random_specs(random.Random(PARAPHRASE_SEED), 300), n, PARAPHRASE_SEED)
+
+
+def covered_ours(r: JudgeResult) -> dict[int, list[int]]:
+    return {v.gt_index: sorted(v.evidence) for v in r.verdicts if v.covered}
+
+
+def covered_official(j) -> dict[int, list[int]]:
+    return {i.gt_index: sorted(i.supporting_pred_indices) for i in j.coverage.per_gt_triple if i.covered}
+
+
+def tiktoken_model(name: str, handler, cache: bool) -> str:
+    return fake.register(name, handler, prefix_cache=cache, tokens=text_tokens)
+
+
+async def token_scaling(family: str, graphs, handler, settings: Settings) -> list[tuple]:
+    """Per provider and size: ours (layout, calls, in, cached, billed) and the official layout's
+    (calls, in, cached, billed), the covered counts, and whether covered sets and supports are
+    the same; each run on fresh fake models (empty caches)."""
     rows = []
     for k, (label, fraction, cache) in enumerate(PROVIDERS):
         s = settings.model_copy(update={"judge_cache_read_fraction": fraction})
         for n in SIZES:
-            p = resized(pred, n)
-            mine = fake.register(f"bench-ours-{k}-{n}", make_handler(0.0), prefix_cache=cache)
-            theirs = fake.register(f"bench-official-{k}-{n}", make_handler(0.0), prefix_cache=cache)
+            gt, p = graphs(n)
+            mine = tiktoken_model(f"bench-{family}-ours-{k}-{n}", handler, cache)
+            theirs = tiktoken_model(f"bench-{family}-official-{k}-{n}", handler, cache)
             ours = await judge_llm(gt, p, model=mine, settings=s)
             official = await judge_official(p, official_truth(gt), own_prompts().judge, model=theirs, settings=s)
             d = ours.details
             off_billed = round(official.input_tokens - official.cached_input_tokens * (1 - fraction))
-            covered = sum(1 for v in ours.verdicts if v.covered)
-            rows.append((label, fraction, n, d["layout"], d["n_batches"], d["input_tokens"], d["cached_input_tokens"] or 0,
-                         d["billed_input_tokens"], covered, official.input_tokens, official.cached_input_tokens, off_billed,
-                         official.coverage.covered_count))
+            a, b = covered_ours(ours), covered_official(official)
+            rows.append((label, fraction, n, len(gt), f"{d['layout']} x{d['calls']}", d["input_tokens"], d["cached_input_tokens"] or 0,
+                         d["billed_input_tokens"], official.calls, official.input_tokens, official.cached_input_tokens, off_billed,
+                         len(a), len(b), a == b))
     return rows
+
+
+def print_scaling(family: str, rows: list[tuple]) -> None:
+    current = None
+    for (label, fraction, n, n_gt, layout, o_in, o_cached, o_billed, f_calls, f_in, f_cached, f_billed, o_cov, f_cov, same) in rows:
+        if label != current:
+            current = label
+            print(f"  {family} graphs; provider: {label}; cached tokens billed at fraction {fraction}")
+            print(f"    {'preds':>5} {'GT':>4}  {'ours: layout':<12} {'prompt':>8} {'cached':>8} {'billed':>8}   "
+                  f"{'official: calls':>15} {'prompt':>8} {'cached':>8} {'billed':>8}   {'ratio billed':>12}  verdicts (covered ours / official)")
+        verdicts = "same" if same else "DIFFER"
+        print(f"    {n:>5} {n_gt:>4}  {layout:<12} {o_in:>8,} {o_cached:>8,} {o_billed:>8,}   {f_calls:>15} {f_in:>8,} {f_cached:>8,} {f_billed:>8,}"
+              f"   {o_billed / f_billed:>11.2f}x  {verdicts} ({o_cov} / {f_cov})")
 
 
 async def main() -> None:
@@ -147,9 +191,9 @@ async def main() -> None:
 
     gt, pred = synthetic(300)
     settings = Settings(llm_backoff_s=0.01)
-    model = fake.register("bench-judge", make_handler(args.latency))
+    model = fake.register("bench-judge", make_handler(args.latency), tokens=text_tokens)
     # warm up litellm (its first call imports and sets up a lot)
-    await judge_llm(gt[:1], pred[:1], model=model, settings=settings.model_copy(update={"judge_batch_size": 1}), candidates=False)
+    await judge_llm(gt[:1], pred[:1], model=model, settings=settings.model_copy(update={"judge_batch_size": 1}))
 
     start = time.perf_counter()
     ours = await judge_llm(gt, pred, model=model, settings=settings)
@@ -157,7 +201,8 @@ async def main() -> None:
     start = time.perf_counter()
     official = await judge_official(pred, official_truth(gt), own_prompts().judge, model=model, settings=settings)
     official_s = time.perf_counter() - start
-    scaling = await token_scaling(gt, pred, settings)
+    synthetic_rows = await token_scaling("synthetic", lambda n: (gt, resized(pred, n)), make_handler(0.0), settings)
+    paraphrase_rows = await token_scaling("paraphrase", paraphrase_graphs, paraphrase.semantic_judge, settings)
     per_call = await sequential_sample(model, gt, pred, settings, args.sequential_sample)
     sequential_est = per_call * len(gt)
 
@@ -171,7 +216,7 @@ async def main() -> None:
     d = ours.details
     print(f"graphs: {len(gt)} ground-truth x {len(pred)} predicted triples (synthetic); fake judge latency {args.latency * 1000:.0f} ms")
     print(f"settings: batch size {settings.judge_batch_size or f'auto, at most {settings.judge_batch_max}'}, concurrency {settings.judge_concurrency}, "
-          f"candidates above {settings.judge_candidates_above} triples, top-k {settings.judge_candidates_topk}")
+          f"context budget {settings.judge_context_tokens:,} tokens (fake models are unknown to litellm)")
     print()
     print("(a) wall time")
     print(f"  batched + concurrent judge: {batched_s:.2f} s for {d['calls']} calls (max {d['max_in_flight']} in flight)")
@@ -179,21 +224,15 @@ async def main() -> None:
           f"[ESTIMATED: {len(gt)} calls x {per_call * 1000:.0f} ms measured over {args.sequential_sample} real sequential calls]")
     print(f"  speed-up: {sequential_est / batched_s:.1f}x   (target >= 10x)")
     print()
-    print("(b) judge prompt tokens, our profile vs the official layout (fake provider's estimate: characters / 4)")
+    print(f"(b) judge prompt tokens, our profile vs the official layout (counted with {tokenizer_name()}, 3 more a message)")
     print(f"  the (a) run, 300 x 300, no prompt cache: ours {d['layout']} layout, {d['n_batches']} calls, "
           f"{d['input_tokens']:,} tokens vs official {official.input_tokens:,} ({len(official.batches)} batches, wall {official_s:.2f} s); "
           f"covered {covered(ours)} vs {official.coverage.covered_count}")
-    print(f"  {len(gt)} ground-truth triples; billed = uncached + fraction x cached prompt tokens")
-    current = None
-    for (label, fraction, n, layout, calls, o_in, o_cached, o_billed, o_cov, f_in, f_cached, f_billed, f_cov) in scaling:
-        if label != current:
-            current = label
-            print(f"  provider: {label}; cached tokens billed at fraction {fraction}")
-            print(f"    {'preds':>5}  {'ours: layout':<17} {'prompt':>7} {'cached':>7} {'billed':>7}   {'official: prompt':>16} {'cached':>7} {'billed':>7}"
-                  f"   {'ratio prompt':>12} {'ratio billed':>12}  verdicts")
-        same = "same" if o_cov == f_cov else f"DIFFER ({o_cov} vs {f_cov})"
-        print(f"    {n:>5}  {layout + ' x' + str(calls):<17} {o_in:>7,} {o_cached:>7,} {o_billed:>7,}   {f_in:>16,} {f_cached:>7,} {f_billed:>7,}"
-              f"   {o_in / f_in:>11.2f}x {o_billed / f_billed:>11.2f}x  {same} ({o_cov} covered)")
+    print("  billed = uncached + fraction x cached prompt tokens; verdicts: covered set and supporting predictions, ours vs official")
+    print_scaling("synthetic", synthetic_rows)
+    print_scaling("paraphrase", paraphrase_rows)
+    differ = [r for r in paraphrase_rows if not r[-1]]
+    print(f"  paraphrase graphs: verdicts {'the same in every run' if not differ else f'DIFFER in {len(differ)} runs'}")
     print()
     print("(c) offline judge")
     print(f"  {offline_s:.3f} s for the same graphs, {covered(offline)} covered   (target < 0.5 s)")

@@ -127,8 +127,10 @@ class Settings(BaseSettings):
     judge_batch_size: int | None = None
     judge_batch_max: int = Field(default=50, ge=1)
     judge_concurrency: int = 8
-    judge_candidates_above: int = 40
-    judge_candidates_topk: int = 15
+    # the judge's context budget in tokens when litellm's model map does not know the judge model
+    # (else its max_input_tokens): a graph too large for one call is split into prediction
+    # windows, every batch asked against each (docs/scoring.md, "LLM judge layout")
+    judge_context_tokens: int = Field(default=128_000, ge=1_000)
     # scores whose judge agrees with the people's labels less than this share (e.g. 0.985), or was
     # never measured against them, are marked "†" in reports, the leaderboard and compare; unset: no marking
     min_judge_agreement: float | None = Field(default=None, ge=0.0, le=1.0)

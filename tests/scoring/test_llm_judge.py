@@ -59,7 +59,7 @@ async def test_batches_run_concurrently_within_the_limit(fake, settings):
     model = fake.register("judge-conc", handler)
     s = settings.model_copy(update={"judge_batch_size": 3, "judge_concurrency": 4})
     gt, pred = graphs(30, 20)
-    result = await judge_llm(gt, pred, model=model, settings=s, candidates=False)
+    result = await judge_llm(gt, pred, model=model, settings=s)
     assert len(calls) == 10  # 30 triples in batches of 3
     assert handler.max_seen >= 2, "batches did not overlap"
     assert handler.max_seen <= 4, "more calls in flight than judge_concurrency"
@@ -82,7 +82,7 @@ async def test_a_batch_that_never_parses_is_unscored_not_false(fake, settings):
     model = fake.register("judge-broken", handler)
     s = settings.model_copy(update={"judge_batch_size": 5})
     gt, pred = graphs(20, 10)
-    result = await judge_llm(gt, pred, model=model, settings=s, candidates=False)
+    result = await judge_llm(gt, pred, model=model, settings=s)
     unscored = [v for v in result.verdicts if v.covered is None]
     assert [v.gt_index for v in unscored] == [0, 1, 2, 3, 4]
     assert result.details["batches_unscored"] == 1
@@ -93,27 +93,28 @@ async def test_a_batch_that_never_parses_is_unscored_not_false(fake, settings):
     assert m.n_covered == 7 and m.recall == pytest.approx(7 / 15)
 
 
-async def test_candidate_retrieval_keeps_original_indices(fake, settings):
+async def test_every_call_shows_the_whole_graph_with_its_own_indices(fake, settings):
+    """No call is shown a selection: a prediction sharing no word with its ground truth (a
+    paraphrase) is in every prompt, at its position in the stored graph."""
     seen_prompts = []
 
     def handler(req):
         seen_prompts.append(req.last_user)
         return fake.Reply(content=exact_match_judge(req))
 
-    model = fake.register("judge-cand", handler)
-    gt = [T("Star Alliance", "founded in", "1997"), T("SkyTeam", "founded in", "2000")]
+    model = fake.register("judge-whole", handler)
+    gt = [T("Star Alliance", "founded in", "1997"), T("SkyTeam", "founded in", "2000")] * 10
     pred = [T(f"Airline {i}", "based in", f"City {i}") for i in range(100)]
     pred[57] = T("Star Alliance", "founded in", "1997")
-    pred[83] = T("SkyTeam", "headquarters", "Amsterdam")
+    pred[83] = T("星空联盟", "成立于", "一九九七年")
     pred[91] = T("SkyTeam", "founded in", "2000")
-    s = settings.model_copy(update={"judge_candidates_above": 40, "judge_candidates_topk": 5, "judge_batch_size": 10})
+    s = settings.model_copy(update={"judge_batch_size": 10})
     result = await judge_llm(gt, pred, model=model, settings=s)
-    assert result.details["candidates"] is True
-    _, shown = parse_prompt(seen_prompts[0])
-    assert {57, 83, 91} <= set(shown)  # entity-sharing triples are always shown
-    assert len(shown) < 20  # not the whole graph
-    assert [v.evidence for v in result.verdicts] == [[57], [91]]
-    assert "positions in the full predicted graph" in seen_prompts[0]
+    assert len(seen_prompts) == 2 and result.details["layout"] == "full" and result.details["windows"] == 1
+    for prompt in seen_prompts:
+        _, shown = parse_prompt(prompt)
+        assert sorted(shown) == list(range(100)) and shown[83] == ("星空联盟", "成立于", "一九九七年")
+    assert [v.evidence for v in result.verdicts] == [[57], [91]] * 10
 
 
 async def test_evidence_the_judge_was_not_shown_is_dropped(fake, settings):

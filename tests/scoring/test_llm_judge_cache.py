@@ -13,6 +13,7 @@ from scoring_helpers import T
 from vibesearch.llm import complete
 from vibesearch.llm import fake as fake_mod
 from vibesearch.llm.client import cached_prompt_tokens
+from vibesearch.llm.tokenizer import text_tokens
 from vibesearch.protocol import own_prompts
 from vibesearch.run.events import UsageEvent
 from vibesearch.scoring.llm_judge import SYSTEM_PROMPT, build_messages, judge_llm
@@ -59,7 +60,7 @@ async def test_every_call_of_a_graph_starts_with_the_same_prefix(cached_fake, se
 
     model = cached_fake("cache-prefix", handler)
     gt, pred = graphs(120, 80)
-    result = await judge_llm(gt, pred, model=model, settings=settings, candidates=False)
+    result = await judge_llm(gt, pred, model=model, settings=settings)
     assert len(seen) == 3 and result.details["layout"] == "full"  # 120 triples, at most 50 a call
     assert all(m[0] == {"role": "system", "content": SYSTEM_PROMPT} for m in seen)
     heads = {m[1]["content"].split("Reference triples to judge:")[0] for m in seen}
@@ -79,6 +80,15 @@ async def test_cached_tokens_reach_the_usage_event_and_the_details(cached_fake, 
     usage = [e for e in events if isinstance(e, UsageEvent)]
     assert [u.cached_input_tokens for u in usage] == [0, 1502]  # (6,000 characters + 8) / 4
 
+    counted = cached_fake("cache-tiktoken", lambda req: fake_mod.Reply(content="ok"), prefix_cache=True, tokens=text_tokens)
+    words = " ".join(f"w{i}" for i in range(1500))  # o200k: well over the 1,024 tokens a cache needs
+    events.clear()
+    await complete([{"role": "system", "content": words}, long[1]], model=counted, purpose="judge", emit=events.append, settings=settings)
+    await complete([{"role": "system", "content": words}, {"role": "user", "content": "second"}], model=counted, purpose="judge", emit=events.append, settings=settings)
+    usage = [e for e in events if isinstance(e, UsageEvent)]
+    assert [u.cached_input_tokens for u in usage] == [0, text_tokens(words) + 3]  # the system message, counted by tiktoken
+    assert usage[0].input_tokens == text_tokens(words) + text_tokens("first") + 6
+
     plain = cached_fake("cache-off", lambda req: fake_mod.Reply(content="ok"))
     events.clear()
     await complete(long, model=plain, purpose="judge", emit=events.append, settings=settings)
@@ -92,7 +102,7 @@ async def test_cached_tokens_reach_the_usage_event_and_the_details(cached_fake, 
     judge = cached_fake("cache-judge", slow, prefix_cache=True)
     gt, pred = graphs(150, 300)
     s = settings.model_copy(update={"judge_cache_read_fraction": 0.1})
-    result = await judge_llm(gt, pred, model=judge, settings=s, candidates=False)
+    result = await judge_llm(gt, pred, model=judge, settings=s)
     d = result.details
     assert d["calls"] == 3 and d["cache_warmup"] is True
     assert d["cached_input_tokens"] > 0.5 * d["input_tokens"]  # calls 2 and 3 read the graph from the cache
@@ -105,7 +115,7 @@ def test_usage_shapes_and_the_anthropic_marker():
     assert cached_prompt_tokens({"prompt_tokens": 10, "cache_read_input_tokens": 4}) == 4
     assert cached_prompt_tokens({"prompt_tokens": 10}) is None
     assert cached_prompt_tokens(None) is None
-    messages = build_messages([(0, ("a", "b", "c"))], [(0, ("a", "b", "c"))], filtered=False, cache_control=True)
+    messages = build_messages([(0, ("a", "b", "c"))], [(0, ("a", "b", "c"))], cache_control=True)
     head, tail = messages[1]["content"]
     assert head["cache_control"] == {"type": "ephemeral"} and "[P0]" in head["text"] and "[R0]" in tail["text"]
     assert "cache_control" not in tail
@@ -121,20 +131,25 @@ def _bench():
 
 @pytest.mark.parametrize("fraction", [1.0, 0.1])
 def test_billed_tokens_below_the_official_layout_at_every_size(cached_fake, settings, fraction):
+    """Both graph families of the benchmark, tokens counted with tiktoken: ours bills fewer prompt
+    tokens than the official layout at every size, with the same covered set and supports."""
     bench = _bench()
     gt, pred = bench.synthetic(300)
     s = settings.model_copy(update={"judge_cache_read_fraction": fraction})
     cache = fraction < 1
+    families = {"synthetic": (lambda n: (gt, bench.resized(pred, n)), bench.make_handler(0.0)),
+                "paraphrase": (bench.paraphrase_graphs, bench.paraphrase.semantic_judge)}
 
     async def run():
-        for n in (50, 100, 300, 1000):
-            p = bench.resized(pred, n)
-            ours = await judge_llm(gt, p, model=cached_fake(f"bill-o-{n}", bench.make_handler(0.0), prefix_cache=cache), settings=s)
-            official = await judge_official(
-                p, bench.official_truth(gt), own_prompts().judge, model=cached_fake(f"bill-f-{n}", bench.make_handler(0.0), prefix_cache=cache), settings=s
-            )
-            billed_official = official.input_tokens - official.cached_input_tokens * (1 - fraction)
-            assert ours.details["billed_input_tokens"] < billed_official, n
-            assert sum(1 for v in ours.verdicts if v.covered) == official.coverage.covered_count, n
+        for family, (graphs, handler) in families.items():
+            for n in (50, 300, 1000):
+                g, p = graphs(n)
+                mine = cached_fake(f"bill-o-{family}-{n}", handler, prefix_cache=cache, tokens=text_tokens)
+                theirs = cached_fake(f"bill-f-{family}-{n}", handler, prefix_cache=cache, tokens=text_tokens)
+                ours = await judge_llm(g, p, model=mine, settings=s)
+                official = await judge_official(p, bench.official_truth(g), own_prompts().judge, model=theirs, settings=s)
+                billed_official = official.input_tokens - official.cached_input_tokens * (1 - fraction)
+                assert ours.details["billed_input_tokens"] < billed_official, (family, n)
+                assert bench.covered_ours(ours) == bench.covered_official(official), (family, n)
 
     asyncio.run(run())

@@ -13,9 +13,10 @@ timeout) so retry paths run for real through litellm.
 
 ``register(..., prefix_cache=True)`` (or a minimum in tokens) makes the model act like a provider
 with automatic prompt caching (OpenAI, DeepSeek, vLLM with prefix caching): each answer reports,
-as ``usage.prompt_tokens_details.cached_tokens``, the estimated tokens of the longest prefix this
-prompt shares with a prompt the model has already *answered* (a call still in flight caches
-nothing yet), or 0 below the minimum (1,024 tokens by default, as OpenAI's).
+as ``usage.prompt_tokens_details.cached_tokens``, the tokens of the longest prefix this prompt
+shares with a prompt the model has already *answered* (a call still in flight caches
+nothing yet), or 0 below the minimum (1,024 tokens by default, as OpenAI's). Tokens are about
+four characters each, or counted by the tokenizer given as ``register(..., tokens=count)``.
 
 Handlers can also be registered in another process (the app under a browser test) by naming a
 function in ``VIBESEARCH_FAKE_MODELS=package.module:function`` — ``install_from_env()`` imports
@@ -38,6 +39,9 @@ from typing import Any, Callable
 _HANDLERS: dict[str, Callable[["Request"], "Reply"]] = {}
 # models registered with a prefix cache: name -> (minimum cached tokens, prompts answered so far)
 _CACHES: dict[str, tuple[int, list[list[tuple[str, str]]]]] = {}
+# models registered with a tokenizer: name -> tokens of a text (the others: characters / 4)
+_COUNTERS: dict[str, Callable[[str], int]] = {}
+MESSAGE_TOKENS = 3  # with a tokenizer: the chat format's tokens around each message (OpenAI's count)
 _CACHE_KEEP = 256  # prompts remembered per model
 DEFAULT_CACHE_MIN_TOKENS = 1024
 _LOCK = threading.Lock()
@@ -109,12 +113,17 @@ def _text(content: Any) -> str:
     return content or ""
 
 
-def register(name: str, handler: Callable[[Request], Reply], *, prefix_cache: bool | int = False) -> str:
+def register(
+    name: str, handler: Callable[[Request], Reply], *, prefix_cache: bool | int = False, tokens: Callable[[str], int] | None = None
+) -> str:
     """Register a handler; returns the litellm model string (``fake/<name>``).
 
     ``prefix_cache``: simulate a provider's prompt cache (see the module's docstring); True for a
     minimum of ``DEFAULT_CACHE_MIN_TOKENS``, a number for another minimum. Registering a name
     again starts it with an empty cache.
+
+    ``tokens``: count the usage's prompt, completion and cached tokens with this tokenizer (a
+    text's tokens, plus ``MESSAGE_TOKENS`` a message) instead of characters / 4.
 
     The provider is plugged into litellm at once when litellm is loaded already, else the first
     time ``_litellm()`` loads it (``installed_if_wanted``): the direct path, which serves every
@@ -123,6 +132,9 @@ def register(name: str, handler: Callable[[Request], Reply], *, prefix_cache: bo
     with _LOCK:
         _HANDLERS[name] = handler
         _CACHES.pop(name, None)
+        _COUNTERS.pop(name, None)
+        if tokens is not None:
+            _COUNTERS[name] = tokens
         if prefix_cache is not False:
             minimum = DEFAULT_CACHE_MIN_TOKENS if prefix_cache is True else max(1, int(prefix_cache))
             _CACHES[name] = (minimum, [])
@@ -136,30 +148,40 @@ def unregister(name: str) -> None:
     with _LOCK:
         _HANDLERS.pop(name, None)
         _CACHES.pop(name, None)
+        _COUNTERS.pop(name, None)
 
 
 def _prompt_parts(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(str(m.get("role", "")), _text(m.get("content"))) for m in messages]
 
 
-def _shared_chars(a: list[tuple[str, str]], b: list[tuple[str, str]]) -> int:
-    """Characters (counted as ``_estimate_tokens`` counts them) of the prefix two prompts share:
-    whole messages while they are equal, then the common start of the first one that differs."""
-    chars = 0
+def _shared_prefix(a: list[tuple[str, str]], b: list[tuple[str, str]]) -> tuple[list[str], str]:
+    """The prefix two prompts share: the messages while they are equal, then the common start of
+    the first one that differs."""
+    whole: list[str] = []
     for (role_a, text_a), (role_b, text_b) in zip(a, b):
         if role_a != role_b:
             break
         if text_a == text_b:
-            chars += len(text_a) + 8
+            whole.append(text_a)
             continue
         n = 0
         for x, y in zip(text_a, text_b):
             if x != y:
                 break
             n += 1
-        chars += n
-        break
-    return chars
+        return whole, text_a[:n]
+    return whole, ""
+
+
+def _tokens_of(name: str, whole: list[str], partial: str = "") -> int:
+    """Tokens of whole messages' texts and a part of one more: the model's tokenizer, or
+    ``_estimate_tokens``' count (characters + 8 a message, / 4)."""
+    with _LOCK:
+        count = _COUNTERS.get(name)
+    if count is None:
+        return (sum(len(t) + 8 for t in whole) + len(partial)) // 4
+    return sum(count(t) + MESSAGE_TOKENS for t in whole) + (count(partial) if partial else 0)
 
 
 def _cache_lookup(name: str, messages: list[dict[str, Any]]) -> int | None:
@@ -170,8 +192,8 @@ def _cache_lookup(name: str, messages: list[dict[str, Any]]) -> int | None:
             return None
         minimum, seen = entry[0], list(entry[1])
     parts = _prompt_parts(messages)
-    best = max((_shared_chars(parts, old) for old in seen), default=0)
-    tokens = best // 4
+    shared = [_shared_prefix(parts, old) for old in seen]
+    tokens = max((_tokens_of(name, whole, partial) for whole, partial in shared), default=0)
     return tokens if tokens >= minimum else 0
 
 
@@ -196,15 +218,15 @@ def _raise(kind: str, model: str) -> None:
     raise litellm.BadRequestError("fake bad request", llm_provider="fake", model=model)
 
 
-def _estimate_tokens(obj: Any) -> int:
-    """About four characters a token, counted over the message texts."""
+def _estimate_tokens(obj: Any, name: str = "") -> int:
+    """Tokens of the message texts (and tool calls' arguments): the model's tokenizer when it
+    was registered with one, else about four characters a token."""
     messages = obj if isinstance(obj, list) else [obj]
-    chars = 0
+    texts = []
     for m in messages:
-        chars += len(_text(m.get("content"))) + 8
-        for tc in m.get("tool_calls") or []:
-            chars += len(str(tc.get("function", {}).get("arguments", ""))) + 8
-    return max(1, chars // 4)
+        texts.append(_text(m.get("content")))
+        texts += [str(tc.get("function", {}).get("arguments", "")) for tc in m.get("tool_calls") or []]
+    return max(1, _tokens_of(name, texts))
 
 
 def _answer(req: Request, reply: Reply) -> dict[str, Any]:
@@ -227,8 +249,8 @@ def _answer(req: Request, reply: Reply) -> dict[str, Any]:
             }
             for i, (name, args) in enumerate(reply.tool_calls)
         ]
-    prompt = reply.input_tokens if reply.input_tokens is not None else _estimate_tokens(req.messages)
-    completion = reply.output_tokens if reply.output_tokens is not None else _estimate_tokens(message)
+    prompt = reply.input_tokens if reply.input_tokens is not None else _estimate_tokens(req.messages, req.model)
+    completion = reply.output_tokens if reply.output_tokens is not None else _estimate_tokens(message, req.model)
     usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
     if req.cached_tokens is not None:  # a model with a prefix cache: the shape OpenAI (and litellm) use
         usage["prompt_tokens_details"] = {"cached_tokens": min(req.cached_tokens, prompt)}

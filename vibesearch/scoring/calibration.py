@@ -85,7 +85,7 @@ async def _judge_cases(cases: list[Case], judge: str, settings: Settings) -> tup
         if not case.pred:
             return Verdict(gt_index=0, covered=False, rationale="no predicted triples")
         async with sem:
-            result = await judge_llm([case.gt], case.pred, model=judge, settings=settings, candidates=False)
+            result = await judge_llm([case.gt], case.pred, model=judge, settings=settings)
         details.append(result.details)
         return result.verdicts[0]
 

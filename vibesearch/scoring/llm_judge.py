@@ -4,21 +4,21 @@ Ground-truth triples are judged in batches; batches run concurrently, at most
 ``settings.judge_concurrency`` at a time, each one ``complete_json`` call with purpose "judge".
 For each ground-truth triple the model returns ``{index, covered, rule, evidence, rationale}``.
 
-* The layout (``choose_layout``) is picked per graph by an estimate of billed prompt tokens: the
-  whole predicted graph in every call, placed before the batch's ground-truth triples so that it
-  is a prefix the provider caches (the first call goes alone, the rest read the cache), or
-  candidate retrieval (below); batches hold at most ``settings.judge_batch_max`` triples unless
-  ``settings.judge_batch_size`` fixes their size.
-
+* Every call shows the whole predicted graph first, then the batch's ground-truth triples, so the
+  graph is a prefix the provider caches (the first call goes alone, the rest read the cache);
+  batches hold at most ``settings.judge_batch_max`` triples unless ``settings.judge_batch_size``
+  fixes their size. Only a graph too large for one call of the judge's context budget is split
+  into prediction windows (``_judge_layout``), and then every batch is asked once per window, so
+  every ground-truth triple still meets every prediction; the verdicts are merged (covered when
+  any window covers) and the score's details say that a cover needing two windows was not seen.
+  No call is shown predictions picked for its batch (as word-overlap retrieval once did): a judge
+  recognises paraphrases, reversed relations, joint covers and compositions no such pick foresees.
 * Bad output is retried by ``complete_json``; model errors are retried by ``complete``. A batch
   that still yields nothing readable is recorded as *unscored* (``covered=None``), never as
   "not covered", with its ``cause`` and the ``attempts`` (requests) made for it. Every batch
   failing with a model error raises ``JudgeFailed``; scoring a run refuses any failed batch
-  (``metrics.score_graph_async``, ``judge_failures``).
-* When the predicted graph has more than ``settings.judge_candidates_above`` triples, the
-  estimate may choose to show each batch only the predicted triples likely to matter for it
-  (``_candidates``); the triples keep their indices in the full graph, so evidence always points
-  into the stored graph.
+  (``metrics.score_graph_async``, ``judge_failures``). Evidence keeps the indices of the whole
+  predicted graph.
 * Judge calls are not part of the run: their usage (tokens, cached tokens, billed tokens, cost)
   goes into the score's details, not into the run's events.
 """
@@ -28,14 +28,14 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, Sequence
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..config import Settings, get_settings
 from ..run.events import ErrorEvent, UsageEvent
-from ._candidates import CandidateIndex, TripleText
+from ..llm.tokenizer import tokenizer_name
+from ._judge_layout import WINDOWS_NOTE, Layout, TripleText, choose_layout, merge_windows, token_counts
 from .judge_failures import JudgeFailed
 from .offline_judge import as_text_triple
 from .verdicts import JudgeResult, Verdict
@@ -79,15 +79,16 @@ def _triple_line(tag: str, t: TripleText) -> str:
 
 
 _PRED_HEADER = "Predicted triples:"
-_FILTERED_HEADER = (
-    "Predicted triples (only those that may bear on the reference triples below are shown; "
-    "the numbers are their positions in the full predicted graph):"
+_WINDOW_HEADER = (
+    "Predicted triples, part {part} of {parts} (the predicted graph is too large for one prompt; "
+    "the numbers are positions in the whole graph):"
 )
 _GT_HEADER = "Reference triples to judge:"
 
 
-def _pred_block(lines: Sequence[str], filtered: bool) -> str:
-    return "\n".join([_FILTERED_HEADER if filtered else _PRED_HEADER, *(lines or ["(none)"])]) + "\n\n"
+def _pred_block(lines: Sequence[str], window: tuple[int, int] | None) -> str:
+    header = _PRED_HEADER if window is None else _WINDOW_HEADER.format(part=window[0] + 1, parts=window[1])
+    return "\n".join([header, *(lines or ["(none)"])]) + "\n\n"
 
 
 def _gt_block(lines: Sequence[str]) -> str:
@@ -98,16 +99,17 @@ def build_messages(
     gt: Sequence[tuple[int, TripleText]],
     pred: Sequence[tuple[int, TripleText]],
     *,
-    filtered: bool,
+    window: tuple[int, int] | None = None,
     cache_control: bool = False,
 ) -> list[dict[str, Any]]:
     """The judge's prompt for one batch: the instructions, the predicted triples, then the batch's
-    reference triples, last. Without ``filtered`` every call of one graph starts with the same
-    text up to the end of the predicted triples: a prefix the provider can cache.
+    reference triples, last. Every call of one graph (of one window: ``(index, count)`` when the
+    graph is split) starts with the same text up to the end of the predicted triples: a prefix the
+    provider can cache.
 
     ``cache_control``: mark the end of that prefix for Anthropic (the user message becomes two
     text blocks, the first with ``cache_control: {"type": "ephemeral"}``)."""
-    head = _pred_block([_triple_line(f"P{i}", t) for i, t in pred], filtered)
+    head = _pred_block([_triple_line(f"P{i}", t) for i, t in pred], window)
     tail = _gt_block([_triple_line(f"R{i}", t) for i, t in gt])
     content: Any = head + tail
     if cache_control:
@@ -127,125 +129,33 @@ def wants_cache_control(model: str) -> bool:
     return "claude" in name
 
 
-# -- the layout: which predicted triples each call shows, and how many ground-truth triples --
+def context_budget(model: str, settings: Settings) -> tuple[int, str]:
+    """The judge's context budget in tokens, and where it came from: litellm's ``max_input_tokens``
+    for the model when its map knows it, else ``settings.judge_context_tokens``."""
+    from ..llm.client import context_window
 
-def _tokens(chars: float) -> int:
-    """About four characters a token (what the estimate needs: layouts compared on one scale)."""
-    return int(chars // 4)
-
-
-def _even_batches(n: int, calls: int) -> list[list[int]]:
-    """n indices in ``calls`` contiguous batches whose sizes differ by at most one."""
-    if n <= 0:
-        return []
-    calls = max(1, min(calls, n))
-    size, extra = divmod(n, calls)
-    out, start = [], 0
-    for k in range(calls):
-        stop = start + size + (1 if k < extra else 0)
-        out.append(list(range(start, stop)))
-        start = stop
-    return out
+    known = context_window(model, 0)
+    if known > 0:
+        return known, "litellm model map"
+    return settings.judge_context_tokens, "settings (judge_context_tokens)"
 
 
-@dataclass
-class Layout:
-    """How one graph is judged: the batches, the predicted triples each call shows, and the
-    estimated billed prompt tokens (cached prefix tokens priced at ``fraction``)."""
-
-    kind: Literal["full", "candidates"]
-    batches: list[list[int]]
-    shown: list[list[int]]
-    prompt_tokens: int  # estimated, every call in full
-    shared_prefix_tokens: int  # the start every call has in common
-    cacheable: bool  # the shared prefix is long enough to be cached and there is a second call
-    billed_tokens: float  # estimated, the shared prefix of calls 2.. priced at the cache fraction
-
-    def label(self) -> str:
-        return f"{self.kind} x{len(self.batches)}"
-
-
-def _layout(
-    kind: Literal["full", "candidates"],
-    batches: list[list[int]],
-    shown: list[list[int]],
-    gt_chars: Sequence[int],
-    pred_chars: Sequence[int],
-    fraction: float,
-    min_cached: int,
-) -> Layout:
-    fixed = len(SYSTEM_PROMPT) + 8 + 8 + len(_GT_HEADER) + 2  # two messages' overhead, as the fake counts
-    header = len(_FILTERED_HEADER if kind == "candidates" else _PRED_HEADER) + 1
-    calls = []
-    for batch, preds in zip(batches, shown):
-        chars = fixed + header + (sum(pred_chars[j] + 1 for j in preds) if preds else 7) + sum(gt_chars[i] + 1 for i in batch)
-        calls.append(_tokens(chars))
-    shared = len(SYSTEM_PROMPT) + 8 + header
-    if kind == "full" and shown:
-        shared += sum(pred_chars[j] + 1 for j in shown[0]) if shown[0] else 7
-    shared_t = _tokens(shared)
-    cacheable = len(batches) > 1 and min_cached <= shared_t
-    billed = float(sum(calls))
-    if cacheable:
-        billed -= (len(batches) - 1) * shared_t * (1.0 - fraction)
-    return Layout(kind, batches, shown, sum(calls), shared_t, cacheable, billed)
-
-
-# candidate retrieval must save at least this share of the estimate to be used: the full graph
-# lets the judge see every triple a composition (rules 3 and 4) might need
-CANDIDATE_MARGIN = 0.10
-
-
-def choose_layout(
-    gt: Sequence[TripleText],
-    pred: Sequence[TripleText],
-    settings: Settings,
-    *,
-    fraction: float,
-    candidates: bool | None = None,
-) -> tuple[Layout, list[Layout]]:
-    """The layout with the fewest estimated billed prompt tokens, and every one considered.
-
-    * ``full``: every call shows the whole predicted graph, first, so that every call but the
-      first reads it from the provider's prompt cache; as few calls as the cap allows.
-    * ``candidates``: each call shows only the predicted triples retrieved for its batch
-      (``_candidates``); tried with several batch sizes (smaller batches show fewer triples but
-      repeat the instructions more often). Only for graphs above ``judge_candidates_above``.
-
-    ``settings.judge_batch_size``, when set, fixes the batch size (contiguous batches of it);
-    ``candidates`` True/False forces the kind."""
-    n = len(gt)
-    gt_chars = [len(_triple_line(f"R{i}", t)) for i, t in enumerate(gt)]
-    pred_chars = [len(_triple_line(f"P{j}", t)) for j, t in enumerate(pred)]
-    fixed = settings.judge_batch_size
-    cap = max(1, fixed if fixed is not None else settings.judge_batch_max)
-
-    def batchings() -> list[list[list[int]]]:
-        if fixed is not None:
-            size = max(1, fixed)
-            return [[list(range(i, min(i + size, n))) for i in range(0, n, size)]]
-        counts = sorted({-(-n // b) for b in (cap, 30, 20, 15, 10) if b <= cap} | {-(-n // cap)})
-        return [_even_batches(n, k) for k in counts if k >= 1]
-
-    min_cached = settings.judge_cache_min_tokens
-    use_candidates = (len(pred) > settings.judge_candidates_above) if candidates is None else candidates
-    options: list[Layout] = []
-    if candidates is not True or not pred:
-        batches = batchings()[0] if fixed is not None else _even_batches(n, -(-n // cap))
-        everything = list(range(len(pred)))
-        options.append(_layout("full", batches, [everything] * len(batches), gt_chars, pred_chars, fraction, min_cached))
-    if use_candidates and pred:
-        index = CandidateIndex(pred)
-        per_gt = [index.for_triple(t, settings.judge_candidates_topk) for t in gt]
-        for batches in batchings():
-            shown = [sorted(set().union(*(per_gt[i] for i in b))) for b in batches]
-            options.append(_layout("candidates", batches, shown, gt_chars, pred_chars, fraction, min_cached))
-    full = [o for o in options if o.kind == "full"]
-    cands = [o for o in options if o.kind == "candidates"]
-    best = min(cands, key=lambda o: o.billed_tokens) if cands else None
-    if best is not None and full and best.billed_tokens > full[0].billed_tokens * (1 - CANDIDATE_MARGIN):
-        best = None
-    return (best if best is not None else full[0]), options
+def plan_layout(gt: Sequence[TripleText], pred: Sequence[TripleText], settings: Settings, *, budget: int) -> Layout:
+    """The batches and prediction windows for one graph (``_judge_layout.choose_layout``), from
+    the tokens of this prompt's own lines."""
+    gt_tokens = token_counts([_triple_line(f"R{i}", t) for i, t in enumerate(gt)])
+    pred_tokens = token_counts([_triple_line(f"P{j}", t) for j, t in enumerate(pred)])
+    overhead = sum(token_counts([SYSTEM_PROMPT, _WINDOW_HEADER, _GT_HEADER])) + 16  # + the chat format's few per message
+    return choose_layout(
+        gt_tokens,
+        pred_tokens,
+        pred,
+        overhead_tokens=overhead,
+        budget=budget,
+        batch_max=settings.judge_batch_max,
+        batch_size=settings.judge_batch_size,
+        min_cached=settings.judge_cache_min_tokens,
+    )
 
 
 def _as_int(value: Any) -> int | None:
@@ -330,13 +240,9 @@ async def judge_llm(
     model: str,
     settings: Settings | None = None,
     progress: Progress | None = None,
-    candidates: bool | None = None,
 ) -> JudgeResult:
-    """Judge every ground-truth triple against the predicted graph with a model.
-
-    ``candidates``: None = chosen by the token estimate (``choose_layout``) when the graph is
-    larger than ``settings.judge_candidates_above``; True/False force retrieval on or off.
-    """
+    """Judge every ground-truth triple against the whole predicted graph with a model: one call
+    per batch and prediction window (``plan_layout``), verdicts merged over the windows."""
     from ..llm.client import cache_read_fraction
 
     settings = settings or get_settings()
@@ -347,9 +253,9 @@ async def judge_llm(
     else:
         mapped = cache_read_fraction(model)
         fraction, fraction_from = (mapped, "litellm cost map") if mapped is not None else (1.0, "unknown: cached tokens priced in full")
-    layout, considered = choose_layout(gt_t, pred_t, settings, fraction=fraction, candidates=candidates)
-    batches = layout.batches
-    filtered = layout.kind == "candidates"
+    budget, budget_from = context_budget(model, settings)
+    layout = plan_layout(gt_t, pred_t, settings, budget=budget)
+    batches, windows = layout.batches, layout.windows
     marked = wants_cache_control(model)
 
     usage: list[UsageEvent] = []
@@ -362,17 +268,21 @@ async def judge_llm(
             errors.append(event.message[:300])
 
     sem = asyncio.Semaphore(max(1, settings.judge_concurrency))
+    calls = [(k, w) for w in range(len(windows)) for k in range(len(batches))]
     state = {"done": 0, "in_flight": 0, "max_in_flight": 0}
     start = time.perf_counter()
 
-    async def run_batch(k: int) -> tuple[list[Verdict], dict[str, Any]]:
-        batch, cand = batches[k], layout.shown[k]
+    async def run_call(k: int, w: int) -> tuple[list[Verdict], dict[str, Any]]:
+        batch, shown = batches[k], windows[w]
         messages = build_messages(
-            [(i, gt_t[i]) for i in batch], [(j, pred_t[j]) for j in cand], filtered=filtered, cache_control=marked
+            [(i, gt_t[i]) for i in batch],
+            [(j, pred_t[j]) for j in shown],
+            window=(w, len(windows)) if len(windows) > 1 else None,
+            cache_control=marked,
         )
-        info: dict[str, Any] = {"gt": [batch[0], batch[-1]], "n_candidates": len(cand), "attempts": 0}
+        info: dict[str, Any] = {"gt": [batch[0], batch[-1]], "window": w, "n_shown": len(shown), "attempts": 0}
 
-        def emit(event: Any) -> None:  # every request of this batch: answered (usage) or failed (an llm error)
+        def emit(event: Any) -> None:  # every request of this call: answered (usage) or failed (an llm error)
             if isinstance(event, UsageEvent) or (isinstance(event, ErrorEvent) and event.source.startswith("llm:")):
                 info["attempts"] += 1
             collect(event)
@@ -386,29 +296,31 @@ async def judge_llm(
                 state["in_flight"] -= 1
         state["done"] += 1
         if progress is not None:
-            progress(state["done"], len(batches))
+            progress(state["done"], len(calls))
         if isinstance(out, tuple):
             kind, cause = out
             info.update(unscored=f"{kind} ({cause[:200]})", cause=cause[:300])
             return [Verdict(gt_index=i, covered=None, rationale=f"unscored: {info['unscored']}") for i in batch], info
-        return _to_verdicts(out, batch, set(cand), info), info
-
-    order = list(range(len(batches)))
-    results: list[tuple[list[Verdict], dict[str, Any]]] = []
-    if layout.cacheable:
-        # the first call alone: a provider caches a prefix once it has processed it, so calls
-        # sent together with the first would all miss the cache
-        results.append(await run_batch(order.pop(0)))
-    results += await asyncio.gather(*(run_batch(k) for k in order))
-    verdicts = [v for vs, _ in results for v in vs]
-    infos = [info for _, info in results]
-    for (vs, info) in results:
-        if "unscored" not in info and vs and all(v.covered is None for v in vs):
+        verdicts = _to_verdicts(out, batch, set(shown), info)
+        if verdicts and all(v.covered is None for v in verdicts):
             info.update(unscored="the output held no verdict for this batch", cause="its answer held no verdict for this batch")
+        return verdicts, info
+
+    # a provider caches a prefix once it has processed it, so calls sent together with a window's
+    # first call would all miss the cache: the first call of every cacheable window goes first
+    # (the windows' first calls together: their prefixes differ), the rest after them
+    first = [calls.index((0, w)) for w in range(len(windows)) if layout.cacheable[w]]
+    results: dict[int, tuple[list[Verdict], dict[str, Any]]] = {}
+    for group in (first, [c for c in range(len(calls)) if c not in first]):
+        done = await asyncio.gather(*(run_call(*calls[c]) for c in group))
+        results.update(zip(group, done))
+    ordered = [results[c] for c in range(len(calls))]
+    infos = [info for _, info in ordered]
     failed = [i for i in infos if "unscored" in i]
     failure = JudgeFailed.from_batches(model, infos)
-    if failure is not None and len(failed) == len(batches) and all(i["unscored"].startswith(MODEL_ERROR) for i in failed):
+    if failure is not None and len(failed) == len(calls) and all(i["unscored"].startswith(MODEL_ERROR) for i in failed):
         raise failure  # (a run's score refuses any failed batch: ``metrics.score_graph_async``)
+    verdicts = merge_windows([v for vs, _ in ordered for v in vs])
     costs = [u.cost_usd for u in usage if u.cost_usd is not None]
     input_tokens = sum(u.input_tokens or 0 for u in usage)
     reported = [u.cached_input_tokens for u in usage if u.cached_input_tokens is not None]
@@ -421,10 +333,15 @@ async def judge_llm(
         "batch_max": settings.judge_batch_size if settings.judge_batch_size is not None else settings.judge_batch_max,
         "concurrency": settings.judge_concurrency,
         "n_batches": len(batches),
-        "batches_unscored": len(failed),
-        "candidates": filtered,
-        "candidates_topk": settings.judge_candidates_topk if filtered else None,
-        "mean_candidates": round(sum(i["n_candidates"] for i in infos) / len(infos), 2) if infos else 0,
+        # predictions split into windows only when a call would not fit the context budget;
+        # every batch is asked once per window
+        "windows": len(windows),
+        "window_sizes": [len(w) for w in windows],
+        "context_budget": budget,
+        "context_budget_from": budget_from,
+        "tokenizer": tokenizer_name(),
+        "max_prompt_tokens": layout.max_prompt_tokens,
+        "batches_unscored": len(failed),  # calls (batch × window) that yielded no verdict
         "input_tokens": input_tokens,
         # prompt tokens the provider read from its cache (None: no call's usage said)
         "cached_input_tokens": cached,
@@ -432,9 +349,8 @@ async def judge_llm(
         "billed_input_tokens": round(input_tokens - (cached or 0) * (1.0 - fraction)),
         "cache_read_fraction": round(fraction, 4),
         "cache_read_fraction_from": fraction_from,
-        "cache_warmup": layout.cacheable,
-        "shared_prefix_tokens_est": layout.shared_prefix_tokens,
-        "layouts_considered": {o.label(): round(o.billed_tokens) for o in considered},
+        "cache_warmup": any(layout.cacheable),
+        "shared_prefix_tokens": layout.prefix_tokens,
         "output_tokens": sum(u.output_tokens or 0 for u in usage),
         "cost_usd": round(sum(costs), 6) if len(costs) == len(usage) else None,  # None: some call's cost is unknown
         "calls": len(usage),
@@ -443,6 +359,8 @@ async def judge_llm(
         "errors": errors[:10],
         "batches": infos,
     }
+    if len(windows) > 1:
+        details["windows_note"] = WINDOWS_NOTE.format(n=len(windows), budget=budget)
     return JudgeResult(judge=model, verdicts=verdicts, details=details)
 
 
