@@ -87,13 +87,15 @@ async def score_run_async(
     prompts: PromptSet | None = None,
     original: bool = False,
     asked_by: str | None = None,
+    repeat: tuple[str, int] | None = None,
 ) -> ScoreRow:
     """Score a run and store the score with its verdicts; return the stored row.
 
     ``protocol`` (default: the run's own profile) chooses how (``scorer_for``); ``prompts``: the
     official judge prompt's source (default the configured checkout, or our own); ``original``:
     grade the run's own extraction, not its newest re-extraction (``vibesearch reextract``);
-    ``asked_by``: who asked for the score (the app's login), kept in its details."""
+    ``asked_by``: who asked for the score (the app's login), kept in its details; ``repeat``: (set,
+    place from 1) when this is one of the judgements ``score --repeat K`` makes of one graph."""
     settings = settings or get_settings()
     task = stored_task(store, run_id)
     profile = profile_of(protocol) if protocol is not None else profile_named(run_protocol(store.get_run(run_id)))
@@ -101,7 +103,7 @@ async def score_run_async(
     value = await scorer.score(store, run_id, judge=judge, settings=settings, progress=progress, original=original)
     if asked_by:
         value = value.model_copy(update={"details": {**value.details, "asked_by": asked_by}})
-    return record_score(store, value)
+    return record_score(store, value, repeat)
 
 
 def score_run(
@@ -115,7 +117,8 @@ def score_run(
     prompts: PromptSet | None = None,
     original: bool = False,
     asked_by: str | None = None,
+    repeat: tuple[str, int] | None = None,
 ) -> ScoreRow:
     """Sync entry point (see ``score_run_async``); usable from inside a running event loop too."""
     return run_sync(score_run_async(store, run_id, judge=judge, settings=settings, progress=progress, protocol=protocol, prompts=prompts,
-                                    original=original, asked_by=asked_by))
+                                    original=original, asked_by=asked_by, repeat=repeat))
