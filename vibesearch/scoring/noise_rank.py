@@ -5,8 +5,8 @@ with the one below it on the tasks both ran: the paired differences of per-task 
 task's runs averaged first), with a 95% percentile-bootstrap interval (``_bootstrap``). When the
 interval contains 0 the two are *inside the noise*: the order between them is not a ranking. So
 are two whose mean difference is no larger than the combined noise's margin (``noise_split``: the
-user's, the agent's and the judge's variance measured on the profile's repeats, 1.96 standard
-errors of the noise alone on that mean). Fewer than two shared tasks cannot be told apart either. The leaderboard shows the mark beside
+user's, the agent's and the judge's variance measured on the two configurations' repeats, as
+``compare`` measures it; 1.96 standard errors of the noise alone on that mean). Fewer than two shared tasks cannot be told apart either. The leaderboard shows the mark beside
 each configuration's "all" row; ``vibesearch compare --a … --b …`` gives the same answer for any
 two configurations, with each side's noise floor.
 """
@@ -70,8 +70,6 @@ def pair_comparisons(records: list[RunRecord]) -> list[dict[str, Any]]:
         means = {cfg: _task_means(rs) for (cfg, p), rs in groups.items() if p == profile}
         runs = {cfg: _task_runs(rs) for (cfg, p), rs in groups.items() if p == profile}
         order = sorted(means, key=lambda c: (-statistics.fmean(means[c].values()) if means[c] else 0.0, c))
-        # the margin needs the point estimate only: no resamples
-        variance = combined_variance(noise_split(record_observations(r for (_, p), rs in groups.items() if p == profile for r in rs), resamples=0))
         pairs = [(a, b, j == i + 1) for i, a in enumerate(order) for j, b in enumerate(order) if j > i]
         for upper, lower, adjacent in pairs:
             shared = sorted(set(means[upper]) & set(means[lower]))
@@ -79,6 +77,8 @@ def pair_comparisons(records: list[RunRecord]) -> list[dict[str, Any]]:
                 continue
             diffs = [means[upper][t] - means[lower][t] for t in shared]
             ci = bootstrap_mean(diffs) if len(shared) >= MIN_SHARED_TASKS else None
+            # the two configurations' own noise (as ``compare`` measures it); the margin needs the point estimate only
+            variance = combined_variance(noise_split(record_observations(groups[(upper, profile)] + groups[(lower, profile)]), resamples=0))
             margin = noise_margin(variance, [len(runs[upper][t]) for t in shared], [len(runs[lower][t]) for t in shared])
             if ci is None:
                 standing = "not ranked"
