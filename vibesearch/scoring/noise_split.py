@@ -38,7 +38,7 @@ from typing import Any, Hashable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..store.tables import Run
-from ._bootstrap import LEVEL, RESAMPLES, SEED
+from ._bootstrap import CHUNK_CELLS, LEVEL, RESAMPLES, SEED
 
 DETERMINISTIC_JUDGES = ("offline",)  # judges that give one graph the same verdicts every time
 FIXED_USERS = ("rules", "direct", "staged")  # users that answer the same state the same way
@@ -145,8 +145,12 @@ def noise_split(observations: Iterable[Observation], *, resamples: int = RESAMPL
     boot: dict[str, np.ndarray] = {}
     if n:
         rng = np.random.default_rng(seed)
-        idx = rng.integers(0, n, size=(resamples, n))
-        boot = _components(ss[:, idx].sum(axis=2), dof[:, idx].sum(axis=2), deterministic)
+        chunks: list[dict[str, np.ndarray]] = []
+        step = max(1, CHUNK_CELLS // n)  # resamples drawn a block at a time: memory stays bounded on many clusters
+        for start in range(0, resamples, step):
+            idx = rng.integers(0, n, size=(min(step, resamples - start), n))
+            chunks.append(_components(ss[:, idx].sum(axis=2), dof[:, idx].sum(axis=2), deterministic))
+        boot = {k: np.concatenate([c[k] for c in chunks]) if chunks else np.array([]) for k in (*PARTS, "combined")}
     tail = 100 * (1 - level) / 2
     out: dict[str, Any] = {}
     for part in (*PARTS, "combined"):

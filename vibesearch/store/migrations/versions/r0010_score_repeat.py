@@ -16,14 +16,15 @@ down_revision = "0009"
 branch_labels = None
 depends_on = None
 
-_COLUMNS = {"repeat_set": sa.Text(), "repeat_index": sa.Integer()}
+_COLUMNS = ("repeat_set", "repeat_index")
 
 
 def upgrade() -> None:
     have = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("scores")}
-    for name, kind in _COLUMNS.items():
-        if name not in have:
-            op.add_column("scores", sa.Column(name, kind, nullable=True))
+    if "repeat_set" not in have:
+        op.add_column("scores", sa.Column("repeat_set", sa.Text(), nullable=True))
+    if "repeat_index" not in have:
+        op.add_column("scores", sa.Column("repeat_index", sa.Integer(), nullable=True))
 
 
 def downgrade() -> None:
