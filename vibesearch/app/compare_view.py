@@ -21,6 +21,7 @@ from typing import Any
 import gradio as gr
 
 from ..scoring.compare import CompareError, compare_runs
+from ..reports.noise import split_text
 from ..scoring.config_compare import CONFIG_KEYS, ConfigCompareError, compare_configs, configurations, shown
 from ..store import RunNotFound
 from ._graph_figure import graph_figure, shared_positions
@@ -203,7 +204,8 @@ def configs_html(result: dict[str, Any]) -> str:
         sd = "–" if n["sd"] is None else f"{n['sd']:.3f}"
         fixed = "–" if n["sd_user_fixed"] is None else f"{n['sd_user_fixed']:.3f}"
         noise.append(f"<div class='vs-muted'>{side.upper()} = {_esc(shown(result[side]['spec']))} · {result[side]['runs']} run(s) · "
-                     f"noise floor: F1 sd across runs {sd} ({n['tasks_with_repeats']} task(s) repeated), with the user fixed {fixed}</div>")
+                     f"noise floor: F1 sd across runs {sd} ({n['tasks_with_repeats']} task(s) repeated), with the user fixed {fixed}; "
+                     f"split (F1 sd, 95% interval): {_esc(split_text(n['split']))}</div>")
     return f"<div class='vs-card'>{verdict}{''.join(noise)}{table}{trust_html(result)}</div>"
 
 

@@ -9,7 +9,11 @@ Each score row has the 95% bootstrap intervals of Avg@N and Best@N F1 (tasks res
 F1 spread across samples; filters above the tables (task subset, language, agent, model, profile)
 narrow every table and plot to the runs that match (``scoring.aggregate.where_filter``).
 
-Under the summary, one line per judge × profile of the shown scores gives the judge's measured
+Under the summary, the noise floor split three ways (``scoring.noise_split``: the user's, the
+agent's and the judge's part of one run's F1 spread, each with its 95% interval, "not measured"
+with the reason where the data cannot tell); the last column's "inside the noise" marks a
+difference inside that combined noise or whose interval holds 0 (``scoring.noise_rank``). Then
+one line per judge × profile of the shown scores gives the judge's measured
 agreement with the people's labels (``scoring.judge_trust``: agreement and κ with their 95%
 intervals, the number of items) or says "not measured"; with ``VIBESEARCH_MIN_JUDGE_AGREEMENT``
 set, the scores of a judge below it or unmeasured carry "†" and a footnote says why. Scores some of
@@ -96,7 +100,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     from ..scoring.aggregate import filter_values, left_out_runs, where_filter
     from ..scoring.errors import f1_by_compactions, termination_types
     from ..scoring.judge_failures import FAILURES_FOOTNOTE
-    from ..scoring.noise_rank import rank_marks
+    from ..scoring.noise_rank import noise_of, rank_marks
 
     records, used = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge, keep=keep)
     if choices is not None:
@@ -142,10 +146,21 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
         + (f"left out (cancelled by a person, not samples): {len(left_out)} · " if left_out else "")
         + ("terminations: " + ", ".join(f"{k} {v}" for k, v in terms.items()) if terms else "no runs yet")
     )
+    summary += noise_lines(noise_of(records)) if n_scored else ""
     summary += trust_lines(trust, [(used, p) for p in profiles])
     if any(r.get("judge_failures") for r in scores):
         summary += "\n\n" + html.escape(FAILURES_FOOTNOTE)
     return summary, score_rows, inter_rows, err_rows, f1_figure(scores), pr_figure(records)
+
+
+def noise_lines(noise: dict[str, Any]) -> str:
+    """The noise split as a Markdown table under the summary (``reports.noise``: the report's rows)."""
+    from ..reports.noise import HEADERS, noise_rows
+
+    rows = ["| " + " | ".join(html.escape(c) for c in row) + " |" for row in noise_rows(noise)]
+    return ("\n\n**Noise: user, agent, judge** (F1 standard deviation of one run, percentage points; 95% cluster-bootstrap "
+            "intervals; the judge's from repeated judgements, `vibesearch score --repeat K`):\n\n"
+            + "| " + " | ".join(HEADERS) + " |\n|" + "---|" * len(HEADERS) + "\n" + "\n".join(rows))
 
 
 def trust_of(ctx: AppContext, keep: Keep | None = None) -> Any:

@@ -108,6 +108,7 @@ def compare_command(
 
 def _compare_configs(a: dict[str, str], b: dict[str, str], judge: Optional[str], as_json: bool, db: Optional[str],
                      threshold: Threshold = None) -> None:
+    from ..reports.noise import split_text
     from ..scoring.config_compare import ConfigCompareError, compare_configs
 
     result = _answered(db, lambda store: compare_configs(store, a, b, judge=judge, min_agreement=threshold), ConfigCompareError, as_json)
@@ -128,6 +129,7 @@ def _compare_configs(a: dict[str, str], b: dict[str, str], judge: Optional[str],
         sd = "–" if noise["sd"] is None else f"{noise['sd']:.3f}"
         fixed = "–" if noise["sd_user_fixed"] is None else f"{noise['sd_user_fixed']:.3f}"
         console.print(f"noise floor {side.upper()}: F1 sd across runs {sd} ({noise['tasks_with_repeats']} task(s) repeated), with the user fixed {fixed}", highlight=False)
+        console.print(f"  split (F1 sd, 95% interval): {split_text(noise['split'])}", highlight=False)
     _trust_lines(result)
 
 

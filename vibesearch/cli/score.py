@@ -51,6 +51,9 @@ def score_command(
     original_graph: bool = typer.Option(
         False, "--original-graph", help="Grade each run's own extraction, not its newest re-extraction (`vibesearch reextract`)"
     ),
+    repeat: int = typer.Option(
+        1, "--repeat", help="Judge each graph K times with the judge's sampling and store every judgement (the judge's noise; the latest is the run's score). The offline judge is deterministic: judged once"
+    ),
     as_json: bool = JsonOption,
     db: Optional[str] = DbOption,
 ) -> None:
@@ -58,20 +61,24 @@ def score_command(
 
     Each run is scored under its own profile unless --protocol says otherwise. Under the official
     profile the run's extraction answer is parsed strictly and judged by an LLM in the official
-    layout (the offline judge is refused there); --batch-size does not apply to it.
+    layout (the offline judge is refused there); --batch-size does not apply to it. --repeat K
+    stores K judgements of each graph as one repeat set: reports measure the judge's noise on them.
 
-    A judge call that still fails after its attempts stores nothing for that run: one line
-    `error: run …: judge … failed after N attempts: <cause>` per run, the other runs are scored,
-    exit 1. Under the official profile a failed batch is graded not covered (the official rule):
-    the score is stored and a `warning:` line says how many batches failed."""
+    A judge call that still fails after its attempts stores nothing for that run (none of its
+    repeats): one line `error: run …: judge … failed after N attempts: <cause>` per run, the other
+    runs are scored, exit 1. Under the official profile a failed batch is graded not covered (the
+    official rule): the score is stored and a `warning:` line says how many batches failed."""
     from ..llm import LLMError
     from ..protocol import PROTOCOLS, PromptSet, as_profile, load_prompts, profile_named, profile_of, resolve_harness
-    from ..scoring import NoGroundTruth, compute_metrics, majority_verdicts, score_run, stored_verdicts
+    from ..scoring import NoGroundTruth, compute_metrics, majority_verdicts, score_run_repeated, stored_verdicts
     from ..scoring.judge_failures import JudgeFailed, judge_gaps
+    from ..scoring.noise_split import judge_is_deterministic, spread_of
     from ..scoring.profile import NotASample, OfficialJudgeRequired, run_protocol
     from ..scoring.verdicts import judge_label
     from ..store import RunNotFound
 
+    if repeat < 1:
+        fail("--repeat must be at least 1")
     if protocol is not None and protocol not in PROTOCOLS:
         fail(f"--protocol must be {' or '.join(sorted(PROTOCOLS))}, not {protocol!r}")
     chosen = as_profile(protocol) if protocol is not None else None
@@ -125,10 +132,14 @@ def score_command(
                 def on_batch(done: int, total: int, _t=batches) -> None:
                     progress.update(_t, completed=done, total=total)
 
+                times = 1 if judge_is_deterministic(j) else repeat  # a deterministic judge's repeats would be equal
                 try:
                     profile = profile_of(chosen or run_protocol(store.get_run(rid)))
-                    row = score_run(store, rid, judge=j, settings=settings, progress=on_batch, protocol=profile.name,
-                                    prompts=prompts() if profile.official_grader else None, original=original_graph)
+                    # every judgement of a repeat set is made before any is stored: one that fails stores none
+                    made = score_run_repeated(store, rid, times=times, judge=j, settings=settings, progress=on_batch,
+                                              protocol=profile.name, prompts=prompts() if profile.official_grader else None,
+                                              original=original_graph)
+                    row = made[-1]
                 except RunNotFound as exc:
                     problems.append(str(exc))
                     break
@@ -149,7 +160,9 @@ def score_command(
                     progress.remove_task(batches)
                     progress.advance(overall)
                 rows.append(row)
-                results.append(_row_json(store, row))
+                repeat_set = made[-1].repeat_set
+                spread = spread_of([m.f1 for m in made])
+                results += [{**_row_json(store, m), **({"judge_spread": spread} if repeat_set else {})} for m in made]
                 if judge_gaps(row).failed:
                     warnings.append(f"warning: {judge_gaps(row).warning(rid)}")
             if len(rows) > 1 and all(r.n_gt == rows[0].n_gt and profile_named(r.protocol).combines_judges for r in rows):
@@ -163,6 +176,8 @@ def score_command(
         _print_scores(results)
     for line in warnings + problems:  # each one line, whatever the terminal's width
         err_console.print(printable(line), highlight=False, soft_wrap=True, markup=False)
+    if repeat > 1:
+        _print_repeats(results, repeat, any(judge_is_deterministic(j) for j in judges))
     if already:
         pairs = "run" if len(judges) == 1 else "run and judge pair"
         err_console.print(f"skipped {already} {pairs}{'s' if already != 1 else ''} already scored by the same judge and profile "
@@ -170,6 +185,20 @@ def score_command(
     # with --all, runs without ground truth are only skipped; anything else that failed is an error
     if (problems and not results and not all_runs) or len(problems) > skipped:
         raise typer.Exit(1)
+
+
+def _print_repeats(results: list[dict[str, Any]], repeat: int, deterministic: bool) -> None:
+    """One line per repeat set: the spread of F1 over its judgements (the judge's noise)."""
+    seen: set[str] = set()
+    for r in results:
+        if r.get("repeat_set") and r["repeat_set"] not in seen:
+            seen.add(r["repeat_set"])
+            n = sum(1 for x in results if x.get("repeat_set") == r["repeat_set"])
+            err_console.print(f"run {r['run_id']} · {r['judge_label']}: F1 SD {_pct(r.get('judge_spread'))} over {n} judgements "
+                              f"(repeat set {r['repeat_set']})", highlight=False)
+    if deterministic:
+        err_console.print(f"the offline judge is deterministic: each graph was judged once (its {repeat} judgements would be equal; "
+                          "its noise is 0)", highlight=False)
 
 
 def _row_json(store, row) -> dict[str, Any]:
@@ -188,6 +217,7 @@ def _row_json(store, row) -> dict[str, Any]:
         "precision": row.precision, "recall": row.recall, "f1": row.f1, "n_gt": row.n_gt, "n_pred": row.n_pred,
         "n_covered": row.n_covered, "n_valid": row.n_valid, "n_unscored": row.n_unscored,
         "judge_failed_batches": judge_gaps(row).failed,  # (official profile: graded not covered; ours stores no such score)
+        "repeat_set": row.repeat_set, "repeat_index": row.repeat_index,
     }
     graded = row.details().get("graded_graph")
     if isinstance(graded, dict):

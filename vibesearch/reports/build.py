@@ -23,6 +23,8 @@ from ..scoring.aggregate import (
 from ..scoring.errors import error_analysis
 from ..scoring.judge_failures import FAILURES_FOOTNOTE
 from ..scoring.judge_trust import Threshold, judge_trust
+from ..scoring.noise_rank import noise_of
+from ..scoring.noise_split import spread_of
 from ..scoring.stage_view import stage_view
 from ..scoring.verdicts import judge_label
 from ..store import Store
@@ -102,6 +104,8 @@ def build_report(
         "where": dict(where or {}),
         "intervals": interval_settings(),
         "scores": scores,
+        # the noise floor split three ways (user, agent, judge; ``combined``), each with an interval
+        "noise": noise_of(records),
         "min_judge_agreement": trust.given(),
         "human_ceiling": trust.ceilings,  # per side: people against each other (None: no item labelled by two)
         "judge_agreement": [{**t, "judge_label": judge_label(t["judge"])} for t in trust.rows((judge, p) for p in sorted({r.profile for r in scored}))],
@@ -130,6 +134,8 @@ def build_report(
                 "judge_failed_batches": r.judge_failed_batches,
                 "judge_failure": r.judge_failure,  # ‡: failed judge batches or unscored triples (``judge_failures``)
                 "graded": r.graded,  # the run's own extraction, or a re-extraction
+                "judgements": r.judgements,  # the F1 of each repeated judgement of the graph (score --repeat K)
+                "judge_spread": spread_of(r.judgements),
                 "user_turns": r.stats.n_user,
                 "stages_reached": r.stats.stages_reached,
                 "stages_total": r.stats.stages_total,

@@ -6,6 +6,8 @@ import html
 from typing import Any, Sequence
 
 from .._plot_text import plot_text
+from .noise import HEADERS as NOISE_HEADERS
+from .noise import noise_note, noise_rows
 from .text import interaction_rows, interval_note, judge_agreement_lines, pct, profile_note, run_rows, score_rows, where_note
 
 
@@ -85,6 +87,8 @@ def to_html(report: dict[str, Any]) -> str:
         *([f"<p class='note' id='judge-failures'>{html.escape(report['judge_failures_footnote'])}</p>"] if report.get("judge_failures_footnote") else []),
         "<h3>The judge's agreement with people</h3>",
         "<ul id='judge-agreement'>" + "".join(f"<li>{html.escape(line)}</li>" for line in judge_agreement_lines(report)) + "</ul>",
+        "<h3>Noise: user, agent, judge</h3>", f"<p class='note'>{html.escape(noise_note(report['noise']))}</p>",
+        _table(NOISE_HEADERS, noise_rows(report["noise"])),
         "<h2>Interaction</h2>", _table(*interaction_rows(report)),
         "<h2>Charts</h2>", *charts,
         "<h2>Error analysis</h2>",

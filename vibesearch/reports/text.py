@@ -14,6 +14,8 @@ from typing import Any, Sequence
 
 from .._files import csv_safe
 from ..scoring.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
+from .noise import HEADERS as NOISE_HEADERS
+from .noise import noise_note, noise_rows
 
 
 def pct(value: float | None) -> str:
@@ -216,6 +218,9 @@ def to_markdown(report: dict[str, Any]) -> str:
         "95% bootstrap intervals in brackets.\n",
         *(f"- {line}" for line in judge_agreement_lines(report)),
         "",
+        "### Noise: user, agent, judge\n",
+        noise_note(report["noise"]) + "\n",
+        _md_table(NOISE_HEADERS, noise_rows(report["noise"])),
         "## Interaction\n",
         "Under the official profile #Asst and #User are the official harness' counts (the opening query, the triple "
         "request and the extraction answer included, [DONE] not).\n",
@@ -299,6 +304,9 @@ def to_csv(report: dict[str, Any]) -> str:
                                  **{f"{side}_{k}_{end}": ((t[side] or {}).get(k) or [None, None])[i] for side in ("coverage", "validity")
                                     for k in ("agreement_ci", "kappa_ci") for i, end in enumerate(("low", "high"))}}
                                 for t in report.get("judge_agreement") or []])
+    section("noise", [{"part": p, "estimate": n["estimate"], "interval_low": (n["interval"] or [None, None])[0],
+                       "interval_high": (n["interval"] or [None, None])[1], "variance": n["variance"], "why": n["why"], "note": n.get("note")}
+                      for p, n in ((p, report["noise"][p]) for p in ("user", "agent", "judge", "combined"))])
     return buf.getvalue()
 
 

@@ -17,7 +17,7 @@ from .metrics import (
     score_graph_async,
     stored_verdicts,
 )
-from .scorer import GraphScorer, OfficialGraphScorer, Scorer, TableScorer, score_run, score_run_async, scorer_for
+from .scorer import GraphScorer, OfficialGraphScorer, Scorer, TableScorer, score_run, score_run_async, score_run_repeated, scorer_for
 from .offline_judge import OfflineJudge
 from .stats import RunStats, run_stats, stats_from_events
 from .verdicts import JudgeResult, Verdict, judge_label, majority_verdicts
@@ -49,6 +49,7 @@ __all__ = [
     "score_graph",
     "score_graph_async",
     "score_run",
+    "score_run_repeated",
     "score_run_async",
     "score_table",
     "stats_from_events",

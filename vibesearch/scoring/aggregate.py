@@ -49,6 +49,7 @@ from ..store.tables import Run, ScoreRow
 from ._spread import interval_settings, pooled_sd, sample_spread, spread_keys  # noqa: F401  (interval_settings, pooled_sd: still importable from here)
 from .official_metrics import OfficialSummary, SampleResult, aggregate_official
 from .judge_failures import judge_gaps
+from .noise_split import run_seed
 from .official_score import sample_of
 from .profile import is_cancelled, profile_label, run_protocol, score_protocol
 from .stats import AGENT_PURPOSES, RunStats, run_stats
@@ -86,6 +87,8 @@ class RunRecord(BaseModel):
     official: SampleResult | None = None  # the official per-sample record of an official score
     graded: str | None = None  # which extraction the score graded: "extraction" (the run's own) or "reextraction"
     judge_failed_batches: int = 0  # judge batches that failed for good (official: graded not covered; ``judge_failures``)
+    seed: int | None = None  # the run's configured seed (a simulator with a seed answers a state the same way)
+    judgements: list[float] = []  # the F1 of each judgement in the score's repeat set (``score --repeat K``; empty: judged once)
 
     @property
     def scored(self) -> bool:
@@ -142,7 +145,18 @@ def choose_judge(store: Store, runs: Iterable[Run] | None = None, protocol: Prot
     return "offline" if "offline" in winners else winners[0]
 
 
+def repeat_sets(store: Store) -> dict[str, list[float]]:
+    """Each repeat set (``score --repeat K``) with the F1 of its judgements, in the order made."""
+    out: dict[str, list[float]] = defaultdict(list)
+    for s in store.scores():
+        if s.repeat_set is not None:
+            out[s.repeat_set].append(s.f1)
+    return dict(out)
+
+
 def latest_scores(store: Store, judge: str) -> dict[str, ScoreRow]:
+    """Per run, its score by ``judge``: the latest judgement (the one rule of which stored score is
+    "the" score; earlier judgements of a repeat set only measure the judge's spread)."""
     out: dict[str, ScoreRow] = {}
     for s in store.scores():  # ordered by id: later scores replace earlier ones
         if s.judge == judge:
@@ -169,6 +183,7 @@ def collect_runs(
     runs = [r for r in store.list_runs() if (include_tables or r.kind != "table") and (keep is None or keep(r))]
     judge = judge or choose_judge(store, runs, protocol)
     by_run = latest_scores_by_profile(store, judge)
+    sets = repeat_sets(store)
     records = []
     for run in runs:
         own = run_protocol(run)
@@ -176,11 +191,12 @@ def collect_runs(
         # unscored: finished runs, and cancelled ones (to be counted as left out)
         if not scored and (not (run.status == "finished" or is_cancelled(run)) or (protocol is not None and own != protocol)):
             continue
-        records.extend(_records(store, run, list(scored.values()) or [None], own))
+        records.extend(_records(store, run, list(scored.values()) or [None], own, sets))
     return records, judge
 
 
-def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: ProtocolProfile) -> list[RunRecord]:
+def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: ProtocolProfile,
+             sets: dict[str, list[float]] | None = None) -> list[RunRecord]:
     """The run's records: one per score (or one without a score)."""
     subset: str
     language: str
@@ -206,6 +222,7 @@ def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: Protoco
         protocol=own,
         cancelled=is_cancelled(run),
         has_graph=not is_cancelled(run) or store.latest_graph(run.id) is not None,
+        seed=run_seed(run),
     )
     out = []
     for score in scores:
@@ -220,6 +237,7 @@ def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: Protoco
                     n_unscored=score.n_unscored, protocol=score_protocol(score), prompt_source=score.prompt_source,
                     has_graph=score.graph_id is not None, official=sample_of(score),
                     graded=_graded_source(score), judge_failed_batches=judge_gaps(score).failed,
+                    judgements=(sets or {}).get(score.repeat_set or "", []),
                 )
             )
         )

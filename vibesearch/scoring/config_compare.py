@@ -8,9 +8,12 @@ noise floor of each configuration (``vibesearch compare --a key=value … --b ke
 * The **noise floor** of a configuration with two or more runs of a task: the pooled within-task
   standard deviation of F1, and the part of it left when the user is fixed — runs of one task whose
   user cannot vary (the rule-based, direct or staged user) or that share a simulator seed — so the
-  rest is what the simulator's sampling adds.
-* A difference whose interval contains 0 lies inside the noise: it is reported as such, not ranked;
-  so is one over fewer than ``MIN_SHARED_TASKS`` shared tasks (the leaderboard's rule).
+  rest is what the simulator's sampling adds; and ``split``, the three-way split of the same runs
+  (``noise_split``: user, agent, judge, each with its interval; the judge's part from the repeat
+  sets of ``score --repeat K``).
+* A difference whose interval contains 0, or that is no larger than the combined noise's margin
+  (``noise_split.noise_margin`` over both sides' runs), lies inside the noise: it is reported as
+  such, not ranked; so is one over fewer than ``MIN_SHARED_TASKS`` shared tasks (the leaderboard's rule).
 * ``judge_trust``: for each judge × profile whose scores were used, its measured agreement with
   the stored human labels (``judge_trust``) or "not measured"; ``marked`` says whether the
   figures rest on a judge below ``min_agreement`` (or unmeasured).
@@ -27,11 +30,11 @@ from ..store import Store
 from ..store.tables import Run, ScoreRow
 from ._bootstrap import bootstrap_mean, bootstrap_settings
 from .judge_trust import Threshold, judge_trust
-from .profile import profile_label
 from .noise_rank import MIN_SHARED_TASKS
+from .noise_split import Observation, combined_variance, fixed_user_key, judge_is_deterministic, noise_margin, noise_split, run_seed
+from .profile import profile_label
 
 CONFIG_KEYS = ("agent", "agent_model", "user", "simulator_model", "search_backend", "batch_id", "protocol", "task")
-FIXED_USERS = ("rules", "direct", "staged")  # users that answer the same state the same way
 
 
 class ConfigCompareError(ValueError):
@@ -80,16 +83,6 @@ def _newest(store: Store, run_id: str, judge: str | None) -> ScoreRow | None:
     return max(rows, key=lambda s: (s.created_at, s.id or 0)) if rows else None
 
 
-def _f1(store: Store, run_id: str, judge: str | None) -> float | None:
-    newest = _newest(store, run_id, judge)
-    return newest.f1 if newest is not None else None
-
-
-def _seed(run: Run) -> int | None:
-    config = run.run_config()
-    return config.seed if config is not None else None
-
-
 def _pooled_sd(groups: list[list[float]]) -> float | None:
     """The pooled within-group standard deviation over groups of two or more values."""
     squares = dof = 0.0
@@ -101,17 +94,28 @@ def _pooled_sd(groups: list[list[float]]) -> float | None:
     return math.sqrt(squares / dof) if dof else None
 
 
+def _observations(store: Store, runs: list[Run], judge: str | None, side: str) -> list[Observation]:
+    """The runs' newest scores as ``noise_split`` observations, with their repeat sets' judgements."""
+    out = []
+    for run in runs:
+        newest = _newest(store, run.id, judge)
+        if newest is None:
+            continue
+        judgements = tuple(s.f1 for s in store.scores(run.id) if newest.repeat_set is not None and s.repeat_set == newest.repeat_set)
+        out.append(Observation(cluster=(side, run.task_id), fixed=fixed_user_key(run.user, run.simulator_model, run_seed(run)),
+                               f1=newest.f1, judgements=judgements, deterministic=judge_is_deterministic(newest.judge)))
+    return out
+
+
 def noise_floor(store: Store, runs: list[Run], judge: str | None) -> dict[str, Any]:
     by_task: dict[str, list[float]] = defaultdict(list)
-    fixed: dict[tuple[str, str, str, int | None], list[float]] = defaultdict(list)
-    for run in runs:
-        f1 = _f1(store, run.id, judge)
-        if f1 is None:
-            continue
-        by_task[run.task_id].append(f1)
-        seed = _seed(run)
-        if run.user in FIXED_USERS or seed is not None:
-            fixed[(run.task_id, run.user, run.simulator_model or "", seed if run.user not in FIXED_USERS else None)].append(f1)
+    fixed: dict[tuple[Any, ...], list[float]] = defaultdict(list)
+    observations = _observations(store, runs, judge, "")
+    for o in observations:
+        task = str(o.cluster[1])
+        by_task[task].append(o.f1)
+        if o.fixed is not None:
+            fixed[(task, *o.fixed)].append(o.f1)
     total = _pooled_sd(list(by_task.values()))
     agent_only = _pooled_sd(list(fixed.values()))
     return {
@@ -120,6 +124,7 @@ def noise_floor(store: Store, runs: list[Run], judge: str | None) -> dict[str, A
         "sd_user_fixed": agent_only,
         # the share of the variance the user adds (None when either part is unknown or no spread)
         "user_share": (max(0.0, 1 - (agent_only**2) / (total**2)) if total and agent_only is not None else None),
+        "split": noise_split(observations),  # user, agent, judge (and combined), each with its interval
     }
 
 
@@ -153,11 +158,17 @@ def compare_configs(
     ci = bootstrap_mean(diffs)
     assert ci is not None
     mean = statistics.fmean(diffs)
+    # the combined noise of both sides' runs (point estimate only), as a margin on the mean difference
+    both = _observations(store, runs_a, judge, "a") + _observations(store, runs_b, judge, "b")
+    margin = noise_margin(combined_variance(noise_split(both, resamples=0)), [r["runs_a"] for r in rows], [r["runs_b"] for r in rows])
     too_few = len(tasks) < MIN_SHARED_TASKS  # one task's difference has no spread to judge it by
+    within_margin = margin is not None and abs(mean) <= margin
     if too_few:
         verdict = f"not ranked: {len(tasks)} shared task (at least {MIN_SHARED_TASKS} are needed to tell them apart)"
     elif ci[0] <= 0 <= ci[1]:
         verdict = "inside the noise floor: the interval contains 0, so neither is ranked above the other"
+    elif within_margin:
+        verdict = f"inside the noise floor: |B − A| is within the combined noise (±{margin:.3f}), so neither is ranked above the other"
     else:
         verdict = "B scores higher than A" if mean > 0 else "A scores higher than B"
     keep_run = None
@@ -173,8 +184,8 @@ def compare_configs(
         "b": {"spec": b, "runs": len(runs_b), "noise": noise_floor(store, runs_b, judge)},
         "judge": judge,
         "tasks": rows,
-        "difference": {"b_minus_a": mean, "ci": ci, "tasks": len(rows)},
-        "inside_noise": bool(too_few or ci[0] <= 0 <= ci[1]),
+        "difference": {"b_minus_a": mean, "ci": ci, "tasks": len(rows), "noise_margin": margin},
+        "inside_noise": bool(too_few or ci[0] <= 0 <= ci[1] or within_margin),
         "verdict": verdict,
         "bootstrap": bootstrap_settings(),
     }

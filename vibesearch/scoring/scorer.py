@@ -15,6 +15,7 @@ profile, each returning a ``RunScore`` (a domain value) that ``store.record_scor
 from __future__ import annotations
 
 import asyncio
+import uuid
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -77,10 +78,11 @@ def scorer_for(kind: str, profile: Profile, *, prompts: PromptSet | None = None)
     return GraphScorer()
 
 
-async def score_run_async(
+async def score_run_repeats(
     store: Store,
     run_id: str,
     *,
+    times: int = 1,
     judge: str = "offline",
     settings: Settings | None = None,
     progress: Any = None,
@@ -88,9 +90,12 @@ async def score_run_async(
     prompts: PromptSet | None = None,
     original: bool = False,
     asked_by: str | None = None,
-) -> ScoreRow:
-    """Score a run and store the score with its verdicts; return the stored row. A judge that
-    failed stores nothing and raises ``JudgeFailed`` naming the run.
+) -> list[ScoreRow]:
+    """Judge a run's graph ``times`` times and store every judgement; return the stored rows, the
+    run's score (the latest judgement) last. More than one judgement is one repeat set (``score
+    --repeat K``: reports measure the judge's noise on it). Every judgement is made before any is
+    stored: a judge that failed on any of them stores nothing and raises ``JudgeFailed`` naming
+    the run.
 
     ``protocol`` (default: the run's own profile) chooses how (``scorer_for``); ``prompts``: the
     official judge prompt's source (default the configured checkout, or our own); ``original``:
@@ -100,27 +105,30 @@ async def score_run_async(
     task = stored_task(store, run_id)
     profile = profile_of(protocol) if protocol is not None else profile_named(run_protocol(store.get_run(run_id)))
     scorer = scorer_for(task.kind if task is not None else "persona", profile, prompts=prompts)
-    try:
-        value = await scorer.score(store, run_id, judge=judge, settings=settings, progress=progress, original=original)
-    except JudgeFailed as exc:  # nothing is stored; the line names the run
-        raise exc.for_run(run_id) from None
-    if asked_by:
-        value = value.model_copy(update={"details": {**value.details, "asked_by": asked_by}})
-    return record_score(store, value)
+    values = []
+    for _ in range(max(1, times)):
+        try:
+            value = await scorer.score(store, run_id, judge=judge, settings=settings, progress=progress, original=original)
+        except JudgeFailed as exc:  # nothing is stored; the line names the run
+            raise exc.for_run(run_id) from None
+        if asked_by:
+            value = value.model_copy(update={"details": {**value.details, "asked_by": asked_by}})
+        values.append(value)
+    repeat_set = uuid.uuid4().hex[:12] if len(values) > 1 else None
+    return [record_score(store, v, (repeat_set, k) if repeat_set else None) for k, v in enumerate(values, start=1)]
 
 
-def score_run(
-    store: Store,
-    run_id: str,
-    *,
-    judge: str = "offline",
-    settings: Settings | None = None,
-    progress: Any = None,
-    protocol: ProtocolProfile | None = None,
-    prompts: PromptSet | None = None,
-    original: bool = False,
-    asked_by: str | None = None,
-) -> ScoreRow:
+async def score_run_async(store: Store, run_id: str, **kwargs: Any) -> ScoreRow:
+    """Score a run once and store the score with its verdicts (``score_run_repeats``'s keywords);
+    return the stored row. A judge that failed stores nothing and raises ``JudgeFailed``."""
+    return (await score_run_repeats(store, run_id, times=1, **kwargs))[-1]
+
+
+def score_run(store: Store, run_id: str, **kwargs: Any) -> ScoreRow:
     """Sync entry point (see ``score_run_async``); usable from inside a running event loop too."""
-    return run_sync(score_run_async(store, run_id, judge=judge, settings=settings, progress=progress, protocol=protocol, prompts=prompts,
-                                    original=original, asked_by=asked_by))
+    return run_sync(score_run_async(store, run_id, **kwargs))
+
+
+def score_run_repeated(store: Store, run_id: str, **kwargs: Any) -> list[ScoreRow]:
+    """Sync entry point of ``score_run_repeats``."""
+    return run_sync(score_run_repeats(store, run_id, **kwargs))

@@ -1,7 +1,7 @@
 """The results bundle inside a site, and the one computation both ``build`` and ``verify`` run.
 
     OUT/results.json        the numbers: leaderboard rows (``aggregate.score_table``), interaction
-                            rows, the noise-floor marks, each configuration against those ranked
+                            rows, the noise-floor marks and its three-way split (``noise_rank.noise_of``), each configuration against those ranked
                             below it (per shared task, ``noise_rank.pair_comparisons``), the official summary / per_item
                             (``reports.build.official_parts``), the judges' agreement with people,
                             the tasks (id, content hash), the runs with their configs, the version
@@ -29,7 +29,7 @@ from typing import Any, Iterable
 from ..reports.build import official_parts
 from ..scoring.aggregate import RunRecord, interaction_table, left_out_runs, score_table
 from ..scoring.metrics import compute_metrics, dedupe
-from ..scoring.noise_rank import pair_comparisons, rank_marks
+from ..scoring.noise_rank import noise_of, pair_comparisons, rank_marks
 from ..scoring.official_metrics import CoverageResult, SampleResult, _f1, triplet_precision
 from ..scoring.stats import stats_from_events
 from ..run.events import StoredEvent
@@ -38,7 +38,7 @@ from ..scoring.verdicts import Verdict
 
 SUMS = "SHA256SUMS"
 RESULTS = "results.json"
-DERIVED_KEYS = ("scores", "interaction", "noise_marks", "comparisons", "summary", "per_item", "left_out")
+DERIVED_KEYS = ("scores", "interaction", "noise_marks", "noise", "comparisons", "summary", "per_item", "left_out")
 METRIC_FIELDS = ("precision", "recall", "f1", "n_gt", "n_pred", "n_covered", "n_valid", "n_unscored")
 
 
@@ -76,6 +76,7 @@ def derive(records: list[RunRecord]) -> dict[str, Any]:
         "scores": score_table(records),
         "interaction": interaction_table(records),
         "noise_marks": [{"config": c, "profile": p, "mark": m} for (c, p), m in sorted(marks.items())],
+        "noise": noise_of(records),
         "comparisons": pair_comparisons(records),
         "summary": summary,
         "per_item": per_item,

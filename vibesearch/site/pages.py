@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from ..reports.noise import HEADERS as NOISE_HEADERS
+from ..reports.noise import noise_note, noise_rows
 from ..reports.text import ci, interval_note, judge_agreement_lines
 from ..scoring.verdicts import judge_label
 from ._assets import SORT_JS
@@ -205,7 +207,7 @@ def _comparisons(derived: dict[str, Any], results: dict[str, Any], app_url: str 
         return '<p class="note" id="comparisons">One configuration per profile: nothing to compare.</p>'
     return ('<p class="note">Within each profile, each configuration against each one below it that played a '
             "task it played (and the next one down, the leaderboard's mark): the mean of the per-task F1 differences (a task's runs averaged first) with a paired bootstrap interval; "
-            'an interval that contains 0 is inside the noise.</p><div id="comparisons">' + "".join(blocks) + "</div>")
+            'an interval that contains 0, or a difference within the combined noise of the user, the agent and the judge, is inside the noise.</p><div id="comparisons">' + "".join(blocks) + "</div>")
 
 
 def _runs_table(results: dict[str, Any]) -> str:
@@ -228,6 +230,15 @@ def _short_trust(t: dict[str, Any]) -> str:
     return f"{100 * cov['agreement']:.2f}% (n {cov.get('n', 0)})"
 
 
+def _noise_section(noise: dict[str, Any] | None) -> str:
+    """The noise floor's three-way split (``reports.noise``: the report's rows)."""
+    if not noise:
+        return ""
+    rows = "".join("<tr>" + "".join(f'<td class="text">{esc(c)}</td>' for c in row) + "</tr>" for row in noise_rows(noise))
+    return (f'<h3>Noise: user, agent, judge</h3><p class="note">{esc(noise_note(noise))}</p><table id="noise"><thead><tr>'
+            + "".join(_th(h, "text") for h in NOISE_HEADERS) + f"</tr></thead><tbody>{rows}</tbody></table>")
+
+
 def index_page(results: dict[str, Any], derived: dict[str, Any], *, app_url: str | None = None) -> str:
     lines = judge_agreement_lines({"judge_agreement": results["judge_agreement"], "judge_footnote": ""})
     trust_text = {t["profile"]: _short_trust(t) for t in results["judge_agreement"]}
@@ -244,6 +255,7 @@ def index_page(results: dict[str, Any], derived: dict[str, Any], *, app_url: str
         f'built {esc(results["generated_at"])} · scores are percentages · click a column header to sort{live}</p>'
         f'<p class="note">{esc(interval_note({"intervals": results["intervals"]}))}</p>'
         "<h2>Scores (Avg@N / Best@N)</h2>" + _score_table(derived, trust_text, "all", "leaderboard")
+        + _noise_section(derived.get("noise"))
         + "<h3>The judge's agreement with people</h3><ul id=\"judge-agreement\">"
         + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>"
         + "<h3>By subset and language</h3>" + _score_table(derived, trust_text, "groups", "leaderboard-groups")

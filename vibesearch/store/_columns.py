@@ -1,5 +1,5 @@
 """Columns added to existing tables after the first release: a file written before gets them (NULL)
-from the migration (``store.migrations``, revision 0002) when opened for writing, and reads as if
+from the migrations (``store.migrations``, revisions 0002 and 0010) when opened for writing, and reads as if
 it had them when opened read-only."""
 
 from __future__ import annotations
@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 
-# columns added after the first release (revision 0002 adds them); an older vibesearch reads such a
+# columns added after the first release (revisions 0002 and 0010 add them); an older vibesearch reads such a
 # file as before
-ADDED_COLUMNS = {"runs": {"run_config_json": "TEXT"}, "scores": {"protocol": "TEXT", "prompt_source": "TEXT"}}
+ADDED_COLUMNS = {"runs": {"run_config_json": "TEXT"},
+                 "scores": {"protocol": "TEXT", "prompt_source": "TEXT", "repeat_set": "TEXT", "repeat_index": "INTEGER"}}
 
 
 def read_only_connect_as_new(path: Path) -> Any:

@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from .db import Store
 
 
-def score_rows(score: RunScore) -> tuple[ScoreRow, list[VerdictRow]]:
+def score_rows(score: RunScore, repeat: tuple[str, int] | None = None) -> tuple[ScoreRow, list[VerdictRow]]:
+    """``repeat``: (the repeat set, the judgement's place in it from 1) of one of the judgements
+    ``score --repeat K`` makes of one graph; None for a single judgement."""
     row = ScoreRow(
         run_id=score.run_id,
         graph_id=score.graph_id,
@@ -29,6 +31,8 @@ def score_rows(score: RunScore) -> tuple[ScoreRow, list[VerdictRow]]:
         details_json=json.dumps(score.details, ensure_ascii=False, default=str),
         protocol=score.protocol,
         prompt_source=score.prompt_source,
+        repeat_set=repeat[0] if repeat else None,
+        repeat_index=repeat[1] if repeat else None,
     )
     verdicts = [
         VerdictRow(
@@ -45,7 +49,8 @@ def score_rows(score: RunScore) -> tuple[ScoreRow, list[VerdictRow]]:
     return row, verdicts
 
 
-def record_score(store: "Store", score: RunScore) -> ScoreRow:
-    """Store ``score`` (its row and its verdicts, in one transaction) and return the row."""
-    row, verdicts = score_rows(score)
+def record_score(store: "Store", score: RunScore, repeat: tuple[str, int] | None = None) -> ScoreRow:
+    """Store ``score`` (its row and its verdicts, in one transaction) and return the row
+    (``repeat``: see ``score_rows``)."""
+    row, verdicts = score_rows(score, repeat)
     return store.add_score(row, verdicts)

@@ -158,6 +158,10 @@ class ScoreRow(SQLModel, table=True):
     # before these existed (read as the vibesearch profile; added to old files by the migrations)
     protocol: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
     prompt_source: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    # ``score --repeat K``: the K judgements of one graph made together share ``repeat_set``;
+    # ``repeat_index`` is 1..K. NULL for a single judgement (and every score stored before)
+    repeat_set: Optional[str] = Field(default=None, sa_column=Column(Text, nullable=True))
+    repeat_index: Optional[int] = None
     created_at: datetime = Field(default_factory=utcnow)
 
     def details(self) -> dict[str, Any]:
