@@ -437,9 +437,11 @@ async def judge_llm(
 async def _ask(messages: list[dict[str, str]], model: str, settings: Settings, emit: Any) -> JudgeOutput | str:
     """The parsed output, or a short reason why the batch stays unscored."""
     from ..llm import LLMError, StructuredOutputError, complete_json
+    from ._judge_route import judge_route
 
     try:
-        out, _ = await complete_json(messages, JudgeOutput, model=model, purpose="judge", emit=emit, settings=settings, attempts=3)
+        out, _ = await complete_json(messages, JudgeOutput, model=model, purpose="judge", emit=emit, settings=settings, attempts=3,
+                                     **judge_route(model, settings))
         return out
     except StructuredOutputError as exc:
         return f"output never parsed ({str(exc)[:200]})"
