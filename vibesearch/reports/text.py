@@ -158,7 +158,8 @@ def interaction_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]
                "compactions", "input tokens", "output tokens", "cost / run"]
     rows = [
         [r["config"], r["profile"], r["n_runs"], num(r["asst"]), num(r["user"]), num(r["asst_per_user"]), num(r["tool_calls"]),
-         num(r["tool_calls_per_user_turn"]), num(r["compactions"]), tokens(r, "input_tokens"), tokens(r, "output_tokens"), cost(r)]
+         num(r["tool_calls_per_user_turn"]), "unknown" if r["compactions"] is None else num(r["compactions"]), tokens(r, "input_tokens"),
+         tokens(r, "output_tokens"), cost(r)]
         for r in report["interaction"]
     ]
     return headers, rows

@@ -197,6 +197,7 @@ def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: Protoco
         stats=run_stats(store, run.id),
         created_at=run.created_at,
         protocol=own,
+        prompt_source=_own_prompt_source(run, own),
         cancelled=is_cancelled(run),
         has_graph=not is_cancelled(run) or store.latest_graph(run.id) is not None,
     )
@@ -399,7 +400,7 @@ def profile_groups(records: Iterable[RunRecord]) -> dict[ProfileKey, list[RunRec
             groups[(r.config, r.protocol, r.prompt_source)].append(r)
     for r in records:
         if not r.scored:
-            homes = [key for key in groups if key[:2] == (r.config, r.protocol) and key[2] is not None] or [(r.config, r.protocol, None)]
+            homes = [key for key in groups if key[:2] == (r.config, r.protocol) and key[2] is not None] or [(r.config, r.protocol, r.prompt_source)]
             for key in homes:
                 groups[key].append(r)
     return dict(sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")))
@@ -487,7 +488,7 @@ def interaction_table(records: list[RunRecord]) -> list[dict[str, Any]]:
                 "asst_per_user": (sum(asst) / total_user) if total_user else None,
                 "tool_calls": mean(s.tool_calls for s in mine),
                 "tool_calls_per_user_turn": (sum(s.tool_calls for s in mine) / total_user) if total_user else None,
-                "compactions": mean(s.compactions for s in mine),
+                "compactions": mean_if_known([s.compactions for s in mine]),  # None: some run's count is unknown
                 "tokens": tokens,
                 "input_tokens": mean(s.agent_input_tokens for s in mine) if tokens == "recorded" else None,
                 "output_tokens": mean(s.agent_output_tokens for s in mine) if tokens == "recorded" else None,
@@ -497,6 +498,13 @@ def interaction_table(records: list[RunRecord]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _own_prompt_source(run: Run, protocol: ProtocolProfile) -> str | None:
+    """The prompts an official run names in its meta (what its unscored record is labelled with;
+    a score names its own)."""
+    source = run.meta().get("prompt_source") if profile_of(protocol).official_loop else None
+    return source if isinstance(source, str) else None
 
 
 def _graded_source(score: ScoreRow) -> str | None:
