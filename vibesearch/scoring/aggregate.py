@@ -323,6 +323,21 @@ def official_samples(records: Iterable[RunRecord]) -> list[tuple[RunRecord, Samp
     return out
 
 
+# where a configuration's N of Avg@N / Best@N came from (``samples_per_task``)
+N_GIVEN = "--num-samples"
+N_MOST = "the most samples of any task"
+
+
+def samples_per_task(records: Iterable[RunRecord], num_samples: int | None = None) -> int:
+    """N of the official Avg@N / Best@N of one configuration: ``num_samples`` (the official
+    ``--num-samples``) when given, else the most samples any of its tasks has — the N the runs were
+    made with. Every task is graded on exactly N samples (``padding_samples``), as the official run
+    grades every task on its ``--num-samples`` samples, a missing one as an empty answer."""
+    if num_samples is not None:
+        return num_samples
+    return max(Counter(s.qid for _, s in official_samples(records)).values(), default=0)
+
+
 def padding_samples(records: Iterable[RunRecord], num_samples: int) -> list[SampleResult]:
     """The 0 samples that bring every task of ``records`` (one configuration: each task with any
     record, a sample or not) to ``num_samples``, numbered after the task's own samples. A missing
@@ -342,35 +357,38 @@ def padding_samples(records: Iterable[RunRecord], num_samples: int) -> list[Samp
 
 def official_sample_results(records: Iterable[RunRecord], num_samples: int | None = None) -> list[SampleResult]:
     """Every official sample of ``records`` (one configuration), then the 0 samples that pad each
-    task to ``num_samples`` (None: no padding)."""
+    task to N (``samples_per_task``)."""
     records = list(records)
     real = [s for _, s in official_samples(records)]
-    padding = padding_samples(records, num_samples) if num_samples is not None else []
+    padding = padding_samples(records, samples_per_task(records, num_samples))
     return sorted(real + padding, key=lambda s: (s.qid, s.sample_idx))
 
 
 def official_summary(records: Iterable[RunRecord], num_samples: int | None = None) -> OfficialSummary:
     """Avg@N / Best@N of the official grader over ``records`` (one configuration); cancelled runs
-    are left out and listed. ``num_samples``: pad every task to that many samples with 0 samples
-    (``summary.padded`` names how many per task); ``SampleCountError`` when a task has more."""
+    are left out and listed. Every task is padded to N samples with 0 samples (``samples_per_task``:
+    ``num_samples``, else the most samples of any task; ``summary.padded`` names how many per
+    task); ``SampleCountError`` when a task has more than ``num_samples``."""
     records = list(records)
+    n = samples_per_task(records, num_samples)
     real = [s for _, s in official_samples(records)]
-    padding = padding_samples(records, num_samples) if num_samples is not None else []
+    padding = padding_samples(records, n)
     cancelled = [(r.task_id, i) for i, r in enumerate(r for r in records if r.left_out)]
     summary = aggregate_official(real + padding, cancelled=cancelled)
-    if num_samples is not None:
-        summary.n = num_samples  # (also when no task has a sample at all)
-        summary.padded = dict(sorted(Counter(s.qid for s in padding).items()))
+    if n:
+        summary.n = n  # (also when no task has a sample at all)
+    summary.padded = dict(sorted(Counter(s.qid for s in padding).items()))
     return summary
 
 
 def _official_at_n(records: list[RunRecord], num_samples: int | None = None) -> dict[str, Any]:
+    """``num_samples``: the configuration's N (``samples_per_task`` of all its records: a subset's
+    tasks are padded to the configuration's N, not to their own most)."""
     summary = official_summary(records, num_samples)
     counts = [q.num_samples for q in summary.per_query]
     padded = sum(summary.padded.values())
     row: dict[str, Any] = {"n_tasks": summary.num_queries, "n_runs": sum(counts) - padded, "n_min": min(counts), "n_max": max(counts)}
-    if num_samples is not None:
-        row["padded"] = padded
+    row["padded"] = padded
     row["n"] = summary.n
     for m, key in zip(METRICS, ("triplet_precision", "triplet_recall", "triplet_f1")):
         row[f"avg_{m}"] = summary.avg[key]
@@ -426,12 +444,11 @@ def score_table(records: list[RunRecord], num_samples: int | None = None) -> lis
             samples = [r for r in members if r.scored and not r.left_out]
             if not samples:
                 continue
-            if profile_of(key[1]).official_grader:  # the official grader's Avg@N / Best@N
-                figures = _official_at_n(members, num_samples)
+            if profile_of(key[1]).official_grader:  # the official grader's Avg@N / Best@N, every task on N samples
+                figures = {**_official_at_n(members, samples_per_task(mine, num_samples)),
+                           "n_from": N_GIVEN if num_samples is not None else N_MOST}
             else:
-                figures = {**_at_n(samples), **_node_keys(None)}
-                if num_samples is not None:
-                    figures["padded"] = None  # padding is the official profile's rule
+                figures = {**_at_n(samples), **_node_keys(None), "padded": None, "n_from": None}  # padding is the official profile's rule
             rows.append({**_profile_cols(key), "group": group, **figures, "left_out": sum(r.left_out for r in members)})
     return rows
 
