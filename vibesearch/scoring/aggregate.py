@@ -14,11 +14,12 @@ and each language. A run scored under both profiles appears once under each.
 
 Under the official profile the rules are the official grader's (``official_metrics``): Best@N
 takes every metric from the run with the best triplet F1, a failed run (no parsable triples)
-is a 0 sample averaged in, and the node metrics are reported too. With ``num_samples`` (the
-official ``--num-samples N``) every task of a configuration is padded to N samples with 0 samples,
-as the official run grades a missing trace: a run a person cancelled, one not scored yet or never
-started takes one of those places; a task with more than N samples is refused (``SampleCountError``).
-Without it, N is the most samples any task has and nothing is padded. Under both profiles a run a
+is a 0 sample averaged in, and the node metrics are reported too. Every task of a configuration
+is graded on N samples, padded with 0 samples as the official run grades a missing trace (a run a
+person cancelled, one not scored yet or never started takes one of those places): N is
+``num_samples`` (the official ``--num-samples N``; a task with more samples is refused,
+``SampleCountError``), else the configuration's most samples of a task (``samples_per_task``;
+``n_from`` says which). Under both profiles a run a
 person cancelled (or abandoned: a "me" run left waiting past the idle timeout) is not a sample (official: every cancelled run; ours: a cancelled run without a
 graph — one that has a graph keeps today's numbers): it is left out and counted (``left_out``).
 
