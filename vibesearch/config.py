@@ -57,6 +57,12 @@ class Settings(BaseSettings):
     user: UserKind = "rules"
     simulator_model: str | None = None
     judge_model: str | None = None
+    # where the LLM judge's calls go, as the official grader is pointed (run.py --grader-base-url /
+    # --grader-api-url): the judge's own base URL (unset: api_base) and an HTTP header that carries
+    # its key (the official Gemini grader sends it as ``api-key``; the value is read from the
+    # provider's key variable, GEMINI_API_KEY / OPENAI_API_KEY, never stored)
+    judge_api_base: str | None = None
+    judge_key_header: str | None = None
     summariser_model: str | None = None
     api_base: str | None = Field(default=None, description="OpenAI-compatible base URL for models")
     # the app: providers whose default address is this server (ollama, llamafile ...) that people

@@ -93,7 +93,7 @@ def test_extraction_file_and_task_option_make_the_run_scorable(store, traj_dir, 
 
     res = import_trajectory(store, traj_dir / "task_022_airline.condensed.json", task=load_task_file(task_file, "task_022_airline"), extraction=ext)
     assert res.n_triples == ext["total"] == 258
-    row = score_run(store, res.run_id)
+    row = score_run(store, res.run_id, protocol="vibesearch")  # the offline judge: ours (the run's own profile is the official one)
     assert row.n_gt == 3 and row.n_pred == 258 and row.n_covered == 2  # name and the 1997-05-14 date
     assert run_stats(store, res.run_id).official.model_dump() == res.file_stats
 
@@ -142,7 +142,9 @@ def test_cli_import_json_and_the_files_own_f1(cli, traj_dir, tmp_path):
     # no F1 of our own is invented for a run without ground truth
     assert re.findall(r"F1[^\n]*?(\d\.\d{3,4})", flat) == ["0.4077"]
 
-    scored = cli("score", "--all", "--db", db)
+    scored = cli("score", "--all", "--db", db)  # official runs: the offline judge is not theirs
+    assert scored.exit_code == 0 and "--protocol vibesearch" in " ".join(scored.output.split())
+    scored = cli("score", "--all", "--protocol", "vibesearch", "--db", db)
     assert scored.exit_code == 0 and "--task" in " ".join(scored.output.split())
 
     bad = cli("import", tmp_path / "missing.json", "--db", db)
@@ -158,8 +160,30 @@ def test_cli_task_option_with_an_official_format_task(cli, shared_dir, traj_dir,
     assert out.exit_code == 0, out.output
     row = json.loads(out.stdout)[0]
     assert any("sample_zh_tang_song_masters" in n and "qid" in n for n in row["notes"])  # the id mismatch is said
-    scored = cli("score", row["run_id"], "--json", "--db", db)
+    assert "--protocol vibesearch" in " ".join(cli("score", row["run_id"], "--db", db).output.split())  # official: an LLM judge
+    scored = cli("score", row["run_id"], "--protocol", "vibesearch", "--json", "--db", db)
     assert scored.exit_code == 0, scored.output
     result = json.loads(scored.stdout)[0]
     assert result["n_gt"] == 33 and result["n_pred"] == row["n_triples"]
     assert cli("import", traj_dir / CONDENSED[0], "--task", tmp_path / "none.json", "--db", db).exit_code != 0
+
+
+def test_imports_are_official_runs_with_the_files_counts_and_unknown_compactions(store, traj_dir):
+    from vibesearch.scoring.aggregate import collect_runs, interaction_table
+    from vibesearch.scoring.profile import run_protocol
+
+    full = import_trajectory(store, traj_dir / CONDENSED[0])
+    cut = import_trajectory(store, traj_dir / "pro_049.excerpt.json")
+    assert run_protocol(store.get_run(full.run_id)) == "official"
+    # an excerpt's events are a part of the conversation: reports take the file's stats as they are
+    assert cut.counted == {"user_turns": 1, "assistant_turns": 3, "tool_calls": 4}
+    stats = run_stats(store, cut.run_id)
+    assert stats.official.model_dump() == cut.file_stats == {"user_turns": 9, "assistant_turns": 92, "tool_calls": 144}
+    assert stats.compactions is None and run_stats(store, full.run_id).compactions is None  # the files do not say
+    records, _ = collect_runs(store)
+    rows = {r["config"]: r for r in interaction_table(records)}
+    (row,) = rows.values()  # both runs: one configuration, one profile
+    assert row["protocol"] == "official" and row["profile"].startswith("official protocol, the official harness")
+    assert row["user"] == (9 + full.file_stats["user_turns"]) / 2
+    assert row["asst"] == (92 + full.file_stats["assistant_turns"]) / 2
+    assert row["compactions"] is None

@@ -45,6 +45,7 @@ def test_writes_the_official_files_and_keys(tmp_path):
     assert head["vibesearch"] == {
         "protocol": "official", "prompt_source": "own prompts", "left_out_cancelled": 1,
         "left_out_runs": [{"qid": "task_7", "sample_idx": 2}],
+        "num_samples": 2, "n_from": "the most samples of any task", "padded": {}, "padded_total": 0,
     }
     assert len(json.loads((tmp_path / "out" / "item_ratings.json").read_text())) == 3
     per_query = json.loads((tmp_path / "out" / "per_query_scores.json").read_text())

@@ -53,7 +53,8 @@ class GeminiServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - the http.server name
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append({"path": self.path, "key": self.headers.get("x-goog-api-key"), "body": body})
+                outer.requests.append({"path": self.path, "key": self.headers.get("x-goog-api-key"),
+                                       "api_key_header": self.headers.get("api-key"), "body": body})
                 prompt = body["contents"][0]["parts"][0]["text"]
                 reply = {
                     "candidates": [{
@@ -153,3 +154,22 @@ def test_score_under_the_official_profile_with_a_gemini_judge(settings, gemini, 
     judge = row.details()["judge"]
     assert judge["grader"] == "gemini" and judge["calls"] == 2
     assert all(generation_config(r["body"])["temperature"] == 0.8 for r in gemini.requests)
+
+
+def test_the_gemini_grader_goes_through_its_own_base_url_with_the_key_in_a_header(settings, gemini, tmp_path):
+    # run.py points its Gemini grader at a full URL (…/models/<model>:generateContent) and sends the
+    # key as "api-key": judge_api_base / judge_key_header, while every other model keeps api_base
+    local = settings.model_copy(update={"api_base": "http://127.0.0.1:9/unused", "judge_api_base": f"{gemini.url}/proxy/v1beta",
+                                        "judge_key_header": "api-key"})
+    gt = ground_truth(1)
+    out = asyncio.run(judge_official([{"head": "City 0", "relation": "in", "tail": "Country"}], gt, own_prompts().judge,
+                                     model=MODEL, settings=local))
+    (req,) = gemini.requests
+    assert req["path"] == "/proxy/v1beta/models/gemini-2.5-pro:generateContent"
+    assert req["api_key_header"] == "dummy-key-for-a-local-server"
+    assert [i.covered for i in out.coverage.per_gt_triple] == [True]
+    # without the header setting, no such header is sent
+    asyncio.run(judge_official([{"head": "City 0", "relation": "in", "tail": "Country"}], gt, own_prompts().judge,
+                               model=MODEL, settings=local.model_copy(update={"judge_key_header": None})))
+    assert gemini.requests[-1]["api_key_header"] is None
+    assert "dummy-key" not in json.dumps(out.details())  # the key is in no detail that is stored

@@ -81,3 +81,32 @@ def test_per_role_sampling():
     assert gemini == {"temperature": 0.8, "top_p": 0.6, "max_tokens": 64_000}  # the official Gemini grader
     assert official.user.sampling.params() == {"temperature": 0.7, "top_p": 0.95, "max_tokens": 32_768}  # the client's top_p
     assert build_config(Settings()).judge.sampling.params() == {}
+
+
+def test_the_official_simulator_inherits_the_agents_reasoning_effort_only_on_the_agents_route():
+    def sim(agent_model, simulator_model, protocol="official"):
+        config = build_config(Settings(), protocol=protocol, agent="react", agent_model=agent_model, user="paper",
+                              simulator_model=simulator_model)
+        return config.user.sampling.reasoning_effort
+
+    assert sim("deepseek/deepseek-reasoner", "deepseek/deepseek-chat") == "max"  # another model, the same endpoint
+    assert sim("openai/DeepSeek-V4-Pro", "openai/doubao-seed") == "max"  # the simulator's own family does not matter
+    assert sim("deepseek/deepseek-reasoner", "openai/gpt-4o-mini") is None  # an endpoint of its own
+    assert sim("openai/glm-5.1", "openai/glm-5.1") is None  # no effort to inherit
+    assert sim("deepseek-reasoner", "gpt-4o-mini") == "max"  # bare names are both litellm's OpenAI route
+    assert sim("openai/deepseek-v4", "openai/x", protocol="vibesearch") is None  # ours sends none
+    # the OpenClaw driver's simulator has its own client: nothing is inherited
+    claw = build_config(Settings(), protocol="official", agent="openclaw", agent_model="openai/deepseek-v4", user="paper",
+                        simulator_model="openai/deepseek-v4")
+    assert claw.user.sampling.reasoning_effort is None
+
+
+def test_openclaws_own_model_calls_get_no_sampling_under_the_official_profile():
+    # the official driver sets none: OpenClaw asks with its own; the general agent keeps run.py's defaults
+    claw = build_config(Settings(), protocol="official", agent="openclaw", agent_model="openai/m")
+    assert claw.agent.sampling.params() == {}
+    react = build_config(Settings(), protocol="official", agent="react", agent_model="openai/m")
+    assert claw.limits.compaction_tokens == react.limits.compaction_tokens  # with the default answer budget
+    assert react.agent.sampling.params() == {"temperature": 1.0, "top_p": 0.95, "max_tokens": 16_384}
+    given = build_config(Settings(), protocol="official", agent="openclaw", agent_model="openai/m", agent_sampling={"temperature": 0.3})
+    assert given.agent.sampling.params() == {"temperature": 0.3}  # what a run asks for itself is kept

@@ -195,7 +195,8 @@ def test_results_export_writes_the_official_files(cli, tmp_db, judge, tmp_path):
     assert summary["avg@2_triplet_f1"] == 0.2 and summary["best@2_node_recall"] == 0.3333
     assert (summary["num_queries"], summary["num_samples"]) == (1, 2)
     assert summary["vibesearch"] == {"protocol": "official", "prompt_source": "own prompts", "left_out_cancelled": 1,
-                                     "left_out_runs": [{"qid": "t1", "sample_idx": 0}]}
+                                     "left_out_runs": [{"qid": "t1", "sample_idx": 0}],
+                                     "num_samples": 2, "n_from": "the most samples of any task", "padded": {}, "padded_total": 0}
     sample = json.loads((out_dir / "t1_sample0.json").read_text())
     assert sample["qid"] == "t1" and sample["triplet_f1"] == 0.4 and sample["num_pred_triples"] == 2
     item = sample["coverage_details"]["per_gt_triple"][0]

@@ -376,3 +376,36 @@ async def test_a_run_is_resumed_only_with_the_prompts_it_started_with(fake, task
 
     with pytest.raises(RunAlreadyEnded):
         await resume_run(store, result.run_id, official)
+
+
+async def test_the_simulator_inherits_a_deepseek_agents_reasoning_effort_on_the_agents_endpoint(fake, task, store, settings):
+    # run_one_simulated calls the simulator with the agent's own client configuration when it has
+    # no URL of its own: a DeepSeek agent's "max" effort goes with it, its thinking switch does not
+    agent_requests, sim_requests = [], []
+
+    def agent(req):
+        agent_requests.append(req)
+        return _answer_agent(req)
+
+    def sim(req):
+        sim_requests.append(req)
+        return litellm_reply("Go on." if len(sim_requests) == 1 else "[DONE]")
+
+    fake.register("deepseek-v4-agent", agent)
+    fake.register("off-sim", sim)
+    config, *parts = _build(task, settings, agent_model="fake/deepseek-v4-agent")
+    assert config.user.sampling.reasoning_effort == "max"  # resolved once, stored with the run
+    result = await run_session(config, *parts, store, settings)
+    assert store.get_run(result.run_id).run_config().user.sampling.reasoning_effort == "max"
+    assert len(sim_requests) == 2
+    for req in sim_requests:
+        assert req.body.get("reasoning_effort") == "max" and "thinking" not in req.body
+        assert req.sampling == {"temperature": SIMULATOR_TEMPERATURE, "top_p": 0.95, "max_tokens": SIMULATOR_MAX_TOKENS}
+    assert all(r.body.get("reasoning_effort") == "max" and r.body.get("thinking") == {"type": "enabled"} for r in agent_requests)
+
+    # another family's agent on the same route: nothing to inherit, nothing sent
+    sim_requests.clear()
+    fake.register("glm-agent", _answer_agent)
+    config, *parts = _build(task, settings, agent_model="fake/glm-agent")
+    await run_session(config, *parts, store, settings)
+    assert sim_requests and all("reasoning_effort" not in r.body for r in sim_requests)

@@ -1,6 +1,7 @@
-"""``--num-samples N`` under the official profile: every task padded to N samples with 0 samples
-(the official run grades a missing trace as an empty answer), in ``report`` and ``results export
---official``; N smaller than a task's samples refused; our profile and the default unchanged.
+"""Avg@N under the official profile: every task padded to N samples with 0 samples (the official
+run grades a missing trace as an empty answer), in ``report`` and ``results export --official``;
+N is ``--num-samples`` or, by default, the most samples any task of the configuration has (the
+report says which); N smaller than a task's samples refused; our profile unchanged.
 
 The stored scores are written by hand with known official records, so every number below is
 worked out by hand."""
@@ -12,7 +13,6 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from vibesearch.reports import build_report
 from vibesearch.run import EndEvent, MessageEvent
 from vibesearch.run.config import RunConfig
 from vibesearch.scoring.aggregate import SampleCountError, collect_runs, official_summary, profile_groups, score_table
@@ -81,11 +81,11 @@ def official_records(store: Store):
 
 def test_padding_by_hand(db):
     recs = official_records(Store(db, read_only=True))
-    # today: N = 2 (the most samples a task has), nothing padded, the cancelled run left out
+    # by default N = 2 (the most samples a task has): B's missing second sample (its cancelled run) is a 0
     plain = official_summary(recs)
-    assert plain.n == 2 and plain.padded == {} and len(plain.left_out) == 1
-    # A: avg (0.6 + 0.3) / 2 = 0.45, best 0.6; B: 0.9, 0.9 -> avg@2 0.675, best@2 0.75
-    assert plain.official_dict()["avg@2_triplet_f1"] == 0.675 and plain.official_dict()["best@2_triplet_f1"] == 0.75
+    assert plain.n == 2 and plain.padded == {"B": 1} and len(plain.left_out) == 1
+    # A: avg (0.6 + 0.3) / 2 = 0.45, best 0.6; B: (0.9 + 0) / 2 = 0.45, best 0.9 -> avg@2 0.45, best@2 0.75
+    assert plain.official_dict()["avg@2_triplet_f1"] == 0.45 and plain.official_dict()["best@2_triplet_f1"] == 0.75
 
     padded = official_summary(recs, num_samples=3)
     head = padded.official_dict()
@@ -111,15 +111,22 @@ def test_score_table_pads_the_official_rows_only(db):
     official = padded["official protocol, own prompts"]
     assert (official["avg_f1"], official["best_f1"], official["n_runs"], official["padded"]) == (0.3, 0.75, 3, 3)
     assert (official["n_min"], official["n_max"], official["left_out"]) == (3, 3, 1)
-    assert "padded" not in plain["official protocol, own prompts"]
+    default = plain["official protocol, own prompts"]
+    assert (default["n"], default["padded"], default["avg_f1"], default["n_from"]) == (2, 1, 0.45, "the most samples of any task")
+    assert official["n_from"] == "--num-samples"
     ours = dict(padded["vibesearch profile"])
-    assert ours.pop("padded") is None and ours == plain["vibesearch profile"]  # our profile: unchanged
+    assert ours.pop("padded") is None and ours == {k: v for k, v in plain["vibesearch profile"].items() if k != "padded"}  # ours: unchanged
 
 
 def test_report_option(cli, db):
     before = json.loads(cli("report", "--format", "json", "--db", db).stdout)
-    assert "num_samples" not in before and "padded" not in before["summary"][0]  # without the option: as today
-    assert before["summary"][0]["avg@2_triplet_f1"] == 0.675
+    # without the option: N is the most samples of a task (2), B padded with one 0 sample, and the report says so
+    assert before["num_samples"] is None and before["n_from"] == "the most samples of any task"
+    (first,) = before["summary"]
+    assert (first["num_samples"], first["n_from"], first["padded"], first["avg@2_triplet_f1"]) == (2, "the most samples of any task", {"B": 1}, 0.45)
+    assert [(i["qid"], i["sample_idx"]) for i in before["per_item"] if i.get("padded")] == [("B", 1)]
+    text = " ".join(cli("report", "--db", db).stdout.split())
+    assert "N = the most samples any task of the configuration has" in text and "N = 2, 0 samples added B 1" in text
 
     out = cli("report", "--format", "json", "--num-samples", 3, "--db", db)
     assert out.exit_code == 0, out.output
@@ -134,7 +141,7 @@ def test_report_option(cli, db):
 
     md = cli("report", "--num-samples", 3, "--db", db).stdout
     text = " ".join(md.split())
-    assert "Official profile padded to N = 3 samples per task" in text and "A 1, B 2" in text
+    assert "every task graded on N = 3 (--num-samples)" in text and "N = 3, 0 samples added A 1, B 2" in text
     assert "| padded |" in md
 
     refused = cli("report", "--num-samples", 1, "--db", db)
@@ -168,14 +175,11 @@ def test_results_export_writes_the_padded_samples(cli, db, tmp_path):
     assert refused.exit_code == 1 and len(refused.output.strip().splitlines()) == 1
     assert "task A has" in refused.output and not refused_dir.exists()  # nothing written
 
-    plain_dir = tmp_path / "plain"  # without the option: as today (N = 2, nothing padded)
+    plain_dir = tmp_path / "plain"  # without the option: N = 2, B's missing sample written as a 0 sample
     assert cli("results", "export", "--official", plain_dir, "--db", db).exit_code == 0
-    assert not (plain_dir / "A_sample2.json").exists() and not (plain_dir / "B_sample1.json").exists()
+    assert not (plain_dir / "A_sample2.json").exists()
+    assert json.loads((plain_dir / "B_sample1.json").read_text()) == {"qid": "B", "sample_idx": 1, **ZERO_SAMPLE}
     plain = json.loads((plain_dir / "summary.json").read_text())
-    assert plain["num_samples"] == 2 and "padded" not in plain["vibesearch"]
+    assert plain["num_samples"] == 2 and plain["vibesearch"]["padded"] == {"B": 1}
+    assert plain["vibesearch"]["n_from"] == "the most samples of any task"
 
-
-def test_build_report_default_is_unchanged(db):
-    store = Store(db, read_only=True)
-    report = build_report(store, judge=JUDGE)
-    assert "num_samples" not in report and all("padded" not in r for r in report["scores"])

@@ -268,4 +268,4 @@ async def test_the_configs_sampling_reaches_the_agents_model(fake, persona_tasks
     result = await run_session(*built, store, settings)
     assert result.status == "finished"
     assert len(seen) >= 2 and all(s == sampling for s in seen)  # the reply and the extraction
-    assert store.get_run(result.run_id).run_config().agent.sampling.model_dump() == sampling
+    assert store.get_run(result.run_id).run_config().agent.sampling.params() == sampling

@@ -79,7 +79,9 @@ def test_the_official_summary_is_the_reports(official_site):
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     report = build_report(store, judge=JUDGE)
     assert results["summary"] == report["summary"] and results["per_item"] == report["per_item"]
-    assert len(results["per_item"]) == 3 and results["summary"][0]["left_out_cancelled"] == 1
+    # three samples, and tb's cancelled run is a 0 sample padding tb to N = 2
+    assert len(results["per_item"]) == 4 and results["summary"][0]["left_out_cancelled"] == 1
+    assert [(i["qid"], i["sample_idx"]) for i in results["per_item"] if i.get("padded")] == [("tb", 1)]
     assert {x["reason"] for x in results["left_out"]} and len(results["left_out"]) == 1
     row = next(r for r in results["scores"] if r["group"] == "all")
     assert row["avg_node_f1"] is not None and row["left_out"] == 1
@@ -172,7 +174,8 @@ def test_the_official_graders_folder_is_bundled_and_checked(cli, official_site, 
     [folder] = results["official_folders"]
     summary = json.loads((out / folder / "summary.json").read_text(encoding="utf-8"))
     assert summary["num_queries"] == 2 and summary["vibesearch"]["left_out_cancelled"] == 1
-    assert sorted(p.name for p in (out / folder).glob("*_sample*.json")) == ["ta_sample0.json", "ta_sample1.json", "tb_sample0.json"]
+    assert sorted(p.name for p in (out / folder).glob("*_sample*.json")) == ["ta_sample0.json", "ta_sample1.json", "tb_sample0.json",
+                                                                           "tb_sample1.json"]  # tb padded to N = 2
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
     path = copy / folder / "summary.json"

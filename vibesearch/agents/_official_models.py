@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..llm import ToolCall
+from ..protocol.rules import family_reasoning_effort
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class ModelRules:
 def rules_for(model: str) -> ModelRules:
     name = model.lower()
     if "deepseek" in name:
-        return ModelRules(extra_body={"thinking": {"type": "enabled"}}, reasoning_effort="max", require_reasoning=True)
+        return ModelRules(extra_body={"thinking": {"type": "enabled"}}, reasoning_effort=family_reasoning_effort(model), require_reasoning=True)
     if "kimi" in name:
         return ModelRules(extra_body={"chat_template_kwargs": {"thinking": True, "reasoning_effort": "max"}})
     return ModelRules(recovers_tag_calls="qwen" in name)

@@ -56,7 +56,7 @@ class Compactor:
     settings: Settings
     system_prompt: str
     limits: Limits = field(default_factory=Limits)
-    sampling: Mapping[str, float | int] | None = None  # the summary call's (None: the provider's)
+    sampling: Mapping[str, float | int | str] | None = None  # the summary call's (None: the provider's)
     _measured: _Measured = field(default_factory=lambda: _Measured(), init=False, repr=False, compare=False)
 
     @property

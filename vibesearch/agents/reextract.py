@@ -5,9 +5,11 @@ extraction request, then the request of the prompt source given now, as one call
 * The context is the official client's (``_official_context``): the system prompt of the run's
   language, the dialogue's native messages; after a compaction, the official rebuild — whose
   question is the task's final query when it has one, as the official script rebuilds it.
-* One call: no tools, ``max_tokens`` 32,768 (``REEXTRACT_MAX_TOKENS``), no temperature of ours (the
-  provider's default), ``CLIENT_ATTEMPTS`` attempts; DeepSeek and Kimi models get the chat
-  template's thinking switch the script sends both. An empty answer is kept, not asked again.
+* One call: no tools, the sampling of the run's profile (``Profile.reextraction_sampling``: under
+  the official profile temperature 0.7, top_p 0.95 — what the script's OpenAI client sends when it
+  is given none — and ``max_tokens`` 32,768; under ours only the 32,768 tokens, the provider's own
+  temperature), ``CLIENT_ATTEMPTS`` attempts; DeepSeek and Kimi models get the chat template's
+  thinking switch the script sends both. An empty answer is kept, not asked again.
 
 The answer is the run's newest graph (``GraphEvent`` of source ``reextraction``, stored in the
 graphs table beside the run's own): scoring grades the newest one unless told otherwise.
@@ -20,15 +22,15 @@ from typing import Any
 from ..config import Settings
 from ..llm import complete
 from ..protocol import PromptSet
-from ..protocol.profiles import official_language
+from ..protocol.profiles import official_language, profile_of
 from ..protocol.rules import CLIENT_ATTEMPTS
 from ..run import Conversation, GraphEvent, Limits, StoredEvent
+from ..run.config import ProtocolProfile
 from ..run.events import Emit, MessageEvent
 from ..tasks.models import Task
 from ._official_context import OfficialCompactor
 from ._triples import parse_triples
 
-REEXTRACT_MAX_TOKENS = 32_768
 SOURCE = "reextraction"
 
 
@@ -56,15 +58,17 @@ def reextraction_context(task: Task, events: list[StoredEvent], prompts: PromptS
 
 
 async def reextract(
-    task: Task, events: list[StoredEvent], prompts: PromptSet, *, model: str, settings: Settings, emit: Emit | None = None
+    task: Task, events: list[StoredEvent], prompts: PromptSet, *, model: str, settings: Settings, protocol: ProtocolProfile,
+    emit: Emit | None = None,
 ) -> GraphEvent:
-    """Ask ``model`` for the graph again over the stored run's conversation; the graph to store."""
+    """Ask ``model`` for the graph again over the stored run's conversation, sampling as the run's
+    profile (``protocol``) re-extracts; the graph to store."""
     messages = reextraction_context(task, events, prompts)
     name = model.lower()
     body = {"chat_template_kwargs": {"thinking": True, "reasoning_effort": "max"}} if ("deepseek" in name or "kimi" in name) else None
     result = await complete(
         messages, model=model, purpose="extraction", emit=emit, settings=settings.model_copy(update={"temperature": None}),
-        sampling={"max_tokens": REEXTRACT_MAX_TOKENS}, retries=CLIENT_ATTEMPTS - 1, extra_body=body,
+        sampling=profile_of(protocol).reextraction_sampling.params(), retries=CLIENT_ATTEMPTS - 1, extra_body=body,
     )
     text = result.content.strip()
     graph = parse_triples(text)

@@ -29,11 +29,13 @@ def reextract_command(
     db: Optional[str] = DbOption,
 ) -> None:
     """Ask each run's agent model again for its graph, over its stored conversation, with the
-    current triple request; store the answer as the run's newest graph."""
+    current triple request and the sampling of the run's profile; store the answer as the run's
+    newest graph."""
     from ..agents.reextract import NothingToReextract, reextract
     from ..config import get_settings
     from ..llm import LLMError
     from ..protocol import HarnessError, load_prompts, resolve_harness
+    from ..scoring.profile import run_protocol
     from ..store import TaskSnapshotError
 
     settings = get_settings()
@@ -63,7 +65,8 @@ def reextract_command(
             rows.append(row)
             continue
         try:
-            graph = asyncio.run(reextract(run.task(), store.events(run.id), prompts, model=which, settings=settings))
+            graph = asyncio.run(reextract(run.task(), store.events(run.id), prompts, model=which, settings=settings,
+                                          protocol=run_protocol(run)))
         except (NothingToReextract, TaskSnapshotError) as exc:
             row["skipped"] = str(exc)
         except LLMError as exc:

@@ -32,8 +32,9 @@ def export_command(
 ) -> None:
     """Write official-profile scores as the official grader's output: <qid>_sample<i>.json,
     summary.json (avg@N_* / best@N_*, num_queries, num_samples), item_ratings.json and
-    per_query_scores.json. Runs a person cancelled are left out and counted in the summary; with
-    --num-samples N each task is padded to N samples with 0 samples, as the official run does."""
+    per_query_scores.json. Runs a person cancelled are left out and counted in the summary; each
+    task is padded to N samples with 0 samples, as the official run does (N: --num-samples, else the
+    most samples of any task of the configuration)."""
     from ..scoring.aggregate import SampleCountError, collect_runs, official_sample_results, official_samples, official_summary, profile_groups
     from .._files import OutputFileError, StagedFolder
     from ..scoring.official_export import folder_name, stage_official_results
@@ -61,7 +62,7 @@ def export_command(
                 written.append({"config": config, "profile": label, "judge": used, "folder": str(official / sub if sub else official),
                                 "files": len(files), "num_queries": summary.num_queries, "num_samples": summary.n,
                                 "left_out_cancelled": len(summary.left_out)}
-                               | ({"padded": dict(summary.padded)} if num_samples is not None else {}))
+                               | {"padded": dict(summary.padded)})
     except OutputFileError as exc:
         fail(str(exc))
     if as_json:

@@ -276,7 +276,7 @@ def report_command(
     judge: Optional[str] = typer.Option(None, "--judge", help="Whose scores to use (default: the judge with the most scored runs)"),
     protocol: Optional[str] = typer.Option(None, "--protocol", help="Only scores of this profile: official or vibesearch (default: both, each row named)"),
     num_samples: Optional[int] = typer.Option(
-        None, "--num-samples", help="The official --num-samples N: official-profile numbers pad every task to N samples with 0 samples (a cancelled or missing run is one); refused when a task has more"
+        None, "--num-samples", help="The official --num-samples N: official-profile numbers grade every task on N samples, a missing one (or a cancelled run) a 0 sample (default N: the most samples of any task of the configuration); refused when a task has more"
     ),
     where: Optional[List[str]] = typer.Option(
         None, "--where", help="Only runs with key=value (subset, language, agent, model, user, simulator, profile, task); repeat to narrow, a key twice takes either value"
@@ -287,9 +287,10 @@ def report_command(
     """Aggregate scores (Avg@N / Best@N), interaction statistics and error analysis.
 
     Every row names the profile (and prompt source) of its numbers; the JSON format also carries
-    the official ``summary`` and ``per_item`` records of official-profile scores. With
-    --num-samples N the official profile's numbers count every task as N samples, a missing one
-    as 0 (as the official run grades it); without it N is the most samples a task has."""
+    the official ``summary`` and ``per_item`` records of official-profile scores. The official
+    profile's numbers count every task as N samples, a missing one as 0 (as the official run
+    grades it): N is --num-samples, else the most samples any task of the configuration has; the
+    report says which."""
     from ..protocol import PROTOCOLS, as_profile
     from ..reports import Format, build_report, render
     from ..scoring.aggregate import SampleCountError, WhereError, parse_where

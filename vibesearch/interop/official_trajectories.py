@@ -14,9 +14,13 @@ file becomes one run (``source="imported"``, agent "imported", user "simulator")
   content with json-repair, or from a final-extraction file ``{qid, total, triplets}``;
 * the termination → ``end`` (mapped to ours; the original name kept in ``detail``).
 
-With the official counting (``RunStats.official``) the imported events give back the file's own
-``stats``: user_turns = user entries, assistant_turns = assistant entries, tool_calls = tool-call
-objects. The file has no ground truth: without ``task`` the run's task snapshot carries the
+The run is the official profile's (its meta says ``protocol: official``, its prompts the official
+harness's): scored under it by default, shown under it in reports. With the official counting
+(``RunStats.official``) the imported events give back the file's own ``stats``: user_turns = user
+entries, assistant_turns = assistant entries, tool_calls = tool-call objects; reports take the
+file's ``stats`` as they are (an excerpt's events are only part of the conversation), and its
+compactions from the file's ``token_usage.compact_count``, else "unknown" (the site's files do not
+record them). The file has no ground truth: without ``task`` the run's task snapshot carries the
 question and an empty graph, and scoring it needs the task attached (``--task FILE``).
 
 A pro *excerpt* (``{header, first_turns_condensed, last_turn_tail}``, a cut copy of a file too
@@ -57,6 +61,7 @@ TERMINATIONS: dict[str, Termination] = {
     "malformed_tool_call": "error",
     "empty_response": "error",
 }
+IMPORTED_PROMPTS = "the official harness's prompts (an imported trajectory)"
 HEADER_KEYS = ("qid", "subset", "sample_idx", "question", "short_title", "termination", "metrics", "stats", "response_preview")
 
 
@@ -191,7 +196,12 @@ def prepare_import(
     original = str(h.get("termination") or "")
     termination: Termination = TERMINATIONS.get(original, "imported")
     meta = {k: h[k] for k in HEADER_KEYS if k in h}
-    meta.update({"file": str(path), "complete": traj.complete, "termination_original": original})
+    # made by the official harness: its profile, and the prompts it ran with
+    meta.update({"file": str(path), "complete": traj.complete, "termination_original": original,
+                 "protocol": "official", "prompt_source": IMPORTED_PROMPTS})
+    usage = h.get("token_usage")
+    if isinstance(usage, dict) and isinstance(usage.get("compact_count"), int) and not isinstance(usage.get("compact_count"), bool):
+        meta["compactions"] = usage["compact_count"]  # the official trace's own count (the site's files have none)
     if task is not None:
         meta["task_file"] = task.source_file
     if traj.excerpt_info:
@@ -263,13 +273,14 @@ def prepare_import(
 
 def store_imports(store: Store, prepared: list[PreparedImport]) -> list[ImportResult]:
     """Store prepared imports in one transaction (all runs or none) and compare the counts."""
-    from ..scoring.stats import run_stats
+    from ..scoring.stats import stats_from_events
 
     store.import_runs([(p.run, p.events) for p in prepared])
     results = []
     for p in prepared:
         h = p.traj.header
-        counted = run_stats(store, p.run.id).official.model_dump()
+        # our own count of the stored events (reports take the file's stats: ``scoring.stats.as_the_file_says``)
+        counted = stats_from_events(p.run.id, store.events(p.run.id), imported=True).official.model_dump()
         stats, metrics = h.get("stats"), h.get("metrics")
         file_stats: dict[str, Any] = stats if isinstance(stats, dict) else {}
         matches = None

@@ -283,7 +283,7 @@ async def complete(
     api_key: str | None = None,
     stream: bool = False,
     on_delta: Callable[[str], Awaitable[None] | None] | None = None,
-    sampling: Mapping[str, float | int] | None = None,
+    sampling: Mapping[str, float | int | str] | None = None,
     retries: int | None = None,
     extra_body: Mapping[str, Any] | None = None,
     **kwargs: Any,

@@ -34,6 +34,7 @@ from .rules import (
     MAX_LLM_CALLS,
     OFFICIAL_AGENT_SAMPLING,
     OFFICIAL_JUDGE_SAMPLING,
+    OFFICIAL_REEXTRACTION_SAMPLING,
     OFFICIAL_SIMULATOR_SAMPLING,
     OPENCLAW_IDLE_S,
     OPENCLAW_MAX_NUDGES,
@@ -42,7 +43,10 @@ from .rules import (
     OPENCLAW_SIMULATOR_ATTEMPTS,
     OPENCLAW_SIMULATOR_SAMPLING,
     SCRIPT_USER_TURNS,
+    REEXTRACT_MAX_TOKENS,
     SIMULATOR_ATTEMPTS,
+    family_reasoning_effort,
+    model_route,
     official_compaction_threshold,
 )
 
@@ -159,6 +163,8 @@ class Profile(ABC):
     # scoring and reporting rules
     failed_runs_are_samples: ClassVar[bool]  # a run that failed is scored (0) and averaged in
     combines_judges: ClassVar[bool]  # several judges' verdicts on one run may be combined by majority
+    # how ``vibesearch reextract`` asks a run of this profile for its graph again
+    reextraction_sampling: ClassVar[Sampling]
 
     # ------------------------------------------------------------------ resolving a run
     @abstractmethod
@@ -244,6 +250,7 @@ class VibesearchProfile(Profile):
     official_tools = False
     failed_runs_are_samples = False
     combines_judges = True
+    reextraction_sampling = Sampling(max_tokens=REEXTRACT_MAX_TOKENS)  # the provider's own temperature
 
     def resolve(self, config: RunConfig) -> RunConfig:
         given = config.limits
@@ -303,12 +310,17 @@ class OfficialProfile(Profile):
     official_tools = True
     failed_runs_are_samples = True
     combines_judges = False
+    reextraction_sampling = OFFICIAL_REEXTRACTION_SAMPLING
 
     def resolve(self, config: RunConfig) -> RunConfig:
         config = _with_openclaw(config)
-        agent = _filled(config.agent.sampling, OFFICIAL_AGENT_SAMPLING)
+        openclaw = config.agent.kind == "openclaw"
+        # the OpenClaw driver sets no sampling for OpenClaw's own model calls (OpenClaw asks with
+        # its own); the general agent samples as run.py's defaults
+        agent = config.agent.sampling if openclaw else _filled(config.agent.sampling, OFFICIAL_AGENT_SAMPLING)
         # the OpenClaw driver runs a simulator of its own, with its own sampling
-        simulator = OPENCLAW_SIMULATOR_SAMPLING if config.agent.kind == "openclaw" else OFFICIAL_SIMULATOR_SAMPLING
+        simulator = OPENCLAW_SIMULATOR_SAMPLING if openclaw else OFFICIAL_SIMULATOR_SAMPLING
+        user = _filled(config.user.sampling, simulator).model_copy(update={"reasoning_effort": self._simulator_effort(config)})
         given = config.limits
         limits = given.model_copy(
             update={
@@ -327,10 +339,23 @@ class OfficialProfile(Profile):
             update={
                 "limits": limits,
                 "agent": config.agent.model_copy(update={"sampling": agent}),
-                "user": config.user.model_copy(update={"sampling": _filled(config.user.sampling, simulator)}),
+                "user": config.user.model_copy(update={"sampling": user}),
                 "judge": config.judge.model_copy(update={"sampling": official_judge_sampling(config.judge.name)}),
             }
         )
+
+    @staticmethod
+    def _simulator_effort(config: RunConfig) -> str | None:
+        """The official general agent's simulator is called with the agent's own client
+        configuration unless it is given a URL of its own (``run_one_simulated``): it then carries
+        the agent's reasoning effort (DeepSeek: the highest), whatever the simulator's model. Here
+        a simulator on the agent's route (``model_route``) is one on the agent's endpoint. The
+        OpenClaw driver's simulator has a configuration of its own: nothing is inherited."""
+        if config.agent.kind != "react" or not config.user.model or not config.agent.model:
+            return None
+        if model_route(config.user.model) != model_route(config.agent.model):
+            return None
+        return family_reasoning_effort(config.agent.model)
 
     def prompts(self, settings: Settings) -> PromptSet:
         """The configured checkout's prompts (``--official-harness`` / ``VIBESEARCH_OFFICIAL_HARNESS``:

@@ -66,6 +66,31 @@ OFFICIAL_JUDGE_SAMPLING = Sampling(temperature=JUDGE_TEMPERATURE, max_tokens=JUD
 # the official Gemini grader's sampling (eval/grader.py GeminiGrader): what a `gemini/...` judge is asked with
 OFFICIAL_GEMINI_JUDGE_SAMPLING = Sampling(temperature=GEMINI_JUDGE_TEMPERATURE, top_p=GEMINI_JUDGE_TOP_P, max_tokens=GEMINI_JUDGE_MAX_TOKENS)
 
+# ------------------------------------------------------------------ re-extraction (scripts/re_extract_triples.py, agent/llm.py)
+REEXTRACT_MAX_TOKENS = 32_768  # the script's --max-tokens default
+# the script sets no temperature or top_p of its own; the client of the OpenAI route (every official
+# script's) then sends its defaults, 0.7 and 0.95
+OFFICIAL_REEXTRACTION_SAMPLING = Sampling(temperature=0.7, top_p=0.95, max_tokens=REEXTRACT_MAX_TOKENS)
+
+# ------------------------------------------------------------------ model families (agent/general_agent.py)
+DEEPSEEK_REASONING_EFFORT = "max"  # what a DeepSeek agent asks for, when the run names no effort
+
+
+def family_reasoning_effort(model: str | None) -> str | None:
+    """The reasoning effort the official agent puts into its client configuration for ``model``
+    (matched on the name, case-insensitive, as the harness does): the highest for DeepSeek, none
+    for any other family (Kimi asks for it in the chat template's arguments instead, which stay
+    with the agent's own calls)."""
+    return DEEPSEEK_REASONING_EFFORT if model and "deepseek" in model.lower() else None
+
+
+def model_route(model: str | None) -> str:
+    """Where a litellm model string is sent: its provider prefix (``openai/...`` with the process's
+    ``api_base``, ``deepseek/...`` DeepSeek's API ...). Two models with the same route share one
+    endpoint, as the official simulator shares the agent's when no URL of its own is given."""
+    name = (model or "").strip()
+    return name.split("/", 1)[0].lower() if "/" in name else "openai"  # litellm reads a bare name as OpenAI's
+
 # ------------------------------------------------------------------ the OpenClaw driver (agent/openclaw_agent.py, run.py, scripts/run_openclaw.sh)
 OPENCLAW_POLL_S = 5.0  # POLL_INTERVAL: how often an unanswered turn is looked at again
 OPENCLAW_IDLE_S = 90.0  # run.py's --idle-threshold default, and what run_openclaw.sh passes

@@ -15,7 +15,10 @@ from ..scoring.aggregate import (
     left_out_runs,
     official_samples,
     official_summary,
+    N_GIVEN,
+    N_MOST,
     padding_samples,
+    samples_per_task,
     profile_groups,
     score_table,
     where_filter,
@@ -40,9 +43,11 @@ def stage_label(reached: int | None, total: int | None) -> str:
 def official_parts(records: list[RunRecord], num_samples: int | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``summary`` (one entry per configuration scored under the official profile, with the
     official keys) and ``per_item`` (every official sample, with the official keys), each entry
-    also naming its configuration, profile and prompt source. ``num_samples``: every task padded
-    to that many samples with 0 samples (``padded`` per task in the summary; a padded item has no
-    run, ``run_id`` None and ``padded`` true); ``SampleCountError`` when a task has more."""
+    also naming its configuration, profile and prompt source. Every task is padded to N samples
+    with 0 samples, as the official run grades it (``samples_per_task``: ``num_samples``, else the
+    configuration's most samples of a task; ``num_samples`` and ``n_from`` in the summary say which;
+    ``padded`` per task; a padded item has no run, ``run_id`` None and ``padded`` true);
+    ``SampleCountError`` when a task has more than ``num_samples``."""
     summary, per_item = [], []
     for (config, protocol, source), recs in profile_groups(records).items():
         if not profile_named(protocol).official_grader:
@@ -53,15 +58,13 @@ def official_parts(records: list[RunRecord], num_samples: int | None = None) -> 
         label = recs[0].profile
         result = official_summary(recs, num_samples)
         entry = {"config": config, "profile": label, "prompt_source": source, **result.official_dict(),
-                 "left_out_cancelled": len(result.left_out)}
-        if num_samples is not None:
-            entry.update(padded=dict(result.padded), padded_total=sum(result.padded.values()))
+                 "n_from": N_GIVEN if num_samples is not None else N_MOST, "left_out_cancelled": len(result.left_out),
+                 "padded": dict(result.padded), "padded_total": sum(result.padded.values())}
         summary.append(entry)
         per_item += [{"config": config, "profile": label, "prompt_source": source, "run_id": r.run_id, **sample.official_dict()}
                      for r, sample in samples]
-        if num_samples is not None:
-            per_item += [{"config": config, "profile": label, "prompt_source": source, "run_id": None, "padded": True,
-                          **sample.official_dict()} for sample in padding_samples(recs, num_samples)]
+        per_item += [{"config": config, "profile": label, "prompt_source": source, "run_id": None, "padded": True,
+                      **sample.official_dict()} for sample in padding_samples(recs, samples_per_task(recs, num_samples))]
     return summary, per_item
 
 
@@ -71,8 +74,9 @@ def build_report(
 ) -> dict[str, Any]:
     """Score table (Avg@N / Best@N), interaction table and error analysis for every run (each
     number under the profile it was computed with; ``protocol``: only that profile).
-    ``num_samples``: the official profile's numbers pad every task to that many samples with 0
-    samples, as the official ``--num-samples`` does (ours are unchanged). Every score row carries
+    The official profile's numbers grade every task on N samples, a missing one a 0 sample, as the
+    official run does: N is ``num_samples`` (its ``--num-samples``) or else each configuration's
+    most samples of a task (``n_from`` says which; ours are unchanged). Every score row carries
     its judge's measured agreement with people (``scoring.judge_trust``; ``judge_agreement`` lists
     each judge × profile); ``min_agreement``: rows whose judge is below it or unmeasured are
     ``judge_marked``."""
@@ -81,7 +85,8 @@ def build_report(
     scored = [r for r in records if r.scored]
     one_per_run = list({r.run_id: r for r in reversed(records)}.values())[::-1]  # error analysis counts a run once
     summary, per_item = official_parts(records, num_samples)
-    padding = {"num_samples": num_samples} if num_samples is not None else {}
+    # the official numbers' N: the one given, or each configuration's most samples of a task
+    padding = {"num_samples": num_samples, "n_from": N_GIVEN if num_samples is not None else N_MOST}
     trust = judge_trust(store, threshold=min_agreement)
     scores = score_table(records, num_samples)
     for row in scores:

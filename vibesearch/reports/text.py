@@ -81,7 +81,7 @@ def score_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     """The score table; with a minimum judge agreement, every score of a row whose judge is below
     it (or unmeasured) carries ``MARK`` (``judge_footnote`` says what it means). "judge failures":
     the samples whose judge failed on some batches, marked ``FAILED`` (``judge_failures_footnote``)."""
-    padded = report.get("num_samples") is not None  # --num-samples: a column of the 0 samples padded in
+    padded = any(r.get("padded") is not None for r in report["scores"])  # official rows: a column of the 0 samples padded in
     headers = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Avg F1 95% CI",
                "Best P", "Best R", "Best F1", "Best F1 95% CI", "F1 SD", "Avg node F1", "Best node F1", "left out",
                "judge agreement", "judge failures"] + (["padded"] if padded else [])
@@ -120,14 +120,17 @@ def judge_agreement_lines(report: dict[str, Any]) -> list[str]:
 
 
 def padding_note(report: dict[str, Any]) -> str:
-    """With --num-samples: N, and how many 0 samples each configuration's tasks were padded with."""
-    n = report.get("num_samples")
-    if n is None:
+    """Which N the official numbers used (given with --num-samples, or each configuration's most
+    samples of a task), and how many 0 samples each configuration's tasks were padded with."""
+    if not report.get("summary"):
         return ""
-    parts = [f"{s['config']} ({s['profile']}): " + (", ".join(f"{t} {k}" for t, k in s["padded"].items()) or "none")
+    n = report.get("num_samples")
+    parts = [f"{s['config']} ({s['profile']}): N = {s['num_samples']}, 0 samples added "
+             + (", ".join(f"{t} {k}" for t, k in s["padded"].items()) or "none")
              for s in report["summary"]]
-    return (f" Official profile padded to N = {n} samples per task (a cancelled or missing run is a 0 sample); "
-            f"0 samples added per task — " + ("; ".join(parts) or "none") + ".")
+    said = f"N = {n} (--num-samples)" if n is not None else "N = the most samples any task of the configuration has (--num-samples N sets it)"
+    return (f" Official profile: every task graded on {said}; a cancelled or missing run is a 0 sample, as the official run grades "
+            "it — " + "; ".join(parts) + ".")
 
 
 def where_note(report: dict[str, Any]) -> str:
@@ -163,7 +166,8 @@ def interaction_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]
                "compactions", "input tokens", "output tokens", "cost / run"]
     rows = [
         [r["config"], r["profile"], r["n_runs"], num(r["asst"]), num(r["user"]), num(r["asst_per_user"]), num(r["tool_calls"]),
-         num(r["tool_calls_per_user_turn"]), num(r["compactions"]), tokens(r, "input_tokens"), tokens(r, "output_tokens"), cost(r)]
+         num(r["tool_calls_per_user_turn"]), "unknown" if r["compactions"] is None else num(r["compactions"]), tokens(r, "input_tokens"),
+         tokens(r, "output_tokens"), cost(r)]
         for r in report["interaction"]
     ]
     return headers, rows

@@ -35,8 +35,11 @@ class Sampling(_Part):
     temperature: float | None = None
     top_p: float | None = Field(default=None, ge=0, le=1)
     max_tokens: int | None = Field(default=None, ge=1)
+    # the request's ``reasoning_effort`` (a reasoning model's; None: not sent). Only a profile sets
+    # it: the official simulator inherits the agent's when it shares the agent's endpoint
+    reasoning_effort: str | None = None
 
-    def params(self) -> dict[str, float | int]:
+    def params(self) -> dict[str, float | int | str]:
         """The values set, as keyword arguments of a model call."""
         return {k: v for k, v in self.model_dump().items() if v is not None}
 

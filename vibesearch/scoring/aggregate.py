@@ -14,11 +14,12 @@ and each language. A run scored under both profiles appears once under each.
 
 Under the official profile the rules are the official grader's (``official_metrics``): Best@N
 takes every metric from the run with the best triplet F1, a failed run (no parsable triples)
-is a 0 sample averaged in, and the node metrics are reported too. With ``num_samples`` (the
-official ``--num-samples N``) every task of a configuration is padded to N samples with 0 samples,
-as the official run grades a missing trace: a run a person cancelled, one not scored yet or never
-started takes one of those places; a task with more than N samples is refused (``SampleCountError``).
-Without it, N is the most samples any task has and nothing is padded. Under both profiles a run a
+is a 0 sample averaged in, and the node metrics are reported too. Every task of a configuration
+is graded on N samples, padded with 0 samples as the official run grades a missing trace (a run a
+person cancelled, one not scored yet or never started takes one of those places): N is
+``num_samples`` (the official ``--num-samples N``; a task with more samples is refused,
+``SampleCountError``), else the configuration's most samples of a task (``samples_per_task``;
+``n_from`` says which). Under both profiles a run a
 person cancelled (or abandoned: a "me" run left waiting past the idle timeout) is not a sample (official: every cancelled run; ours: a cancelled run without a
 graph — one that has a graph keeps today's numbers): it is left out and counted (``left_out``).
 
@@ -220,6 +221,7 @@ def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: Protoco
         stats=run_stats(store, run.id),
         created_at=run.created_at,
         protocol=own,
+        prompt_source=_own_prompt_source(run, own),
         cancelled=is_cancelled(run),
         has_graph=not is_cancelled(run) or store.latest_graph(run.id) is not None,
         seed=run_seed(run),
@@ -347,6 +349,21 @@ def official_samples(records: Iterable[RunRecord]) -> list[tuple[RunRecord, Samp
     return out
 
 
+# where a configuration's N of Avg@N / Best@N came from (``samples_per_task``)
+N_GIVEN = "--num-samples"
+N_MOST = "the most samples of any task"
+
+
+def samples_per_task(records: Iterable[RunRecord], num_samples: int | None = None) -> int:
+    """N of the official Avg@N / Best@N of one configuration: ``num_samples`` (the official
+    ``--num-samples``) when given, else the most samples any of its tasks has — the N the runs were
+    made with. Every task is graded on exactly N samples (``padding_samples``), as the official run
+    grades every task on its ``--num-samples`` samples, a missing one as an empty answer."""
+    if num_samples is not None:
+        return num_samples
+    return max(Counter(s.qid for _, s in official_samples(records)).values(), default=0)
+
+
 def padding_samples(records: Iterable[RunRecord], num_samples: int) -> list[SampleResult]:
     """The 0 samples that bring every task of ``records`` (one configuration: each task with any
     record, a sample or not) to ``num_samples``, numbered after the task's own samples. A missing
@@ -366,35 +383,38 @@ def padding_samples(records: Iterable[RunRecord], num_samples: int) -> list[Samp
 
 def official_sample_results(records: Iterable[RunRecord], num_samples: int | None = None) -> list[SampleResult]:
     """Every official sample of ``records`` (one configuration), then the 0 samples that pad each
-    task to ``num_samples`` (None: no padding)."""
+    task to N (``samples_per_task``)."""
     records = list(records)
     real = [s for _, s in official_samples(records)]
-    padding = padding_samples(records, num_samples) if num_samples is not None else []
+    padding = padding_samples(records, samples_per_task(records, num_samples))
     return sorted(real + padding, key=lambda s: (s.qid, s.sample_idx))
 
 
 def official_summary(records: Iterable[RunRecord], num_samples: int | None = None) -> OfficialSummary:
     """Avg@N / Best@N of the official grader over ``records`` (one configuration); cancelled runs
-    are left out and listed. ``num_samples``: pad every task to that many samples with 0 samples
-    (``summary.padded`` names how many per task); ``SampleCountError`` when a task has more."""
+    are left out and listed. Every task is padded to N samples with 0 samples (``samples_per_task``:
+    ``num_samples``, else the most samples of any task; ``summary.padded`` names how many per
+    task); ``SampleCountError`` when a task has more than ``num_samples``."""
     records = list(records)
+    n = samples_per_task(records, num_samples)
     real = [s for _, s in official_samples(records)]
-    padding = padding_samples(records, num_samples) if num_samples is not None else []
+    padding = padding_samples(records, n)
     cancelled = [(r.task_id, i) for i, r in enumerate(r for r in records if r.left_out)]
     summary = aggregate_official(real + padding, cancelled=cancelled)
-    if num_samples is not None:
-        summary.n = num_samples  # (also when no task has a sample at all)
-        summary.padded = dict(sorted(Counter(s.qid for s in padding).items()))
+    if n:
+        summary.n = n  # (also when no task has a sample at all)
+    summary.padded = dict(sorted(Counter(s.qid for s in padding).items()))
     return summary
 
 
 def _official_at_n(records: list[RunRecord], num_samples: int | None = None) -> dict[str, Any]:
+    """``num_samples``: the configuration's N (``samples_per_task`` of all its records: a subset's
+    tasks are padded to the configuration's N, not to their own most)."""
     summary = official_summary(records, num_samples)
     counts = [q.num_samples for q in summary.per_query]
     padded = sum(summary.padded.values())
     row: dict[str, Any] = {"n_tasks": summary.num_queries, "n_runs": sum(counts) - padded, "n_min": min(counts), "n_max": max(counts)}
-    if num_samples is not None:
-        row["padded"] = padded
+    row["padded"] = padded
     row["n"] = summary.n
     for m, key in zip(METRICS, ("triplet_precision", "triplet_recall", "triplet_f1")):
         row[f"avg_{m}"] = summary.avg[key]
@@ -424,7 +444,7 @@ def profile_groups(records: Iterable[RunRecord]) -> dict[ProfileKey, list[RunRec
             groups[(r.config, r.protocol, r.prompt_source)].append(r)
     for r in records:
         if not r.scored:
-            homes = [key for key in groups if key[:2] == (r.config, r.protocol) and key[2] is not None] or [(r.config, r.protocol, None)]
+            homes = [key for key in groups if key[:2] == (r.config, r.protocol) and key[2] is not None] or [(r.config, r.protocol, r.prompt_source)]
             for key in homes:
                 groups[key].append(r)
     return dict(sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")))
@@ -451,12 +471,11 @@ def score_table(records: list[RunRecord], num_samples: int | None = None) -> lis
             samples = [r for r in members if r.scored and not r.left_out]
             if not samples:
                 continue
-            if profile_of(key[1]).official_grader:  # the official grader's Avg@N / Best@N
-                figures = _official_at_n(members, num_samples)
+            if profile_of(key[1]).official_grader:  # the official grader's Avg@N / Best@N, every task on N samples
+                figures = {**_official_at_n(members, samples_per_task(mine, num_samples)),
+                           "n_from": N_GIVEN if num_samples is not None else N_MOST}
             else:
-                figures = {**_at_n(samples), **_node_keys(None)}
-                if num_samples is not None:
-                    figures["padded"] = None  # padding is the official profile's rule
+                figures = {**_at_n(samples), **_node_keys(None), "padded": None, "n_from": None}  # padding is the official profile's rule
             rows.append({**_profile_cols(key), "group": group, **figures, "left_out": sum(r.left_out for r in members),
                          "judge_failures": sum(r.judge_failure for r in samples)})
     return rows
@@ -514,7 +533,7 @@ def interaction_table(records: list[RunRecord]) -> list[dict[str, Any]]:
                 "asst_per_user": (sum(asst) / total_user) if total_user else None,
                 "tool_calls": mean(s.tool_calls for s in mine),
                 "tool_calls_per_user_turn": (sum(s.tool_calls for s in mine) / total_user) if total_user else None,
-                "compactions": mean(s.compactions for s in mine),
+                "compactions": mean_if_known([s.compactions for s in mine]),  # None: some run's count is unknown
                 "tokens": tokens,
                 "input_tokens": mean(s.agent_input_tokens for s in mine) if tokens == "recorded" else None,
                 "output_tokens": mean(s.agent_output_tokens for s in mine) if tokens == "recorded" else None,
@@ -524,6 +543,13 @@ def interaction_table(records: list[RunRecord]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _own_prompt_source(run: Run, protocol: ProtocolProfile) -> str | None:
+    """The prompts an official run names in its meta (what its unscored record is labelled with;
+    a score names its own)."""
+    source = run.meta().get("prompt_source") if profile_of(protocol).official_loop else None
+    return source if isinstance(source, str) else None
 
 
 def _graded_source(score: ScoreRow) -> str | None:

@@ -50,8 +50,8 @@ def f1_by_compactions(records: list[RunRecord]) -> list[dict[str, Any]]:
     for r in records:
         if r.scored:
             c = r.stats.compactions
-            groups["0" if c == 0 else "1" if c == 1 else "≥2"].append(r)
-    return _f1_rows(groups, ["0", "1", "≥2"])
+            groups["unknown" if c is None else "0" if c == 0 else "1" if c == 1 else "≥2"].append(r)
+    return _f1_rows(groups, ["0", "1", "≥2"] + (["unknown"] if groups.get("unknown") else []))
 
 
 def _turn_bin(n: int) -> str:

@@ -367,10 +367,11 @@ async def judge_llm(
 async def _ask(messages: list[dict[str, str]], model: str, settings: Settings, emit: Any) -> JudgeOutput | tuple[str, str]:
     """The parsed output, or why the batch stays unscored: (``MODEL_ERROR`` or ``NEVER_PARSED``, the cause)."""
     from ..llm import LLMError, StructuredOutputError, complete_json
+    from ._judge_route import judge_route
 
     try:
         out, _ = await complete_json(messages, JudgeOutput, model=model, purpose="judge", emit=emit, settings=settings,
-                                     attempts=JUDGE_ATTEMPTS)
+                                     attempts=JUDGE_ATTEMPTS, **judge_route(model, settings))
         return out
     except StructuredOutputError as exc:
         return NEVER_PARSED, f"its answer never parsed ({str(exc)[:200]})"

@@ -7,9 +7,9 @@
 
 File names and keys are the official ones, so the official tools (and anyone's scripts written
 for them) read these files unchanged. What the official format cannot say — the profile, the
-prompt source, the runs left out because a person cancelled them and, with ``num_samples`` (the
-official ``--num-samples``), N and the 0 samples padded in per task — goes under one extra
-``vibesearch`` key of the summary. A padded sample has its own ``<qid>_sample<i>.json`` with every
+prompt source, the runs left out because a person cancelled them, N (``num_samples``, the
+official ``--num-samples``, else the most samples of any task: ``n_from``) and the 0 samples
+padded in per task — goes under one extra ``vibesearch`` key of the summary. A padded sample has its own ``<qid>_sample<i>.json`` with every
 metric 0 and ``num_pred_triples`` 0, as the official run writes for a missing trace.
 """
 
@@ -65,8 +65,8 @@ def stage_official_results(
     num_samples: int | None = None,
 ) -> list[Path]:
     """Stage one experiment's files in ``folder`` (under its sub-folder ``sub``, "" for none), so
-    that an export of several experiments lands whole or not at all; with ``num_samples`` the
-    summary names N and the padding."""
+    that an export of several experiments lands whole or not at all; the summary names N (given as
+    ``num_samples``, or the most samples of any task) and the padding."""
     def at(name: str) -> str:
         return f"{sub}/{name}" if sub else name
 
@@ -78,8 +78,9 @@ def stage_official_results(
         "left_out_cancelled": len(summary.left_out),
         "left_out_runs": [{"qid": q, "sample_idx": i} for q, i in summary.left_out],
     }
-    if num_samples is not None:
-        head["vibesearch"].update(num_samples=num_samples, padded=dict(summary.padded), padded_total=sum(summary.padded.values()))
+    # N, where it came from, and the 0 samples padded in (every task is graded on N samples)
+    head["vibesearch"].update(num_samples=summary.n, n_from="--num-samples" if num_samples is not None else "the most samples of any task",
+                              padded=dict(summary.padded), padded_total=sum(summary.padded.values()))
     written.append(folder.write(at("summary.json"), _json(head)))
     written.append(folder.write(at("item_ratings.json"), _json([r.official_dict() for r in results])))
     per_query = [{"qid": q.qid, "num_samples": q.num_samples, "avg": q.avg, "best": q.best} for q in summary.per_query]

@@ -13,7 +13,9 @@
   How many batches failed so, and why, is kept (``batches_failed``, ``failure_cause``): ``score``
   warns about it and reports mark such a score (``judge_failures``).
 * Sampling, by judge (``grader_for``): a ``gemini/...`` judge (litellm's Google AI Studio route;
-  ``api_base`` points it at another server) is the official Gemini grader, run.py's default:
+  ``judge_api_base`` — else ``api_base`` — points it at another server, and ``judge_key_header``
+  sends its key in the header the official grader uses, ``api-key``: ``_judge_route``) is the
+  official Gemini grader, run.py's default:
   temperature 0.8, top_p 0.6, max_tokens 64,000, and only the answer's non-thought parts are read
   (litellm hands parts marked ``"thought": true`` over as ``reasoning_content``, which the judge
   never reads). Any other judge is the official OpenAI-compatible grader: temperature 0.7,
@@ -42,6 +44,7 @@ from ..protocol.rules import (
     OFFICIAL_JUDGE_SAMPLING,
 )
 from ..run.config import Sampling
+from ._judge_route import judge_route
 from .official_metrics import (
     CoverageItem,
     CoverageResult,
@@ -282,6 +285,7 @@ async def _judge_batch(
                 settings=settings,
                 sampling=grader.sampling.params(),
                 retries=CLIENT_ATTEMPTS - 1,  # run.py gives the grader its --max-retries (8 attempts) too
+                **judge_route(model, settings),  # the grader's own server and key header, when configured
             )
             report.input_tokens += result.input_tokens or 0
             report.output_tokens += result.output_tokens or 0

@@ -1,7 +1,8 @@
 """Which protocol profile a run and a score belong to, and how every output names it.
 
-* A run's profile is its ``RunConfig.protocol``; a run stored before run configurations were
-  kept is a ``vibesearch`` run.
+* A run's profile is its ``RunConfig.protocol``; a run without one is the profile its meta names
+  (an imported official trajectory is an ``official`` run), else a ``vibesearch`` run (stored
+  before run configurations were kept).
 * A score's profile is the one it was computed under (``ScoreRow.protocol``); a score stored
   before the column existed is a ``vibesearch`` score. ``vibesearch score`` follows the run's
   profile unless ``--protocol`` overrides it.
@@ -32,8 +33,10 @@ class OfficialJudgeRequired(ValueError):
 
 
 def run_protocol(run: Run) -> ProtocolProfile:
+    """The run's profile: its ``RunConfig``'s; a run without one names it in its meta (an imported
+    official trajectory: ``official``) or is a ``vibesearch`` run (stored before configs were kept)."""
     config = run.run_config()
-    return config.protocol if config is not None else "vibesearch"
+    return config.protocol if config is not None else as_profile(run.meta().get("protocol"))
 
 
 def score_protocol(score: ScoreRow) -> ProtocolProfile:

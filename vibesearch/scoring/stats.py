@@ -66,7 +66,7 @@ class RunStats(BaseModel):
     cost_usd: float | None  # None: unknown (some call had no known price)
     cost_known_usd: float
     cost_unknown_calls: int
-    compactions: int
+    compactions: int | None  # None: unknown (an imported trajectory whose file does not say)
     stages_reached: int | None
     stages_total: int | None
     termination: str | None
@@ -199,13 +199,31 @@ def _stages_total(task: Task | None) -> int | None:
 
 
 def run_stats(store: Store, run_id: str) -> RunStats:
-    """Statistics of one run from its stored events (SPEC 5.2)."""
+    """Statistics of one run from its stored events (SPEC 5.2); an imported trajectory's counts
+    as its file states them (``as_the_file_says``)."""
     run = store.get_run(run_id)
     try:
         task: Task | None = run.task()
     except TaskSnapshotError:
         task = None
     events = store.events(run_id)
-    return stats_from_events(
+    stats = stats_from_events(
         run_id, events, stages_total=_stages_total(task), termination=run.termination, imported=run.source == "imported"
     )
+    return as_the_file_says(stats, run.meta()) if run.source == "imported" else stats
+
+
+OFFICIAL_STAT_KEYS = ("user_turns", "assistant_turns", "tool_calls")
+
+
+def as_the_file_says(stats: RunStats, meta: dict) -> RunStats:
+    """An imported official trajectory's statistics where its file defines them: the official
+    counts (#Asst / #User of the official profile, tool calls) from the file's ``stats`` — an
+    excerpt's events are only part of the conversation —, and the compactions from the file's
+    ``token_usage.compact_count`` (kept in the run's meta as ``compactions`` at import), else
+    unknown: the trajectory files of the benchmark's site record none."""
+    file_stats = meta.get("stats")
+    update: dict = {"compactions": meta.get("compactions") if isinstance(meta.get("compactions"), int) else None}
+    if isinstance(file_stats, dict) and all(isinstance(file_stats.get(k), int) for k in OFFICIAL_STAT_KEYS):
+        update["official"] = OfficialCounts(**{k: file_stats[k] for k in OFFICIAL_STAT_KEYS})
+    return stats.model_copy(update=update)

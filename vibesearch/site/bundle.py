@@ -31,7 +31,7 @@ from ..scoring.aggregate import RunRecord, interaction_table, left_out_runs, sco
 from ..scoring.metrics import compute_metrics, dedupe
 from ..scoring.noise_rank import noise_of, pair_comparisons, rank_marks
 from ..scoring.official_metrics import CoverageResult, SampleResult, _f1, triplet_precision
-from ..scoring.stats import stats_from_events
+from ..scoring.stats import as_the_file_says, stats_from_events
 from ..run.events import StoredEvent
 from ..run.scores import Metrics
 from ..scoring.verdicts import Verdict
@@ -155,6 +155,8 @@ def rebuild_records(sample_file: dict[str, Any], events: list[dict[str, Any]]) -
     inputs = sample_file["stats_inputs"]
     stats = stats_from_events(sample_file["run_id"], [StoredEvent.model_validate(e) for e in events],
                               stages_total=inputs["stages_total"], termination=inputs["termination"], imported=inputs["imported"])
+    if "file" in inputs:  # an imported trajectory: its counts as its file states them
+        stats = as_the_file_says(stats, inputs["file"])
     return [RunRecord.model_validate({**entry["record"], "stats": stats.model_dump()}) for entry in sample_file["records"]]
 
 

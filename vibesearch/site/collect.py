@@ -46,9 +46,14 @@ class RunData:
 
     @property
     def stats_inputs(self) -> dict[str, Any]:
-        """What ``stats_from_events`` needs besides the events (``scoring.stats.run_stats``)."""
-        return {"stages_total": _stages_total(self.task), "termination": self.run.termination,
-                "imported": self.run.source == "imported"}
+        """What ``stats_from_events`` needs besides the events, and what an imported trajectory's
+        file says of its counts (``scoring.stats.run_stats``, ``as_the_file_says``)."""
+        imported = self.run.source == "imported"
+        out: dict[str, Any] = {"stages_total": _stages_total(self.task), "termination": self.run.termination, "imported": imported}
+        if imported:
+            meta = self.run.meta()
+            out["file"] = {k: meta[k] for k in ("stats", "compactions") if k in meta}
+        return out
 
 
 @dataclass

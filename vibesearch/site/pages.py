@@ -79,6 +79,8 @@ def _interaction_table(derived: dict[str, Any]) -> str:
                 cells.append(f'<td>{esc(r.get("tokens"))}</td>')
             elif key == "cost_usd" and (r.get("cost_state") == "n/a" or value is None):
                 cells.append(f'<td>{"n/a" if r.get("cost_state") == "n/a" else "unknown"}</td>')
+            elif key == "compactions" and value is None:  # an imported trajectory whose file does not say
+                cells.append("<td>unknown</td>")
             else:
                 cells.append(f"<td>{number(value, f'interaction[{i}].{key}', pct=False, digits=digits)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")

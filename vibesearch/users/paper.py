@@ -3,7 +3,8 @@
 The model sees the whole persona (all stages) and keeps track of the stages itself; it answers
 in free text, and ``[DONE]`` anywhere in its reply ends the run. The harness only *infers* stage
 progress afterwards: the next stage counts as disclosed when its line appears in the reply
-(rapidfuzz partial ratio of at least 80). Use this mode to reproduce the official numbers; use
+(rapidfuzz partial ratio of at least 80); a reply that discloses nothing is read as a brush-off
+(``perfunctory``), a steer back to what the user asked (``redirect``) or a push. Use this mode to reproduce the official numbers; use
 ``simulator`` for exact, labelled stage progress.
 """
 
@@ -25,6 +26,20 @@ from ._stages import DONE_SIGNAL, LINE_MATCH, line_similarity, plain_reply
 _PERFUNCTORY = re.compile(
     r"no (particular )?preference|don'?t (really )?(care|mind)|doesn'?t matter|whatever works|"
     r"无所谓|不太在意|不在意|都行|都可以|没有特别",
+    re.I,
+)
+
+
+# how a reply that steers the assistant back reads: "not what I asked", "back to my question", "I
+# don't need that, I just want ...", "hold on, I still have questions" (the official simulator's
+# answer to an assistant that wraps up early or wanders off, its rules 4 and 5)
+_REDIRECT = re.compile(
+    r"\b(that'?s|this is|it'?s) not what I (asked|wanted|meant|was asking)|\bnot what I('m| am) (asking|looking) for|"
+    r"\b(get|go|come) back to\b|\bback to (my|the|our) (question|point|topic|request)|"
+    r"\b(I )?(don'?t|do not) need (that|this|those|these|all that)\b|\b(stay|stick) (on|to) (the|my) (topic|question|point)|"
+    r"\bI('m| am) not (asking|interested) (about|in) (that|this)|\bfor now,? I (just|only) want|\bhold on\b|\bnot so fast\b|"
+    r"我问的是|我想问的是|不是我要的|不是我问的|跑题|偏题|回到(正题|主题|我的问题|刚才的问题)|先别急|等一下|"
+    r"先不急|不急着|暂时不需要|不需要这些|我就想(问|知道|了解)|我只想(问|知道|了解)|先不(用|要)(管|说|聊)",
     re.I,
 )
 
@@ -109,5 +124,5 @@ def infer_turn(task: Task, state: UserState, text: str) -> UserTurn:
     if nxt is not None:
         later = [i for i in range(nxt + 1, len(task.persona.stages)) if line_similarity(task.persona.stages[i].line, reply) >= LINE_MATCH]
     note = f"; the reply says stage {later[0] + 1}'s line out of order" if later else ""
-    kind: Decision = "perfunctory" if _PERFUNCTORY.search(reply) else "push"
+    kind: Decision = "perfunctory" if _PERFUNCTORY.search(reply) else "redirect" if _REDIRECT.search(reply) else "push"
     return UserTurn(reply, kind, trigger_met=None, decided_by="simulator", rationale="inferred from text" + note)

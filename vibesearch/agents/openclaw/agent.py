@@ -5,7 +5,9 @@ Per run: a fresh OpenClaw state folder and workspace, a generated ``openclaw.jso
 gateway on a free loopback port (``_gateway.py``), one OpenClaw session. Each user turn is sent
 with ``openclaw agent --json --session-id ID --message TEXT``; while it runs, OpenClaw's
 transcript is read (``_transcript.py``) and recorded as our events: its steps, every tool call and
-result, compactions; the model calls are recorded by the bridge with their usage. The first
+result, compactions; the model calls are recorded by the bridge with their usage, each asked with the sampling OpenClaw
+sent unless the run's config sets its own (the official profile sets none, as the official driver
+sets none). The first
 message carries the system prompt before it, as the official driver sends it. A turn that ends
 without a reply is looked at again every few seconds; after the idle wait OpenClaw is nudged, up
 to the run's number of nudges (the profile's ``OpenclawRules``). The graph is asked for as one
@@ -263,10 +265,7 @@ class OpenclawAgent:
 
     # ------------------------------------------------------------------ what the bridge asks
     async def _model_call(self, body: dict[str, Any]) -> dict[str, Any]:
-        sampling = self.sampling.params()
-        asked = body.get("max_completion_tokens") or body.get("max_tokens")
-        if "max_tokens" not in sampling and isinstance(asked, int) and asked > 0:
-            sampling["max_tokens"] = asked
+        sampling = {**_own_sampling(body), **self.sampling.params()}  # the run's own values over OpenClaw's
         tools = body.get("tools") if isinstance(body.get("tools"), list) else None
         result = await complete(
             body["messages"], model=self.model, purpose="agent", emit=self._emit, tools=tools or None,
@@ -329,3 +328,17 @@ def _copy_memory(src: Path, dst: Path) -> None:
         shutil.copy2(src / "MEMORY.md", dst / "MEMORY.md")
     if (src / "memory").is_dir():
         shutil.copytree(src / "memory", dst / "memory", dirs_exist_ok=True)
+
+
+def _own_sampling(body: dict[str, Any]) -> dict[str, float | int]:
+    """The sampling OpenClaw asked for in a model call it sent the bridge (what it would have sent
+    the provider itself): temperature, top_p and its answer budget, where given and usable."""
+    out: dict[str, float | int] = {}
+    for key in ("temperature", "top_p"):
+        value = body.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[key] = value
+    asked = body.get("max_completion_tokens") or body.get("max_tokens")
+    if isinstance(asked, int) and not isinstance(asked, bool) and asked > 0:
+        out["max_tokens"] = asked
+    return out
