@@ -241,6 +241,12 @@ def test_official_profile_grades_a_failed_batch_not_covered_warns_and_marks_it(c
     at = SCORE_HEADERS.index("Avg F1")
     assert [r[at] for r in score_rows if r[2] == "all"] == ["90.00‡"] and "Judge failures" in summary
 
+    site = tmp_path / "site"  # the static site: the count in its own column, the footnote under the table, verified
+    assert cli(server.base_url, "site", "build", site, "--judge", JUDGE, "--db", tmp_db).exit_code == 0
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "judge failures ‡" in index and 'id="judge-failures"' in index and 'data-check="scores[0].judge_failures"' in index
+    assert cli(server.base_url, "site", "verify", site).exit_code == 0
+
 
 def test_official_profile_with_the_judge_down_stores_the_zero_the_official_rule_gives_and_says_so(cli, tmp_db):
     store = Store(tmp_db)

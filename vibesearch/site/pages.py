@@ -13,6 +13,8 @@ from urllib.parse import quote
 from ..reports.noise import HEADERS as NOISE_HEADERS
 from ..reports.noise import noise_note, noise_rows
 from ..reports.text import ci, interval_note, judge_agreement_lines
+from ..scoring.judge_failures import FAILURES_FOOTNOTE
+from ..scoring.judge_failures import MARK as FAILED
 from ..scoring.verdicts import judge_label
 from ._assets import SORT_JS
 from ._html import esc, link, number, page
@@ -23,6 +25,9 @@ SCORE_COLUMNS = [  # (header, key, percentage?)
     ("Best P", "best_precision", True), ("Best R", "best_recall", True), ("Best F1", "best_f1", True),
     ("F1 SD", "sd_f1", True), ("Avg node F1", "avg_node_f1", True), ("Best node F1", "best_node_f1", True),
     ("left out", "left_out", False),
+    # samples some of whose judge batches failed for good (official profile: graded not covered) or
+    # whose judge left triples unscored (scores of ours stored before a failed judge was refused)
+    (f"judge failures {FAILED}", "judge_failures", False),
 ]
 INTERACTION_COLUMNS = [
     ("runs", "n_runs", 0), ("#Asst", "asst", 1), ("#User", "user", 1), ("#Asst/#User", "asst_per_user", 2),
@@ -257,6 +262,7 @@ def index_page(results: dict[str, Any], derived: dict[str, Any], *, app_url: str
         f'built {esc(results["generated_at"])} · scores are percentages · click a column header to sort{live}</p>'
         f'<p class="note">{esc(interval_note({"intervals": results["intervals"]}))}</p>'
         "<h2>Scores (Avg@N / Best@N)</h2>" + _score_table(derived, trust_text, "all", "leaderboard")
+        + (f'<p class="note" id="judge-failures">{esc(FAILURES_FOOTNOTE)}</p>' if any(r.get("judge_failures") for r in derived["scores"]) else "")
         + _noise_section(derived.get("noise"))
         + "<h3>The judge's agreement with people</h3><ul id=\"judge-agreement\">"
         + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>"
