@@ -254,6 +254,7 @@ class Tally:
 class ToolCall:
     call: ToolCallEvent
     result: ToolResultEvent | None = None  # None: the call never returned (interrupted)
+    # (a result is the oldest call's of its id still waiting: a result without its call is left out)
 
 
 @dataclass(frozen=True)
@@ -310,7 +311,7 @@ class Transcript:
         tally = Tally(imported=imported)
         turns: list[dict[str, Any]] = []
         decisions: list[Decided] = []
-        results: dict[str, ToolResultEvent] = {}
+        waiting: dict[str, list[list[Any]]] = {}  # call id -> its calls without a result, oldest first
         graph: GraphEvent | None = None
         end: EndEvent | None = None
         started = last = None
@@ -333,9 +334,12 @@ class Transcript:
                     turn["steps"].append((d, []))
             elif isinstance(d, ToolCallEvent):
                 if turn["steps"]:
-                    turn["steps"][-1][1].append(d)
+                    slot: list[Any] = [d, None]
+                    turn["steps"][-1][1].append(slot)
+                    waiting.setdefault(d.call_id, []).append(slot)
             elif isinstance(d, ToolResultEvent):
-                results.setdefault(d.call_id, d)
+                if waiting.get(d.call_id):  # the oldest call of that id still waiting (ids may repeat)
+                    waiting[d.call_id].pop(0)[1] = d
             elif isinstance(d, UsageEvent):
                 turn["usage"].append(d)
             elif isinstance(d, StageEvent):
@@ -353,7 +357,7 @@ class Transcript:
             turns=tuple(
                 TurnView(
                     user=t["user"],
-                    steps=tuple(StepView(m, tuple(ToolCall(c, results.get(c.call_id)) for c in calls)) for m, calls in t["steps"]),
+                    steps=tuple(StepView(m, tuple(ToolCall(c, r) for c, r in calls)) for m, calls in t["steps"]),
                     usage=tuple(t["usage"]),
                     notes=tuple(t["notes"]),
                 )
