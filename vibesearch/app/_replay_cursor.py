@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..run.events import MessageEvent, StageEvent, StoredEvent
+from ..run.transcript import is_user_turn
 
 SPEEDS: dict[str, float | None] = {"0.5×": 0.5, "1×": 1.0, "5×": 5.0, "20×": 20.0, "step by step": None}
 DEFAULT_SPEED = "5×"
@@ -43,8 +44,7 @@ def visible(ev: StoredEvent) -> bool:
 
 
 def _user_turn(ev: StoredEvent) -> bool:
-    d = ev.data
-    return isinstance(d, MessageEvent) and d.role == "user" and d.phase == "dialogue"
+    return is_user_turn(ev.data)  # the one rule of a user turn (#User)
 
 
 def is_timed(gaps: Sequence[float]) -> bool:

@@ -26,6 +26,7 @@ from ..run.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from ..run.transcript import Transcript
 from ..tasks.models import Task
 from ..users import reply_kind_help
 from ._words import DECISION_WORDS, KIND_MEANING_ZH, lang_of, words
@@ -231,32 +232,20 @@ def graph_note(d: GraphEvent) -> gr.ChatMessage:
 # --------------------------------------------------------------------------- stages
 def stage_pointer(events: Iterable[StoredEvent]) -> int:
     """The stage pointer after the last (non-shadow) stage event; 0 before any."""
-    idx = 0
-    for ev in events:
-        if isinstance(ev.data, StageEvent) and not ev.data.shadow:
-            idx = ev.data.stage_index
-    return idx
+    return Transcript.of(events).stage_index
 
 
 def disclosure_turns(events: Iterable[StoredEvent]) -> dict[int, int]:
     """stage index → the user turn (1-based) on which it was disclosed."""
-    out: dict[int, int] = {0: 1}
-    turn = 0
-    for ev in events:
-        d = ev.data
-        if isinstance(d, MessageEvent) and d.role == "user" and d.phase == "dialogue":
-            turn += 1
-        if isinstance(d, StageEvent) and not d.shadow and d.advanced:
-            out[d.stage_index] = turn + 1
-    return out
+    return Transcript.of(events).disclosures()
 
 
 def stepper_html(task: Task, events: Sequence[StoredEvent], *, running: bool = True) -> str:
     """✓ disclosed stages, ▶ the one waiting for its trigger (shown), ○ the ones after it (in the
     task's language: ``_words``)."""
     lang = lang_of(task)
-    pointer = stage_pointer(events)
-    turns = disclosure_turns(events)
+    view = Transcript.of(events)
+    pointer, turns = view.stage_index, view.disclosures()
     stages = task.persona.stages
     rows = []
     for i, st in enumerate(stages):
@@ -366,19 +355,14 @@ def stage_timeline_html(task: Task | None, events: Sequence[StoredEvent]) -> str
     User turns and stages are counted from 1 (the opening is user turn 1, stage 1); a decision is
     stored before the message it makes, so its turn is the messages so far plus one."""
     rows = []
-    turn = 0
     names = [s.name for s in task.persona.stages] if task is not None else []
-    for ev in events:
-        d = ev.data
-        if isinstance(d, MessageEvent) and d.role == "user" and d.phase == "dialogue":
-            turn += 1
-        if not isinstance(d, StageEvent):
-            continue
+    for dec in Transcript.of(events).decisions:
+        d = dec.event
         name = d.stage_name or (names[d.stage_index] if d.stage_index < len(names) else "")
         cls = "vs-shadow" if d.shadow else ("vs-adv" if d.advanced else "")
         met = {True: "met", False: "not met", None: "—"}[d.trigger_met]
         rows.append(
-            f"<tr class='{cls}'><td>{turn + 1}</td>"
+            f"<tr class='{cls}'><td>{dec.turn}</td>"
             f"<td>{_KIND_ICON.get(d.reply_kind, '')} {_esc(d.reply_kind)}{' (shadow)' if d.shadow else ''}</td>"
             f"<td>{d.stage_index + 1}. {_esc(name)}</td><td>{_esc(met)}</td><td>{_esc(d.decided_by)}</td></tr>"
         )

@@ -34,6 +34,7 @@ from ..tasks.models import Task
 from ..users import HumanUser, ShadowUser, UserTurn, shadow_agreement
 from ..users import KIND_MEANING, auto_message
 from ._common import db_shown
+from ._counts import counts_line
 from ._play_score import print_score
 
 # the key that stands for each decision (every one of ``run.events.DECISIONS``)
@@ -297,7 +298,7 @@ async def play(
         restore()
     console.print(
         f"run {result.run_id}: {result.status} ({result.termination}) · stages reached {result.stages_reached} of {result.stages_total} · "
-        f"user turns {result.user_turns} · database {db_shown(settings.db)}",
+        f"{counts_line(store.events(result.run_id))} · database {db_shown(settings.db)}",
         highlight=False,
     )
     if isinstance(user, ShadowUser):

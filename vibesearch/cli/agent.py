@@ -149,11 +149,14 @@ def ask(
 async def _one_turn(agent: Agent, config: RunConfig, task: Task, settings: Settings, message: str, *, graph: bool, db: Optional[str]) -> None:
     """One agent turn (and the graph with ``graph``); with ``db`` stored as a run of its own,
     opened and closed by the run lifecycle like every other run."""
+    from rich.markup import escape
+
     from ..llm import LLMError, scrub
     from ..run import Conversation, ErrorEvent, GraphEvent, MessageEvent
 
     convo = Conversation()
     show = make_printer()
+    emitted: list[Any] = []
     store = opened = None
     if db is not None:
         from ..session.lifecycle import open_run
@@ -166,6 +169,7 @@ async def _one_turn(agent: Agent, config: RunConfig, task: Task, settings: Setti
         if store is not None and opened is not None:
             store.append(opened.run_id, ev, lease=opened.lease_owner)
         convo.add(ev)
+        emitted.append(ev)
         show(ev)
 
     def close(termination: str, detail: str, failed: bool = False) -> None:
@@ -192,6 +196,9 @@ async def _one_turn(agent: Agent, config: RunConfig, task: Task, settings: Setti
         close("error", text[:500], failed=True)
         fail(text)
     close("answer", "one turn (vibesearch agent ask)")
+    from ._counts import counts_line
+
+    err_console.print(f"[dim]{escape(counts_line(emitted))}[/dim]", highlight=False)
     if store is not None and opened is not None:
         err_console.print(f"[dim]stored as run {opened.run_id} in {db_shown(db)}[/dim]", highlight=False)
 

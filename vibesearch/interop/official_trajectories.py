@@ -31,7 +31,7 @@ result says so (``complete=False``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from ..store import Run, Store, build_run
 from ..run import EventData, GraphEvent, MessageEvent, NoteEvent, StageEvent, Termination, ToolCallEvent, ToolResultEvent
 from ..run.events import Phase
 from ..run.protocols import UserState
+from ..run.transcript import OFFICIAL_COUNT_KEYS, Transcript
 from ..run.stages import decision_event
 from ..session.lifecycle import end_event
 from ..tasks.models import Task
@@ -273,19 +274,18 @@ def prepare_import(
 
 def store_imports(store: Store, prepared: list[PreparedImport]) -> list[ImportResult]:
     """Store prepared imports in one transaction (all runs or none) and compare the counts."""
-    from ..scoring.stats import stats_from_events
-
     store.import_runs([(p.run, p.events) for p in prepared])
     results = []
     for p in prepared:
         h = p.traj.header
-        # our own count of the stored events (reports take the file's stats: ``scoring.stats.as_the_file_says``)
-        counted = stats_from_events(p.run.id, store.events(p.run.id), imported=True).official.model_dump()
+        # our own count of the stored events (the transcript view's rule; every surface shows the
+        # file's stats instead: ``run.transcript.file_counts``)
+        counted = asdict(Transcript.of(store.events(p.run.id), imported=True).counts.official)
         stats, metrics = h.get("stats"), h.get("metrics")
         file_stats: dict[str, Any] = stats if isinstance(stats, dict) else {}
         matches = None
         if p.traj.complete and file_stats:
-            matches = all(counted.get(k) == file_stats.get(k) for k in ("user_turns", "assistant_turns", "tool_calls"))
+            matches = all(counted.get(k) == file_stats.get(k) for k in OFFICIAL_COUNT_KEYS)
         results.append(ImportResult(
             run_id=p.run.id,
             file=p.path,

@@ -10,6 +10,7 @@ official agent and simulator and the official grader read these values.
 from __future__ import annotations
 
 from ..run.config import Sampling
+from ..run.events import DONE_MARKER  # noqa: F401 - the profiles read the completion signal here
 
 # ------------------------------------------------------------------ judge (eval/evaluator.py, eval/grader.py)
 JUDGE_MAX_BATCHES = 5  # ground-truth triples go in at most this many near-equal batches
@@ -31,7 +32,6 @@ SIMULATOR_TEMPERATURE = 0.7
 SIMULATOR_TOP_P = 0.95  # the OpenAI-compatible client's default, sent with every simulator call
 SIMULATOR_MAX_TOKENS = 32_768
 SIMULATOR_ATTEMPTS = 3  # after three failed simulator calls the conversation ends as if "[DONE]"
-DONE_MARKER = "[DONE]"  # anywhere in the simulator's reply ends the conversation
 AGENT_TEMPERATURE = 1.0  # run.py / run_inference.sh defaults
 AGENT_TOP_P = 0.95
 AGENT_MAX_TOKENS = 16_384

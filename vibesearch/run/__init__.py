@@ -2,7 +2,9 @@
 
 * ``config`` — ``RunConfig``, one typed description of a run (stored with it);
 * ``events`` — the typed events (a discriminated union on ``kind``) and the turn vocabulary;
-* ``conversation`` — the ``Conversation`` view rebuilt from the events;
+* ``conversation`` — the ``Conversation`` view rebuilt from the events (what agents and users read);
+* ``transcript`` — the ``Transcript`` every surface reads (turns → steps → tool calls and results,
+  usage, stage decisions, notes) and the one counting rule (``Tally`` → ``Counts``);
 * ``protocols`` — the ``Agent`` and ``User`` the session plays, ``AgentReply``, ``GraphResult``,
   ``UserTurn``, ``UserState``;
 * ``stages`` — the stage pointer rule; ``tools`` — the ``Toolbox`` protocol and
@@ -40,6 +42,7 @@ from .protocols import Agent, AgentReply, GraphResult, User, UserAway, UserIdle,
 from .result import CONTINUABLE, RESUMABLE, RUN_STATUSES, STATUS_OF, STOPPABLE, PartFailed, RunResult, RunStatus, status_after
 from .stages import StageStep, stage_step
 from .tools import Toolbox, ToolOutput, execute_tool_call, tool_names
+from .transcript import Counts, Tally, Transcript
 
 __all__ = [
     "CONTINUABLE",
@@ -57,6 +60,7 @@ __all__ = [
     "AgentSpec",
     "CompactionEvent",
     "Conversation",
+    "Counts",
     "DecidedBy",
     "Decision",
     "Emit",
@@ -83,9 +87,11 @@ __all__ = [
     "StageStep",
     "Step",
     "StoredEvent",
+    "Tally",
     "Termination",
     "tool_names",
     "Toolbox",
+    "Transcript",
     "ToolCallEvent",
     "ToolOutput",
     "ToolResultEvent",

@@ -23,6 +23,8 @@ DECISIONS: tuple[Decision, ...] = get_args(Decision)
 # ... and the kind of a stage event: a decision, or the opening itself.
 ReplyKind = Literal[Decision, "open"]
 REPLY_KINDS: tuple[ReplyKind, ...] = (*DECISIONS, "open")
+# the simulator's completion signal: anywhere in its reply it ends the conversation (never a turn)
+DONE_MARKER = "[DONE]"
 DecidedBy = Literal["simulator", "rules", "human", "script", "shadow", "import"]
 Phase = Literal["dialogue", "extraction"]
 Termination = Literal[

@@ -14,6 +14,7 @@ from ..config import Settings
 from ..run import Conversation, Limits, RunConfig
 from ..run.events import EventData, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, UsageEvent
 from ..run.result import RunResult
+from ..run.transcript import Tally
 from ..store import Store
 from ..tasks.models import Task
 from ._lease import Driving
@@ -122,11 +123,7 @@ class Recorder:
         self.limits = limits
         self.lease = lease
         self.convo = Conversation()
-        self.assistant_steps = 0
-        self.tool_calls = 0
-        self.tokens = 0
-        self.cost = 0.0
-        self.agent_calls = 0
+        self.tally = Tally()  # the counting rule of every view (``run.transcript``), kept as the run goes
         self.on_budget: Callable[[], None] | None = None
         self._pending: list[EventData] = []
         self._writer: ThreadPoolExecutor | None = None
@@ -262,26 +259,31 @@ class Recorder:
         self._writer = None
 
     def _count(self, data: EventData) -> None:
-        if isinstance(data, MessageEvent):
-            if data.role == "assistant" and data.phase == "dialogue":
-                self.assistant_steps += 1
-        elif isinstance(data, ToolCallEvent):
-            self.tool_calls += 1
-        elif isinstance(data, UsageEvent):
-            self.tokens += (data.input_tokens or 0) + (data.output_tokens or 0)
-            self.cost += data.cost_usd or 0.0
-            self.agent_calls += data.purpose == "agent"
-            if self.over_budget() and self.on_budget is not None:
-                self.on_budget()
+        self.tally.add(data)
+        if isinstance(data, UsageEvent) and self.over_budget() and self.on_budget is not None:
+            self.on_budget()
+
+    @property
+    def assistant_steps(self) -> int:
+        return self.tally.n_asst
+
+    @property
+    def tool_calls(self) -> int:
+        return sum(self.tally.tools.values())
+
+    @property
+    def user_turns(self) -> int:
+        return self.tally.n_user
 
     def over_budget(self) -> str | None:
-        lim = self.limits
-        if lim.budget_tokens is not None and self.tokens >= lim.budget_tokens:
-            return f"{self.tokens} tokens used (budget {lim.budget_tokens})"
-        if lim.budget_usd is not None and self.cost >= lim.budget_usd:
-            return f"${self.cost:.4f} spent (budget ${lim.budget_usd})"
-        if lim.max_llm_calls is not None and self.agent_calls >= lim.max_llm_calls:
-            return f"{self.agent_calls} agent model calls (limit {lim.max_llm_calls})"
+        lim, tally = self.limits, self.tally
+        tokens, cost, agent_calls = tally.tokens, tally.cost_known, tally.agent_calls  # an unknown price counts as 0 here
+        if lim.budget_tokens is not None and tokens >= lim.budget_tokens:
+            return f"{tokens} tokens used (budget {lim.budget_tokens})"
+        if lim.budget_usd is not None and cost >= lim.budget_usd:
+            return f"${cost:.4f} spent (budget ${lim.budget_usd})"
+        if lim.max_llm_calls is not None and agent_calls >= lim.max_llm_calls:
+            return f"{agent_calls} agent model calls (limit {lim.max_llm_calls})"
         return None
 
     def replied(self) -> bool:

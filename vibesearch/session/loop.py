@@ -92,7 +92,7 @@ class Session:
             termination=termination,
             stages_reached=self.convo.stage_index + 1 if self.convo.stage_events else 0,
             stages_total=self.task.stage_count(),
-            user_turns=self.convo.user_turns(),
+            user_turns=self.rec.user_turns,
             assistant_steps=self.rec.assistant_steps,
             tool_calls=self.rec.tool_calls,
             error=self.error,

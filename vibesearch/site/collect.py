@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..run.events import StoredEvent
+from ..run.transcript import Transcript
 from ..scoring.aggregate import RunRecord, WHERE_KEYS, collect_runs, parse_where, where_filter
 from ..scoring._stored import stored_prediction
 from ..scoring.metrics import stored_verdicts
@@ -43,6 +45,13 @@ class RunData:
     @property
     def gt(self) -> list[dict[str, Any]]:
         return [t.model_dump() for t in self.task.graph] if self.task is not None else []
+
+    @property
+    def transcript(self) -> Transcript:
+        """The run's transcript view (``run.transcript``): what its pages show and count."""
+        imported = self.run.source == "imported"
+        return Transcript.of([StoredEvent.model_validate(e) for e in self.events], imported=imported,
+                             file_meta=self.run.meta() if imported else None)
 
     @property
     def stats_inputs(self) -> dict[str, Any]:

@@ -5,7 +5,8 @@ reads the run's events from embedded JSON (``_html.json_script``) and writes the
 ``textContent`` only (``_assets.REPLAY_JS``). Stable element ids for tests and links:
 ``replay-play``, ``replay-pause``, ``replay-step``, ``replay-reset``, ``replay-speed``,
 ``replay-position``, ``replay-state``, ``replay-log``, ``replay-stepper``, ``score``,
-``missed-triples``, ``graph``, ``verdicts``, ``conversation``, ``persona``.
+``missed-triples``, ``graph``, ``verdicts``, ``conversation``, ``persona``, ``counts`` (the transcript view's counts,
+also embedded as JSON under ``run-counts``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Any
 from urllib.parse import quote
 
 from ..reports.build import stage_label
+from ..run.events import MessageEvent
+from ..run.transcript import Transcript
 from ..scoring.aggregate import RunRecord
 from ..scoring.verdicts import judge_label
 from ._assets import REPLAY_JS
@@ -55,25 +58,44 @@ def _stepper(data: RunData, reached: int | None) -> str:
     return f'<ol class="stepper" id="replay-stepper">{items}</ol>' if items else '<p class="note" id="replay-stepper">No stages known.</p>'
 
 
-def _conversation(events: list[dict[str, Any]]) -> str:
-    """The dialogue as stored: messages, each assistant step's tool calls folded under it."""
+def _message(m: MessageEvent) -> str:
+    who = m.role + ("" if m.phase == "dialogue" else f" · {m.phase}")
+    box = f'<div class="msg {esc(m.role)}"><span class="who">{esc(who)}</span>{esc(m.content)}</div>'
+    return box if m.phase == "dialogue" else f'<details class="tool"><summary>{esc(who)}</summary>{box}</details>'
+
+
+def _conversation(view: Transcript) -> str:
+    """The dialogue as stored (the transcript view): messages, each assistant step's tool calls
+    folded under it with their results, and the end."""
     out: list[str] = []
-    results = {e["data"].get("call_id"): e["data"] for e in events if e["data"].get("kind") == "tool_result"}
-    for e in events:
-        d = e["data"]
-        if d.get("kind") == "message" and d.get("role") in ("user", "assistant"):
-            phase = d.get("phase", "dialogue")
-            who = d["role"] + ("" if phase == "dialogue" else f" · {phase}")
-            box = f'<div class="msg {esc(d["role"])}"><span class="who">{esc(who)}</span>{esc(d.get("content", ""))}</div>'
-            out.append(box if phase == "dialogue" else f'<details class="tool"><summary>{esc(who)}</summary>{box}</details>')
-        elif d.get("kind") == "tool_call":
-            res = results.get(d.get("call_id"))
-            body = esc(json.dumps(d.get("arguments") or {}, ensure_ascii=False, indent=1))
-            shown = "" if res is None else f"<div class=\"event\">result{' (error)' if res.get('error') else ''}</div><pre>{esc(res.get('content', ''))}</pre>"
-            out.append(f'<details class="tool"><summary>tool call: {esc(d.get("tool", ""))}</summary><pre>{body}</pre>{shown}</details>')
-        elif d.get("kind") == "end":
-            out.append(f'<div class="event">end: {esc(d.get("termination", ""))}{(" — " + esc(d["detail"])) if d.get("detail") else ""}</div>')
+    for turn in view.turns:
+        if turn.user is not None and turn.user.role in ("user", "assistant"):
+            out.append(_message(turn.user))
+        for step in turn.steps:
+            out.append(_message(step.message))
+            for c in step.calls:
+                res = c.result
+                body = esc(json.dumps(c.call.arguments or {}, ensure_ascii=False, indent=1))
+                shown = "" if res is None else f"<div class=\"event\">result{' (error)' if res.error else ''}</div><pre>{esc(res.content)}</pre>"
+                out.append(f'<details class="tool"><summary>tool call: {esc(c.call.tool)}</summary><pre>{body}</pre>{shown}</details>')
+    if view.end is not None:
+        d = view.end
+        out.append(f'<div class="event">end: {esc(d.termination)}{(" — " + esc(d.detail)) if d.detail else ""}</div>')
     return "".join(out) or '<p class="note">No messages.</p>'
+
+
+COUNT_ROWS = [("n_asst", "#Asst"), ("n_user", "#User"), ("tool_calls", "tool calls"), ("input_tokens", "tokens in"),
+              ("output_tokens", "tokens out"), ("cost_usd", "cost (USD)"), ("compactions", "compactions"),
+              ("stages_reached", "stages reached")]
+
+
+def _counts(view: Transcript) -> str:
+    """The run's counts as the transcript view makes them (the same rule as the statistics)."""
+    summary = view.summary()
+    cells = "".join(f'<tr><td class="text">{esc(label)}</td><td data-count="{esc(key)}">'
+                    f'{esc("unknown" if summary[key] is None else summary[key])}</td></tr>' for key, label in COUNT_ROWS)
+    tools = ", ".join(f"{esc(k)} {v}" for k, v in summary["tool_calls_by_tool"].items()) or "none"
+    return f'<table id="counts"><tbody>{cells}<tr><td class="text">by tool</td><td class="text">{tools}</td></tr></tbody></table>'
 
 
 def _verdict_map(verdicts: list[dict[str, Any]]) -> dict[int, tuple[bool | None, list[int]]]:
@@ -111,6 +133,7 @@ def _verdict_table(gt: list[dict[str, Any]], pred: list[dict[str, Any]], verdict
 def run_page(data: RunData, *, app_url: str | None = None, stem: str | None = None) -> str:
     run = data.run
     recs = data.records
+    view = data.transcript
     files = stem or run.id
     stats_rec = recs[0] if recs else None
     reached = stats_rec.stats.stages_reached if stats_rec else None
@@ -153,12 +176,13 @@ def run_page(data: RunData, *, app_url: str | None = None, stem: str | None = No
     )
     body = (
         head + '<div class="grid"><div>' + _persona(data) + "<h2>Replay</h2>" + replay + "</div><div><h2>Stages</h2>"
-        + _stepper(data, reached) + "<h2>Score</h2>" + score + "<h3>Missed triples</h3>" + missed_html + "</div></div>"
+        + _stepper(data, reached) + "<h2>Counts</h2>" + _counts(view) + "<h2>Score</h2>" + score + "<h3>Missed triples</h3>" + missed_html + "</div></div>"
         + "<h2>Knowledge graph</h2>" + graph
         + "<h2>The judge's verdict per ground-truth triple</h2>" + verdict_html
-        + f'<h2>Conversation</h2><div id="conversation">{_conversation(data.events)}</div>'
+        + f'<h2>Conversation</h2><div id="conversation">{_conversation(view)}</div>'
         + f'<p class="note">Bundled data: <a href="../samples/{esc(files)}.json">scores and verdicts</a> · '
           f'<a href="../events/{esc(files)}.json.gz">events</a></p>'
     )
-    scripts = json_script("run-events", replay_events(data.events)) + f"<script>{REPLAY_JS}</script>"
+    scripts = (json_script("run-events", replay_events(data.events)) + json_script("run-counts", view.summary())
+               + f"<script>{REPLAY_JS}</script>")
     return page(f"Run {run.id}", body, root="../", scripts=scripts)
