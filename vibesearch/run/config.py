@@ -44,6 +44,13 @@ class Sampling(_Part):
         return {k: v for k, v in self.model_dump().items() if v is not None}
 
 
+def default_sampling(settings: Settings) -> dict[str, float | int | str]:
+    """The sampling the settings give a model that nothing more specific samples: each role of a
+    new run (``RunConfig.draft``, before its profile resolves it) and a judge asked outside a run
+    (scoring, tables). ``complete()`` itself reads none from the settings."""
+    return Sampling(temperature=settings.temperature).params()
+
+
 class OpenclawSpec(_Part):
     """The openclaw agent's switches: the paper's three ablations, and its idle rule (None: the
     run's profile fills it in)."""
@@ -177,7 +184,7 @@ class RunConfig(_Part):
         Only what the chosen kinds use is kept: a model for the react agent or an LLM-played user,
         the endpoint's URL and model name for the endpoint agent, a shadow beside a person."""
         def sampling() -> dict[str, Any]:
-            return Sampling(temperature=settings.temperature).model_dump()
+            return Sampling.model_validate(default_sampling(settings)).model_dump()
 
         parts: dict[str, Any] = {
             "agent": {"kind": settings.agent, "model": settings.agent_model, "endpoint_url": settings.endpoint_url,
