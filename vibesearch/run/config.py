@@ -48,8 +48,9 @@ class Sampling(_Part):
 
 def default_sampling(settings: Settings) -> dict[str, float | int | str]:
     """The sampling the settings give a model that nothing more specific samples: each role of a
-    new run (``RunConfig.draft``, before its profile resolves it) and a judge asked outside a run
-    (scoring, tables). ``complete()`` itself reads none from the settings."""
+    new run (``RunConfig.draft``, before its profile resolves it), a judge asked outside a run
+    (scoring, tables) and the visit summariser (the process's, like its model). ``complete()``
+    itself reads none from the settings."""
     return Sampling(temperature=settings.temperature).params()
 
 
