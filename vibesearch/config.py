@@ -125,6 +125,9 @@ class Settings(BaseSettings):
     llm_backoff_s: float = 1.0
     llm_backoff_max_s: float = 30.0
     llm_timeout_s: float = 180.0
+    # the default sampling temperature: drafted into a new run's config (``run.config.default_sampling``,
+    # before its profile resolves it) and given to a judge asked outside a run and to the summariser;
+    # ``complete()`` never reads it
     temperature: float | None = None
 
     # judge

@@ -4,7 +4,9 @@ Checked on the source, like the layering test:
 * no module outside ``protocol/`` compares anything with a profile's name (the profile object
   decides; the parts choose their implementation from it once);
 * no config is re-resolved or turned back into settings outside ``protocol/``;
-* agents, tools, users and the session read no run behaviour from ``Settings`` (only process facts);
+* agents, tools, users, the session and the model client (``llm/``) read no run behaviour from
+  ``Settings`` (only process facts): sampling, among others, reaches a model call only from the run's
+  resolved config;
 * one function makes the ``end`` event that closes a run (``session/lifecycle.py``);
 * the app's start does not wait for a row the session writes (the row is opened first).
 """
@@ -86,7 +88,7 @@ def test_configs_are_resolved_only_in_protocol():
     assert not bad, bad
 
 
-@pytest.mark.parametrize("package", ["agents", "tools", "users", "session"])
+@pytest.mark.parametrize("package", ["agents", "tools", "users", "session", "llm"])
 def test_the_parts_read_no_run_behaviour_from_the_settings(package):
     """``settings.<x>`` for x a run's behaviour (a limit, the search, a model, sampling) is read
     only by ``RunConfig.draft``; the parts read it from the run's config."""

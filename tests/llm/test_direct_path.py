@@ -241,3 +241,19 @@ def test_the_loops_http_session_closes_with_the_loop(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "closed"
     assert "Unclosed" not in done.stderr, done.stderr
+
+
+async def test_the_settings_give_a_call_no_sampling(fake, s, monkeypatch):
+    """Sampling comes from the caller (a run's resolved config) only: a temperature in the settings
+    reaches no call that does not pass it (``RunConfig.draft`` is where the settings' one is read)."""
+    seen = []
+
+    def handler(req):
+        seen.append(req.sampling)
+        return fake.Reply(content="ok")
+
+    model = fake.register("no-settings-sampling", handler)
+    warm = s.model_copy(update={"temperature": 0.9})
+    await _both(monkeypatch, model=model, settings=warm)
+    await _both(monkeypatch, model=model, settings=warm, sampling={"temperature": 0.2})
+    assert seen == [{}, {}, {"temperature": 0.2}, {"temperature": 0.2}]

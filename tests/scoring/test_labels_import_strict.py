@@ -207,7 +207,7 @@ def test_the_bulk_write_on_both_engines(db_url, tmp_path):
     inserts, a replaced label, both sides, a later record with the same key winning."""
     from vibesearch.run import GraphEvent
     from vibesearch.store import Store
-    from vibesearch.store._labels_bulk import put_labels_bulk
+    from vibesearch.store import put_labels_bulk
     from scoring_helpers import task_snapshot
 
     store = Store(db_url)

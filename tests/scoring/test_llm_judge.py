@@ -200,3 +200,19 @@ def test_score_run_from_inside_a_running_loop(fake, store, settings, make_run):
     assert row.f1 == 1.0
     details = json.loads(row.details_json)
     assert details["judge_kind"] == "llm" and details["calls"] == 1 and details["input_tokens"] > 0
+
+
+async def test_the_judge_samples_as_the_settings_say(fake, settings):
+    """A judge asked outside a run takes the settings' default temperature explicitly (the model
+    client reads none from the settings): set, it is sent; unset, the provider's own applies."""
+    seen = []
+
+    def handler(req):
+        seen.append(req.sampling)
+        return fake.Reply(content=exact_match_judge(req))
+
+    model = fake.register("judge-sampling", handler)
+    gt, pred = graphs(n_gt=2, n_pred=2)
+    await judge_llm(gt, pred, model=model, settings=settings.model_copy(update={"temperature": 0.25}))
+    await judge_llm(gt, pred, model=model, settings=settings.model_copy(update={"temperature": None}))
+    assert seen == [{"temperature": 0.25}, {}]

@@ -13,7 +13,7 @@ from vibesearch.run import GraphEvent, MessageEvent
 from vibesearch.store import AdjudicationRow, CampaignRow, ScoreRow, Store, VerdictRow
 from vibesearch.store import copy as copy_mod
 from vibesearch.store._engine import make_engine
-from vibesearch.store._url import db_target
+from vibesearch.store import db_target
 from vibesearch.store.leases import claim, new_owner, run_key
 from vibesearch.store.tables import StudyRow
 

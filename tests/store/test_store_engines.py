@@ -19,7 +19,7 @@ from vibesearch.config import Settings
 from vibesearch.run import MessageEvent
 from vibesearch.store import SchemaError, Store, open_db, upgrade_database
 from vibesearch.store import migrations
-from vibesearch.store._url import db_target
+from vibesearch.store import db_target
 
 PREV = Path(__file__).resolve().parents[1] / "data" / "prev_release.db"
 

@@ -26,7 +26,7 @@ from vibesearch.run import GraphEvent, MessageEvent
 from vibesearch.run.events import utcnow
 from vibesearch.store import LeaseHeld, LeaseLost, RunNotFound, Store, upgrade_database
 from vibesearch.store import _write, leases
-from vibesearch.store._url import db_target
+from vibesearch.store import db_target
 from vibesearch.store._write import is_busy, retrying, write_statement
 
 

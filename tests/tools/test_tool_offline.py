@@ -146,6 +146,18 @@ async def test_visit_with_summariser_model(corpus_task, tool_settings, fake):
     assert [e.kind for e in events] == ["usage"] and events[0].purpose == "summariser"
 
 
+async def test_the_summariser_samples_as_the_settings_say(corpus_task, tool_settings, fake):
+    """The summariser is the process's (its model is a setting), so its sampling is the settings'
+    too: the default temperature when one is set, the provider's own otherwise."""
+    seen = []
+    tool_settings.summariser_model = fake.register("tools-summariser-sampling", lambda req: seen.append(req.sampling) or fake.Reply(content="ok"))
+    for temperature in (0.4, None):
+        tool_settings.temperature = temperature
+        tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings))
+        await tb.call("visit", {"url": ["https://history.example.org/zhang-heng"], "goal": "seismoscope"})
+    assert seen == [{"temperature": 0.4}, {}]
+
+
 async def test_visit_falls_back_to_passages_when_the_summariser_fails(corpus_task, tool_settings, fake):
     tool_settings.summariser_model = fake.register("tools-broken", lambda req: fake.Reply(error="400"))
     tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings))

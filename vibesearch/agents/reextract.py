@@ -67,7 +67,7 @@ async def reextract(
     name = model.lower()
     body = {"chat_template_kwargs": {"thinking": True, "reasoning_effort": "max"}} if ("deepseek" in name or "kimi" in name) else None
     result = await complete(
-        messages, model=model, purpose="extraction", emit=emit, settings=settings.model_copy(update={"temperature": None}),
+        messages, model=model, purpose="extraction", emit=emit, settings=settings,
         sampling=profile_of(protocol).reextraction_sampling.params(), retries=CLIENT_ATTEMPTS - 1, extra_body=body,
     )
     text = result.content.strip()

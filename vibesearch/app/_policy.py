@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, get_args
 
 from ..config import AGENT_KINDS, USER_KINDS, SearchBackend, Settings
+from ..llm import litellm_provider
 from ..protocol import PROTOCOLS, build_config
 from ..run import RunConfig
 
@@ -59,17 +60,6 @@ def _text(value: Any, what: str, limit: int) -> str:
     return value.strip()
 
 
-def _provider(model: str) -> str | None:
-    if model.startswith("fake/"):
-        return "fake"
-    try:
-        from ..llm.client import _litellm
-
-        return _litellm().get_llm_provider(model)[1]
-    except Exception:  # noqa: BLE001 - litellm cannot place it
-        return None
-
-
 def check_model(value: Any, what: str, settings: Settings) -> str | None:
     """A model string typed in the app (or None when empty); raises ValueError."""
     model = _text(value, what, MAX_NAME)
@@ -78,8 +68,8 @@ def check_model(value: Any, what: str, settings: Settings) -> str | None:
     if "://" in model or not _MODEL.match(model):
         raise ValueError(f"{what} {model[:80]!r} is not a litellm model string such as 'openai/gpt-4o-mini' (no URL, no spaces)")
     configured = [settings.agent_model, settings.simulator_model, settings.judge_model, settings.summariser_model]
-    named = {p for p in (_provider(m) for m in configured if m) if p} | settings.allowed_provider_names()
-    provider = _provider(model)
+    named = {p for p in (litellm_provider(m) for m in configured if m) if p} | settings.allowed_provider_names()
+    provider = litellm_provider(model)
     if settings.api_base:
         allowed = OPENAI_ROUTES | named
         if provider not in allowed:

@@ -158,7 +158,7 @@ def auth_pairs(settings: Settings) -> list[tuple[str, str]] | None:
 def startup_line(url: str, settings: Settings, *, login: bool) -> str:
     """What the app prints once it serves: where to open it, which database it writes, how to stop it."""
     from .._secrets import scrub
-    from ..store._url import db_target
+    from ..store import db_target
 
     try:
         database = db_target(str(settings.db)).shown

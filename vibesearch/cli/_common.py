@@ -31,7 +31,7 @@ def open_store(db: Optional[str], *, writes: bool = True):
 def db_shown(value: object) -> str:
     """The database as messages name it: a path, or a URL with its password hidden."""
     from .._secrets import scrub
-    from ..store._url import db_target
+    from ..store import db_target
 
     try:
         return db_target(str(value)).shown

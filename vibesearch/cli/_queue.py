@@ -16,7 +16,7 @@ from ._logs import database_errors, plain_logs
 def queue_limits(settings: Any, queue: bool, provider_limit: Optional[str], *, resume: bool, events: bool) -> dict[str, int]:
     """The provider caps of a queued batch; one line and exit 1 for what --queue cannot do."""
     from ..session.queued import parse_limits
-    from ..store._url import db_target
+    from ..store import db_target
 
     if not queue:
         if provider_limit is not None:

@@ -19,8 +19,7 @@ _DB_HELP = "SQLite file or database URL (sqlite:///path, postgresql+psycopg://us
 def db_upgrade(db: Optional[str] = typer.Option(None, "--db", help=_DB_HELP)) -> None:
     """Bring the database's schema to this vibesearch's newest (SQLite files are also upgraded
     when opened; PostgreSQL databases only by this command)."""
-    from ..store import SchemaError, StoreOpenError, upgrade_database
-    from ..store._url import db_target
+    from ..store import SchemaError, StoreOpenError, db_target, upgrade_database
 
     if db is None:
         from ..config import get_settings

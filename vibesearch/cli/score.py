@@ -429,7 +429,7 @@ def labels_import(
     from ..scoring.labels_io import LabelFileError, read_label_file, store_labels
 
     def existing_db() -> Optional[str]:
-        from ..store._url import db_target
+        from ..store import db_target
 
         where = db_target(db or get_settings().db)
         if where.path is not None and not where.path.exists():  # labels belong to stored runs: never create an empty database here

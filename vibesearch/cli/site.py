@@ -37,7 +37,7 @@ def build_command(
 ) -> None:
     """Build a self-contained static site (opens from file://, fetches nothing) of the runs named."""
     from ..site import SiteInputError, SiteOutputError, build_site
-    from ..site._html import safe_href
+    from ..site import safe_href
 
     if app_url is not None and safe_href(app_url) is None:
         fail(f"--app-url {app_url!r}: give an http:// or https:// address")

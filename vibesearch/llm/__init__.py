@@ -1,5 +1,6 @@
 """Model access: every LLM call of the product goes through ``complete``."""
 
+from ._litellm import litellm_provider
 from .client import LLMError, LLMResult, ToolCall, complete, context_window, count_tokens, scrub
 from .structured import StructuredOutputError, complete_json, parse_json_as
 
@@ -11,6 +12,7 @@ __all__ = [
     "complete_json",
     "context_window",
     "count_tokens",
+    "litellm_provider",
     "parse_json_as",
     "scrub",
     "StructuredOutputError",

@@ -17,3 +17,13 @@ def _litellm() -> Any:
     if fake is not None:  # fake models registered before litellm was loaded get their provider now
         fake.installed_if_wanted()
     return litellm
+
+
+def litellm_provider(model: str) -> str | None:
+    """The provider litellm routes ``model`` to (``fake`` for the fake models; None: litellm cannot place it)."""
+    if model.startswith("fake/"):
+        return "fake"
+    try:
+        return _litellm().get_llm_provider(model)[1]
+    except Exception:  # noqa: BLE001 - litellm cannot place it
+        return None

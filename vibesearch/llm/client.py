@@ -290,8 +290,9 @@ async def complete(
 ) -> LLMResult:
     """Call a model (a litellm model string) and return its message, recording usage.
 
-    ``sampling``: temperature, top_p, max_tokens for this call (``run.config.Sampling.params()``);
-    without, ``settings.temperature`` when set. ``retries``: how often a failed call is tried again
+    ``sampling``: temperature, top_p, max_tokens for this call (``run.config.Sampling.params()``;
+    a run's parts pass the sampling its resolved ``RunConfig`` gives them); without, the
+    provider's defaults (the settings hold no sampling of their own). ``retries``: how often a failed call is tried again
     (default ``settings.llm_retries``; 0 for a caller that runs its own attempts). ``extra_body``:
     fields added to the request body as they are (what the OpenAI SDK's ``extra_body`` does)."""
     settings = settings or get_settings()
@@ -309,8 +310,6 @@ async def complete(
         # litellm's OpenAI route refuses to send a request without some key; a local server
         # (vLLM, llama.cpp, LM Studio) needs none, so a placeholder stands in.
         params["api_key"] = "no-key"
-    if settings.temperature is not None:
-        params["temperature"] = settings.temperature
     params.update(sampling or {})
     params["max_retries"] = 0  # the provider SDK's own retries would multiply those of the loop below
     if extra_body:

@@ -32,36 +32,48 @@ class _Part(BaseModel):
 class Sampling(_Part):
     """How a model of the run samples (None: the provider's default)."""
 
-    temperature: float | None = None
-    top_p: float | None = Field(default=None, ge=0, le=1)
-    max_tokens: int | None = Field(default=None, ge=1)
-    # the request's ``reasoning_effort`` (a reasoning model's; None: not sent). Only a profile sets
-    # it: the official simulator inherits the agent's when it shares the agent's endpoint
-    reasoning_effort: str | None = None
+    temperature: float | None = Field(default=None, description="the sampling temperature (None: the provider's default)")
+    top_p: float | None = Field(default=None, ge=0, le=1, description="nucleus sampling's top_p, 0 to 1 (None: the provider's default)")
+    max_tokens: int | None = Field(default=None, ge=1, description="the most tokens one answer may have (None: the provider's default)")
+    reasoning_effort: str | None = Field(
+        default=None,
+        description="a reasoning model's reasoning_effort (None: not sent); only a profile sets it: the official "
+        "simulator inherits the agent's when it shares the agent's endpoint",
+    )
 
     def params(self) -> dict[str, float | int | str]:
         """The values set, as keyword arguments of a model call."""
         return {k: v for k, v in self.model_dump().items() if v is not None}
 
 
+def default_sampling(settings: Settings) -> dict[str, float | int | str]:
+    """The sampling the settings give a model that nothing more specific samples: each role of a
+    new run (``RunConfig.draft``, before its profile resolves it), a judge asked outside a run
+    (scoring, tables) and the visit summariser (the process's, like its model). ``complete()``
+    itself reads none from the settings."""
+    return Sampling(temperature=settings.temperature).params()
+
+
 class OpenclawSpec(_Part):
     """The openclaw agent's switches: the paper's three ablations, and its idle rule (None: the
     run's profile fills it in)."""
 
-    subagents: bool = True  # sessions_spawn / subagents / agents_wait offered
-    memory: bool = True  # the memory plugin (memory_search / memory_get)
-    long_term_memory: bool = False  # dreaming and the memory flush, memory kept across runs
-    idle_s: float | None = Field(default=None, gt=0)  # no reply for this long: a nudge
-    max_nudges: int | None = Field(default=None, ge=0)
+    subagents: bool = Field(default=True, description="offer OpenClaw's subagents (sessions_spawn, subagents, agents_wait)")
+    memory: bool = Field(default=True, description="OpenClaw's memory plugin (memory_search, memory_get)")
+    long_term_memory: bool = Field(default=False, description="dreaming and the memory flush: memory kept across runs")
+    idle_s: float | None = Field(default=None, gt=0, description="seconds without a reply before a nudge (None: the profile's)")
+    max_nudges: int | None = Field(default=None, ge=0, description="nudges before a turn counts as unanswered (None: the profile's)")
 
 
 class AgentSpec(_Part):
-    kind: AgentKind = "baseline"
-    model: str | None = None  # the react and openclaw agents' litellm model string
-    endpoint_url: str | None = None  # the endpoint agent's base URL (never with a key)
-    endpoint_model: str | None = None  # the model name sent to the endpoint
-    sampling: Sampling = Field(default_factory=Sampling)
-    openclaw: OpenclawSpec | None = None  # the openclaw agent's switches
+    """The agent under test."""
+
+    kind: AgentKind = Field(default="baseline", description="which agent answers the persona")
+    model: str | None = Field(default=None, description="the react and openclaw agents' litellm model string")
+    endpoint_url: str | None = Field(default=None, description="the endpoint agent's OpenAI-compatible base URL (never with a key)")
+    endpoint_model: str | None = Field(default=None, description="the model name sent to the endpoint")
+    sampling: Sampling = Field(default_factory=Sampling, description="how the agent's model samples")
+    openclaw: OpenclawSpec | None = Field(default=None, description="the openclaw agent's switches (None for the other agents)")
 
     @property
     def shown_model(self) -> str | None:
@@ -70,41 +82,54 @@ class AgentSpec(_Part):
 
 
 class UserSpec(_Part):
-    kind: UserKind = "rules"
-    model: str | None = None  # the simulator model (simulator, paper)
-    sampling: Sampling = Field(default_factory=Sampling)
-    shadow: str | None = None  # beside a person: a simulator model, or "rules"
+    """Whoever plays the persona."""
+
+    kind: UserKind = Field(default="rules", description="who plays the persona")
+    model: str | None = Field(default=None, description="the simulator's litellm model string (simulator, paper)")
+    sampling: Sampling = Field(default_factory=Sampling, description="how the simulator's model samples")
+    shadow: str | None = Field(default=None, description="beside a person: a simulator model (or 'rules') whose decisions are logged too")
 
 
 class JudgeSpec(_Part):
-    name: str = "offline"  # "offline" or a litellm model string
-    sampling: Sampling = Field(default_factory=Sampling)
+    """The judge that scores the run's graph."""
+
+    name: str = Field(default="offline", description="'offline' (the rule judge) or a litellm model string")
+    sampling: Sampling = Field(default_factory=Sampling, description="how the judge's model samples")
 
 
 class SearchSpec(_Part):
-    backend: SearchBackend = "offline"
-    topn: int = Field(default=10, ge=1)
-    tool_result_max_chars: int = Field(default=20_000, ge=1)
+    """The agent's search tools."""
+
+    backend: SearchBackend = Field(default="offline", description="where the search tool looks (offline: the task's corpus)")
+    topn: int = Field(default=10, ge=1, description="results per search")
+    tool_result_max_chars: int = Field(default=20_000, ge=1, description="the most characters of one tool result (longer ones are cut)")
 
 
 class Limits(_Part):
     """What ends or reshapes a conversation. What the user-turn cap counts is the profile's rule
     (``Profile.user_turns_left``); the values here are the ones the run uses."""
 
-    # user turns (what counts as one is the profile's rule); None until the profile resolves it
-    max_user_turns: int | None = Field(default=None, ge=1)
-    max_steps_per_turn: int | None = Field(default=30, ge=1)  # tool steps in one agent turn (None: no cap)
-    max_llm_calls: int | None = Field(default=None, ge=1)  # the agent's model calls in the whole run (a budget)
-    budget_tokens: int | None = None
-    budget_usd: float | None = None
-    stop_on_final_answer: bool = False
-    context_window: int = 256_000
-    compaction_threshold: float | None = 0.8  # of the window (None: the profile fixes a number of tokens instead)
-    # set by the profile, never by a flag: the model calls of the whole trajectory (agent calls and
-    # compactions) after which the conversation ends as ``max_rounds`` (official: 200) ...
-    max_rounds: int | None = Field(default=None, ge=1)
-    # ... and a fixed prompt size above which the agent compacts (None: context window x threshold)
-    compaction_tokens: int | None = Field(default=None, ge=1)
+    max_user_turns: int | None = Field(
+        default=None, ge=1, description="the most user turns of a conversation (what counts as one is the profile's rule; None: the profile's)"
+    )
+    max_steps_per_turn: int | None = Field(default=30, ge=1, description="tool steps in one agent turn (None: no cap)")
+    max_llm_calls: int | None = Field(default=None, ge=1, description="the agent's model calls in the whole run, a budget (None: none)")
+    budget_tokens: int | None = Field(default=None, description="stop a run once it has used this many tokens (None: no budget)")
+    budget_usd: float | None = Field(default=None, description="stop a run once it has cost this many US dollars (None: no budget)")
+    stop_on_final_answer: bool = Field(default=False, description="end a run when the agent gives its final answer")
+    context_window: int = Field(default=256_000, description="the agent model's context window, in tokens")
+    compaction_threshold: float | None = Field(
+        default=0.8, description="the share of the context window at which the agent compacts (None: the profile fixes a number of tokens instead)"
+    )
+    max_rounds: int | None = Field(
+        default=None, ge=1,
+        description="set by the profile, never by a flag: the model calls of the whole trajectory (agent calls and compactions) "
+        "after which the conversation ends as max_rounds (official: 200)",
+    )
+    compaction_tokens: int | None = Field(
+        default=None, ge=1,
+        description="set by the profile, never by a flag: a fixed prompt size above which the agent compacts (None: context window x threshold)",
+    )
 
 
 # limits only a profile sets (``Profile.resolve``)
@@ -134,15 +159,17 @@ _TOP = ("task_id", "protocol", "seed", "pace_s")
 
 
 class RunConfig(_Part):
-    task_id: str = ""
-    agent: AgentSpec = Field(default_factory=AgentSpec)
-    user: UserSpec = Field(default_factory=UserSpec)
-    judge: JudgeSpec = Field(default_factory=JudgeSpec)
-    search: SearchSpec = Field(default_factory=SearchSpec)
-    limits: Limits = Field(default_factory=Limits)
-    protocol: ProtocolProfile = "vibesearch"
-    seed: int | None = None
-    pace_s: float = Field(default=0.0, ge=0)  # a wait before each simulated user turn (watching)
+    """One run: what plays, what it is scored by, what ends it, the profile it follows."""
+
+    task_id: str = Field(default="", description="the task the run plays")
+    agent: AgentSpec = Field(default_factory=AgentSpec, description="the agent under test")
+    user: UserSpec = Field(default_factory=UserSpec, description="whoever plays the persona")
+    judge: JudgeSpec = Field(default_factory=JudgeSpec, description="the judge that scores the run's graph")
+    search: SearchSpec = Field(default_factory=SearchSpec, description="the agent's search tools")
+    limits: Limits = Field(default_factory=Limits, description="what ends or reshapes a conversation")
+    protocol: ProtocolProfile = Field(default="vibesearch", description="the protocol profile the run follows (docs/protocol.md)")
+    seed: int | None = Field(default=None, description="the run's seed: runs of one simulator with one seed count as one fixed user in the noise study (None: none)")
+    pace_s: float = Field(default=0.0, ge=0, description="seconds waited before each simulated user turn (to watch a run)")
     # resolved for its profile (``vibesearch.protocol.resolve``), or read back from a run that was
     # (``as_resolved``): the parts of a run refuse a config that is neither. Never stored.
     _resolved: bool = PrivateAttr(default=False)
@@ -177,7 +204,7 @@ class RunConfig(_Part):
         Only what the chosen kinds use is kept: a model for the react agent or an LLM-played user,
         the endpoint's URL and model name for the endpoint agent, a shadow beside a person."""
         def sampling() -> dict[str, Any]:
-            return Sampling(temperature=settings.temperature).model_dump()
+            return Sampling.model_validate(default_sampling(settings)).model_dump()
 
         parts: dict[str, Any] = {
             "agent": {"kind": settings.agent, "model": settings.agent_model, "endpoint_url": settings.endpoint_url,

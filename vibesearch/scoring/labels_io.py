@@ -36,7 +36,7 @@ from typing import Any, Collection, Iterator, Literal
 from .._files import csv_plain, csv_safe, write_output, InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
 from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
-from ..store._labels_bulk import put_labels_bulk
+from ..store import put_labels_bulk
 from ._stored import stored_ground_truth, stored_prediction
 
 FIELDS = ["run_id", "gt_index", "annotator", "covered", "evidence", "note", "created_at", "head", "relation", "tail"]

@@ -367,11 +367,12 @@ async def judge_llm(
 async def _ask(messages: list[dict[str, str]], model: str, settings: Settings, emit: Any) -> JudgeOutput | tuple[str, str]:
     """The parsed output, or why the batch stays unscored: (``MODEL_ERROR`` or ``NEVER_PARSED``, the cause)."""
     from ..llm import LLMError, StructuredOutputError, complete_json
+    from ..run.config import default_sampling
     from ._judge_route import judge_route
 
     try:
         out, _ = await complete_json(messages, JudgeOutput, model=model, purpose="judge", emit=emit, settings=settings,
-                                     attempts=JUDGE_ATTEMPTS, **judge_route(model, settings))
+                                     attempts=JUDGE_ATTEMPTS, sampling=default_sampling(settings), **judge_route(model, settings))
         return out
     except StructuredOutputError as exc:
         return NEVER_PARSED, f"its answer never parsed ({str(exc)[:200]})"

@@ -52,7 +52,7 @@ from typing import Any
 from .._files import InputFileError, StagedFolder, read_json, read_text
 from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
-from ..store._labels_bulk import put_labels_bulk
+from ..store import put_labels_bulk
 from ..store.tables import Run
 from ._final_label import final_labels
 from ._stored import stored_ground_truth, stored_prediction, stored_task

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..run import Emit, Toolbox, ToolCallEvent, UserState, UserTurn
 from ..run.tools import execute_tool_call
 from ..tasks.models import Task
-from ..users._stages import push_message
+from ..users import push_message
 from ._restore import Position
 
 

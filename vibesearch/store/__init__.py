@@ -4,7 +4,8 @@ The run's domain model (events, the conversation, ``RunConfig``) lives in ``vibe
 """
 
 from ._engine import upgrade_database
-from ._url import is_url as is_db_url
+from ._labels_bulk import put_labels_bulk
+from ._url import DbTarget, db_target, is_url as is_db_url
 from ._open import DamagedDatabase, ReadOnlyDatabase, StoreOpenError
 from .campaigns import CampaignExists
 from .db import RunNotFound, SchemaError, Store, build_run, new_run_id, open_db
@@ -30,6 +31,7 @@ __all__ = [
     "AdjudicationRow",
     "CampaignExists",
     "CampaignRow",
+    "DbTarget",
     "DamagedDatabase",
     "GraphRow",
     "LabelRow",
@@ -48,10 +50,12 @@ __all__ = [
     "TaskSnapshotError",
     "VerdictRow",
     "build_run",
+    "db_target",
     "is_db_url",
     "login_digest",
     "new_run_id",
     "open_db",
+    "put_labels_bulk",
     "record_score",
     "upgrade_database",
 ]

@@ -14,7 +14,7 @@ from sqlmodel import Field, SQLModel, col
 
 from ..run.config import RunConfig
 from ..run.events import utcnow
-from ..tasks._problems import loc_to_path
+from ..tasks import loc_to_path
 from ..tasks.models import Task
 
 # the ``meta.schema_version`` row the releases before Alembic kept (and an older vibesearch still

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..config import Settings
 from ..llm import complete_json
+from ..run.config import default_sampling
 
 
 class _Lenient(BaseModel):
@@ -85,7 +86,8 @@ async def _ask(system: str, user: dict[str, Any], schema: type[BaseModel], *, mo
         {"role": "system", "content": system},
         {"role": "user", "content": json.dumps(user, ensure_ascii=False, indent=1)},
     ]
-    parsed, _ = await complete_json(messages, schema, model=model, purpose="judge", settings=settings)
+    parsed, _ = await complete_json(messages, schema, model=model, purpose="judge", settings=settings,
+                                 sampling=default_sampling(settings))
     return parsed
 
 

@@ -32,7 +32,7 @@ from pydantic import ValidationError
 
 from .._files import InputFileError, is_regular_file, parse_json, read_text, short
 from ..tasks import TaskProblem
-from ..tasks._ids import ID_PATTERN, MAX_ID_CHARS
+from ..tasks import ID_PATTERN, MAX_ID_CHARS
 from ..tasks.loader import problems_from_validation
 from ._gold_csv import read_gold_csv
 from ._normalise import norm_header

@@ -22,8 +22,7 @@ from typing import Any, Iterable
 from pydantic import ValidationError
 
 from .._files import is_regular_file
-from ..tasks import CorpusDoc, TaskLoadError, TaskNotFound, TaskProblem
-from ..tasks._problems import loader_field_problems
+from ..tasks import CorpusDoc, TaskLoadError, TaskNotFound, TaskProblem, loader_field_problems
 from ..tasks.loader import CORPUS_DIR, collect_tasks, join_path, problems_from_validation, read_corpus, read_records, walk_files
 from ._gold_csv import read_gold_csv
 from ._widesearch import parse_widesearch_records

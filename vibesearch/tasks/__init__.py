@@ -1,6 +1,8 @@
 """Tasks: the persona + ground-truth graph model (and the table part of a table task), and loaders
 for our format and the official one."""
 
+from ._ids import ID_PATTERN, MAX_ID_CHARS
+from ._problems import loader_field_problems, loc_to_path
 from .export import task_to_official, write_official
 from .loader import (
     TaskLoadError,
@@ -20,6 +22,8 @@ from .table import TableColumn, TableTask
 from .official import infer_trigger_kind, is_official, official_to_task
 
 __all__ = [
+    "ID_PATTERN",
+    "MAX_ID_CHARS",
     "CorpusDoc",
     "Persona",
     "Stage",
@@ -41,6 +45,8 @@ __all__ = [
     "load_corpus",
     "load_tasks",
     "load_tasks_with_problems",
+    "loader_field_problems",
+    "loc_to_path",
     "official_to_task",
     "parse_task_file",
     "snapshot_kind",

@@ -74,6 +74,7 @@ async def summarise_for_goal(
 ) -> str:
     """A goal-focused summary of a page by ``settings.summariser_model`` (raises ``LLMError``)."""
     from ..llm import complete
+    from ..run.config import default_sampling
 
     assert settings.summariser_model, "summarise_for_goal needs settings.summariser_model"
     page = text
@@ -86,7 +87,9 @@ async def summarise_for_goal(
             "content": f"Goal: {goal}\n\nPage: {title or '(untitled)'}\nURL: {url}\n\n--- page text ---\n{page}",
         },
     ]
-    result = await complete(messages, model=settings.summariser_model, purpose="summariser", emit=emit, settings=settings)
+    # the summariser is the process's, not a part of the run: its model and sampling come from the settings
+    result = await complete(messages, model=settings.summariser_model, purpose="summariser", emit=emit, settings=settings,
+                            sampling=default_sampling(settings))
     return result.content.strip() or "(the summariser returned nothing)"
 
 

@@ -8,6 +8,7 @@ from ..protocol import profile_of, require_resolved
 from ..run import RunConfig, User, UserState, UserTurn
 from ..tasks.models import Task
 from ._replies import KIND_MEANING, KindHelp, auto_message, reply_kind_help
+from ._stages import push_message
 from .human import HumanUser
 from .official import OfficialUser
 from .paced import PacedUser
@@ -78,6 +79,7 @@ __all__ = [
     "UserState",
     "UserTurn",
     "auto_message",
+    "push_message",
     "make_user",
     "reply_kind_help",
     "shadow_agreement",
