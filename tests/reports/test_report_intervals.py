@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from vibesearch.run import EndEvent, GraphEvent, MessageEvent, UsageEvent
-from vibesearch.scoring import _bootstrap, score_run
+from vibesearch.scoring import bootstrap as _bootstrap, score_run
 from vibesearch.store import Store
 
 

@@ -10,7 +10,7 @@ from vibesearch.reports import build_report
 from vibesearch.reports.text import to_markdown
 from vibesearch.run import EndEvent, GraphEvent, MessageEvent, StageEvent
 from vibesearch.scoring import collect_runs
-from vibesearch.scoring.stage_view import stage_of_triples, stage_view
+from vibesearch.results.stage_view import stage_of_triples, stage_view
 from vibesearch.store import Store
 from vibesearch.store.tables import ScoreRow, VerdictRow
 

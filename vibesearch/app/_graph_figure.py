@@ -23,7 +23,7 @@ from typing import Sequence
 import plotly.graph_objects as go
 
 from .._plot_text import plot_text
-from ._graph_layout import components, entity_key, layout
+from ..results.graph_layout import components, entity_key, layout
 
 COLOURS = {
     "gt_covered": "#2e9e57",

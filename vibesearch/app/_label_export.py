@@ -10,8 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..scoring.labels_io import export_labels
-from ..scoring.meta_eval_csv import export_official
+from ..labels.labels_io import export_labels
+from ..labels.meta_eval_csv import export_official
 from ._access import Who
 from .context import AppContext
 

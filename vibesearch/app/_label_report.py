@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from ..scoring.judge_trust import ceiling_text, prevalence_text
+from ..labels.judge_trust import ceiling_text, prevalence_text
 from .panels import _pct_ci, agreement_side_html, judge_text
 
 SIDE_TITLES = {"coverage": "Coverage — ground-truth triples covered?", "validity": "Validity — predicted triples valid?"}

@@ -20,9 +20,9 @@ from typing import Any
 
 import gradio as gr
 
-from ..scoring.compare import CompareError, compare_runs
+from ..labels.compare import CompareError, compare_runs
 from ..reports.noise import split_text
-from ..scoring.config_compare import CONFIG_KEYS, ConfigCompareError, compare_configs, configurations, shown
+from ..labels.config_compare import CONFIG_KEYS, ConfigCompareError, compare_configs, configurations, shown
 from ..store import RunNotFound
 from ._graph_figure import graph_figure, shared_positions
 from ._words import ui_text

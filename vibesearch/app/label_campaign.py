@@ -21,7 +21,7 @@ from typing import Any, Callable, Collection
 
 import gradio as gr
 
-from ..scoring.campaigns import (
+from ..labels.campaigns import (
     CampaignError,
     Item,
     ItemLabels,

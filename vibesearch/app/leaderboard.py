@@ -34,7 +34,7 @@ import gradio as gr
 import plotly.graph_objects as go
 
 from .._plot_text import plot_text
-from ..scoring.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
+from ..judges.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
 from ..store.tables import Run
 from ..tables import aggregate_table_scores, table_score_of
 from ._access import Who
@@ -99,7 +99,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     from ..scoring import collect_runs, interaction_table, score_table
     from ..scoring.aggregate import filter_values, left_out_runs, where_filter
     from ..scoring.errors import f1_by_compactions, termination_types
-    from ..scoring.judge_failures import FAILURES_FOOTNOTE
+    from ..judges.judge_failures import FAILURES_FOOTNOTE
     from ..scoring.noise_rank import noise_of, rank_marks
 
     records, used = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge, keep=keep)
@@ -166,7 +166,7 @@ def noise_lines(noise: dict[str, Any]) -> str:
 def trust_of(ctx: AppContext, keep: Keep | None = None) -> Any:
     """Each judge × profile's agreement with the stored labels (``scoring.judge_trust``), over the
     labels of the runs ``keep`` accepts; marking by the server's ``min_judge_agreement``."""
-    from ..scoring.judge_trust import judge_trust
+    from ..labels.judge_trust import judge_trust
 
     settings = getattr(ctx, "settings", None)
     threshold = getattr(settings, "min_judge_agreement", None)
@@ -181,7 +181,7 @@ def trust_lines(trust: Any, keys: list[tuple[str, str]]) -> str:
     """Markdown lines under the summary: one per judge × profile (its agreement, κ, intervals and
     n, or "not measured", flagged "†" where marked), then the footnote. Text from the store is
     escaped."""
-    from ..scoring.judge_trust import footnote
+    from ..labels.judge_trust import footnote
 
     if not keys:
         return ""

@@ -7,7 +7,7 @@ import html
 import json
 from typing import Any
 
-from ..scoring.judge_failures import MARK, judge_gaps
+from ..judges.judge_failures import MARK, judge_gaps
 from ..store import Run, ScoreRow, Store, TaskSnapshotError, VerdictRow
 from ..tables import render_table_html, table_score_of
 

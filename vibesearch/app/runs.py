@@ -16,7 +16,7 @@ from typing import Any
 import gradio as gr
 
 from ..run.result import CONTINUABLE, RUN_STATUSES, STOPPABLE
-from ..scoring.judge_failures import judge_gaps
+from ..judges.judge_failures import judge_gaps
 from ..session import is_orphaned
 from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ._access import AGENT_HIDDEN, Who, agent_hidden

@@ -24,12 +24,12 @@ from ..scoring.aggregate import (
     where_filter,
 )
 from ..scoring.errors import error_analysis
-from ..scoring.judge_failures import FAILURES_FOOTNOTE
-from ..scoring.judge_trust import Threshold, judge_trust
+from ..judges.judge_failures import FAILURES_FOOTNOTE
+from ..labels.judge_trust import Threshold, judge_trust
 from ..scoring.noise_rank import noise_of
 from ..scoring.noise_split import spread_of
-from ..scoring.stage_view import stage_view
-from ..scoring.verdicts import judge_label
+from ..results.stage_view import stage_view
+from ..judges.verdicts import judge_label
 from ..store import Store
 
 

@@ -13,7 +13,7 @@ import json
 from typing import Any, Sequence
 
 from .._files import csv_safe
-from ..scoring.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
+from ..judges.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
 from .noise import HEADERS as NOISE_HEADERS
 from .noise import noise_note, noise_rows
 

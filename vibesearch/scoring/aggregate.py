@@ -47,9 +47,9 @@ from ..protocol import profile_of
 from ..run.config import ProtocolProfile
 from ..store import Store, TaskSnapshotError
 from ..store.tables import Run, ScoreRow
-from ._spread import interval_settings, pooled_sd, sample_spread, spread_keys  # noqa: F401  (interval_settings, pooled_sd: still importable from here)
-from .official_metrics import OfficialSummary, SampleResult, aggregate_official
-from .judge_failures import judge_gaps
+from .spread import interval_settings, pooled_sd, sample_spread, spread_keys  # noqa: F401  (interval_settings, pooled_sd: still importable from here)
+from ..judges.official_metrics import OfficialSummary, SampleResult, aggregate_official
+from ..judges.judge_failures import judge_gaps
 from .noise_split import run_seed
 from .official_score import sample_of
 from .profile import is_cancelled, profile_label, run_protocol, score_protocol

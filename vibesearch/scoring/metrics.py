@@ -35,11 +35,11 @@ from .._aio import run_sync
 from ..config import Settings, get_settings
 from ..run.scores import Metrics, RunScore
 from ..store import Store
-from ._normalize import norm
-from ._stored import NoGroundTruth, graph_source, stored_prediction, stored_task
-from .judge_failures import JudgeFailed
-from .offline_judge import OfflineJudge, as_text_triple
-from .verdicts import JudgeResult, Verdict, judge_label
+from ..judges.offline import norm
+from .stored import NoGroundTruth, graph_source, stored_prediction, stored_task
+from ..judges.judge_failures import JudgeFailed
+from ..judges.offline import OfflineJudge, as_text_triple
+from ..judges.verdicts import JudgeResult, Verdict, judge_label
 
 T = TypeVar("T")
 
@@ -111,7 +111,7 @@ async def score_graph_async(
     elif judge == "offline":
         result = OfflineJudge().judge(gt_t, unique)
     else:
-        from .llm_judge import judge_llm
+        from ..judges.llm_judge import judge_llm
 
         result = await judge_llm(gt_t, unique, model=judge, settings=settings, progress=progress)
         failure = JudgeFailed.from_batches(judge, result.details.get("batches") or [])

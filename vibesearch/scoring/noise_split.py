@@ -38,7 +38,7 @@ from typing import Any, Hashable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..store.tables import Run
-from ._bootstrap import CHUNK_CELLS, LEVEL, RESAMPLES, SEED
+from .bootstrap import CHUNK_CELLS, LEVEL, RESAMPLES, SEED
 
 DETERMINISTIC_JUDGES = ("offline",)  # judges that give one graph the same verdicts every time
 FIXED_USERS = ("rules", "direct", "staged")  # users that answer the same state the same way

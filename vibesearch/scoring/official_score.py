@@ -33,11 +33,11 @@ from ..run.scores import RunScore, Verdict
 from ..store import Store
 from ..store.tables import ScoreRow
 from ..tasks.models import Task
-from ._stored import NoGroundTruth, graph_source, stored_prediction, stored_task
-from .official_grade import OfficialGrade, grade_official
-from .official_metrics import OfficialGroundTruth, SampleResult
+from .stored import NoGroundTruth, graph_source, stored_prediction, stored_task
+from ..judges.official_grade import OfficialGrade, grade_official
+from ..judges.official_metrics import OfficialGroundTruth, SampleResult
 from .profile import NotASample, OfficialJudgeRequired, is_cancelled
-from .verdicts import judge_label
+from ..judges.verdicts import judge_label
 
 LENIENT_KEPT = 50  # predictions only our parser read, kept in the note (the count is always kept)
 

@@ -30,11 +30,11 @@ from ..reports.build import official_parts
 from ..scoring.aggregate import RunRecord, interaction_table, left_out_runs, score_table
 from ..scoring.metrics import compute_metrics, dedupe
 from ..scoring.noise_rank import noise_of, pair_comparisons, rank_marks
-from ..scoring.official_metrics import CoverageResult, SampleResult, _f1, triplet_precision
+from ..judges.official_metrics import CoverageResult, SampleResult, _f1, triplet_precision
 from ..scoring.stats import as_the_file_says, stats_from_events
 from ..run.events import StoredEvent
 from ..run.scores import Metrics
-from ..scoring.verdicts import Verdict
+from ..judges.verdicts import Verdict
 
 SUMS = "SHA256SUMS"
 RESULTS = "results.json"
@@ -90,7 +90,7 @@ def write_official_folders(records: list[RunRecord], root: Path) -> list[str]:
     sub-folder each under ``root``; returns the sub-folders' names."""
     from ..protocol import profile_named
     from ..scoring.aggregate import official_sample_results, official_samples, official_summary, profile_groups
-    from ..scoring.official_export import folder_name, write_official_results
+    from ..labels.official_export import folder_name, write_official_results
 
     names = []
     for (config, protocol, source), recs in profile_groups(records).items():
@@ -135,8 +135,8 @@ def official_nodes(sample: dict[str, Any], answer: str, task_json: dict[str, Any
     """An official sample's node metrics and prediction count, recomputed from the answer it graded
     (parsed strictly again, ``official_parse``), the task's official nodes and the sample's coverage
     details (``official_metrics.node_metrics``); a sample with nothing parsed scores 0."""
-    from ..scoring.official_metrics import OfficialGroundTruth, node_metrics
-    from ..scoring.official_parse import strict_parse
+    from ..judges.official_metrics import OfficialGroundTruth, node_metrics
+    from ..judges.official_parse import strict_parse
     from ..tasks.models import Task
 
     result = SampleResult.model_validate(sample)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..scoring.aggregate import RunRecord, WHERE_KEYS, collect_runs, parse_where, where_filter
-from ..scoring._stored import stored_prediction
+from ..scoring.stored import stored_prediction
 from ..scoring.metrics import stored_verdicts
 from ..scoring.stats import _stages_total
 from ..store import Store, TaskSnapshotError

@@ -28,9 +28,9 @@ from .._files import InputFileError, parse_jsonl, read_text, short
 from ..config import Settings, get_settings
 from ..tasks.models import Triple
 from .agreement import cohen_kappa, confusion
-from .metrics import run_sync
-from .offline_judge import OfflineJudge
-from .verdicts import Verdict
+from ..scoring.metrics import run_sync
+from ..judges.offline import OfflineJudge
+from ..judges.verdicts import Verdict
 
 
 class Case(BaseModel):
@@ -76,7 +76,7 @@ async def _judge_cases(cases: list[Case], judge: str, settings: Settings) -> tup
     if judge == "offline":
         offline = OfflineJudge()
         return [offline.judge([c.gt], c.pred).verdicts[0] for c in cases], []
-    from .llm_judge import judge_llm
+    from ..judges.llm_judge import judge_llm
 
     sem = asyncio.Semaphore(max(1, settings.judge_concurrency))
     details: list[dict[str, Any]] = []

@@ -37,7 +37,7 @@ from .._files import csv_plain, csv_safe, write_output, InputFileError, parse_js
 from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
 from ..store._labels_bulk import put_labels_bulk
-from ._stored import stored_ground_truth, stored_prediction
+from ..scoring.stored import stored_ground_truth, stored_prediction
 
 FIELDS = ["run_id", "gt_index", "annotator", "covered", "evidence", "note", "created_at", "head", "relation", "tail"]
 MAX_INDEX = 1_000_000  # ground-truth and predicted triple indices
