@@ -11,12 +11,19 @@ PKG = Path(__file__).resolve().parents[2] / "vibesearch"
 
 # package -> packages it must never import
 FORBIDDEN = {
-    "store": {"session", "app", "cli", "scoring", "agents", "users", "llm", "tools"},
-    "tasks": {"session", "app", "cli", "store", "scoring", "agents", "users", "run"},
-    "scoring": {"session", "app", "cli", "agents", "users"},
+    "store": {"session", "app", "cli", "judges", "scoring", "results", "labels", "agents", "users", "llm", "tools"},
+    "tasks": {"session", "app", "cli", "store", "judges", "scoring", "results", "labels", "agents", "users", "run"},
+    # the four scoring rooms, layered: judges < scoring < results < labels
+    "judges": {"scoring", "results", "labels", "session", "app", "cli", "agents", "users", "reports", "site"},
+    "scoring": {"results", "labels", "session", "app", "cli", "agents", "users", "reports", "site"},
+    "results": {"labels", "session", "app", "cli", "agents", "users", "reports", "site"},
+    "labels": {"session", "app", "cli", "agents", "users", "reports", "site"},
+    # what is published (the static site, the reports) is built from the results, never from the app
+    "site": {"app", "cli", "session"},
+    "reports": {"app", "cli", "session"},
     "tables": {"session", "app", "cli", "agents", "users"},
-    "llm": {"session", "app", "cli", "agents", "users", "scoring", "store"},
-    "tools": {"session", "app", "cli", "agents", "users", "scoring", "store"},
+    "llm": {"session", "app", "cli", "agents", "users", "judges", "scoring", "results", "labels", "store"},
+    "tools": {"session", "app", "cli", "agents", "users", "judges", "scoring", "results", "labels", "store"},
     # agents and users know the run's model (``vibesearch.run``), never the database
     "agents": {"users", "session", "app", "cli", "store"},
     "users": {"agents", "session", "app", "cli", "store"},

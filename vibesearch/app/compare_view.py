@@ -24,7 +24,8 @@ from ..labels.compare import CompareError, compare_runs
 from ..reports.noise import split_text
 from ..labels.config_compare import CONFIG_KEYS, ConfigCompareError, compare_configs, configurations, shown
 from ..store import RunNotFound
-from ._graph_figure import graph_figure, shared_positions
+from ..results.graph import shared_positions
+from ._graph_figure import graph_figure
 from ._words import ui_text
 from .context import AppContext
 from .panels import predicted_triples, verdict_map
