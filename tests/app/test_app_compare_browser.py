@@ -1,6 +1,6 @@
 """The Compare tab in Chromium: two stored runs of one persona (offline, one cut short), opened
 from a ``?compare=A,B`` link and from the form; the stage table, the four coverage sets — checked
-against ``scoring.compare`` on the same database — and both graphs are shown."""
+against ``labels.compare`` on the same database — and both graphs are shown."""
 
 from __future__ import annotations
 

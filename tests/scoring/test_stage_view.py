@@ -1,4 +1,4 @@
-"""Per-stage views (``scoring.stage_view``) on hand-built runs, every number worked out by hand:
+"""Per-stage views (``results.stage_view``) on hand-built runs, every number worked out by hand:
 which stage each triple belongs to, recall by stage (reached / not reached), F1 by stages reached
 and where runs stall; and the section in ``vibesearch report``."""
 

@@ -240,7 +240,7 @@ def _pct_ci(row: dict[str, Any], measure: str, *, percent: bool = True) -> str:
 
 
 def agreement_side_html(side: dict[str, Any], *, against: str | None = None, elem_id: str = "vs-agreement") -> str:
-    """One side of ``scoring.agreement.agreement_report`` as a table: each judge (and profile)
+    """One side of ``labels.agreement.agreement_report`` as a table: each judge (and profile)
     against the human majority (or the annotator ``against``): agreement, κ, Gwet's AC1, the
     share of the positive label on each side, precision and recall, with 95% bootstrap intervals
     in brackets and, below, why kappa says nothing where it does not."""

@@ -1,4 +1,4 @@
-"""The Study tab: the fidelity study (``scoring.fidelity``) in the browser — how far each user
+"""The Study tab: the fidelity study (``labels.fidelity``) in the browser — how far each user
 simulator is from the people who played beside it, over the runs the caller may read.
 
 Every text shown (agents' messages, people's replies, task ids) is escaped.

@@ -1,6 +1,6 @@
 """``vibesearch compare``: two runs of one persona laid out by stage, and what each covered of the
-ground truth (``scoring/compare.py``); or two whole configurations, task by task, with a paired
-interval of the F1 difference and each one's noise floor (``scoring/config_compare.py``).
+ground truth (``labels/compare.py``); or two whole configurations, task by task, with a paired
+interval of the F1 difference and each one's noise floor (``labels/config_compare.py``).
 
     vibesearch compare RUN_A RUN_B [--judge J] [--json]
     vibesearch compare --a agent=react --a agent_model=M --b agent=baseline [--judge J] [--json]

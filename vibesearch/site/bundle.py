@@ -11,7 +11,7 @@
     OUT/tasks/<sha256>.json each task snapshot, named by the sha256 of its canonical JSON
     OUT/official/<config>/  per configuration scored under the official profile: the official
                             grader's files (<qid>_sample<i>.json, summary.json, item_ratings.json,
-                            per_query_scores.json; ``scoring.official_export``)
+                            per_query_scores.json; ``labels.official_export``)
     OUT/SHA256SUMS          sha256 of every other file of OUT/ (``sha256sum -c`` reads it)
 
 ``derive(records)`` is the one place the site's figures are computed from run records; ``build``
