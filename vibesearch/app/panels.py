@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from ..judges.judge_failures import MARK, judge_gaps
+from ..judges.registry import judge_for
 from ..store import Run, ScoreRow, Store, TaskSnapshotError, VerdictRow
 from ..tables import render_table_html, table_score_of
 
@@ -19,7 +20,7 @@ def _esc(x: Any) -> str:
 
 
 def judge_text(judge: str) -> str:
-    return "offline judge" if judge in ("", "offline", None) else f"judge {judge}"
+    return "offline judge" if not judge or judge_for(judge).is_offline else f"judge {judge}"
 
 
 # --------------------------------------------------------------------------- statistics

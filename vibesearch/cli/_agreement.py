@@ -114,7 +114,7 @@ def agreement_table(title: str, side: dict[str, Any]) -> None:
     """One side's judge-vs-human rows (with 95% intervals), its splits by language, subset and
     relation, why kappa says nothing where it does not, the open ties left out, and with two or
     more annotators their alpha."""
-    from ..judges.verdicts import judge_label
+    from ..judges.registry import judge_label
 
     if not side["n_items"]:
         return

@@ -28,7 +28,7 @@ def _trust_lines(result: dict[str, Any]) -> None:
     """Each judge × profile behind the figures: its agreement with the stored labels or "not
     measured" ("†" where the minimum agreement marks it), then what the mark means."""
     from ..labels.judge_trust import MARK
-    from ..judges.verdicts import judge_label
+    from ..judges.registry import judge_label
 
     for t in result.get("judge_trust") or []:
         console.print(f"{judge_label(t['judge'])} · {t['profile']} against people: {t['text']}" + (f" {MARK}" if t["marked"] else ""),

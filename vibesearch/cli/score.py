@@ -75,7 +75,7 @@ def score_command(
     from ..judges.judge_failures import JudgeFailed, judge_gaps
     from ..scoring.noise_split import judge_is_deterministic, spread_of
     from ..scoring.profile import NotASample, OfficialJudgeRequired, run_protocol
-    from ..judges.verdicts import judge_label
+    from ..judges.registry import judge_label
     from ..store import RunNotFound
 
     if repeat < 1:
@@ -203,7 +203,7 @@ def _print_repeats(results: list[dict[str, Any]], repeat: int, deterministic: bo
 
 
 def _row_json(store, row) -> dict[str, Any]:
-    from ..judges.verdicts import judge_label
+    from ..judges.registry import judge_label
 
     from ..scoring.aggregate import agent_label
     from ..judges.judge_failures import judge_gaps
@@ -463,7 +463,7 @@ def labels_import(
 def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only this run"), as_json: bool = JsonOption, db: Optional[str] = DbOption) -> None:
     """Agreement of each judge with the human labels, and between annotators."""
     from ..labels.agreement import agreement_report
-    from ..judges.verdicts import judge_label
+    from ..judges.registry import judge_label
 
     report = agreement_report(open_store(db, writes=False), run_id=run)
     if as_json:
@@ -498,7 +498,7 @@ def labels_calibrate(
     """Measure judges on a labelled case file: one table with agreement, kappa, P/R of "covered", false covered, time, cost."""
     from ..llm import LLMError
     from ..labels.calibration import CaseFileError, compare
-    from ..judges.verdicts import judge_label
+    from ..judges.registry import judge_label
 
     try:
         report = compare(cases, list(judge), settings=_settings())

@@ -9,10 +9,12 @@ judge knows a ground truth and a prediction, never a stored score, a report or a
 * ``official_judge``, ``official_parse``, ``official_grade``, ``official_metrics``: the official
   harness's grader (coverage call, strict parse of the answer, per-sample metrics; ``official_metrics``
   is here because the grader's own types live in it).
-* ``verdicts``: what a judge returns (``JudgeResult``, ``Verdict``, ``judge_label``).
+* ``registry``: each judge kind described once (``judge_for(name)``, ``judge_label``).
+* ``verdicts``: what a judge returns (``JudgeResult``, ``Verdict``).
 * ``judge_failures``: a judge call that failed, and the gaps it leaves in a stored score.
 """
 
-from .verdicts import JudgeResult, Verdict, judge_label, majority_verdicts
+from .registry import judge_label
+from .verdicts import JudgeResult, Verdict, majority_verdicts
 
 __all__ = ["JudgeResult", "Verdict", "judge_label", "majority_verdicts"]

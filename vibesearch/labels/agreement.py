@@ -40,7 +40,7 @@ from ._human_ceiling import human_ceiling, prevalence
 from ..scoring.stored import stored_ground_truth, stored_prediction
 from ..scoring.metrics import f1_of
 from ..scoring.profile import profile_label
-from ..judges.verdicts import judge_label
+from ..judges.registry import judge_label
 
 __all__ = ["Item", "agreement_report", "agreement_row", "cohen_kappa", "confusion", "human_final", "human_majority", "judge_rows",
            "kappa_explanation", "krippendorff_alpha", "percent_agreement", "validity_agreement"]

@@ -29,7 +29,7 @@ from ..labels.judge_trust import Threshold, judge_trust
 from ..scoring.noise_rank import noise_of
 from ..scoring.noise_split import spread_of
 from ..results.stage_view import stage_view
-from ..judges.verdicts import judge_label
+from ..judges.registry import judge_label
 from ..store import Store
 
 

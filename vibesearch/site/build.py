@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
-from ..judges.verdicts import judge_label
+from ..judges.registry import judge_label
 from ..store import Store
 from .bundle import RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
 from .collect import RunData, SiteData, gather

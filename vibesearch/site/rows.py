@@ -25,7 +25,7 @@ from sqlmodel import SQLModel, col, select
 from ..run.events import StoredEvent
 from ..labels.agreement import agreement_report
 from ..labels.judge_trust import judge_trust
-from ..judges.verdicts import judge_label
+from ..judges.registry import judge_label
 from ..store import Store
 from ..store.tables import AdjudicationRow, EventRow, GraphRow, LabelRow, PredLabelRow, Run, ScoreRow, VerdictRow
 from .bundle import plain

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from ..reports.build import stage_label
 from ..scoring.aggregate import RunRecord
-from ..judges.verdicts import judge_label
+from ..judges.registry import judge_label
 from ._assets import REPLAY_JS
 from ._html import esc, json_script, link, number, page
 from ._svg import graph_svg
