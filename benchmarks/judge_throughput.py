@@ -50,11 +50,11 @@ from vibesearch.config import Settings
 from vibesearch.llm import complete, fake
 from vibesearch.llm.tokenizer import text_tokens, tokenizer_name
 from vibesearch.protocol import own_prompts
-from vibesearch.scoring.llm_judge import build_messages, judge_llm
-from vibesearch.scoring.official_judge import judge_official
-from vibesearch.scoring.official_metrics import GTTriple, OfficialGroundTruth
-from vibesearch.scoring.offline_judge import OfflineJudge
-from vibesearch.scoring.verdicts import JudgeResult
+from vibesearch.judges.llm_judge import build_messages, judge_llm
+from vibesearch.judges.official_judge import judge_official
+from vibesearch.judges.official_metrics import GTTriple, OfficialGroundTruth
+from vibesearch.judges.offline import OfflineJudge
+from vibesearch.judges.verdicts import JudgeResult
 
 RELATIONS = ["founded in", "headquartered in", "chief executive", "number of employees", "parent company", "listed on"]
 PRED_RELATIONS = ["founding year", "headquarters", "CEO", "employees", "owned by", "stock exchange"]

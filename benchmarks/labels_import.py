@@ -72,7 +72,7 @@ def main() -> None:
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
 
-    from vibesearch.scoring.labels_io import read_label_file, store_labels
+    from vibesearch.labels.labels_io import read_label_file, store_labels
     from vibesearch.store import Store
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,6 +1,6 @@
 """The Compare tab in Chromium: two stored runs of one persona (offline, one cut short), opened
 from a ``?compare=A,B`` link and from the form; the stage table, the four coverage sets — checked
-against ``scoring.compare`` on the same database — and both graphs are shown."""
+against ``labels.compare`` on the same database — and both graphs are shown."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def two_runs(app_server) -> tuple[str, str]:
 
 
 def _expected(app_server, a: str, b: str) -> dict:
-    from vibesearch.scoring.compare import compare_runs
+    from vibesearch.labels.compare import compare_runs
     from vibesearch.store import open_db
 
     return compare_runs(open_db(app_server.db, writes=False), a, b)
@@ -103,7 +103,7 @@ def test_a_run_link_opens_the_run_in_runs(browser, app_server, two_runs):
 def test_two_configurations_compared_task_by_task(pages, app_server, two_runs):
     """The baseline against the fake ReAct agent on the same persona: the per-task row and the
     paired interval the page shows are those ``compare_configs`` gives on the same database."""
-    from vibesearch.scoring.config_compare import compare_configs
+    from vibesearch.labels.config_compare import compare_configs
     from vibesearch.store import open_db
 
     db = str(app_server.db)

@@ -9,7 +9,7 @@ import time
 import pytest
 from graph_samples import sample
 
-from vibesearch.app._graph_layout import _layout, components, entity_key, layout
+from vibesearch.results.graph_layout import _layout, components, entity_key, layout
 from vibesearch.app.graph_view import (
     LABELS,
     GraphData,

@@ -11,7 +11,7 @@ import pytest
 from vibesearch.app import label_campaign as lc
 from vibesearch.app.context import AppContext
 from vibesearch.app.label import NEEDS_GT_SUPPORT, LabelRefused, LabelView, record_label
-from vibesearch.scoring.campaigns import Item, create_campaign
+from vibesearch.labels.campaigns import Item, create_campaign
 from vibesearch.store import Store
 from vibesearch.run import GraphEvent
 

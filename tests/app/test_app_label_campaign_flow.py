@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 
 from vibesearch.config import BUNDLED_TASKS
 from vibesearch.run import GraphEvent
-from vibesearch.scoring.campaigns import create_campaign, final_label, Item
+from vibesearch.labels.campaigns import create_campaign, final_label, Item
 from vibesearch.store import Store
 from vibesearch.tasks import load_tasks
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from vibesearch.app import label_campaign as lc
 from vibesearch.app.context import AppContext
 from vibesearch.run import GraphEvent
-from vibesearch.scoring.campaigns import create_campaign
+from vibesearch.labels.campaigns import create_campaign
 from vibesearch.store import Store
 
 GT = [{"head": "Kyoto", "relation": "has temple", "tail": "Kinkaku-ji"}]

@@ -11,8 +11,8 @@ from vibesearch.app import label_campaign as lc
 from vibesearch.app._label_report import report_html
 from vibesearch.app.context import AppContext
 from vibesearch.run import GraphEvent
-from vibesearch.scoring.agreement import agreement_report
-from vibesearch.scoring.campaigns import Item, adjudicate, create_campaign, get_campaign, next_item
+from vibesearch.labels.agreement import agreement_report
+from vibesearch.labels.campaigns import Item, adjudicate, create_campaign, get_campaign, next_item
 from vibesearch.store import Store
 from vibesearch.store.tables import ScoreRow, VerdictRow
 

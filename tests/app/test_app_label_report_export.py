@@ -17,7 +17,7 @@ from vibesearch.app.context import AppContext
 from vibesearch.app.label import LabelView, agreement_html
 from vibesearch.config import Settings
 from vibesearch.run import GraphEvent
-from vibesearch.scoring.campaigns import create_campaign
+from vibesearch.labels.campaigns import create_campaign
 from vibesearch.store import ScoreRow, Store, VerdictRow
 
 GT = [{"head": "Kyoto", "relation": "has temple", "tail": "Kinkaku-ji"}, {"head": "Nara", "relation": "has", "tail": "deer"}]

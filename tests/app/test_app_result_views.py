@@ -115,7 +115,7 @@ def test_runs_tab_scores_tab_lists_every_ground_truth_triple(app):
 
 def test_agreement_side_html_shows_intervals_and_the_kappa_note(store):
     from vibesearch.app.panels import agreement_side_html
-    from vibesearch.scoring.agreement import agreement_report
+    from vibesearch.labels.agreement import agreement_report
 
     run = store.create_run("t", task_json={"graph": GT, "language": "en", "subset": "pro"}, agent="baseline", user="rules", status="finished")
     store.append(run.id, GraphEvent(triples=PRED, raw_text=json.dumps(PRED)))

@@ -11,20 +11,24 @@ PKG = Path(__file__).resolve().parents[2] / "vibesearch"
 
 # package -> packages it must never import
 FORBIDDEN = {
-    "store": {"session", "app", "cli", "scoring", "agents", "users", "llm", "tools"},
-    "tasks": {"session", "app", "cli", "store", "scoring", "agents", "users", "run"},
-    "scoring": {"session", "app", "cli", "agents", "users"},
+    "store": {"session", "app", "cli", "judges", "scoring", "results", "labels", "agents", "users", "llm", "tools"},
+    "tasks": {"session", "app", "cli", "store", "judges", "scoring", "results", "labels", "agents", "users", "run"},
+    # the four scoring rooms, layered: judges < scoring < results < labels
+    "judges": {"scoring", "results", "labels", "session", "app", "cli", "agents", "users", "reports", "site"},
+    "scoring": {"results", "labels", "session", "app", "cli", "agents", "users", "reports", "site"},
+    "results": {"labels", "session", "app", "cli", "agents", "users", "reports", "site"},
+    "labels": {"session", "app", "cli", "agents", "users", "reports", "site"},
     "tables": {"session", "app", "cli", "agents", "users"},
-    "llm": {"session", "app", "cli", "agents", "users", "scoring", "store"},
-    "tools": {"session", "app", "cli", "agents", "users", "scoring", "store"},
+    "llm": {"session", "app", "cli", "agents", "users", "judges", "scoring", "results", "labels", "store"},
+    "tools": {"session", "app", "cli", "agents", "users", "judges", "scoring", "results", "labels", "store"},
     # agents and users know the run's model (``vibesearch.run``), never the database
     "agents": {"users", "session", "app", "cli", "store"},
     "users": {"agents", "session", "app", "cli", "store"},
     "session": {"app", "cli"},
-    # what reads the store and shows it; ``site`` still imports ``app._graph_figure`` (issue 38
-    # moves it to ``results/``, and then "app" joins this row for both)
-    "reports": {"session", "cli", "site", "agents", "users", "tools", "llm"},
-    "site": {"session", "cli", "agents", "users", "tools", "llm"},
+    # what reads the store and shows it; what is published (the static site, the reports) is built
+    # from the results, never from the app
+    "reports": {"app", "session", "cli", "site", "agents", "users", "tools", "llm"},
+    "site": {"app", "session", "cli", "agents", "users", "tools", "llm"},
     "interop": {"app", "cli", "site", "reports"},
     "app": {"cli", "site"},
     "cli": set(),  # the top: it may import any package

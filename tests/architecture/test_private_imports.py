@@ -23,17 +23,9 @@ PKG = Path(__file__).resolve().parents[2] / "vibesearch"
 # labels, session -> runner); the rest got public names. A line that no longer occurs fails too,
 # so the list only shrinks.
 ALLOWED: set[str] = {
-    # scoring's text normalisation, used to draw and to import graphs
-    "app/_graph_layout.py -> vibesearch.scoring._normalize",
-    "interop/official_trajectories.py -> vibesearch.scoring._normalize",
     # the database-outage rule the logs name
     "cli/_logs.py -> vibesearch.session._outage",
-    # the graph classification of the app's figure, drawn by the site as SVG (moves to results/)
-    "site/_svg.py -> vibesearch.app._graph_figure",
     # what the site reads of scores
-    "site/build.py -> vibesearch.scoring._spread",
-    "site/bundle.py -> vibesearch.scoring.official_metrics._f1",
-    "site/collect.py -> vibesearch.scoring._stored",
     "site/collect.py -> vibesearch.scoring.stats._stages_total",
 }
 

@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from typer.testing import CliRunner
 
 from vibesearch.interop.official_trajectories import ImportFileError, import_trajectory, prepare_import
-from vibesearch.scoring.labels_io import LabelFileError, import_labels
+from vibesearch.labels.labels_io import LabelFileError, import_labels
 from vibesearch.store import build_run
 from vibesearch.run import MessageEvent, NoteEvent
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from vibesearch.scoring.official_export import write_official_results
-from vibesearch.scoring.official_metrics import (
+from vibesearch.labels.official_export import write_official_results
+from vibesearch.judges.official_metrics import (
     CoverageItem,
     CoverageResult,
     OfficialGroundTruth,

@@ -20,8 +20,8 @@ from vibesearch.protocol import own_prompts
 from vibesearch.run import EndEvent, MessageEvent
 from vibesearch.run.config import RunConfig
 from vibesearch.scoring import score_run
-from vibesearch.scoring.official_judge import grader_for, judge_official
-from vibesearch.scoring.official_metrics import OfficialGroundTruth
+from vibesearch.judges.official_judge import grader_for, judge_official
+from vibesearch.judges.official_metrics import OfficialGroundTruth
 from vibesearch.store import Store
 
 MODEL = "gemini/gemini-2.5-pro"

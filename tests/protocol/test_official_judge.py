@@ -11,14 +11,14 @@ import pytest
 
 from vibesearch.llm import fake
 from vibesearch.protocol import load_prompts, own_prompts
-from vibesearch.scoring.official_judge import (
+from vibesearch.judges.official_judge import (
     align_best_effort,
     align_exact,
     answer_items,
     judge_official,
     split_batches,
 )
-from vibesearch.scoring.official_metrics import OfficialGroundTruth, grade_sample
+from vibesearch.judges.official_metrics import OfficialGroundTruth, grade_sample
 
 STAND_IN = Path(__file__).resolve().parents[1] / "data" / "official_harness"
 P_LINE = re.compile(r'^P-(\d+): "(.*)" --\[(.*)\]--> "(.*)"$', re.MULTILINE)
@@ -219,7 +219,7 @@ def test_judge_sampling_reaches_the_provider(settings):
 
 
 def test_grade_from_the_final_answer(settings, prompts_seen):
-    from vibesearch.scoring.official_grade import grade_official
+    from vibesearch.judges.official_grade import grade_official
 
     model = register("grade-judge", lambda prompt, n: official_answer(prompt), prompts_seen)
     gt = ground_truth(3)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vibesearch.scoring.official_metrics import (
+from vibesearch.judges.official_metrics import (
     CoverageItem,
     CoverageResult,
     GTTriple,
@@ -110,7 +110,7 @@ def test_official_key_order():
 
 
 def s(qid: str, idx: int, **metrics: float):
-    from vibesearch.scoring.official_metrics import SampleResult
+    from vibesearch.judges.official_metrics import SampleResult
 
     return SampleResult(qid=qid, sample_idx=idx, num_pred_triples=1, **metrics)
 

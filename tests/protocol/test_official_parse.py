@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vibesearch.agents._triples import parse_triples
-from vibesearch.scoring.official_parse import strict_parse
+from vibesearch.judges.official_parse import strict_parse
 
 
 def test_first_fenced_array_wins():

@@ -17,9 +17,9 @@ from vibesearch.config import reset_settings
 from vibesearch.reports import build_report, render
 from vibesearch.run import EndEvent, GraphEvent, MessageEvent
 from vibesearch.scoring import score_run
-from vibesearch.scoring.compare import compare_runs
-from vibesearch.scoring.config_compare import compare_configs
-from vibesearch.scoring.judge_trust import MARK, NOT_MEASURED, judge_trust, parse_threshold
+from vibesearch.labels.compare import compare_runs
+from vibesearch.labels.config_compare import compare_configs
+from vibesearch.labels.judge_trust import MARK, NOT_MEASURED, judge_trust, parse_threshold
 from vibesearch.store import Store
 from vibesearch.store.tables import ScoreRow, VerdictRow
 

@@ -1,6 +1,6 @@
 """Avg@N / Best@N intervals and spread in the reports and the Leaderboard, the report's --where
 filter, and tokens that were never recorded. The intervals are checked against a bootstrap
-written out here (numpy, the same seed and resample count as ``scoring._bootstrap``)."""
+written out here (numpy, the same seed and resample count as ``scoring.bootstrap``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from vibesearch.run import EndEvent, GraphEvent, MessageEvent, UsageEvent
-from vibesearch.scoring import _bootstrap, score_run
+from vibesearch.scoring import bootstrap as _bootstrap, score_run
 from vibesearch.store import Store
 
 

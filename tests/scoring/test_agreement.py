@@ -3,8 +3,8 @@ import json
 import pytest
 from scoring_helpers import T
 
-from vibesearch.scoring.agreement import agreement_report, cohen_kappa, krippendorff_alpha, percent_agreement
-from vibesearch.scoring.labels_io import LabelFileError, export_labels, import_labels
+from vibesearch.labels.agreement import agreement_report, cohen_kappa, krippendorff_alpha, percent_agreement
+from vibesearch.labels.labels_io import LabelFileError, export_labels, import_labels
 from vibesearch.store.tables import ScoreRow, VerdictRow
 
 JUDGE = [1, 1, 1, 1, 1, 0, 0, 0, 1, 0]

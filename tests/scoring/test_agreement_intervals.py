@@ -9,8 +9,8 @@ import pytest
 from scoring_helpers import T
 from typer.testing import CliRunner
 
-from vibesearch.scoring._bootstrap import SEED, bootstrap_intervals, point_measures
-from vibesearch.scoring.agreement import agreement_report, agreement_row
+from vibesearch.scoring.bootstrap import SEED, bootstrap_intervals, point_measures
+from vibesearch.labels.agreement import agreement_report, agreement_row
 from vibesearch.store import Store
 from vibesearch.store.tables import ScoreRow, VerdictRow
 
@@ -170,7 +170,7 @@ def test_agreement_command_prints_intervals_and_splits(tmp_db, make_run):
 
 
 def test_intervals_do_not_depend_on_the_block_size(monkeypatch):
-    from vibesearch.scoring import _bootstrap
+    from vibesearch.scoring import bootstrap as _bootstrap
 
     human = [i % 3 != 0 for i in range(90)]
     judge = [h if i % 5 else not h for i, h in enumerate(human)]
@@ -180,7 +180,7 @@ def test_intervals_do_not_depend_on_the_block_size(monkeypatch):
 
 
 def test_krippendorff_alpha_three_annotators_with_a_gap_by_hand():
-    from vibesearch.scoring.agreement import krippendorff_alpha
+    from vibesearch.labels.agreement import krippendorff_alpha
 
     # item 1: A, B, C say 1; item 2: A, B say 0 (C did not label it); item 3: A 1, B 0, C 0
     # coincidences (each ordered pair of a unit weighted 1/(m-1)): o11 = 3, o00 = 2 + 1, o10 = o01 = 1

@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from vibesearch.scoring.calibration import load_cases
+from vibesearch.labels.calibration import load_cases
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import pytest
 from scoring_helpers import T
 from typer.testing import CliRunner
 
-from vibesearch.scoring.campaign_export import FIELDS, export_rows
-from vibesearch.scoring.campaigns import Item, adjudicate, create_campaign, get_campaign, item_labels, replaced_note
+from vibesearch.labels.campaign_export import FIELDS, export_rows
+from vibesearch.labels.campaigns import Item, adjudicate, create_campaign, get_campaign, item_labels, replaced_note
 from vibesearch.store import Store
 
 GT = [T("Kyoto", "has temple", "Kinkaku-ji"), T("Nara", "has park", "Nara Park")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from scoring_helpers import T
 
-from vibesearch.scoring.campaigns import (
+from vibesearch.labels.campaigns import (
     CampaignError,
     Item,
     adjudicate,

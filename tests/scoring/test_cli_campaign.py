@@ -9,7 +9,7 @@ import pytest
 from scoring_helpers import T
 from typer.testing import CliRunner
 
-from vibesearch.scoring.campaigns import Item, adjudicate, get_campaign
+from vibesearch.labels.campaigns import Item, adjudicate, get_campaign
 from vibesearch.store import Store
 
 GT = [T("Kyoto", "has temple", "Kinkaku-ji"), T("Nara", "has park", "Nara Park")]

@@ -11,7 +11,7 @@ import pytest
 
 from vibesearch.run import EndEvent, MessageEvent, StageEvent, ToolCallEvent, UsageEvent
 from vibesearch.run.scores import RunScore, Verdict
-from vibesearch.scoring.compare import CompareError, compare_runs
+from vibesearch.labels.compare import CompareError, compare_runs
 from vibesearch.store import Store
 from vibesearch.store.scores import record_score
 

@@ -14,7 +14,7 @@ from vibesearch.config import Settings
 from vibesearch.protocol import build_config
 from vibesearch.run import EndEvent
 from vibesearch.run.scores import RunScore
-from vibesearch.scoring.config_compare import ConfigCompareError, compare_configs
+from vibesearch.labels.config_compare import ConfigCompareError, compare_configs
 from vibesearch.store import Store
 from vibesearch.store.scores import record_score
 
@@ -97,7 +97,7 @@ def test_one_shared_task_is_not_ranked(store):
 
 
 def test_the_configurations_offered_and_the_reader_limit(store):
-    from vibesearch.scoring.config_compare import configurations
+    from vibesearch.labels.config_compare import configurations
 
     found = configurations(store)
     assert found[0][1] == 4 and sum(n for _, n in found) == 12

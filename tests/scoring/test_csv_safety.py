@@ -10,9 +10,9 @@ from scoring_helpers import T
 
 from vibesearch._files import csv_plain, csv_safe
 from vibesearch.reports.text import to_csv
-from vibesearch.scoring.campaigns import create_campaign, get_campaign
-from vibesearch.scoring.campaign_export import export_campaign
-from vibesearch.scoring.labels_io import export_labels, read_label_file
+from vibesearch.labels.campaigns import create_campaign, get_campaign
+from vibesearch.labels.campaign_export import export_campaign
+from vibesearch.labels.labels_io import export_labels, read_label_file
 from vibesearch.store import Store
 
 GT = [T("=HYPERLINK(\"http://x\")", "-relation", "@tail")]

@@ -12,8 +12,8 @@ import pytest
 
 from fidelity_runs import person_run, simulator_run
 
-from vibesearch.scoring._bootstrap import bootstrap_mean
-from vibesearch.scoring.fidelity import FidelityError, fidelity_report
+from vibesearch.scoring.bootstrap import bootstrap_mean
+from vibesearch.labels.fidelity import FidelityError, fidelity_report
 from vibesearch.store import Store
 
 

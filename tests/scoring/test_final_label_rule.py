@@ -9,10 +9,10 @@ import json
 import pytest
 from scoring_helpers import T
 
-from vibesearch.scoring._final_label import final_labels, final_of, strict_majority
-from vibesearch.scoring.agreement import agreement_report
-from vibesearch.scoring.campaigns import Item, adjudicate, create_campaign, final_label, item_labels
-from vibesearch.scoring.meta_eval_csv import human_cells
+from vibesearch.labels._final_label import final_labels, final_of, strict_majority
+from vibesearch.labels.agreement import agreement_report
+from vibesearch.labels.campaigns import Item, adjudicate, create_campaign, final_label, item_labels
+from vibesearch.labels.meta_eval_csv import human_cells
 from vibesearch.store.tables import ScoreRow, VerdictRow
 
 GT = [T(f"h{i}", "r", f"t{i}") for i in range(4)]

@@ -26,7 +26,7 @@ from vibesearch.config import reset_settings
 from vibesearch.run import EndEvent, GraphEvent, MessageEvent
 from vibesearch.run.config import RunConfig
 from vibesearch.run.scores import RunScore, Verdict
-from vibesearch.scoring.judge_failures import judge_gaps
+from vibesearch.judges.judge_failures import judge_gaps
 from vibesearch.store import Store, record_score
 
 JUDGE = "openai/judge-x"

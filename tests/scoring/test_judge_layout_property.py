@@ -25,9 +25,9 @@ from hypothesis import HealthCheck, given, strategies as st
 from hypothesis import settings as hyp_settings
 
 from vibesearch.protocol import own_prompts
-from vibesearch.scoring.llm_judge import judge_llm
-from vibesearch.scoring.official_judge import judge_official
-from vibesearch.scoring.official_metrics import GTTriple, OfficialGroundTruth
+from vibesearch.judges.llm_judge import judge_llm
+from vibesearch.judges.official_judge import judge_official
+from vibesearch.judges.official_metrics import GTTriple, OfficialGroundTruth
 
 _PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "_paraphrase_graphs.py"
 _spec = importlib.util.spec_from_file_location("paraphrase_graphs_for_tests", _PATH)

@@ -172,7 +172,7 @@ def _stored(store: Store, f1s: dict[str, list[float]], **fields) -> None:
 
 
 def test_compare_calls_a_difference_inside_the_combined_noise_a_tie(cli, tmp_db):
-    from vibesearch.scoring.config_compare import compare_configs
+    from vibesearch.labels.config_compare import compare_configs
 
     store = Store(tmp_db)
     # B is 0.05 above A on both tasks (the interval is [0.05, 0.05]), but two runs of a task differ

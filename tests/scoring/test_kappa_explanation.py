@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vibesearch.scoring.agreement import cohen_kappa, confusion, kappa_explanation
+from vibesearch.labels.agreement import cohen_kappa, confusion, kappa_explanation
 
 
 def _both(human: list[int], judge: list[int]) -> tuple[float | None, str | None]:

@@ -12,8 +12,8 @@ import pytest
 from scoring_helpers import T
 
 from vibesearch._names import PersonNameError, annotator_name
-from vibesearch.scoring.campaigns import CampaignError, Item, adjudicate, create_campaign, get_campaign
-from vibesearch.scoring.labels_io import LabelFileError, import_labels, read_label_file
+from vibesearch.labels.campaigns import CampaignError, Item, adjudicate, create_campaign, get_campaign
+from vibesearch.labels.labels_io import LabelFileError, import_labels, read_label_file
 
 GT = [T(f"h{i}", "r", f"t{i}") for i in range(3)]  # gt_index 0 to 2
 PRED = [T("p0", "r", "x"), T("p1", "r", "y")]  # evidence 0 and 1
@@ -135,7 +135,7 @@ def test_annotator_name_refuses(value, message):
 def _meta_folder(store, rid, tmp_path):
     import csv
 
-    from vibesearch.scoring.meta_eval_csv import GT_DIR, export_official
+    from vibesearch.labels.meta_eval_csv import GT_DIR, export_official
     from vibesearch.store.tables import ScoreRow, VerdictRow
 
     verdicts = [VerdictRow(score_id=0, run_id=rid, gt_index=i, covered=i == 0, evidence_json="[0]" if i == 0 else "[]") for i in range(len(GT))]
@@ -151,7 +151,7 @@ def _meta_folder(store, rid, tmp_path):
 
 
 def test_a_meta_eval_folder_names_its_person_in_the_one_form(store, rid, tmp_path):
-    from vibesearch.scoring.meta_eval_csv import MetaEvalError, import_official
+    from vibesearch.labels.meta_eval_csv import MetaEvalError, import_official
 
     out, _ = _meta_folder(store, rid, tmp_path)
     assert import_official(store, out, "  Ann   Lee ") == (1, 0)
@@ -162,7 +162,7 @@ def test_a_meta_eval_folder_names_its_person_in_the_one_form(store, rid, tmp_pat
 
 
 def test_a_meta_eval_folder_is_read_strictly(store, rid, tmp_path):
-    from vibesearch.scoring.meta_eval_csv import MANIFEST, MetaEvalError, import_official
+    from vibesearch.labels.meta_eval_csv import MANIFEST, MetaEvalError, import_official
 
     out, gt_file = _meta_folder(store, rid, tmp_path)
     manifest = out / MANIFEST

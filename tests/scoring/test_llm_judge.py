@@ -10,10 +10,11 @@ import pytest
 from scoring_helpers import T
 
 from vibesearch.llm import LLMError
-from vibesearch.scoring import compute_metrics, majority_verdicts, score_run, stored_verdicts
-from vibesearch.scoring.calibration import calibrate, load_cases
-from vibesearch.scoring.llm_judge import SYSTEM_PROMPT, judge_llm
-from vibesearch.scoring.verdicts import Verdict
+from vibesearch.scoring import compute_metrics, score_run, stored_verdicts
+from vibesearch.judges.verdicts import majority_verdicts
+from vibesearch.labels.calibration import calibrate, load_cases
+from vibesearch.judges.llm_judge import SYSTEM_PROMPT, judge_llm
+from vibesearch.judges.verdicts import Verdict
 
 LINE = re.compile(r"^\[(R|P)(\d+)\] (.*) \| (.*) \| (.*)$", re.M)
 

@@ -16,8 +16,8 @@ from vibesearch.llm.client import cached_prompt_tokens
 from vibesearch.llm.tokenizer import text_tokens
 from vibesearch.protocol import own_prompts
 from vibesearch.run.events import UsageEvent
-from vibesearch.scoring.llm_judge import SYSTEM_PROMPT, build_messages, judge_llm
-from vibesearch.scoring.official_judge import judge_official
+from vibesearch.judges.llm_judge import SYSTEM_PROMPT, build_messages, judge_llm
+from vibesearch.judges.official_judge import judge_official
 
 LINE = re.compile(r"^\[(R|P)(\d+)\] (.*) \| (.*) \| (.*)$", re.M)
 

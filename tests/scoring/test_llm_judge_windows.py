@@ -6,8 +6,8 @@ import re
 
 from scoring_helpers import T
 
-from vibesearch.scoring._judge_layout import token_counts
-from vibesearch.scoring.llm_judge import judge_llm
+from vibesearch.judges._judge_layout import token_counts
+from vibesearch.judges.llm_judge import judge_llm
 
 LINE = re.compile(r"^\[(R|P)(\d+)\] (.*) \| (.*) \| (.*)$", re.M)
 
@@ -124,7 +124,7 @@ async def test_a_graph_that_fits_is_one_window_under_the_plain_header(fake, sett
 def test_the_budget_comes_from_litellm_when_it_knows_the_model(fake, settings):
     import litellm
 
-    from vibesearch.scoring.llm_judge import context_budget
+    from vibesearch.judges.llm_judge import context_budget
 
     known = litellm.get_model_info("gpt-4o-mini")["max_input_tokens"]
     assert context_budget("gpt-4o-mini", settings) == (known, "litellm model map")

@@ -9,9 +9,9 @@ import pytest
 from scoring_helpers import T
 from typer.testing import CliRunner
 
-from vibesearch.scoring.agreement import agreement_report
-from vibesearch.scoring.labels_io import export_labels
-from vibesearch.scoring.meta_eval_csv import (
+from vibesearch.labels.agreement import agreement_report
+from vibesearch.labels.labels_io import export_labels
+from vibesearch.labels.meta_eval_csv import (
     GT_DIR,
     GT_HEADER,
     PRED_DIR,
@@ -236,7 +236,7 @@ def test_old_database_gets_the_validity_table(tmp_path, make_run):
 
 
 def test_final_labels_fill_the_export_adjudication_first(store, run, tmp_path):
-    from vibesearch.scoring.campaigns import Item, adjudicate, create_campaign
+    from vibesearch.labels.campaigns import Item, adjudicate, create_campaign
 
     camp = create_campaign(store, "c", runs=[run], annotators=["a", "b", "c"], sides=["coverage"], overlap=2)
     # gt 0: a and b say yes (majority yes); gt 1: a yes, b no (a tie, then resolved no by d); gt 2: a no, b yes (a tie left open)

@@ -13,7 +13,7 @@ import pytest
 from scoring_helpers import T
 
 from vibesearch.run import EndEvent, GraphEvent, MessageEvent
-from vibesearch.scoring.meta_eval_csv import (
+from vibesearch.labels.meta_eval_csv import (
     GT_DIR,
     MANIFEST,
     PRED_DIR,

@@ -3,7 +3,8 @@ import json
 import pytest
 from scoring_helpers import T
 
-from vibesearch.scoring import NoGroundTruth, Verdict, compute_metrics, score_graph, score_run, stored_verdicts
+from vibesearch.scoring import NoGroundTruth, compute_metrics, score_graph, score_run, stored_verdicts
+from vibesearch.judges.verdicts import Verdict
 from vibesearch.run import EndEvent, MessageEvent
 
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from vibesearch.run import EndEvent, MessageEvent
 from vibesearch.run.config import RunConfig
 from vibesearch.scoring.aggregate import SampleCountError, collect_runs, official_summary, profile_groups, score_table
-from vibesearch.scoring.official_metrics import SampleResult
+from vibesearch.judges.official_metrics import SampleResult
 from vibesearch.store import Store
 from vibesearch.store.tables import ScoreRow
 

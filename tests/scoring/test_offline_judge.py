@@ -3,9 +3,10 @@ import time
 
 import pytest
 
-from vibesearch.scoring import OfflineJudge
-from vibesearch.scoring._normalize import canon_numbers, norm, parse_date, parse_quantity
-from vibesearch.scoring.calibration import calibrate, load_cases
+from vibesearch.judges.offline import OfflineJudge
+from vibesearch.judges.offline._normalize import canon_numbers, parse_date, parse_quantity
+from vibesearch.judges.offline import norm
+from vibesearch.labels.calibration import calibrate, load_cases
 
 from scoring_helpers import T
 
@@ -47,7 +48,7 @@ def test_offline_judge_agreement_on_the_labelled_cases(cases_path, capsys):
 
 def test_offline_judge_on_the_original_cases(cases_path):
     """The 209 cases the first rules were written on stay above their figure."""
-    from vibesearch.scoring.offline_judge import offline_covered
+    from vibesearch.judges.offline.offline_judge import offline_covered
 
     cases = [c for c in load_cases(cases_path) if not c.id.startswith(("heldout-", "heldout2-", "heldout3-", "heldout4-", "dev2-", "dev3-", "dev4-"))]
     assert len(cases) == 209

@@ -4,8 +4,8 @@ Each rule with a case it decides and a near miss it must not call covered (issue
 
 from scoring_helpers import T
 
-from vibesearch.scoring import OfflineJudge
-from vibesearch.scoring._roles import role_compatible, roles_of
+from vibesearch.judges.offline import OfflineJudge
+from vibesearch.judges.offline._roles import role_compatible, roles_of
 
 
 def judge(gt, *pred):

@@ -3,12 +3,12 @@
 import pytest
 from scoring_helpers import T
 
-from vibesearch.scoring import OfflineJudge
-from vibesearch.scoring._names import expand_abbreviations
-from vibesearch.scoring._normalize import dates_inside, parse_date, parse_quantity
-from vibesearch.scoring._bounds import bound_states, parse_bound
-from vibesearch.scoring._numbers import spell_out
-from vibesearch.scoring._units import hedged_step
+from vibesearch.judges.offline import OfflineJudge
+from vibesearch.judges.offline._names import expand_abbreviations
+from vibesearch.judges.offline._normalize import dates_inside, parse_date, parse_quantity
+from vibesearch.judges.offline._bounds import bound_states, parse_bound
+from vibesearch.judges.offline._numbers import spell_out
+from vibesearch.judges.offline._units import hedged_step
 
 
 def judge(gt, *pred):

@@ -3,11 +3,11 @@
 import pytest
 from scoring_helpers import T
 
-from vibesearch.scoring import OfflineJudge
-from vibesearch.scoring._inverse import containment, contradicts, inverse_of
-from vibesearch.scoring._lists import list_items
-from vibesearch.scoring._normalize import parse_date, parse_quantity
-from vibesearch.scoring._units import quantity_equal
+from vibesearch.judges.offline import OfflineJudge
+from vibesearch.judges.offline._inverse import containment, contradicts, inverse_of
+from vibesearch.judges.offline._lists import list_items
+from vibesearch.judges.offline._normalize import parse_date, parse_quantity
+from vibesearch.judges.offline._units import quantity_equal
 
 
 def judge(gt, *pred):
@@ -414,7 +414,7 @@ def test_list_tail_says_membership():
 
 
 def test_a_list_or_a_place_is_not_a_person():
-    from vibesearch.scoring._matching import name_of
+    from vibesearch.judges.offline._matching import name_of
 
     assert not name_of("Armstrong, Aldrin, Collins").is_person_like
     assert not name_of("Paris, France").is_person_like

@@ -1,4 +1,4 @@
-"""Per-stage views (``scoring.stage_view``) on hand-built runs, every number worked out by hand:
+"""Per-stage views (``results.stage_view``) on hand-built runs, every number worked out by hand:
 which stage each triple belongs to, recall by stage (reached / not reached), F1 by stages reached
 and where runs stall; and the section in ``vibesearch report``."""
 
@@ -10,7 +10,7 @@ from vibesearch.reports import build_report
 from vibesearch.reports.text import to_markdown
 from vibesearch.run import EndEvent, GraphEvent, MessageEvent, StageEvent
 from vibesearch.scoring import collect_runs
-from vibesearch.scoring.stage_view import stage_of_triples, stage_view
+from vibesearch.results.stage_view import stage_of_triples, stage_view
 from vibesearch.store import Store
 from vibesearch.store.tables import ScoreRow, VerdictRow
 

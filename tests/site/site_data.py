@@ -75,7 +75,7 @@ def _xss_run(store) -> str:
 
 def build_database(folder: Path, trajectory: Path | None):
 
-    from vibesearch.scoring.campaigns import create_campaign
+    from vibesearch.labels.campaigns import create_campaign
     from vibesearch.scoring.metrics import stored_verdicts
     from vibesearch.store import Store
 

@@ -95,7 +95,7 @@ def test_the_numbers_are_the_reports_own(built_site, site_db):
 def test_the_comparisons_are_the_compare_commands(built_site, site_db):
     """The site's table of rules-user against direct-user runs says what `vibesearch compare` says
     (same tasks, same per-task F1, the same paired interval), and each adjacent pair gives a mark."""
-    from vibesearch.scoring.config_compare import compare_configs
+    from vibesearch.labels.config_compare import compare_configs
     from vibesearch.store import Store
 
     results = json.loads((built_site / "results.json").read_text(encoding="utf-8"))

@@ -12,7 +12,7 @@ import pytest
 
 from vibesearch.run import EndEvent, MessageEvent
 from vibesearch.run.config import RunConfig
-from vibesearch.scoring.official_metrics import CoverageItem, CoverageResult, GTTriple, OfficialGroundTruth, grade_sample
+from vibesearch.judges.official_metrics import CoverageItem, CoverageResult, GTTriple, OfficialGroundTruth, grade_sample
 from vibesearch.store import Store
 from vibesearch.store.tables import ScoreRow
 

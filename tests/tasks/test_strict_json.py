@@ -9,7 +9,7 @@ import json
 import pytest
 
 from vibesearch._files import InputFileError, parse_json
-from vibesearch.scoring.labels_io import LabelFileError, read_label_file
+from vibesearch.labels.labels_io import LabelFileError, read_label_file
 from vibesearch.tasks.loader import parse_task_file
 
 TASK = {

@@ -11,7 +11,7 @@ from typing import Iterable
 
 from .._secrets import scrub
 from ..run.events import EndEvent, ErrorEvent, StoredEvent
-from ..scoring.judge_failures import JudgeFailed
+from ..judges.judge_failures import JudgeFailed
 
 STATUS_CHARS = 240  # what the status line shows of the reason
 

@@ -1,7 +1,7 @@
 """The graph picture's figure: ground truth against prediction, as a pannable, zoomable plotly network.
 
 Every entity is one node, whichever graph names it and however it is spelled (names are merged
-by the scoring normaliser, see ``_graph_layout``). Connected components are laid out apart, the
+by the scoring normaliser, see ``results.graph_layout``; the categories are ``results.graph``). Connected components are laid out apart, the
 biggest first. Each triple is an edge, coloured and dashed by its category:
 
 * ground truth covered by the prediction (green) / missed by it (red): solid lines;
@@ -17,121 +17,20 @@ the missed ground truth, only the invalid predictions, or one entity's neighbour
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 import plotly.graph_objects as go
 
 from .._plot_text import plot_text
-from ._graph_layout import components, entity_key, layout
+from ..results.graph import COLOURS, DRAW_ORDER, FILTERS, LABELS, SHOWN, Edge, Verdicts, classify, entity_names, select
+from ..results.graph_layout import components, layout
 
-COLOURS = {
-    "gt_covered": "#2e9e57",
-    "gt_missed": "#d62728",
-    "pred_valid": "#2b6cb0",
-    "pred_invalid": "#f08c00",
-    "gt_unjudged": "#6b6b6b",
-    "pred_unjudged": "#a3abb8",
-}
-LABELS = {
-    "gt_covered": "ground truth: covered",
-    "gt_missed": "ground truth: missed",
-    "pred_valid": "predicted: valid",
-    "pred_invalid": "predicted: invalid",
-    "gt_unjudged": "ground truth (not judged)",
-    "pred_unjudged": "predicted (not judged)",
-}
 LEGEND_RANK = {"gt_covered": 1, "gt_missed": 2, "gt_unjudged": 3, "pred_valid": 4, "pred_invalid": 5, "pred_unjudged": 6}
-DRAW_ORDER = ["pred_valid", "pred_invalid", "pred_unjudged", "gt_covered", "gt_missed", "gt_unjudged"]
 PRED_BEND = 0.15  # how far a predicted edge bows out, relative to its length
 LABEL_MIN_COMPONENT = 4  # a component of at least this many entities gets its hub's name printed
 LABEL_FOCUS_MAX = 14  # a neighbourhood this small has every name printed
 LABEL_CHARS = 30
 HOVER_TRIPLES = 8  # triples listed when hovering a node
-
-# what the picture shows: value -> the label of the control
-FILTERS = {
-    "all": "All triples",
-    "missed": "Missed ground truth only",
-    "invalid": "Invalid predictions only",
-    "focus": "One entity's neighbourhood",
-}
-SHOWN = {"missed": {"gt_missed"}, "invalid": {"pred_invalid"}}
-
-norm_entity = entity_key  # the node an entity name is drawn as
-
-
-@dataclass
-class Edge:
-    head: str
-    relation: str
-    tail: str
-    category: str
-    index: int  # index in its own graph
-
-    @property
-    def ends(self) -> tuple[str, str]:
-        return entity_key(self.head), entity_key(self.tail)
-
-
-Verdicts = dict[int, tuple[bool | None, list[int]]]
-
-
-def classify(gt: Sequence[dict], pred: Sequence[dict], verdicts: Verdicts | None) -> list[Edge]:
-    """Every triple of both graphs with its category. ``verdicts``: gt index → (covered, evidence)."""
-    edges: list[Edge] = []
-    valid: set[int] = set()
-    if verdicts:
-        for covered, evidence in verdicts.values():
-            if covered:
-                valid.update(int(i) for i in evidence)
-    for i, t in enumerate(gt):
-        if not verdicts or i not in verdicts or verdicts[i][0] is None:
-            cat = "gt_unjudged"
-        else:
-            cat = "gt_covered" if verdicts[i][0] else "gt_missed"
-        edges.append(Edge(str(t.get("head", "")), str(t.get("relation", "")), str(t.get("tail", "")), cat, i))
-    for i, t in enumerate(pred):
-        cat = "pred_unjudged" if not verdicts else ("pred_valid" if i in valid else "pred_invalid")
-        edges.append(Edge(str(t.get("head", "")), str(t.get("relation", "")), str(t.get("tail", "")), cat, i))
-    return edges
-
-
-def category_counts(edges: Sequence[Edge]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for e in edges:
-        out[e.category] = out.get(e.category, 0) + 1
-    return out
-
-
-def entity_names(edges: Sequence[Edge]) -> dict[str, str]:
-    """Node key → the name shown for it (its first spelling, ground truth before prediction)."""
-    names: dict[str, str] = {}
-    for e in edges:
-        for raw, key in zip((e.head, e.tail), e.ends):
-            names.setdefault(key, raw)
-    return names
-
-
-def entity_choices(gt: Sequence[dict], pred: Sequence[dict]) -> list[tuple[str, str]]:
-    """(label, key) of every entity for a focus picker: most connected first, then by name."""
-    edges = classify(gt, pred, None)
-    names = entity_names(edges)
-    degree: dict[str, int] = {}
-    for e in edges:
-        for key in set(e.ends):
-            degree[key] = degree.get(key, 0) + 1
-    order = sorted(names, key=lambda k: (-degree[k], names[k].casefold()))
-    return [(f"{names[k]} ({degree[k]})", k) for k in order]
-
-
-def select(edges: Sequence[Edge], show: str, focus: str | None) -> list[Edge]:
-    """The triples a filter keeps: ``all``, ``missed``, ``invalid`` or ``focus`` (edges at one node)."""
-    if show in SHOWN:
-        return [e for e in edges if e.category in SHOWN[show]]
-    if show == "focus":  # no entity picked: nothing (the picture asks for one), not the whole graph
-        return [e for e in edges if focus in e.ends] if focus else []
-    return list(edges)
 
 
 def _short(name: str) -> str:
@@ -225,12 +124,6 @@ def graph_figure(
         fig.update_layout(xaxis={"range": [min(xs) - pad_x, max(xs) + pad_x], "autorange": False},
                           yaxis={"range": [min(ys) - pad_y, max(ys) + pad_y], "autorange": False})
     return fig
-
-
-def shared_positions(gt: Sequence[dict], preds: Sequence[Sequence[dict]]) -> dict[str, tuple[float, float]]:
-    """One layout for the ground truth and several predicted graphs (side-by-side pictures)."""
-    edges = classify(gt, [t for pred in preds for t in pred], None)
-    return layout(list(entity_names(edges)), [e.ends for e in edges])
 
 
 def _edge_traces(fig: go.Figure, cat: str, group: list[Edge], pos: dict[str, tuple[float, float]]) -> None:

@@ -1,7 +1,7 @@
 """The Label tab's export: the labels as a file to download — our JSONL or CSV (with the triple
 text), or the official meta-eval CSV folder (``gt_recall_check/``, ``pred_precision_check/``) as
-a zip. The same writers as ``vibesearch labels export`` (``scoring.labels_io``,
-``scoring.meta_eval_csv``); only runs the person may read are written."""
+a zip. The same writers as ``vibesearch labels export`` (``labels.labels_io``,
+``labels.meta_eval_csv``); only runs the person may read are written."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..scoring.labels_io import export_labels
-from ..scoring.meta_eval_csv import export_official
+from ..labels.labels_io import export_labels
+from ..labels.meta_eval_csv import export_official
 from ._access import Who
 from .context import AppContext
 

@@ -4,14 +4,14 @@ human majority and against the annotator, with 95% bootstrap intervals and kappa
 words (``panels.agreement_side_html``, with Gwet's AC1 and the share of the positive label on
 each side), beside the human ceiling (people against each other on the items two or more of them
 labelled) and the prevalence of the positive label, the splits by language, subset and relation,
-the P/R/F1 the labels give and Krippendorff's alpha. The numbers are ``scoring.agreement_report``'s."""
+the P/R/F1 the labels give and Krippendorff's alpha. The numbers are ``labels.agreement.agreement_report``'s."""
 
 from __future__ import annotations
 
 import html
 from typing import Any
 
-from ..scoring.judge_trust import ceiling_text, prevalence_text
+from ..labels.judge_trust import ceiling_text, prevalence_text
 from .panels import _pct_ci, agreement_side_html, judge_text
 
 SIDE_TITLES = {"coverage": "Coverage — ground-truth triples covered?", "validity": "Validity — predicted triples valid?"}

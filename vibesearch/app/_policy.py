@@ -24,6 +24,7 @@ from typing import Any, get_args
 
 from ..config import AGENT_KINDS, USER_KINDS, SearchBackend, Settings
 from ..llm import litellm_provider
+from ..judges.registry import judge_for
 from ..protocol import PROTOCOLS, build_config
 from ..run import RunConfig
 
@@ -229,7 +230,7 @@ def check_request(req: RunRequest, settings: Settings) -> None:
     if config.user.shadow and config.user.shadow != "rules":
         check_model(config.user.shadow, "the shadow simulator model", settings)
     judge = _text(config.judge.name, "the judge model", MAX_NAME)
-    if judge and judge != "offline":
+    if judge and judge_for(judge).needs_model:
         check_model(judge, "the judge model", settings)
     check_endpoint_url(config.agent.endpoint_url, settings)
     name = _text(config.agent.endpoint_model, "the endpoint model name", MAX_NAME)

@@ -1,4 +1,4 @@
-"""The Compare tab: two runs of one persona side by side (``scoring.compare``), and the page's
+"""The Compare tab: two runs of one persona side by side (``labels.compare``), and the page's
 deep link ``?compare=A,B`` that opens it.
 
 The stage alignment (the turn each stage was reached, tool calls and tokens per stage), the ground
@@ -6,7 +6,7 @@ truth covered in both / only A / only B / neither, and both graphs drawn with on
 entity sits in the same place in both pictures. Both runs must be readable by the caller: one it
 may not read is refused in the words of one that does not exist.
 
-Below, two whole configurations (``scoring.config_compare``, as ``vibesearch compare --a … --b …``):
+Below, two whole configurations (``labels.config_compare``, as ``vibesearch compare --a … --b …``):
 the F1 difference per task, its paired 95% interval, the verdict ("inside the noise floor" when the
 interval holds 0) and each side's noise floor — over the runs the caller may read only.
 """
@@ -20,11 +20,12 @@ from typing import Any
 
 import gradio as gr
 
-from ..scoring.compare import CompareError, compare_runs
+from ..labels.compare import CompareError, compare_runs
 from ..reports.noise import split_text
-from ..scoring.config_compare import CONFIG_KEYS, ConfigCompareError, compare_configs, configurations, shown
+from ..labels.config_compare import CONFIG_KEYS, ConfigCompareError, compare_configs, configurations, shown
 from ..store import RunNotFound
-from ._graph_figure import graph_figure, shared_positions
+from ..results.graph import shared_positions
+from ._graph_figure import graph_figure
 from ._words import ui_text
 from .context import AppContext
 from .panels import predicted_triples, verdict_map
@@ -73,7 +74,7 @@ def stages_html(result: dict[str, Any]) -> str:
     return f"<div class='vs-card'>{head}{table}</div>"
 
 
-MARK = "†"  # (``scoring.judge_trust.MARK``)
+MARK = "†"  # (``labels.judge_trust.MARK``)
 
 
 def trust_html(found: dict[str, Any]) -> str:

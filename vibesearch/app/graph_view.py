@@ -16,7 +16,7 @@ from typing import Any
 import gradio as gr
 import plotly.graph_objects as go
 
-from ._graph_figure import (
+from ..results.graph import (
     COLOURS,
     FILTERS,
     LABELS,
@@ -25,10 +25,10 @@ from ._graph_figure import (
     category_counts,
     classify,
     entity_choices,
-    graph_figure,
     norm_entity,
     select,
 )
+from ._graph_figure import graph_figure
 from ._words import ui_text
 
 __all__ = [

@@ -28,7 +28,7 @@ import gradio as gr
 from gradio import processing_utils
 
 from .._names import PersonNameError, annotator_name
-from ..scoring.campaigns import Item
+from ..labels.campaigns import Item
 from ._access import AGENT_HIDDEN, Who
 from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
 from ._label_report import report_html
@@ -145,7 +145,7 @@ REPORT_SCOPES = [("This run", "run"), ("Every labelled run", "all")]
 def agreement_html(ctx: AppContext, v: LabelView, *, scope: str = "run", who: Who | None = None) -> str:
     """The judge-comparison report (``_label_report``) of the loaded run, or with ``scope="all"``
     of every labelled run — only for a reader who may read every run (admins, or no ``own`` policy)."""
-    from ..scoring import agreement_report
+    from ..labels.agreement import agreement_report
 
     if scope == "all":
         if ctx.access.read_own and not (who is not None and who.admin):

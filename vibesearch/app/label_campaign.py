@@ -7,7 +7,7 @@ the campaign picker and one progress line; below it the who-labelled-what table 
 resolved" is ticked). While a campaign is picked a timer asks the page to refresh the panel; the
 page only does so while the Label tab is on screen (``REFRESH_JS``).
 
-The queue, progress and the adjudication rules are ``scoring.campaigns``; this module only shows
+The queue, progress and the adjudication rules are ``labels.campaigns``; this module only shows
 them. The annotator is the login when there is one, else the name typed in the tab. A
 disagreement is resolved by someone who did not label that item (the refusal is one line on the
 panel's status).
@@ -21,7 +21,7 @@ from typing import Any, Callable, Collection
 
 import gradio as gr
 
-from ..scoring.campaigns import (
+from ..labels.campaigns import (
     CampaignError,
     Item,
     ItemLabels,

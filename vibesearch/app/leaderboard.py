@@ -14,11 +14,11 @@ agent's and the judge's part of one run's F1 spread, each with its 95% interval,
 with the reason where the data cannot tell); the last column's "inside the noise" marks a
 difference inside that combined noise or whose interval holds 0 (``scoring.noise_rank``). Then
 one line per judge × profile of the shown scores gives the judge's measured
-agreement with the people's labels (``scoring.judge_trust``: agreement and κ with their 95%
+agreement with the people's labels (``labels.judge_trust``: agreement and κ with their 95%
 intervals, the number of items) or says "not measured"; with ``VIBESEARCH_MIN_JUDGE_AGREEMENT``
 set, the scores of a judge below it or unmeasured carry "†" and a footnote says why. Scores some of
 whose samples' judge batches failed (the official rule grades them not covered) or left triples
-unscored carry "‡" (``scoring.judge_failures``), with a footnote.
+unscored carry "‡" (``judges.judge_failures``), with a footnote.
 
 All numbers come from ``vibesearch.scoring`` (``collect_runs``, ``score_table``,
 ``interaction_table``, ``f1_by_compactions``, ``termination_types``); nothing is computed here.
@@ -34,7 +34,7 @@ import gradio as gr
 import plotly.graph_objects as go
 
 from .._plot_text import plot_text
-from ..scoring.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
+from ..judges.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
 from ..store.tables import Run
 from ..tables import aggregate_table_scores, table_score_of
 from ._access import Who
@@ -51,7 +51,7 @@ INTERACTION_HEADERS = ["configuration", "profile", "runs", "#Asst", "#User", "#A
 ERROR_HEADERS = ["compactions", "runs", "mean F1", "mean recall"]
 TABLE_HEADERS = ["configuration", "tasks", "runs", "SR Avg@N", "SR Pass@N", "Row-F1 Avg@N", "Row-F1 Max@N", "Item-F1 Avg@N", "Item-F1 Max@N"]
 AUTO = "(judge with most scores)"
-MARK = "†"  # (``scoring.judge_trust.MARK``)
+MARK = "†"  # (``labels.judge_trust.MARK``)
 Keep = Callable[[Run], bool]
 # column widths wide enough for each header's longest word (headers wrap only between words)
 SCORE_WIDTHS: list[str | int] = ["12%", "7%", "6%", "4%", "4%", "3%", "4%", "4%", "4%", "7%", "4%", "4%", "4%", "7%", "4%", "4%", "4%",
@@ -99,7 +99,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     from ..scoring import collect_runs, interaction_table, score_table
     from ..scoring.aggregate import filter_values, left_out_runs, where_filter
     from ..scoring.errors import f1_by_compactions, termination_types
-    from ..scoring.judge_failures import FAILURES_FOOTNOTE
+    from ..judges.judge_failures import FAILURES_FOOTNOTE
     from ..scoring.noise_rank import noise_of, rank_marks
 
     records, used = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge, keep=keep)
@@ -113,7 +113,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
 
     def num(r: dict, key: str) -> str:
         """A score, marked † when its judge is below the minimum agreement or unmeasured, ‡ when
-        some of its samples' judge batches failed (``scoring.judge_failures``)."""
+        some of its samples' judge batches failed (``judges.judge_failures``)."""
         text = _pct(r[key])
         if text == "—":
             return text
@@ -164,9 +164,9 @@ def noise_lines(noise: dict[str, Any]) -> str:
 
 
 def trust_of(ctx: AppContext, keep: Keep | None = None) -> Any:
-    """Each judge × profile's agreement with the stored labels (``scoring.judge_trust``), over the
+    """Each judge × profile's agreement with the stored labels (``labels.judge_trust``), over the
     labels of the runs ``keep`` accepts; marking by the server's ``min_judge_agreement``."""
-    from ..scoring.judge_trust import judge_trust
+    from ..labels.judge_trust import judge_trust
 
     settings = getattr(ctx, "settings", None)
     threshold = getattr(settings, "min_judge_agreement", None)
@@ -181,7 +181,7 @@ def trust_lines(trust: Any, keys: list[tuple[str, str]]) -> str:
     """Markdown lines under the summary: one per judge × profile (its agreement, κ, intervals and
     n, or "not measured", flagged "†" where marked), then the footnote. Text from the store is
     escaped."""
-    from ..scoring.judge_trust import footnote
+    from ..labels.judge_trust import footnote
 
     if not keys:
         return ""

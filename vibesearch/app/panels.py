@@ -7,7 +7,8 @@ import html
 import json
 from typing import Any
 
-from ..scoring.judge_failures import MARK, judge_gaps
+from ..judges.judge_failures import MARK, judge_gaps
+from ..judges.registry import judge_for
 from ..store import Run, ScoreRow, Store, TaskSnapshotError, VerdictRow
 from ..tables import render_table_html, table_score_of
 
@@ -19,7 +20,7 @@ def _esc(x: Any) -> str:
 
 
 def judge_text(judge: str) -> str:
-    return "offline judge" if judge in ("", "offline", None) else f"judge {judge}"
+    return "offline judge" if not judge or judge_for(judge).is_offline else f"judge {judge}"
 
 
 # --------------------------------------------------------------------------- statistics
@@ -240,7 +241,7 @@ def _pct_ci(row: dict[str, Any], measure: str, *, percent: bool = True) -> str:
 
 
 def agreement_side_html(side: dict[str, Any], *, against: str | None = None, elem_id: str = "vs-agreement") -> str:
-    """One side of ``scoring.agreement.agreement_report`` as a table: each judge (and profile)
+    """One side of ``labels.agreement.agreement_report`` as a table: each judge (and profile)
     against the human majority (or the annotator ``against``): agreement, κ, Gwet's AC1, the
     share of the positive label on each side, precision and recall, with 95% bootstrap intervals
     in brackets and, below, why kappa says nothing where it does not."""

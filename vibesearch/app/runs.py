@@ -16,7 +16,9 @@ from typing import Any
 import gradio as gr
 
 from ..run.result import CONTINUABLE, RUN_STATUSES, STOPPABLE
-from ..scoring.judge_failures import judge_gaps
+from ..judges.judge_failures import judge_gaps
+from ..judges.registry import judge_for
+from ..run.config import OFFLINE_JUDGE
 from ..session import is_orphaned
 from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ._access import AGENT_HIDDEN, Who, agent_hidden
@@ -298,8 +300,8 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         if run.status == "running":
             raise gr.Error("The run is still going; score it when it has ended.")
         try:
-            judge = (judge if isinstance(judge, str) else "").strip() or "offline"
-            if judge != "offline":
+            judge = (judge if isinstance(judge, str) else "").strip() or OFFLINE_JUDGE
+            if judge_for(judge).needs_model:
                 check_model(judge, "the judge model", ctx.settings)
             row = ctx.manager.score(v.run_id, judge, asked_by=who.login or who.owner)
         except Exception as exc:  # noqa: BLE001 - show the reason (a failed judge: its one line, nothing stored), keep the page

@@ -1,4 +1,4 @@
-"""The Study tab: the fidelity study (``scoring.fidelity``) in the browser — how far each user
+"""The Study tab: the fidelity study (``labels.fidelity``) in the browser — how far each user
 simulator is from the people who played beside it, over the runs the caller may read.
 
 Every text shown (agents' messages, people's replies, task ids) is escaped.
@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from .._plot_text import plot_text
 from ..config import AGENT_KINDS
-from ..scoring.fidelity import FIDELITY_FILTERS, FidelityError, fidelity_report, number_text, rate_text
+from ..labels.fidelity import FIDELITY_FILTERS, FidelityError, fidelity_report, number_text, rate_text
 from ._studies import MAX_PLAYS, OUTCOMES, StudyConfig, StudyRefused, checked_config, create_study, finished_runs, progress
 from ._words import ui_text
 from .context import AppContext

@@ -20,7 +20,7 @@ from rich.table import Table
 from ._common import console, fail
 
 if TYPE_CHECKING:
-    from ..scoring.judge_trust import Threshold
+    from ..labels.judge_trust import Threshold
 
 MinAgreementOption: Any = typer.Option(
     None, "--min-judge-agreement",
@@ -32,7 +32,7 @@ MinAgreementOption: Any = typer.Option(
 def chosen_threshold(value: Optional[str]) -> Threshold:
     """The minimum judge agreement to mark by: the option's value (a share, or ``ceiling-M``
     relative to the human ceiling), else the setting (a share)."""
-    from ..scoring.judge_trust import parse_threshold
+    from ..labels.judge_trust import parse_threshold
 
     if value is None:
         from ..config import get_settings
@@ -104,7 +104,7 @@ def _ac1_table(title: str, rows: list[dict[str, Any]], label: Callable[[dict[str
 def ceiling_lines(side: dict[str, Any]) -> list[str]:
     """The human ceiling of a side (people against each other, or why there is none) and the
     prevalence of its positive label among the final human labels, in words."""
-    from ..scoring.judge_trust import ceiling_text, prevalence_text
+    from ..labels.judge_trust import ceiling_text, prevalence_text
 
     ceiling = ceiling_text(side.get("human_ceiling"))
     return [ceiling[0].upper() + ceiling[1:], f"Prevalence: {prevalence_text(side.get('prevalence'))}"]
@@ -114,7 +114,7 @@ def agreement_table(title: str, side: dict[str, Any]) -> None:
     """One side's judge-vs-human rows (with 95% intervals), its splits by language, subset and
     relation, why kappa says nothing where it does not, the open ties left out, and with two or
     more annotators their alpha."""
-    from ..scoring.verdicts import judge_label
+    from ..judges.registry import judge_label
 
     if not side["n_items"]:
         return

@@ -18,7 +18,7 @@ async def print_score(console: Console, store: Store, run_id: str, task: Task, c
     """Score the run with the configured judge (offline by default) and print the result; a
     failed score is one line naming the judge and the command to try again."""
     from ..scoring import score_run_async
-    from ..scoring.verdicts import judge_label
+    from ..judges.registry import judge_label
 
     judge = config.judge.name or "offline"
     console.print(f"scoring with the {judge_label(judge)} judge…", highlight=False)

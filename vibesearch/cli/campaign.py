@@ -28,7 +28,7 @@ def campaign_create(
     db: Optional[str] = DbOption,
 ) -> None:
     """Make a campaign. The runs are fixed now (a filter picks the finished runs with a graph)."""
-    from ..scoring.campaigns import CampaignError, create_campaign, parse_filters
+    from ..labels.campaigns import CampaignError, create_campaign, parse_filters
 
     annotators = [person("--annotator", a) for a in annotators]  # " ann" and "ann" are one person
     store = open_store(db)
@@ -48,7 +48,7 @@ def campaign_create(
 def campaign_status(name: str = typer.Argument(...), as_json: bool = JsonOption, db: Optional[str] = DbOption) -> None:
     """Progress overall and per annotator, the disagreements waiting for a third person, and the
     items resolved so far (with how many times each resolution was replaced)."""
-    from ..scoring.campaigns import CampaignError, get_campaign, item_labels, progress, replaced_note
+    from ..labels.campaigns import CampaignError, get_campaign, item_labels, progress, replaced_note
 
     store = open_store(db, writes=False)
     try:
@@ -107,7 +107,7 @@ def campaign_adjudicate(
     db: Optional[str] = DbOption,
 ) -> None:
     """Resolve a disagreement: the adjudicator's label becomes the item's final label."""
-    from ..scoring.campaigns import SIDES, CampaignError, Item, adjudicate, get_campaign
+    from ..labels.campaigns import SIDES, CampaignError, Item, adjudicate, get_campaign
 
     if side not in SIDES:
         fail(f"side must be coverage or validity, got {side!r}")
@@ -136,8 +136,8 @@ def campaign_adjudicate(
 def campaign_export(name: str = typer.Argument(...), out: Path = typer.Argument(..., help="A .jsonl or .csv file"),
                     db: Optional[str] = DbOption) -> None:
     """Write the campaign's labels (triple text, annotator, adjudication, final label, replaced adjudications)."""
-    from ..scoring.campaign_export import export_campaign
-    from ..scoring.campaigns import CampaignError, get_campaign
+    from ..labels.campaign_export import export_campaign
+    from ..labels.campaigns import CampaignError, get_campaign
 
     store = open_store(db, writes=False)
     try:

@@ -1,6 +1,6 @@
 """``vibesearch compare``: two runs of one persona laid out by stage, and what each covered of the
-ground truth (``scoring/compare.py``); or two whole configurations, task by task, with a paired
-interval of the F1 difference and each one's noise floor (``scoring/config_compare.py``).
+ground truth (``labels/compare.py``); or two whole configurations, task by task, with a paired
+interval of the F1 difference and each one's noise floor (``labels/config_compare.py``).
 
     vibesearch compare RUN_A RUN_B [--judge J] [--json]
     vibesearch compare --a agent=react --a agent_model=M --b agent=baseline [--judge J] [--json]
@@ -17,7 +17,7 @@ from ._agreement import MinAgreementOption, chosen_threshold
 from ._common import DbOption, JsonOption, console, fail, key_values, open_store, print_json
 
 if TYPE_CHECKING:
-    from ..scoring.judge_trust import Threshold
+    from ..labels.judge_trust import Threshold
 
 
 def _tokens(value: Any) -> str:
@@ -27,8 +27,8 @@ def _tokens(value: Any) -> str:
 def _trust_lines(result: dict[str, Any]) -> None:
     """Each judge × profile behind the figures: its agreement with the stored labels or "not
     measured" ("†" where the minimum agreement marks it), then what the mark means."""
-    from ..scoring.judge_trust import MARK
-    from ..scoring.verdicts import judge_label
+    from ..labels.judge_trust import MARK
+    from ..judges.registry import judge_label
 
     for t in result.get("judge_trust") or []:
         console.print(f"{judge_label(t['judge'])} · {t['profile']} against people: {t['text']}" + (f" {MARK}" if t["marked"] else ""),
@@ -38,7 +38,7 @@ def _trust_lines(result: dict[str, Any]) -> None:
 
 
 def _marked(value: str, flag: bool) -> str:
-    from ..scoring.judge_trust import MARK
+    from ..labels.judge_trust import MARK
 
     return value + MARK if flag else value
 
@@ -70,7 +70,7 @@ def compare_command(
     """Two runs: stage alignment (the turn each stage was reached, tool calls and tokens per stage)
     and the ground truth covered in both, only in A, only in B. Two configurations (--a/--b): the
     F1 difference per task with a paired 95% interval, marked when it lies inside the noise."""
-    from ..scoring.compare import CompareError, compare_runs
+    from ..labels.compare import CompareError, compare_runs
 
     if config_a or config_b:
         if run_a or run_b or not (config_a and config_b):
@@ -109,7 +109,7 @@ def compare_command(
 def _compare_configs(a: dict[str, str], b: dict[str, str], judge: Optional[str], as_json: bool, db: Optional[str],
                      threshold: Threshold = None) -> None:
     from ..reports.noise import split_text
-    from ..scoring.config_compare import ConfigCompareError, compare_configs
+    from ..labels.config_compare import ConfigCompareError, compare_configs
 
     result = _answered(db, lambda store: compare_configs(store, a, b, judge=judge, min_agreement=threshold), ConfigCompareError, as_json)
     if result is None:

@@ -31,13 +31,13 @@ def _when(option: str, value: Optional[str]) -> datetime | None:
 
 
 def _pct(entry: dict[str, Any]) -> str:
-    from ..scoring.fidelity import rate_text
+    from ..labels.fidelity import rate_text
 
     return rate_text(entry) if entry.get("rate") is None else f"{rate_text(entry)} (n={entry['n']})"
 
 
 def _num(value: Any, digits: int = 1) -> str:
-    from ..scoring.fidelity import number_text
+    from ..labels.fidelity import number_text
 
     return number_text(value, digits)
 
@@ -53,7 +53,7 @@ def fidelity_command(
 ) -> None:
     """Person vs simulator: decision agreement, pace, outcome gap and style, with 95% intervals."""
     from .._files import csv_safe, write_text_atomic
-    from ..scoring.fidelity import DISAGREEMENT_COLUMNS, FidelityError, fidelity_report
+    from ..labels.fidelity import DISAGREEMENT_COLUMNS, FidelityError, fidelity_report
 
     wanted = key_values("--filter", filters)
     start, end = _when("--since", since), _when("--until", until)

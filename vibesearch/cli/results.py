@@ -37,7 +37,7 @@ def export_command(
     most samples of any task of the configuration)."""
     from ..scoring.aggregate import SampleCountError, collect_runs, official_sample_results, official_samples, official_summary, profile_groups
     from .._files import OutputFileError, StagedFolder
-    from ..scoring.official_export import folder_name, stage_official_results
+    from ..labels.official_export import folder_name, stage_official_results
 
     if num_samples is not None and num_samples < 1:
         fail("--num-samples must be at least 1")

@@ -70,11 +70,12 @@ def score_command(
     official rule): the score is stored and a `warning:` line says how many batches failed."""
     from ..llm import LLMError
     from ..protocol import PROTOCOLS, PromptSet, as_profile, load_prompts, profile_named, profile_of, resolve_harness
-    from ..scoring import NoGroundTruth, compute_metrics, majority_verdicts, score_run_repeated, stored_verdicts
-    from ..scoring.judge_failures import JudgeFailed, judge_gaps
+    from ..scoring import NoGroundTruth, compute_metrics, score_run_repeated, stored_verdicts
+    from ..judges.verdicts import majority_verdicts
+    from ..judges.judge_failures import JudgeFailed, judge_gaps
     from ..scoring.noise_split import judge_is_deterministic, spread_of
     from ..scoring.profile import NotASample, OfficialJudgeRequired, run_protocol
-    from ..scoring.verdicts import judge_label
+    from ..judges.registry import judge_label
     from ..store import RunNotFound
 
     if repeat < 1:
@@ -202,10 +203,10 @@ def _print_repeats(results: list[dict[str, Any]], repeat: int, deterministic: bo
 
 
 def _row_json(store, row) -> dict[str, Any]:
-    from ..scoring.verdicts import judge_label
+    from ..judges.registry import judge_label
 
     from ..scoring.aggregate import agent_label
-    from ..scoring.judge_failures import judge_gaps
+    from ..judges.judge_failures import judge_gaps
     from ..scoring.official_score import sample_of
     from ..scoring.profile import profile_label, score_protocol
 
@@ -248,7 +249,7 @@ def _narrow_table(title: str, columns: list[tuple[str, str]], rows: list[list[st
 
 
 def _print_scores(results: list[dict[str, Any]]) -> None:
-    from ..scoring.judge_failures import MARK
+    from ..judges.judge_failures import MARK
 
     if not results:
         return
@@ -387,12 +388,12 @@ def labels_export(
     db: Optional[str] = DbOption,
 ) -> None:
     """Write human labels to a CSV or JSONL file, or the official meta-eval CSVs to a folder."""
-    from ..scoring.labels_io import export_labels
+    from ..labels.labels_io import export_labels
     from ..store import RunNotFound
 
     if official is not None:
         from .._files import OutputFileError
-        from ..scoring.meta_eval_csv import export_official, not_a_sample
+        from ..labels.meta_eval_csv import export_official, not_a_sample
 
         if out is not None:
             fail("give --out or --official, not both")
@@ -426,7 +427,7 @@ def labels_import(
     """Read human labels from a CSV or JSONL file (same columns as export), or from a filled
     official meta-eval folder; nothing is stored unless every row is good."""
     from ..config import get_settings
-    from ..scoring.labels_io import LabelFileError, read_label_file, store_labels
+    from ..labels.labels_io import LabelFileError, read_label_file, store_labels
 
     def existing_db() -> Optional[str]:
         from ..store import db_target
@@ -437,7 +438,7 @@ def labels_import(
         return db
 
     if file.is_dir():
-        from ..scoring.meta_eval_csv import MetaEvalError, import_official
+        from ..labels.meta_eval_csv import MetaEvalError, import_official
 
         if not annotator:
             fail(f"{file} is a meta-eval folder: give --annotator NAME")
@@ -461,8 +462,8 @@ def labels_import(
 @labels_app.command("agreement")
 def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only this run"), as_json: bool = JsonOption, db: Optional[str] = DbOption) -> None:
     """Agreement of each judge with the human labels, and between annotators."""
-    from ..scoring.agreement import agreement_report
-    from ..scoring.verdicts import judge_label
+    from ..labels.agreement import agreement_report
+    from ..judges.registry import judge_label
 
     report = agreement_report(open_store(db, writes=False), run_id=run)
     if as_json:
@@ -496,8 +497,8 @@ def labels_calibrate(
 ) -> None:
     """Measure judges on a labelled case file: one table with agreement, kappa, P/R of "covered", false covered, time, cost."""
     from ..llm import LLMError
-    from ..scoring.calibration import CaseFileError, compare
-    from ..scoring.verdicts import judge_label
+    from ..labels.calibration import CaseFileError, compare
+    from ..judges.registry import judge_label
 
     try:
         report = compare(cases, list(judge), settings=_settings())

@@ -81,7 +81,7 @@ class ImportResult(BaseModel):
 
 
 def _language(text: str) -> str:
-    from ..scoring._normalize import CJK
+    from ..judges.offline import CJK
 
     return "zh" if CJK.search(text or "") else "en"
 

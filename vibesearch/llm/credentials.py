@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..config import Settings
-from ..run.config import RunConfig
+from ..run.config import RunConfig, is_offline_judge
 
 # providers whose requests go to a local server by default (nothing to set)
 _LOCAL = {"fake", "ollama", "ollama_chat", "lm_studio", "hosted_vllm", "vllm", "llamafile", "openai_like", "custom_openai"}
@@ -76,7 +76,7 @@ def run_models(config: RunConfig, settings: Settings, *, judge: bool = False) ->
         models.append(("simulator", config.user.model))
     if config.user.shadow and config.user.shadow != "rules":
         models.append(("shadow simulator", config.user.shadow))
-    if judge and config.judge.name and config.judge.name != "offline":
+    if judge and config.judge.name and not is_offline_judge(config.judge.name):
         models.append(("judge", config.judge.name))
     return models
 

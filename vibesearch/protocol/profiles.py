@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from ..config import Settings
-from ..run.config import PROTOCOLS, Limits, OpenclawSpec, ProtocolProfile, RunConfig, Sampling
+from ..run.config import PROTOCOLS, Limits, OpenclawSpec, ProtocolProfile, RunConfig, Sampling, is_offline_judge
 from ..run.conversation import Conversation
 from ..run.events import EventData, MessageEvent, NoteEvent
 from .prompts import PromptSet, load_openclaw_nudge, load_prompts, resolve_harness
@@ -110,7 +110,7 @@ def rounds_used(convo: Conversation) -> int:
 def official_judge_sampling(judge: str) -> Sampling:
     """How the official grader samples for ``judge``: the Gemini grader's for a ``gemini/`` model,
     the OpenAI-compatible grader's for any other; the offline judge samples nothing."""
-    if judge == "offline":
+    if is_offline_judge(judge):
         return Sampling()
     return OFFICIAL_GEMINI_JUDGE_SAMPLING if judge.startswith(GEMINI_JUDGE_PREFIX) else OFFICIAL_JUDGE_SAMPLING
 

@@ -24,12 +24,12 @@ from ..scoring.aggregate import (
     where_filter,
 )
 from ..scoring.errors import error_analysis
-from ..scoring.judge_failures import FAILURES_FOOTNOTE
-from ..scoring.judge_trust import Threshold, judge_trust
+from ..judges.judge_failures import FAILURES_FOOTNOTE
+from ..labels.judge_trust import Threshold, judge_trust
 from ..scoring.noise_rank import noise_of
 from ..scoring.noise_split import spread_of
-from ..scoring.stage_view import stage_view
-from ..scoring.verdicts import judge_label
+from ..results.stage_view import stage_view
+from ..judges.registry import judge_label
 from ..store import Store
 
 
@@ -77,7 +77,7 @@ def build_report(
     The official profile's numbers grade every task on N samples, a missing one a 0 sample, as the
     official run does: N is ``num_samples`` (its ``--num-samples``) or else each configuration's
     most samples of a task (``n_from`` says which; ours are unchanged). Every score row carries
-    its judge's measured agreement with people (``scoring.judge_trust``; ``judge_agreement`` lists
+    its judge's measured agreement with people (``labels.judge_trust``; ``judge_agreement`` lists
     each judge × profile); ``min_agreement``: rows whose judge is below it or unmeasured are
     ``judge_marked``."""
     records, judge = collect_runs(store, judge=judge, protocol=protocol)

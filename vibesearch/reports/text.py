@@ -13,7 +13,7 @@ import json
 from typing import Any, Sequence
 
 from .._files import csv_safe
-from ..scoring.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
+from ..judges.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
 from .noise import HEADERS as NOISE_HEADERS
 from .noise import noise_note, noise_rows
 
@@ -67,7 +67,7 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-MARK = "†"  # (``scoring.judge_trust.MARK``)
+MARK = "†"  # (``labels.judge_trust.MARK``)
 
 
 def judge_cell(r: dict[str, Any]) -> str:
@@ -185,7 +185,7 @@ def run_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
 
 
 def stage_sections(report: dict[str, Any]) -> list[str]:
-    """The per-stage views (``scoring.stage_view``) as markdown sections."""
+    """The per-stage views (``results.stage_view``) as markdown sections."""
     st = report.get("stages")
     if not st or not st["stages"]:
         return []

@@ -90,10 +90,21 @@ class UserSpec(_Part):
     shadow: str | None = Field(default=None, description="beside a person: a simulator model (or 'rules') whose decisions are logged too")
 
 
+# the judge kinds, each one description in ``vibesearch.judges.registry`` (a test checks the two agree)
+JudgeKind = Literal["offline", "llm", "official"]
+OFFLINE_JUDGE = "offline"  # the judge name that picks the offline judge; any other name is a litellm model string
+
+
+def is_offline_judge(name: str | None) -> bool:
+    """Whether a judge name picks the offline judge (the one name rule; ``judges.registry.judge_for``
+    reads it, and so do ``protocol`` and ``llm``, which sit below the judges)."""
+    return name == OFFLINE_JUDGE
+
+
 class JudgeSpec(_Part):
     """The judge that scores the run's graph."""
 
-    name: str = Field(default="offline", description="'offline' (the rule judge) or a litellm model string")
+    name: str = Field(default=OFFLINE_JUDGE, description="'offline' (the rule judge) or a litellm model string")
     sampling: Sampling = Field(default_factory=Sampling, description="how the judge's model samples")
 
 

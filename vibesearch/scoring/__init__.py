@@ -1,5 +1,13 @@
-"""Scoring: graph judges (LLM and offline), P/R/F1, statistics from events, aggregation, error
-analysis and agreement with human labels.
+"""Scoring: P/R/F1 from a judge's verdicts, statistics from events, aggregation, intervals, noise and
+error analysis. The second of the four scoring rooms (``judges`` < ``scoring`` < ``results`` <
+``labels``): it calls the judges (``vibesearch.judges``), and never imports ``results``, ``labels``,
+``app``, ``cli`` or ``session``.
+
+Modules: ``metrics`` (P/R/F1, score a graph), ``scorer`` (score a run, store it), ``official_score``
+(the official grader's score of a run), ``profile`` (a run's protocol profile, cancelled runs),
+``stats`` (counts from events), ``aggregate`` (tables over runs), ``bootstrap`` and ``spread``
+(intervals), ``noise_split`` and ``noise_rank`` (the noise floor), ``errors`` (error analysis),
+``stored`` (a run's stored task, prediction and ground truth).
 
     score_run(store, run_id, judge="offline" | "<litellm model>") -> ScoreRow   # stores score + verdicts
     scorer_for(kind, profile).score(store, run_id, ...) -> RunScore             # the value, not stored
@@ -7,7 +15,6 @@ analysis and agreement with human labels.
 """
 
 from .aggregate import RunRecord, collect_runs, interaction_table, score_table
-from .agreement import agreement_report, cohen_kappa, krippendorff_alpha, percent_agreement
 from .metrics import (
     GraphScore,
     Metrics,
@@ -18,9 +25,7 @@ from .metrics import (
     stored_verdicts,
 )
 from .scorer import GraphScorer, OfficialGraphScorer, Scorer, TableScorer, score_run, score_run_async, score_run_repeated, scorer_for
-from .offline_judge import OfflineJudge
 from .stats import RunStats, run_stats, stats_from_events
-from .verdicts import JudgeResult, Verdict, judge_label, majority_verdicts
 
 __all__ = [
     "GraphScore",
@@ -29,22 +34,13 @@ __all__ = [
     "Scorer",
     "TableScorer",
     "scorer_for",
-    "JudgeResult",
     "Metrics",
     "NoGroundTruth",
-    "OfflineJudge",
     "RunRecord",
     "RunStats",
-    "Verdict",
-    "agreement_report",
-    "cohen_kappa",
     "collect_runs",
     "compute_metrics",
     "interaction_table",
-    "judge_label",
-    "krippendorff_alpha",
-    "majority_verdicts",
-    "percent_agreement",
     "run_stats",
     "score_graph",
     "score_graph_async",

@@ -44,12 +44,13 @@ from typing import Any, Callable, Iterable
 from pydantic import BaseModel
 
 from ..protocol import profile_of
-from ..run.config import ProtocolProfile
+from ..run.config import OFFLINE_JUDGE, ProtocolProfile
 from ..store import Store, TaskSnapshotError
 from ..store.tables import Run, ScoreRow
-from ._spread import interval_settings, pooled_sd, sample_spread, spread_keys  # noqa: F401  (interval_settings, pooled_sd: still importable from here)
-from .official_metrics import OfficialSummary, SampleResult, aggregate_official
-from .judge_failures import judge_gaps
+from .spread import interval_settings, pooled_sd, sample_spread, spread_keys  # noqa: F401  (interval_settings, pooled_sd: still importable from here)
+from ..judges.official_metrics import OfficialSummary, SampleResult, aggregate_official
+from ..judges.judge_failures import judge_gaps
+from ..judges.registry import judge_for
 from .noise_split import run_seed
 from .official_score import sample_of
 from .profile import is_cancelled, profile_label, run_protocol, score_protocol
@@ -140,10 +141,11 @@ def choose_judge(store: Store, runs: Iterable[Run] | None = None, protocol: Prot
             seen.add((s.run_id, s.judge))
             counts[s.judge] += 1
     if not counts:
-        return "offline"
+        return OFFLINE_JUDGE
     best = max(counts.values())
     winners = sorted(j for j, n in counts.items() if n == best)
-    return "offline" if "offline" in winners else winners[0]
+    offline = [j for j in winners if judge_for(j).is_offline]
+    return offline[0] if offline else winners[0]
 
 
 def repeat_sets(store: Store) -> dict[str, list[float]]:

@@ -18,10 +18,10 @@ from statistics import mean
 from typing import Any
 
 from ..store import Store
-from ._relations import relation_matches
-from ._normalize import norm
+from ..judges.offline import relation_matches
+from ..judges.offline import norm
 from .aggregate import RunRecord, mean_if_known
-from ._stored import stored_ground_truth
+from .stored import stored_ground_truth
 from .metrics import stored_prediction, stored_verdicts
 
 OVER_GENERATION = 0.8

@@ -35,11 +35,12 @@ from .._aio import run_sync
 from ..config import Settings, get_settings
 from ..run.scores import Metrics, RunScore
 from ..store import Store
-from ._normalize import norm
-from ._stored import NoGroundTruth, graph_source, stored_prediction, stored_task
-from .judge_failures import JudgeFailed
-from .offline_judge import OfflineJudge, as_text_triple
-from .verdicts import JudgeResult, Verdict, judge_label
+from ..judges.offline import norm
+from .stored import NoGroundTruth, graph_source, stored_prediction, stored_task
+from ..judges.judge_failures import JudgeFailed
+from ..judges.offline import as_text_triple
+from ..judges.registry import judge_for, judge_label
+from ..judges.verdicts import JudgeResult, Verdict
 
 T = TypeVar("T")
 
@@ -102,18 +103,17 @@ async def score_graph_async(
     settings = settings or get_settings()
     gt_t = [as_text_triple(t) for t in gt]
     unique, first = dedupe(pred)
+    kind = judge_for(judge)
     if not unique:
         result = JudgeResult(
             judge=judge,
             verdicts=[Verdict(gt_index=i, covered=False, rationale="no predicted triples") for i in range(len(gt_t))],
-            details={"judge_kind": "offline" if judge == "offline" else "llm", "skipped": "empty prediction"},
+            details={"judge_kind": kind.kind, "skipped": "empty prediction"},
         )
-    elif judge == "offline":
-        result = OfflineJudge().judge(gt_t, unique)
     else:
-        from .llm_judge import judge_llm
-
-        result = await judge_llm(gt_t, unique, model=judge, settings=settings, progress=progress)
+        assert kind.factory is not None  # judge_for without official: the offline or the LLM judge
+        result = await kind.factory(judge, settings, progress=progress).judge(gt_t, unique)
+    if kind.needs_model and unique:
         failure = JudgeFailed.from_batches(judge, result.details.get("batches") or [])
         if failure is not None:
             raise failure

@@ -17,7 +17,7 @@ import statistics
 from collections import defaultdict
 from typing import Any, Iterable
 
-from ._bootstrap import bootstrap_mean
+from .bootstrap import bootstrap_mean
 from .aggregate import RunRecord
 from .noise_split import Observation, combined_variance, fixed_user_key, judge_is_deterministic, noise_margin, noise_split
 

@@ -7,7 +7,7 @@ Their variances are estimated by the method of moments (variance components) fro
 the data holds, each a pooled within-group variance (n − 1 denominators):
 
 * **judge**: the K judgements of one graph that ``score --repeat K`` made together (a repeat set);
-  a deterministic judge (``DETERMINISTIC_JUDGES``: the offline judge) is 0 by construction;
+  a deterministic judge (``judges.registry``: the offline judge) is 0 by construction;
 * **agent + judge**: runs of one task and configuration whose user cannot vary — a user that
   answers the same state the same way (``FIXED_USERS``) or a simulator with a shared seed;
 * **user + agent + judge** (``combined``): all runs of one task and configuration.
@@ -37,10 +37,10 @@ from typing import Any, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..judges.registry import judge_for
 from ..store.tables import Run
-from ._bootstrap import CHUNK_CELLS, LEVEL, RESAMPLES, SEED
+from .bootstrap import CHUNK_CELLS, LEVEL, RESAMPLES, SEED
 
-DETERMINISTIC_JUDGES = ("offline",)  # judges that give one graph the same verdicts every time
 FIXED_USERS = ("rules", "direct", "staged")  # users that answer the same state the same way
 PARTS = ("user", "agent", "judge")
 Z = 1.96  # the normal quantile of a two-sided 95% margin
@@ -49,7 +49,7 @@ UNIT = "standard deviation of one run's F1 (0-1)"
 
 def judge_is_deterministic(judge: str | None) -> bool:
     """True for a judge whose repeated judgements of one graph are equal (no spread to measure)."""
-    return judge in DETERMINISTIC_JUDGES
+    return judge is not None and judge_for(judge).deterministic
 
 
 def run_seed(run: Run) -> int | None:

@@ -33,11 +33,11 @@ from ..run.scores import RunScore, Verdict
 from ..store import Store
 from ..store.tables import ScoreRow
 from ..tasks.models import Task
-from ._stored import NoGroundTruth, graph_source, stored_prediction, stored_task
-from .official_grade import OfficialGrade, grade_official
-from .official_metrics import OfficialGroundTruth, SampleResult
+from .stored import NoGroundTruth, graph_source, stored_prediction, stored_task
+from ..judges.official_grade import OfficialGrade, grade_official
+from ..judges.official_metrics import OfficialGroundTruth, SampleResult
 from .profile import NotASample, OfficialJudgeRequired, is_cancelled
-from .verdicts import judge_label
+from ..judges.registry import judge_for, judge_label
 
 LENIENT_KEPT = 50  # predictions only our parser read, kept in the note (the count is always kept)
 
@@ -116,7 +116,7 @@ async def score_official_run(
     run = store.get_run(run_id)
     if is_cancelled(run):
         raise NotASample(f"run {run_id} was cancelled by a person: under the official profile it is not a sample (left out, and counted)")
-    if judge == "offline":
+    if judge_for(judge).is_offline:
         raise OfficialJudgeRequired(
             f"run {run_id}: the official profile is judged by an LLM in the official layout; give --judge MODEL "
             "(or score it with --protocol vibesearch to use the offline judge)"

@@ -26,8 +26,8 @@ from ..protocol.prompts import PromptSet
 from ..run.config import ProtocolProfile
 from ..run.scores import RunScore
 from ..store import ScoreRow, Store, record_score
-from ._stored import stored_task
-from .judge_failures import JudgeFailed
+from .stored import stored_task
+from ..judges.judge_failures import JudgeFailed
 from .metrics import score_graph_run
 from .official_score import score_official_run
 from .profile import run_protocol

@@ -1,8 +1,8 @@
 """The knowledge-graph picture of a run page as inline SVG: the app's own layout and colours.
 
-The entities are placed by the app's layout (``app._graph_layout.layout`` through
-``_graph_figure.shared_positions``: names merged by the scoring normaliser, one block per connected
-component), each triple is classified as the app classifies it (``_graph_figure.classify``:
+The entities are placed by the layout the app uses too (``results.graph_layout.layout`` through
+``results.graph.shared_positions``: names merged by the offline judge's normaliser, one block per connected
+component), each triple is classified as the app classifies it (``results.graph.classify``:
 ground truth covered / missed, predicted valid / invalid) and drawn in the app's colours. Every
 name and triple is in a ``<title>`` (shown on hover), escaped.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..app._graph_figure import COLOURS, LABELS, DRAW_ORDER, classify, entity_names, shared_positions
+from ..results.graph import COLOURS, LABELS, DRAW_ORDER, classify, entity_names, shared_positions
 from ._html import esc
 
 WIDTH = 1000

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
-from ..scoring.verdicts import judge_label
+from ..judges.registry import judge_label
 from ..store import Store
 from .bundle import RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
 from .collect import RunData, SiteData, gather
@@ -93,7 +93,7 @@ def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str]) -
     """``results.json``: the derived figures, the agreement with people and the facts of the build."""
     keep = set(site.runs)
     profiles = sorted({r.profile for r in site.records if r.scored})
-    from ..scoring._spread import interval_settings
+    from ..scoring.spread import interval_settings
 
     return {
         "format": SITE_FORMAT,

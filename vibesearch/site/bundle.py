@@ -11,7 +11,7 @@
     OUT/tasks/<sha256>.json each task snapshot, named by the sha256 of its canonical JSON
     OUT/official/<config>/  per configuration scored under the official profile: the official
                             grader's files (<qid>_sample<i>.json, summary.json, item_ratings.json,
-                            per_query_scores.json; ``scoring.official_export``)
+                            per_query_scores.json; ``labels.official_export``)
     OUT/SHA256SUMS          sha256 of every other file of OUT/ (``sha256sum -c`` reads it)
 
 ``derive(records)`` is the one place the site's figures are computed from run records; ``build``
@@ -30,11 +30,11 @@ from ..reports.build import official_parts
 from ..scoring.aggregate import RunRecord, interaction_table, left_out_runs, score_table
 from ..scoring.metrics import compute_metrics, dedupe
 from ..scoring.noise_rank import noise_of, pair_comparisons, rank_marks
-from ..scoring.official_metrics import CoverageResult, SampleResult, _f1, triplet_precision
+from ..judges.official_metrics import CoverageResult, SampleResult, official_f1, triplet_precision
 from ..scoring.stats import as_the_file_says, stats_from_events
 from ..run.events import StoredEvent
 from ..run.scores import Metrics
-from ..scoring.verdicts import Verdict
+from ..judges.verdicts import Verdict
 
 SUMS = "SHA256SUMS"
 RESULTS = "results.json"
@@ -90,7 +90,7 @@ def write_official_folders(records: list[RunRecord], root: Path) -> list[str]:
     sub-folder each under ``root``; returns the sub-folders' names."""
     from ..protocol import profile_named
     from ..scoring.aggregate import official_sample_results, official_samples, official_summary, profile_groups
-    from ..scoring.official_export import folder_name, write_official_results
+    from ..labels.official_export import folder_name, write_official_results
 
     names = []
     for (config, protocol, source), recs in profile_groups(records).items():
@@ -128,15 +128,15 @@ def official_triplets(sample: dict[str, Any]) -> dict[str, float]:
     items = result.coverage_details.per_gt_triple
     precision = triplet_precision(items, result.num_pred_triples)
     recall = CoverageResult.of(items, result.coverage_details.total_gt_triples).triplet_recall
-    return {"triplet_precision": round(precision, 4), "triplet_recall": recall, "triplet_f1": round(_f1(precision, recall), 4)}
+    return {"triplet_precision": round(precision, 4), "triplet_recall": recall, "triplet_f1": round(official_f1(precision, recall), 4)}
 
 
 def official_nodes(sample: dict[str, Any], answer: str, task_json: dict[str, Any]) -> dict[str, float]:
     """An official sample's node metrics and prediction count, recomputed from the answer it graded
     (parsed strictly again, ``official_parse``), the task's official nodes and the sample's coverage
     details (``official_metrics.node_metrics``); a sample with nothing parsed scores 0."""
-    from ..scoring.official_metrics import OfficialGroundTruth, node_metrics
-    from ..scoring.official_parse import strict_parse
+    from ..judges.official_metrics import OfficialGroundTruth, node_metrics
+    from ..judges.official_parse import strict_parse
     from ..tasks.models import Task
 
     result = SampleResult.model_validate(sample)

@@ -16,7 +16,7 @@ from typing import Any
 from ..run.events import StoredEvent
 from ..run.transcript import Transcript
 from ..scoring.aggregate import RunRecord, WHERE_KEYS, collect_runs, parse_where, where_filter
-from ..scoring._stored import stored_prediction
+from ..scoring.stored import stored_prediction
 from ..scoring.metrics import stored_verdicts
 from ..scoring.stats import _stages_total
 from ..store import Store, TaskSnapshotError

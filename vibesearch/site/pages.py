@@ -13,9 +13,9 @@ from urllib.parse import quote
 from ..reports.noise import HEADERS as NOISE_HEADERS
 from ..reports.noise import noise_note, noise_rows
 from ..reports.text import ci, interval_note, judge_agreement_lines
-from ..scoring.judge_failures import FAILURES_FOOTNOTE
-from ..scoring.judge_failures import MARK as FAILED
-from ..scoring.verdicts import judge_label
+from ..judges.judge_failures import FAILURES_FOOTNOTE
+from ..judges.judge_failures import MARK as FAILED
+from ..judges.registry import judge_label
 from ._assets import SORT_JS
 from ._html import esc, link, number, page
 

@@ -23,9 +23,9 @@ from typing import Any, Callable, Iterable
 from sqlmodel import SQLModel, col, select
 
 from ..run.events import StoredEvent
-from ..scoring.agreement import agreement_report
-from ..scoring.judge_trust import judge_trust
-from ..scoring.verdicts import judge_label
+from ..labels.agreement import agreement_report
+from ..labels.judge_trust import judge_trust
+from ..judges.registry import judge_label
 from ..store import Store
 from ..store.tables import AdjudicationRow, EventRow, GraphRow, LabelRow, PredLabelRow, Run, ScoreRow, VerdictRow
 from .bundle import plain
@@ -49,7 +49,7 @@ class RowsError(ValueError):
 def people_figures(store: Store, keep: set[str], judge: str, profiles: Iterable[str]) -> dict[str, Any]:
     """The judges' agreement lines (``judge``, each of ``profiles``), the label agreement tables and
     the people-vs-simulator study (None without people's runs), over the runs in ``keep``."""
-    from ..scoring.fidelity import FidelityError, fidelity_report
+    from ..labels.fidelity import FidelityError, fidelity_report
 
     trust = judge_trust(store, keep_run=keep.__contains__)
     try:

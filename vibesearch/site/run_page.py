@@ -19,7 +19,7 @@ from ..reports.build import stage_label
 from ..run.events import MessageEvent
 from ..run.transcript import Transcript
 from ..scoring.aggregate import RunRecord
-from ..scoring.verdicts import judge_label
+from ..judges.registry import judge_label
 from ._assets import REPLAY_JS
 from ._html import esc, json_script, link, number, page
 from ._svg import graph_svg

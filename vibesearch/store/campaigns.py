@@ -1,6 +1,6 @@
 """The campaign methods of ``Store``: labelling campaigns and the adjudications that settle
 disagreements. Persistence only; the queue, progress and the rules of adjudication live in
-``vibesearch.scoring.campaigns``. Mixed into ``Store`` (``store.db``).
+``vibesearch.labels.campaigns``. Mixed into ``Store`` (``store.db``).
 
 An item has one adjudication at a time. Settling it again replaces that row, and the row it
 replaces is kept in ``adjudication_history`` (with when it was replaced and by whom), written in

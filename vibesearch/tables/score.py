@@ -25,6 +25,7 @@ from typing import TypeVar
 
 from .._aio import run_sync
 from ..config import Settings, get_settings
+from ..judges.registry import judge_for
 from . import _judge
 from ._normalise import norm_header, norm_text
 from .cells import check_cell, exact_match, loose_match
@@ -36,7 +37,7 @@ T = TypeVar("T")
 
 def judge_model(judge: str | None) -> str | None:
     """The model string of a judge setting, or None for the offline judge."""
-    if judge is None or judge.strip() in ("", "offline"):
+    if judge is None or not judge.strip() or judge_for(judge.strip()).is_offline:
         return None
     return judge.strip()
 

@@ -36,8 +36,8 @@ from typing import Any, Collection, Iterator, Literal
 from .._files import csv_plain, csv_safe, write_output, InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
 from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
+from ..scoring.stored import stored_ground_truth, stored_prediction
 from ..store import put_labels_bulk
-from ._stored import stored_ground_truth, stored_prediction
 
 FIELDS = ["run_id", "gt_index", "annotator", "covered", "evidence", "note", "created_at", "head", "relation", "tail"]
 MAX_INDEX = 1_000_000  # ground-truth and predicted triple indices

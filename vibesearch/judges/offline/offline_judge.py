@@ -51,7 +51,7 @@ from ._normalize import CJK, contains_phrase, dates_inside
 from ._bounds import parse_bound
 from ._roles import role_compatible
 from ._units import dimension, floor_keys, in_base, magnitude
-from .verdicts import JudgeResult, Verdict
+from ..verdicts import JudgeResult, Verdict
 
 TripleText = tuple[str, str, str]
 

@@ -28,11 +28,11 @@ from typing import Any, Callable
 
 from ..store import Store
 from ..store.tables import Run, ScoreRow
-from ._bootstrap import bootstrap_mean, bootstrap_settings
+from ..scoring.bootstrap import bootstrap_mean, bootstrap_settings
 from .judge_trust import Threshold, judge_trust
-from .noise_rank import MIN_SHARED_TASKS
-from .noise_split import Observation, combined_variance, fixed_user_key, judge_is_deterministic, noise_margin, noise_split, run_seed
-from .profile import profile_label
+from ..scoring.noise_rank import MIN_SHARED_TASKS
+from ..scoring.noise_split import Observation, combined_variance, fixed_user_key, judge_is_deterministic, noise_margin, noise_split, run_seed
+from ..scoring.profile import profile_label
 
 CONFIG_KEYS = ("agent", "agent_model", "user", "simulator_model", "search_backend", "batch_id", "protocol", "task")
 

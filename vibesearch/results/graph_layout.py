@@ -15,7 +15,7 @@ from typing import Sequence
 
 import networkx as nx
 
-from ..scoring._normalize import base, norm
+from ..judges.offline import base, norm
 
 SEED = 7
 GAP = 0.6  # space around each component, in node spacings

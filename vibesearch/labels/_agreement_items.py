@@ -17,9 +17,9 @@ from typing import Any, Callable, Iterable, Literal, Sequence
 from ..store import Store
 from ..store.tables import ScoreRow
 from ..tasks.models import Task
-from ._stored import stored_prediction, stored_task
-from .metrics import stored_verdicts
-from .profile import profile_label
+from ..scoring.stored import stored_prediction, stored_task
+from ..scoring.metrics import stored_verdicts
+from ..scoring.profile import profile_label
 
 Side = Literal["coverage", "validity"]
 Item = tuple[str, int]

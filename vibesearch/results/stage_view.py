@@ -21,9 +21,9 @@ from collections import defaultdict
 from typing import Any
 
 from ..store import Store
-from ._stored import stored_task
-from .aggregate import RunRecord
-from .metrics import stored_verdicts
+from ..scoring.stored import stored_task
+from ..scoring.aggregate import RunRecord
+from ..scoring.metrics import stored_verdicts
 
 MIN_NAME = 3
 

@@ -28,9 +28,10 @@ from .._files import InputFileError, parse_jsonl, read_text, short
 from ..config import Settings, get_settings
 from ..tasks.models import Triple
 from .agreement import cohen_kappa, confusion
-from .metrics import run_sync
-from .offline_judge import OfflineJudge
-from .verdicts import Verdict
+from ..scoring.metrics import run_sync
+from ..judges.offline import OfflineJudge
+from ..judges.registry import judge_for
+from ..judges.verdicts import Verdict
 
 
 class Case(BaseModel):
@@ -73,10 +74,10 @@ def load_cases(path: str | Path) -> list[Case]:
 
 async def _judge_cases(cases: list[Case], judge: str, settings: Settings) -> tuple[list[Verdict], list[dict[str, Any]]]:
     """The judge's verdict on each case, and the details of each model call (none offline)."""
-    if judge == "offline":
+    if judge_for(judge).is_offline:
         offline = OfflineJudge()
         return [offline.judge([c.gt], c.pred).verdicts[0] for c in cases], []
-    from .llm_judge import judge_llm
+    from ..judges.llm_judge import judge_llm
 
     sem = asyncio.Semaphore(max(1, settings.judge_concurrency))
     details: list[dict[str, Any]] = []
@@ -94,7 +95,7 @@ async def _judge_cases(cases: list[Case], judge: str, settings: Settings) -> tup
 
 def _cost(judge: str, details: list[dict[str, Any]]) -> float | None:
     """Total USD reported by litellm for the judge's calls; None offline or when any call's cost is unknown."""
-    if judge == "offline" or any(d.get("cost_usd") is None for d in details):
+    if not judge_for(judge).needs_model or any(d.get("cost_usd") is None for d in details):
         return None
     return round(sum(float(d["cost_usd"]) for d in details), 6)
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from ..run.scores import Verdict
 
-__all__ = ["JudgeResult", "Verdict", "judge_label", "majority_verdicts"]
+__all__ = ["JudgeResult", "Verdict", "majority_verdicts"]
 
 
 class JudgeResult(BaseModel):
@@ -22,11 +22,6 @@ class JudgeResult(BaseModel):
     @property
     def n_unscored(self) -> int:
         return sum(1 for v in self.verdicts if v.covered is None)
-
-
-def judge_label(judge: str) -> str:
-    """How a judge is named in output: offline scores always say so."""
-    return "offline judge" if judge == "offline" else f"LLM judge {judge}"
 
 
 def majority_verdicts(scores: Sequence[Sequence[Verdict] | JudgeResult]) -> list[Verdict]:

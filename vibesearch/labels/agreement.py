@@ -34,13 +34,13 @@ from typing import Any, Callable, Sequence
 
 from ..store import Store
 from ._agreement_items import SPLITS, Item, Side, item_groups, judge_decisions, latest_by_judge, side_labels, split
-from ._bootstrap import bootstrap_intervals, bootstrap_settings, point_measures
+from ..scoring.bootstrap import bootstrap_intervals, bootstrap_settings, point_measures
 from ._final_label import FinalLabels, final_labels
 from ._human_ceiling import human_ceiling, prevalence
-from ._stored import stored_ground_truth, stored_prediction
-from .metrics import f1_of
-from .profile import profile_label
-from .verdicts import judge_label
+from ..scoring.stored import stored_ground_truth, stored_prediction
+from ..scoring.metrics import f1_of
+from ..scoring.profile import profile_label
+from ..judges.registry import judge_label
 
 __all__ = ["Item", "agreement_report", "agreement_row", "cohen_kappa", "confusion", "human_final", "human_majority", "judge_rows",
            "kappa_explanation", "krippendorff_alpha", "percent_agreement", "validity_agreement"]

@@ -26,7 +26,7 @@ from .._names import PersonNameError, annotator_name
 from ..store import AdjudicationRow, CampaignRow, RunNotFound, Store, TaskSnapshotError
 from ..store.tables import AdjudicationHistoryRow, Run
 from ._final_label import FinalLabels, final_labels, final_of, strict_majority  # noqa: F401  (the rule, re-exported)
-from ._stored import stored_ground_truth, stored_prediction
+from ..scoring.stored import stored_ground_truth, stored_prediction
 
 Side = Literal["coverage", "validity"]
 SIDES: tuple[Side, ...] = ("coverage", "validity")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from ..llm.tokenizer import text_tokens
-from ._normalize import norm
+from .offline import norm
 from .verdicts import Verdict
 
 TripleText = tuple[str, str, str]

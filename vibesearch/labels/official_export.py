@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import StagedFolder
-from .official_metrics import OfficialSummary, SampleResult
+from ..judges.official_metrics import OfficialSummary, SampleResult
 
 
 def sample_stem(qid: str, sample_idx: int) -> str:

@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Union
 
 from ..store import Store
 from .agreement import judge_rows
-from .profile import profile_label
+from ..scoring.profile import profile_label
 
 MARK = "†"
 NOT_MEASURED = "not measured"

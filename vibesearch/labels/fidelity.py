@@ -31,7 +31,7 @@ from ..run.events import MessageEvent, StageEvent
 from ..store import Store, TaskSnapshotError
 from ..store.tables import Run
 from ..tasks.models import Task
-from ._bootstrap import bootstrap_mean, bootstrap_settings
+from ..scoring.bootstrap import bootstrap_mean, bootstrap_settings
 
 Category = Literal["advanced", "pushed", "held", "done"]
 CATEGORIES: tuple[Category, ...] = ("advanced", "pushed", "held", "done")

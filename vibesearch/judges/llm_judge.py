@@ -37,7 +37,7 @@ from ..run.events import ErrorEvent, UsageEvent
 from ..llm.tokenizer import tokenizer_name
 from ._judge_layout import WINDOWS_NOTE, Layout, TripleText, choose_layout, merge_windows, token_counts
 from .judge_failures import JudgeFailed
-from .offline_judge import as_text_triple
+from .offline import as_text_triple
 from .verdicts import JudgeResult, Verdict
 
 SYSTEM_PROMPT = """\

@@ -13,7 +13,7 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any, Iterable
 
-from ._bootstrap import LEVEL, RESAMPLES, SEED, bootstrap_mean
+from .bootstrap import LEVEL, RESAMPLES, SEED, bootstrap_mean
 
 
 def interval_settings() -> dict[str, Any]:

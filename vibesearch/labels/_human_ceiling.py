@@ -24,7 +24,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from ._bootstrap import bootstrap_mean, resampled_intervals
+from ..scoring.bootstrap import bootstrap_mean, resampled_intervals
 
 
 def gwet_ac1(ratings: Sequence[Sequence[Hashable]], categories: Sequence[Hashable] | None = None) -> tuple[float, float, float] | None:

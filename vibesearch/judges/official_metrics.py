@@ -128,7 +128,7 @@ class SampleResult(BaseModel):
         return float(getattr(self, key))
 
 
-def _f1(p: float, r: float) -> float:
+def official_f1(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if (p + r) else 0.0
 
 
@@ -165,7 +165,7 @@ def node_metrics(pred: Sequence[Mapping[str, str]], gt: OfficialGroundTruth, cov
         precise_pred_nodes=precise_n,
         node_precision=round(p, 4),
         node_recall=round(r, 4),
-        node_f1=round(_f1(p, r), 4),
+        node_f1=round(official_f1(p, r), 4),
     )
 
 
@@ -193,7 +193,7 @@ def grade_sample(
         node_details=nodes,
         triplet_precision=round(precision, 4),
         triplet_recall=recall,
-        triplet_f1=round(_f1(precision, recall), 4),
+        triplet_f1=round(official_f1(precision, recall), 4),
         coverage_details=coverage,
         num_pred_triples=len(pred),
     )

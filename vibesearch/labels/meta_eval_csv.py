@@ -55,11 +55,11 @@ from ..store import RunNotFound, Store
 from ..store import put_labels_bulk
 from ..store.tables import Run
 from ._final_label import final_labels
-from ._stored import stored_ground_truth, stored_prediction, stored_task
-from .metrics import stored_verdicts
+from ..scoring.stored import stored_ground_truth, stored_prediction, stored_task
+from ..scoring.metrics import stored_verdicts
 from .official_export import folder_name, sample_stem
-from .official_metrics import OfficialGroundTruth
-from .profile import is_cancelled
+from ..judges.official_metrics import OfficialGroundTruth
+from ..scoring.profile import is_cancelled
 
 GT_DIR = "gt_recall_check"
 PRED_DIR = "pred_precision_check"
@@ -141,7 +141,7 @@ def _csv_text(header: list[str], rows: list[list[Any]]) -> str:
 
 
 def _config(run: Run) -> str:
-    from .aggregate import config_key  # (aggregate imports the scorers; read it only when needed)
+    from ..scoring.aggregate import config_key  # (aggregate imports the scorers; read it only when needed)
 
     return config_key(run)
 

@@ -17,7 +17,7 @@ from ..run.events import MessageEvent, StageEvent, ToolCallEvent, UsageEvent
 from ..store import RunNotFound, Store, TaskSnapshotError
 from ..store.tables import ScoreRow
 from .judge_trust import Threshold, judge_trust
-from .profile import profile_label
+from ..scoring.profile import profile_label
 
 
 class CompareError(ValueError):

@@ -1,0 +1,13 @@
+"""Labels: the human side of scoring, the top of the four scoring rooms (``judges`` < ``scoring`` <
+``results`` < ``labels``).
+
+* ``campaigns``, ``campaign_export``, ``_final_label``: labelling campaigns, their queue, the rule for a
+  final label, and their export.
+* ``labels_io``, ``meta_eval_csv``, ``official_export``: label files and the official harness's
+  result/meta-evaluation files, in and out.
+* ``agreement``, ``_agreement_items``, ``_human_ceiling``: agreement between judges and people.
+* ``calibration``, ``judge_trust``, ``fidelity``: how far a judge (or a reproduced run) can be trusted.
+* ``compare``, ``config_compare``: two runs or two configurations side by side. They are shown like
+  results, but they set each score beside its judge's measured agreement with the human labels
+  (``judge_trust``), so they sit here, above ``results``.
+"""
