@@ -131,7 +131,7 @@ class RunManager:
 
     def close_orphaned(self) -> list[str]:
         """Mark runs left ``running`` by a process that died ``interrupted`` (each once)."""
-        from ..session import close_orphaned
+        from ..runner import close_orphaned
 
         try:
             closed = close_orphaned(self.store, self.settings)
@@ -230,8 +230,8 @@ class RunManager:
         its driver gone) in this app; a person-played run is played by a person again. Only its
         owner or an admin may; the run keeps its owner."""
         from ..agents import make_agent
-        from ..session import config_of_run, is_orphaned
-        from ..session.resume import run_task
+        from ..runner import config_of_run, is_orphaned
+        from ..runner.resume import run_task
         from ..users import make_user
 
         run = self.store.get_run(run_id)
@@ -251,7 +251,8 @@ class RunManager:
         return self._launch(live, agent, resume=True)
 
     async def _drive(self, live: LiveRun, agent: Agent, *, resume: bool = False) -> None:
-        from ..session import resume_run, run_session
+        from ..session import run_session
+        from ..runner import resume_run
 
         live.aio_task = asyncio.current_task()
         try:
@@ -350,7 +351,7 @@ class RunManager:
         """Stop a run live in this app; ask the app server that drives it to stop it (a stop
         request); or end one no process drives (``interrupted``, ``abandoned``, orphaned
         ``running``) as ``cancelled``. Its owner or an admin only."""
-        from ..session import stop_idle_run
+        from ..runner import stop_idle_run
 
         if self.is_live(run_id):
             self.stop(run_id, who_owner, admin=admin)

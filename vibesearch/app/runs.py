@@ -17,7 +17,7 @@ import gradio as gr
 
 from ..run.result import CONTINUABLE, RUN_STATUSES, STOPPABLE
 from ..scoring.judge_failures import judge_gaps
-from ..session import is_orphaned
+from ..runner import is_orphaned
 from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import check_model

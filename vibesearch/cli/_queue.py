@@ -1,5 +1,5 @@
 """``vibesearch run --queue``: the checks of a queued batch and the writing of its jobs
-(``session.queued``; the workers that drive them: ``cli/worker.py``, docs/deploy.md)."""
+(``runner.queued``; the workers that drive them: ``cli/worker.py``, docs/deploy.md)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ._logs import database_errors, plain_logs
 
 def queue_limits(settings: Any, queue: bool, provider_limit: Optional[str], *, resume: bool, events: bool) -> dict[str, int]:
     """The provider caps of a queued batch; one line and exit 1 for what --queue cannot do."""
-    from ..session.queued import parse_limits
+    from ..runner.queued import parse_limits
     from ..store._url import db_target
 
     if not queue:
@@ -40,7 +40,7 @@ def queue_limits(settings: Any, queue: bool, provider_limit: Optional[str], *, r
 
 def queue_and_exit(settings: Any, spec: Any, limits: dict[str, int], json_out: bool) -> None:
     """Write the batch's jobs, say how to watch it and exit 0."""
-    from ..session.queued import QueueError, queue_batch
+    from ..runner.queued import QueueError, queue_batch
     from ..store import open_db
 
     with plain_logs(), database_errors(f"batch {spec.batch_id} was not queued"):

@@ -172,7 +172,7 @@ def run_cmd(
     """Run tasks headless: each task × --runs, --concurrency at a time (--queue: by workers)."""
     _start_fakes()
     from ..protocol import build_config, rebuild_config
-    from ..session.batch import BatchSpec, batch_plan, plan_config
+    from ..runner.batch import BatchSpec, batch_plan, plan_config
     from ..store import open_db
     from ..tasks import TaskLoadError
     from ._resolve import TaskArgError, resolve_tasks
@@ -226,7 +226,7 @@ def run_cmd(
     spec = BatchSpec(tasks=task_list, config=config, runs=planned_runs, concurrency=concurrency)
     if plan is not None and plan.get("batch_id"):
         spec.batch_id = str(plan["batch_id"])
-    from ..session.batch import build_parts
+    from ..runner.batch import build_parts
 
     try:  # configuration errors (no model, no corpus ...) stop before anything runs
         for t in task_list:
@@ -254,7 +254,7 @@ def run_cmd(
 async def _run_with_display(store: Any, settings: Any, spec: Any, *, resume: bool, events: bool, quiet: bool) -> list[dict[str, Any]]:
     from rich.progress import BarColumn, Progress, TextColumn
 
-    from ..session.batch import run_batch
+    from ..runner.batch import run_batch
 
     out_stream = sys.stderr if quiet else sys.stdout
     progress = Progress(
@@ -300,7 +300,8 @@ def resume_cmd(
 ) -> None:
     """Continue one interrupted run from its stored events."""
     _start_fakes()
-    from ..session import ResumeError, RunAlreadyEnded, resume_run
+    from ..session import RunAlreadyEnded
+    from ..runner import ResumeError, resume_run
     from ..store import LeaseHeld, LeaseLost, RunNotFound, open_db
 
     settings = _settings(db)
@@ -359,7 +360,8 @@ def play_cmd(
     else:
         config, the_task, the_agent, the_user = _new_parts(str(task), settings, agent, model, shadow_model, protocol)
         store = open_db(settings.db)
-    from ..session import ResumeError, RunAlreadyEnded
+    from ..session import RunAlreadyEnded
+    from ..runner import ResumeError
     from ..store import LeaseHeld
 
     try:
@@ -404,7 +406,7 @@ def _resumed_parts(store: Any, run_id: str, settings: Any) -> tuple[Any, Any, An
     """The parts of a run a person left, checked before anything runs (one clear line otherwise)."""
     from ..agents import make_agent
     from ..run.result import RESUMABLE
-    from ..session.resume import ResumeError, config_of_run, run_task
+    from ..runner.resume import ResumeError, config_of_run, run_task
     from ..store import RunNotFound
     from ..users import HumanUser, ShadowUser, make_user
 

@@ -234,7 +234,7 @@ class LeaseRow(SQLModel, table=True):
 
 class ProviderBackoffRow(SQLModel, table=True):
     """Until when no call goes to a provider that answered 429 ("too many requests"), shared by the
-    queue workers of every host (``session._pacing``). Seconds since the epoch. Added by migration
+    queue workers of every host (``runner._pacing``). Seconds since the epoch. Added by migration
     0009; not copied by ``db copy`` (like leases: it belongs to the running processes)."""
 
     __tablename__ = "provider_backoff"
