@@ -11,16 +11,20 @@ PKG = Path(__file__).resolve().parents[2] / "vibesearch"
 
 # package -> packages it must never import
 FORBIDDEN = {
-    "store": {"session", "app", "cli", "scoring", "agents", "users", "llm", "tools"},
-    "tasks": {"session", "app", "cli", "store", "scoring", "agents", "users", "run"},
-    "scoring": {"session", "app", "cli", "agents", "users"},
-    "tables": {"session", "app", "cli", "agents", "users"},
-    "llm": {"session", "app", "cli", "agents", "users", "scoring", "store"},
-    "tools": {"session", "app", "cli", "agents", "users", "scoring", "store"},
+    "store": {"session", "runner", "app", "cli", "scoring", "agents", "users", "llm", "tools"},
+    "tasks": {"session", "runner", "app", "cli", "store", "scoring", "agents", "users", "run"},
+    "scoring": {"session", "runner", "app", "cli", "agents", "users"},
+    "tables": {"session", "runner", "app", "cli", "agents", "users"},
+    "llm": {"session", "runner", "app", "cli", "agents", "users", "scoring", "store"},
+    "tools": {"session", "runner", "app", "cli", "agents", "users", "scoring", "store"},
     # agents and users know the run's model (``vibesearch.run``), never the database
-    "agents": {"users", "session", "app", "cli", "store"},
-    "users": {"agents", "session", "app", "cli", "store"},
-    "session": {"app", "cli"},
+    "agents": {"users", "session", "runner", "app", "cli", "store"},
+    "users": {"agents", "session", "runner", "app", "cli", "store"},
+    # the session drives one run; what drives sessions (batches, workers, resume, orphans) is above it
+    "session": {"runner", "app", "cli"},
+    # the runner drives sessions (it may import session, store, run, protocol, agents, users, llm ...);
+    # the surfaces (app, cli) call it, never the other way
+    "runner": {"app", "cli"},
 }
 # package -> the only packages it may import (besides itself and the top-level ``_x`` helpers)
 ALLOWED = {
@@ -106,3 +110,18 @@ def test_the_checker_sees_relative_imports():
     assert "store" in _imports(PKG / "session" / "loop.py")
     assert "llm" in _imports(PKG / "agents" / "steps.py")
     assert "run" in _imports(PKG / "agents" / "react.py")
+    assert "session" in _imports(PKG / "runner" / "batch.py")
+
+
+def test_the_session_holds_no_batch_or_queue_module():
+    """Batches, queue workers, pacing, orphans and resume live in ``runner/``, above the session."""
+    left = {"batch.py", "queued.py", "queued_batches.py", "_pacing.py", "orphans.py", "resume.py"} & {
+        p.name for p in (PKG / "session").glob("*.py")
+    }
+    assert not left, f"session/ holds {sorted(left)}: they belong in vibesearch/runner/"
+
+
+def test_the_surfaces_import_the_runner():
+    """The app and the CLI start batches, resume runs and close orphans through the runner."""
+    for package in ("app", "cli"):
+        assert any("runner" in _imports(p) for p in _modules(package)), f"{package}/ does not use vibesearch.runner"

@@ -4,6 +4,7 @@ The run's domain model (events, the conversation, ``RunConfig``) lives in ``vibe
 """
 
 from ._engine import upgrade_database
+from ._url import db_target
 from ._url import is_url as is_db_url
 from ._open import DamagedDatabase, ReadOnlyDatabase, StoreOpenError
 from .campaigns import CampaignExists
@@ -48,6 +49,7 @@ __all__ = [
     "TaskSnapshotError",
     "VerdictRow",
     "build_run",
+    "db_target",
     "is_db_url",
     "login_digest",
     "new_run_id",
