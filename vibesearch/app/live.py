@@ -32,6 +32,7 @@ from typing import Any
 from ..config import Settings
 from ..llm import scrub
 from ..run import DECISIONS, Agent, RunConfig, RunResult, User, UserTurn
+from ..run.events import Termination
 from ..run.result import CONTINUABLE
 from ..store import LeaseHeld, LeaseLost, Store
 from ..tasks.models import Task
@@ -296,7 +297,7 @@ class RunManager:
 
         return score_run(self.store, run_id, judge=judge or "offline", settings=settings or self.settings, asked_by=asked_by)
 
-    def _ensure_closed(self, live: LiveRun, termination: str, detail: str) -> None:
+    def _ensure_closed(self, live: LiveRun, termination: Termination, detail: str) -> None:
         """The session closes its run itself; this covers a failure before it could."""
         try:
             run = self.store.get_run(live.run_id)
@@ -313,7 +314,7 @@ class RunManager:
         if claim(self.store, key, owner, self.settings.lease_ttl_s) is not None:
             return  # another process drives it now
         try:
-            close_run(self.store, live.run_id, termination, detail, status="cancelled" if termination == "cancelled" else "failed", lease=owner)
+            close_run(self.store, live.run_id, termination, detail, lease=owner)  # the status its termination gives
         finally:
             release(self.store, key, owner)
 
