@@ -78,7 +78,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vibesearch.session.queued import lane_slots
+from vibesearch.runner.queued import lane_slots
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = Path(__file__).resolve().parent / "_fake_openai_server.py"

@@ -5,7 +5,7 @@ A batch drives its ``--concurrency`` runs on one loop, and the app's runner loop
 live run of a server. With the events written on the run's thread, each commit holds up the loop
 for every run on it (SQLite's busy waits, PostgreSQL's round trips and WAL flushes); with the
 writer thread the loop only hands the groups over. This runs ``--runs`` runs of one bundled task
-at once through ``session.batch.run_batch`` (the batch runner's own path: its lease, each run's
+at once through ``runner.batch.run_batch`` (the batch runner's own path: its lease, each run's
 lease, the semaphore), on the fake model of benchmarks/harness_overhead.py (``--latency``, default
 1 s) with its offline tools and rule-based user, on SQLite and on PostgreSQL, with the writer
 thread on and off, alternating, and prints the medians of the rounds.
@@ -55,7 +55,7 @@ from vibesearch.config import BUNDLED_TASKS, Settings
 from vibesearch.llm import fake
 from vibesearch.protocol import build_config
 from vibesearch.session._record import Recorder
-from vibesearch.session.batch import BatchSpec, Job, build_parts, run_batch
+from vibesearch.runner.batch import BatchSpec, Job, build_parts, run_batch
 from vibesearch.store import Store, upgrade_database
 from vibesearch.tasks import load_tasks
 

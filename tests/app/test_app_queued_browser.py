@@ -164,8 +164,8 @@ def test_a_person_sees_only_their_own_queued_batches(queue_db):
     from vibesearch.app._access import Access, Who
     from vibesearch.app.queued_view import queued_line, queued_rows
     from vibesearch.protocol import build_config
-    from vibesearch.session.batch import BatchSpec
-    from vibesearch.session.queued import queue_batch
+    from vibesearch.runner.batch import BatchSpec
+    from vibesearch.runner.queued import queue_batch
     from vibesearch.store import Store
     from vibesearch.tasks import load_tasks
 

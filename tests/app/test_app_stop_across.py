@@ -14,7 +14,7 @@ from vibesearch.app._access import Access
 from vibesearch.app.catalog import TaskCatalog
 from vibesearch.app.live import STOP_POLL_S, NotYourRun, RunManager, form_request
 from vibesearch.config import Settings
-from vibesearch.session import close_orphaned
+from vibesearch.runner import close_orphaned
 from vibesearch.store import Store
 from vibesearch.store.leases import holder, run_key
 

@@ -15,7 +15,7 @@ import pytest
 from app_harness import AppServer, start_app, stop_app
 from gradio_client import Client
 
-from vibesearch.session.orphans import ORPHAN_NOTE
+from vibesearch.runner.orphans import ORPHAN_NOTE
 from vibesearch.store import Store, upgrade_database
 from vibesearch.store.leases import holder, run_key
 

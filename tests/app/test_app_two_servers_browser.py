@@ -16,7 +16,7 @@ from browser_kit import WAIT_MS, grid_row, options, shows, start, status_is, tab
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from sec_kit import wait_for
 
-from vibesearch.session.orphans import ORPHAN_NOTE
+from vibesearch.runner.orphans import ORPHAN_NOTE
 from vibesearch.store import Store, upgrade_database
 from vibesearch.store.leases import holder, run_key
 

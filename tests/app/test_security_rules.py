@@ -50,7 +50,7 @@ def test_resuming_a_run_sends_no_key_to_the_url_it_recorded(configured, bundled_
     of an older run: migration 0005) never takes the configured key along, whatever the resuming
     process has configured."""
     from vibesearch.run import RunConfig
-    from vibesearch.session import config_of_run
+    from vibesearch.runner import config_of_run
     from vibesearch.store.migrations.versions.r0005_resolved_configs import _derived
 
     task = bundled_tasks[0]

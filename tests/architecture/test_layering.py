@@ -11,24 +11,28 @@ PKG = Path(__file__).resolve().parents[2] / "vibesearch"
 
 # package -> packages it must never import
 FORBIDDEN = {
-    "store": {"session", "app", "cli", "judges", "scoring", "results", "labels", "agents", "users", "llm", "tools"},
-    "tasks": {"session", "app", "cli", "store", "judges", "scoring", "results", "labels", "agents", "users", "run"},
+    "store": {"session", "runner", "app", "cli", "judges", "scoring", "results", "labels", "agents", "users", "llm", "tools"},
+    "tasks": {"session", "runner", "app", "cli", "store", "judges", "scoring", "results", "labels", "agents", "users", "run"},
     # the four scoring rooms, layered: judges < scoring < results < labels
-    "judges": {"scoring", "results", "labels", "session", "app", "cli", "agents", "users", "reports", "site"},
-    "scoring": {"results", "labels", "session", "app", "cli", "agents", "users", "reports", "site"},
-    "results": {"labels", "session", "app", "cli", "agents", "users", "reports", "site"},
-    "labels": {"session", "app", "cli", "agents", "users", "reports", "site"},
-    "tables": {"session", "app", "cli", "agents", "users"},
-    "llm": {"session", "app", "cli", "agents", "users", "judges", "scoring", "results", "labels", "store"},
-    "tools": {"session", "app", "cli", "agents", "users", "judges", "scoring", "results", "labels", "store"},
+    "judges": {"scoring", "results", "labels", "session", "runner", "app", "cli", "agents", "users", "reports", "site"},
+    "scoring": {"results", "labels", "session", "runner", "app", "cli", "agents", "users", "reports", "site"},
+    "results": {"labels", "session", "runner", "app", "cli", "agents", "users", "reports", "site"},
+    "labels": {"session", "runner", "app", "cli", "agents", "users", "reports", "site"},
+    "tables": {"session", "runner", "app", "cli", "agents", "users"},
+    "llm": {"session", "runner", "app", "cli", "agents", "users", "judges", "scoring", "results", "labels", "store"},
+    "tools": {"session", "runner", "app", "cli", "agents", "users", "judges", "scoring", "results", "labels", "store"},
     # agents and users know the run's model (``vibesearch.run``), never the database
-    "agents": {"users", "session", "app", "cli", "store"},
-    "users": {"agents", "session", "app", "cli", "store"},
-    "session": {"app", "cli"},
+    "agents": {"users", "session", "runner", "app", "cli", "store"},
+    "users": {"agents", "session", "runner", "app", "cli", "store"},
+    # the session drives one run; what drives sessions (batches, workers, resume, orphans) is above it
+    "session": {"runner", "app", "cli"},
+    # the runner drives sessions (it may import session, store, run, protocol, agents, users, llm ...);
+    # the surfaces (app, cli) call it, never the other way
+    "runner": {"app", "cli"},
     # what reads the store and shows it; what is published (the static site, the reports) is built
     # from the results, never from the app
-    "reports": {"app", "session", "cli", "site", "agents", "users", "tools", "llm"},
-    "site": {"app", "session", "cli", "agents", "users", "tools", "llm"},
+    "reports": {"app", "session", "runner", "cli", "site", "agents", "users", "tools", "llm"},
+    "site": {"app", "session", "runner", "cli", "agents", "users", "tools", "llm"},
     "interop": {"app", "cli", "site", "reports"},
     "app": {"cli", "site"},
     "cli": set(),  # the top: it may import any package
@@ -123,3 +127,18 @@ def test_the_checker_sees_relative_imports():
     assert "store" in _imports(PKG / "session" / "loop.py")
     assert "llm" in _imports(PKG / "agents" / "steps.py")
     assert "run" in _imports(PKG / "agents" / "react.py")
+    assert "session" in _imports(PKG / "runner" / "batch.py")
+
+
+def test_the_session_holds_no_batch_or_queue_module():
+    """Batches, queue workers, pacing, orphans and resume live in ``runner/``, above the session."""
+    left = {"batch.py", "queued.py", "queued_batches.py", "_pacing.py", "orphans.py", "resume.py"} & {
+        p.name for p in (PKG / "session").glob("*.py")
+    }
+    assert not left, f"session/ holds {sorted(left)}: they belong in vibesearch/runner/"
+
+
+def test_the_surfaces_import_the_runner():
+    """The app and the CLI start batches, resume runs and close orphans through the runner."""
+    for package in ("app", "cli"):
+        assert any("runner" in _imports(p) for p in _modules(package)), f"{package}/ does not use vibesearch.runner"

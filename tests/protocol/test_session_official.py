@@ -353,7 +353,7 @@ def test_usage_events_name_every_budgeted_purpose():
 async def test_a_run_is_resumed_only_with_the_prompts_it_started_with(fake, task, store, settings, tmp_path):
     import shutil
 
-    from vibesearch.session import ResumeError, resume_run
+    from vibesearch.runner import ResumeError, resume_run
 
     fake.register("off-agent", _answer_agent)
     fake.register("off-sim", lambda req: litellm_reply("[DONE]"))

@@ -14,7 +14,8 @@ from _procs import cli, env, read_events_until, wait_for
 
 from vibesearch.run import EndEvent, NoteEvent
 from vibesearch.scoring.aggregate import collect_runs, left_out_runs
-from vibesearch.session import close_orphaned, resume_run, run_session, stop_idle_run
+from vibesearch.session import run_session
+from vibesearch.runner import close_orphaned, resume_run, stop_idle_run
 from vibesearch.store import Store
 from vibesearch.users import HumanUser, UserTurn
 

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from _engines import sqlite_only
 from vibesearch.run import RunConfig
-from vibesearch.session.batch import BatchSpec, plan_config, plan_jobs, run_batch
+from vibesearch.runner.batch import BatchSpec, plan_config, plan_jobs, run_batch
 from vibesearch.store import Store
 from vibesearch.protocol import build_config
 

@@ -18,7 +18,8 @@ from _procs import LEASE_LINE, cli, env, read_events_until, wait_for
 from _parts import parts
 from _normalised import normalised
 from test_resume import copy_prefix
-from vibesearch.session import resume_run, run_session
+from vibesearch.session import run_session
+from vibesearch.runner import resume_run
 from vibesearch.store import LeaseLost, Store
 from vibesearch.store.leases import claim, holder, new_owner, release, run_key
 from vibesearch.store.tables import GraphRow

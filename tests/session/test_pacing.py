@@ -1,5 +1,5 @@
 """A 429 backs its provider off for everyone sharing the database: two workers' pacers
-(``session._pacing.SharedPacer``, each on a Store of its own, as two hosts have) around real
+(``runner._pacing.SharedPacer``, each on a Store of its own, as two hosts have) around real
 ``complete()`` calls to a fake model that answers the first call with 429. The second worker's
 call waits until the back-off the first one stored; without pacers it goes out at once."""
 
@@ -14,7 +14,7 @@ from vibesearch.config import Settings
 from vibesearch.llm import fake
 from vibesearch.llm.client import complete
 from vibesearch.llm.pacing import PACER, provider_of
-from vibesearch.session._pacing import SharedPacer
+from vibesearch.runner._pacing import SharedPacer
 from vibesearch.store import Store, upgrade_database
 
 

@@ -1,5 +1,5 @@
 """Queued batches driven by real ``vibesearch worker`` subprocesses on a real PostgreSQL
-(``session.queued``; docs/deploy.md). Models are fakes (``_session_fakes``) or none (the offline
+(``runner.queued``; docs/deploy.md). Models are fakes (``_session_fakes``) or none (the offline
 baseline agent with the rules user), so nothing here needs the network.
 
 Each test has a database of its own (made by the one module fixture ``queue_env``) and its own
@@ -25,7 +25,7 @@ from _normalised import normalised
 from _procs import cli, env, wait_for
 
 from vibesearch.config import Settings
-from vibesearch.session.queued import STOP_POLL_S
+from vibesearch.runner.queued import STOP_POLL_S
 from vibesearch.store import Store
 
 pytestmark = pytest.mark.slow
@@ -73,7 +73,7 @@ class QueueEnv:
             done = self.cmd("batch", "status", batch, "--db", db, "--json")
             assert done.returncode == 0, done.stderr
             return json.loads(done.stdout)
-        from vibesearch.session.queued_batches import batch_rows, counts
+        from vibesearch.runner.queued_batches import batch_rows, counts
 
         if db not in self.stores:
             self.stores[db] = Store(db)
@@ -157,7 +157,7 @@ def test_three_workers_drain_thirty_runs(qenv):
 def _registered_workers(db: str) -> int:
     import psycopg
 
-    from vibesearch.session.queued import conninfo
+    from vibesearch.runner.queued import conninfo
 
     with psycopg.connect(conninfo(db)) as conn:
         return int(conn.execute("SELECT count(*) FROM procrastinate_workers").fetchone()[0])
@@ -166,7 +166,7 @@ def _registered_workers(db: str) -> int:
 def test_a_worker_with_many_slots_claims_in_lanes_and_stops_whole(qenv):
     """--slots 30 is two lanes of 15 (two procrastinate workers in one process, claiming side by
     side): the batch is drained once, and SIGTERM stops both lanes (exit 0, nobody registered)."""
-    from vibesearch.session.queued import LANE_SLOTS, lane_slots
+    from vibesearch.runner.queued import LANE_SLOTS, lane_slots
 
     assert lane_slots(30) == [15, 15] and lane_slots(LANE_SLOTS) == [LANE_SLOTS] and lane_slots(51) == [17, 17, 17]
     db = qenv.new_db()
@@ -321,8 +321,8 @@ def test_batch_cancel_stops_every_run(qenv):
 
 def test_a_job_that_cannot_succeed_fails_after_bounded_retries(qenv):
     from vibesearch.protocol import build_config
-    from vibesearch.session.batch import BatchSpec
-    from vibesearch.session.queued import RETRIES, queue_batch
+    from vibesearch.runner.batch import BatchSpec
+    from vibesearch.runner.queued import RETRIES, queue_batch
     from vibesearch.tasks import load_tasks
     from vibesearch.config import BUNDLED_TASKS
 

@@ -19,7 +19,8 @@ from _procs import LEASE_LINE, cli, env, read_events_until, wait_for
 from _parts import parts
 from _normalised import normalised
 from vibesearch.scoring.stats import stats_from_events
-from vibesearch.session import ResumeError, RunAlreadyEnded, resume_run, run_session
+from vibesearch.session import RunAlreadyEnded, run_session
+from vibesearch.runner import ResumeError, resume_run
 from vibesearch.store import Store
 from vibesearch.run.events import MessageEvent, StageEvent, ToolCallEvent, UsageEvent
 

@@ -13,7 +13,7 @@ import sqlite3
 
 from vibesearch.config import Settings
 from vibesearch.protocol import build_config, profile_of
-from vibesearch.session import config_of_run
+from vibesearch.runner import config_of_run
 from vibesearch.store import Store, migrations
 
 

@@ -21,7 +21,7 @@ import pytest
 from vibesearch.config import BUNDLED_TASKS
 from vibesearch.reports import build_report, render
 from vibesearch.scoring import score_run
-from vibesearch.session import config_of_run, resume_run
+from vibesearch.runner import config_of_run, resume_run
 from vibesearch.store import Store, open_db
 
 PREV = Path(__file__).resolve().parents[1] / "data" / "prev_release.db"

@@ -9,7 +9,7 @@ workers (``vibesearch worker``, any host) instead of driving it in the server pr
   the Play tab follows it from the store from the first tick ("queued" until a worker opens it).
 * When a worker has finished it, the app scores it with the run's judge (once, in the server, as
   it scores the runs it drives), so the Play screen shows the score as it does for a run of its own.
-* Stop cancels its batch (``session.queued_batches.cancel_batch``): a job still waiting never starts, a
+* Stop cancels its batch (``runner.queued_batches.cancel_batch``): a job still waiting never starts, a
   running one is stopped by its worker.
 """
 
@@ -61,7 +61,7 @@ class QueuedStarts:
 
     def available(self, req: RunRequest) -> bool:
         """Whether this Start goes to the queue (see the module's docstring)."""
-        from ..session.queued_batches import has_queue
+        from ..runner.queued_batches import has_queue
 
         if req.endpoint_key or req.config.user.kind == "human":
             return False
@@ -69,8 +69,8 @@ class QueuedStarts:
 
     def queue(self, req: RunRequest, task: Task, owner: str, settings: Settings) -> QueuedRun:
         from ..llm.credentials import check_config_credentials
-        from ..session.batch import BatchSpec
-        from ..session.queued import queue_batch
+        from ..runner.batch import BatchSpec
+        from ..runner.queued import queue_batch
 
         if not owner:
             raise ValueError("a run needs an owner token (reload the page)")
@@ -115,7 +115,7 @@ class QueuedStarts:
 
     def cancel(self, entry: QueuedRun, by: str) -> tuple[int, int]:
         """Cancel the run's batch: (jobs cancelled before they started, runs asked to stop)."""
-        from ..session.queued_batches import cancel_batch
+        from ..runner.queued_batches import cancel_batch
 
         future = asyncio.run_coroutine_threadsafe(cancel_batch(self.store, self.db, entry.batch_id, by), self._loop())
         cancelled, stopping = future.result(QUEUE_TIMEOUT_S)

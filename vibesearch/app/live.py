@@ -32,6 +32,7 @@ from typing import Any
 from ..config import Settings
 from ..llm import scrub
 from ..run import DECISIONS, Agent, RunConfig, RunResult, User, UserTurn
+from ..run.events import Termination
 from ..run.result import CONTINUABLE
 from ..store import LeaseHeld, LeaseLost, Store
 from ..tasks.models import Task
@@ -131,7 +132,7 @@ class RunManager:
 
     def close_orphaned(self) -> list[str]:
         """Mark runs left ``running`` by a process that died ``interrupted`` (each once)."""
-        from ..session import close_orphaned
+        from ..runner import close_orphaned
 
         try:
             closed = close_orphaned(self.store, self.settings)
@@ -230,8 +231,8 @@ class RunManager:
         its driver gone) in this app; a person-played run is played by a person again. Only its
         owner or an admin may; the run keeps its owner."""
         from ..agents import make_agent
-        from ..session import config_of_run, is_orphaned
-        from ..session.resume import run_task
+        from ..runner import config_of_run, is_orphaned
+        from ..runner.resume import run_task
         from ..users import make_user
 
         run = self.store.get_run(run_id)
@@ -251,7 +252,8 @@ class RunManager:
         return self._launch(live, agent, resume=True)
 
     async def _drive(self, live: LiveRun, agent: Agent, *, resume: bool = False) -> None:
-        from ..session import resume_run, run_session
+        from ..session import run_session
+        from ..runner import resume_run
 
         live.aio_task = asyncio.current_task()
         try:
@@ -295,7 +297,7 @@ class RunManager:
 
         return score_run(self.store, run_id, judge=judge or "offline", settings=settings or self.settings, asked_by=asked_by)
 
-    def _ensure_closed(self, live: LiveRun, termination: str, detail: str) -> None:
+    def _ensure_closed(self, live: LiveRun, termination: Termination, detail: str) -> None:
         """The session closes its run itself; this covers a failure before it could."""
         try:
             run = self.store.get_run(live.run_id)
@@ -312,7 +314,7 @@ class RunManager:
         if claim(self.store, key, owner, self.settings.lease_ttl_s) is not None:
             return  # another process drives it now
         try:
-            close_run(self.store, live.run_id, termination, detail, status="cancelled" if termination == "cancelled" else "failed", lease=owner)
+            close_run(self.store, live.run_id, termination, detail, lease=owner)  # the status its termination gives
         finally:
             release(self.store, key, owner)
 
@@ -350,7 +352,7 @@ class RunManager:
         """Stop a run live in this app; ask the app server that drives it to stop it (a stop
         request); or end one no process drives (``interrupted``, ``abandoned``, orphaned
         ``running``) as ``cancelled``. Its owner or an admin only."""
-        from ..session import stop_idle_run
+        from ..runner import stop_idle_run
 
         if self.is_live(run_id):
             self.stop(run_id, who_owner, admin=admin)

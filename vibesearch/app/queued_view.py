@@ -1,6 +1,6 @@
 """Queued batches in the app: the batches ``vibesearch run --queue`` planned into the shared
 PostgreSQL, how far each has gone and which workers (host:pid) drive its runs now
-(``session.queued``). The Runs tab lists them in a table; the Leaderboard's summary says which
+(``runner.queued``). The Runs tab lists them in a table; the Leaderboard's summary says which
 are still going, because their runs are not in its numbers yet.
 
 Under the read policy (``VIBESEARCH_READ_RUNS=own``) a person sees only the batches queued under
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..session.queued_batches import BatchSummary, has_queue, queued_batches
+from ..runner.queued_batches import BatchSummary, has_queue, queued_batches
 from ._access import Who
 from .context import AppContext
 from .render import plain_md

@@ -19,7 +19,7 @@ from ..run.result import CONTINUABLE, RUN_STATUSES, STOPPABLE
 from ..judges.judge_failures import judge_gaps
 from ..judges.registry import judge_for
 from ..run.config import OFFLINE_JUDGE
-from ..session import is_orphaned
+from ..runner import is_orphaned
 from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import check_model

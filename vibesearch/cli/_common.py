@@ -10,6 +10,9 @@ from typing import Any, NoReturn, Optional, TypeVar
 import typer
 from rich.console import Console
 
+from .._shown import db_shown as db_shown  # re-exported: the commands name a database this way
+from .._shown import one_line as one_line
+
 console = Console()
 err_console = Console(stderr=True)
 
@@ -26,25 +29,6 @@ def open_store(db: Optional[str], *, writes: bool = True):
         return open_db(db, writes=writes)
     except (StoreOpenError, SchemaError) as exc:
         fail(str(exc))
-
-
-def db_shown(value: object) -> str:
-    """The database as messages name it: a path, or a URL with its password hidden."""
-    from .._secrets import scrub
-    from ..store import db_target
-
-    try:
-        return db_target(str(value)).shown
-    except ValueError:
-        return scrub(str(value))
-
-
-def one_line(error: BaseException | str) -> str:
-    """An error message on one line: the first line, and how many more there were (for a task
-    file with several problems ``vibesearch tasks validate`` lists them all)."""
-    lines = [line for line in str(error).splitlines() if line.strip()] or [type(error).__name__]
-    more = len(lines) - 1
-    return lines[0] + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
 
 
 def print_json(obj: Any) -> None:

@@ -16,7 +16,7 @@ from ._common import fail, printable
 def database_errors(doing: str) -> Iterator[None]:
     """A database that could not be reached ends the command with one line (the driver's words,
     never the statement); any other error goes on."""
-    from ..session._outage import database_unreachable
+    from ..session import database_unreachable
 
     try:
         yield

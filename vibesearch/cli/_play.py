@@ -227,7 +227,8 @@ async def play(
 ) -> RunResult | None:
     """Play one run (``resume_id``: continue that interrupted run). None when the person left
     (the run is then ``interrupted`` and the resume command was printed)."""
-    from ..session import resume_run, run_session
+    from ..session import run_session
+    from ..runner import resume_run
 
     console = console or Console()
     cancel = asyncio.Event()

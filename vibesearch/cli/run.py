@@ -15,8 +15,9 @@ import asyncio
 import json
 import shlex
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Iterator, List, Optional
 
 import typer
 
@@ -24,7 +25,7 @@ from ..config import AGENT_KINDS, SEARCH_BACKENDS, USER_KINDS, AgentKind, UserKi
 from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json, printable
 from ._logs import database_errors as _database_errors
 from ._logs import plain_logs as _plain_logs
-from ._queue import queue_and_exit, queue_limits
+from ._queue import show_queued
 
 _AGENT_WORDS: dict[AgentKind, str] = {
     "baseline": "offline, no model", "react": "an LLM with tools; needs --model", "endpoint": "an OpenAI-compatible agent",
@@ -171,78 +172,28 @@ def run_cmd(
 ) -> None:
     """Run tasks headless: each task × --runs, --concurrency at a time (--queue: by workers)."""
     _start_fakes()
-    from ..protocol import build_config, rebuild_config
-    from ..session.batch import BatchSpec, batch_plan, plan_config
-    from ..store import open_db
-    from ..tasks import TaskLoadError
-    from ._resolve import TaskArgError, resolve_tasks
+    from ..runner.start import BatchRefused, BatchRequest, start_batch
 
     _check_protocol(protocol)
     settings = _settings(db, official_harness=official_harness)
-    limits = queue_limits(settings, queue, provider_limit, resume=resume, events=events)
     given = dict(
         agent=agent, agent_model=model, user=user, simulator_model=simulator_model, max_user_turns=max_user_turns,
         budget_usd=budget_usd, budget_tokens=budget_tokens, stop_on_final_answer=stop_on_answer, search_backend=search,
         endpoint_url=endpoint_url, endpoint_model=endpoint_model, protocol=protocol,
         openclaw=_openclaw_switches(openclaw_subagents, openclaw_memory, openclaw_long_term_memory, openclaw_idle_s, openclaw_max_nudges),
     )
-    # a new batch opens (and maybe creates) the database only once its input is known to be good
-    store = None
-    plan: dict[str, Any] | None = None
-    if resume:
-        with _plain_logs(), _database_errors("the batch to resume could not be read"):
-            store = open_db(settings.db)
-            plan = batch_plan(store, batch)
-        if plan is None:
-            fail(f"--resume: no batch {'with id ' + repr(batch) if batch else 'at all'} in {db_shown(settings.db)}")
-        assert plan is not None  # (fail exits)
-        if not tasks and not more and plan.get("tasks"):
-            tasks = list(plan["tasks"])
-    try:  # the resumed batch's own config, with what was given now on top
-        if plan is not None:
-            config = rebuild_config(plan_config(plan, settings), **given)
-        else:
-            config = build_config(settings, **given)
-    except ValueError as exc:
-        fail(one_line(exc))
-    _check_prompts(config, settings)
-    if config.user.kind not in _USER_WORDS:
-        offered = ", ".join(_USER_WORDS)
-        fail(f"--user {config.user.kind!r}: choose one of {offered} (a person plays with `vibesearch play`)")
-    from ..llm.credentials import MissingCredentials, check_config_credentials
-
-    try:  # a model without its key stops here, before the database file is created
-        check_config_credentials(config, settings)
-    except MissingCredentials as exc:
-        fail(str(exc))
-    values = [*(tasks or []), *(more or [])]
-    if not values:
-        fail("--tasks: give task files, folders or ids (see `vibesearch tasks list`)")
+    request = BatchRequest(
+        tasks=[*(tasks or []), *(more or [])], given=given, runs=runs, concurrency=concurrency, resume=resume, batch=batch,
+        events=events, queue=queue, provider_limit=provider_limit,
+    )
     try:
-        task_list = resolve_tasks(values, settings, warn=lambda p: err_console.print(f"warning: {p}", highlight=False, soft_wrap=True, markup=False))
-    except (TaskArgError, TaskLoadError, OSError) as exc:  # task errors name their file and field
-        fail(one_line(exc))
-    planned_runs = int(plan.get("runs", runs)) if plan is not None and runs == 1 else runs
-    spec = BatchSpec(tasks=task_list, config=config, runs=planned_runs, concurrency=concurrency)
-    if plan is not None and plan.get("batch_id"):
-        spec.batch_id = str(plan["batch_id"])
-    from ..session.batch import build_parts
-
-    try:  # configuration errors (no model, no corpus ...) stop before anything runs
-        for t in task_list:
-            build_parts(spec.config_for(t), t, settings)
-    except ValueError as exc:
+        started = start_batch(settings, request, _Front(events=events, quiet=json_out))
+    except BatchRefused as exc:
         fail(str(exc))
-    if queue:
-        queue_and_exit(settings, spec, limits, json_out)
-    from ..store import LeaseHeld
-
-    try:
-        with _plain_logs(), _database_errors(f"batch {spec.batch_id} was not {'resumed' if resume else 'started'}"):
-            store = store or open_db(settings.db)
-            rows = asyncio.run(_run_with_display(store, settings, spec, resume=resume, events=events, quiet=json_out))
-    except LeaseHeld as exc:  # another process is running this batch: leave it be
-        fail(str(exc))
+    spec, rows = started.spec, started.rows
+    if started.queued is not None:
+        show_queued(settings, spec, started.queued, started.limits, json_out)
+        raise typer.Exit(0)
     if json_out:
         print_json([{k: r[k] for k in SUMMARY_KEYS} for r in rows])
     else:
@@ -251,10 +202,34 @@ def run_cmd(
     raise typer.Exit(_report_failures(rows, _resume_hint(rows, spec, settings, official_harness)))
 
 
+class _Front:
+    """How ``vibesearch run`` resolves --tasks, says a note, turns a database outage into one line
+    and shows a batch as it runs (``runner.start.BatchFront``)."""
+
+    def __init__(self, *, events: bool, quiet: bool):
+        self.events, self.quiet = events, quiet
+
+    def resolve(self, values: list[str], settings: Any) -> list[Any]:
+        from ._resolve import resolve_tasks
+
+        return resolve_tasks(values, settings, warn=lambda p: err_console.print(f"warning: {p}", highlight=False, soft_wrap=True, markup=False))
+
+    def note(self, line: str) -> None:
+        err_console.print(line, highlight=False, soft_wrap=True, markup=False)
+
+    @contextmanager
+    def guard(self, doing: str) -> Iterator[None]:
+        with _plain_logs(), _database_errors(doing):
+            yield
+
+    def drive(self, store: Any, settings: Any, spec: Any, *, resume: bool) -> Any:
+        return _run_with_display(store, settings, spec, resume=resume, events=self.events, quiet=self.quiet)
+
+
 async def _run_with_display(store: Any, settings: Any, spec: Any, *, resume: bool, events: bool, quiet: bool) -> list[dict[str, Any]]:
     from rich.progress import BarColumn, Progress, TextColumn
 
-    from ..session.batch import run_batch
+    from ..runner.batch import run_batch
 
     out_stream = sys.stderr if quiet else sys.stdout
     progress = Progress(
@@ -300,7 +275,8 @@ def resume_cmd(
 ) -> None:
     """Continue one interrupted run from its stored events."""
     _start_fakes()
-    from ..session import ResumeError, RunAlreadyEnded, resume_run
+    from ..session import RunAlreadyEnded
+    from ..runner import ResumeError, resume_run
     from ..store import LeaseHeld, LeaseLost, RunNotFound, open_db
 
     settings = _settings(db)
@@ -359,7 +335,8 @@ def play_cmd(
     else:
         config, the_task, the_agent, the_user = _new_parts(str(task), settings, agent, model, shadow_model, protocol)
         store = open_db(settings.db)
-    from ..session import ResumeError, RunAlreadyEnded
+    from ..session import RunAlreadyEnded
+    from ..runner import ResumeError
     from ..store import LeaseHeld
 
     try:
@@ -404,7 +381,7 @@ def _resumed_parts(store: Any, run_id: str, settings: Any) -> tuple[Any, Any, An
     """The parts of a run a person left, checked before anything runs (one clear line otherwise)."""
     from ..agents import make_agent
     from ..run.result import RESUMABLE
-    from ..session.resume import ResumeError, config_of_run, run_task
+    from ..runner.resume import ResumeError, config_of_run, run_task
     from ..store import RunNotFound
     from ..users import HumanUser, ShadowUser, make_user
 
@@ -434,19 +411,13 @@ def _check_protocol(protocol: Optional[str]) -> None:
 
 
 def _check_prompts(config: Any, settings: Any) -> None:
-    """Under the official profile: read the prompts now (a bad checkout stops here, naming the file
-    and the name) and say which source the runs will use."""
-    from ..protocol import HarnessError
-    from ..protocol import profile_of
+    """Under the official profile: the prompts read now, their source said (``runner.start.check_prompts``)."""
+    from ..runner.start import BatchRefused, check_prompts
 
     try:
-        prompts = profile_of(config.protocol).prompts(settings)
-    except HarnessError as exc:
-        fail(one_line(exc))
-    if prompts is not None:
-        err_console.print(f"official protocol, {prompts.source.announced()}", highlight=False, soft_wrap=True, markup=False)
-        for note in prompts.notes:
-            err_console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
+        check_prompts(config, settings, lambda line: err_console.print(line, highlight=False, soft_wrap=True, markup=False))
+    except BatchRefused as exc:
+        fail(str(exc))
 
 
 def register(app: typer.Typer) -> None:

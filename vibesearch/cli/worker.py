@@ -1,7 +1,7 @@
 """CLI commands: ``worker`` (drive queued runs) and the ``batch`` group (``status``, ``cancel``).
 
 A queued batch (``vibesearch run --queue``) lives in PostgreSQL as procrastinate jobs; any number
-of ``vibesearch worker`` processes, on any hosts, drive its runs (``session.queued``; the whole
+of ``vibesearch worker`` processes, on any hosts, drive its runs (``runner.queued``; the whole
 story: docs/deploy.md).
 """
 
@@ -22,7 +22,7 @@ _DB_HELP = "the PostgreSQL database of the queue (postgresql+psycopg://user@host
 
 
 def _queue_settings(db: Optional[str]) -> Any:
-    from ..session.queued import QueueError, conninfo
+    from ..runner.queued import QueueError, conninfo
     from .run import _settings
 
     settings = _settings(db)
@@ -48,7 +48,7 @@ def worker_cmd(
     from .run import _start_fakes
 
     _start_fakes()
-    from ..session.queued import RETRIES, WorkerOptions, serve, worker_name
+    from ..runner.queued import RETRIES, WorkerOptions, serve, worker_name
     from ..store import SchemaError, StoreOpenError, open_db
 
     settings = _queue_settings(db)
@@ -80,7 +80,7 @@ def batch_status(
     db: Optional[str] = typer.Option(None, "--db", help=_DB_HELP),
 ) -> None:
     """Counts (planned, running, finished, failed, cancelled) and one row per run."""
-    from ..session.queued_batches import batch_rows, counts
+    from ..runner.queued_batches import batch_rows, counts
     from ..store import open_db
 
     settings = _queue_settings(db)
@@ -110,8 +110,8 @@ def batch_cancel(
     db: Optional[str] = typer.Option(None, "--db", help=_DB_HELP),
 ) -> None:
     """Cancel the batch's waiting runs and ask its running runs to stop."""
-    from ..session.queued import worker_name
-    from ..session.queued_batches import batch_rows, cancel_batch
+    from ..runner.queued import worker_name
+    from ..runner.queued_batches import batch_rows, cancel_batch
     from ..store import open_db
 
     settings = _queue_settings(db)

@@ -5,7 +5,7 @@ limit again on its own.
 ``complete()`` asks the pacer in ``PACER`` (a context variable; None, the default, paces nothing)
 before every attempt (``wait``) and tells it of every rate-limit answer with the back-off it is
 about to sleep (``backed_off``). A queue worker sets a pacer that keeps the back-off in the shared
-database (``session._pacing.SharedPacer``), so one worker's 429 backs the provider off for every
+database (``runner._pacing.SharedPacer``), so one worker's 429 backs the provider off for every
 worker on every host. A provider is the first part of the litellm model string (``provider_of``).
 """
 

@@ -1,24 +1,23 @@
-"""The session: the one agent ↔ user loop, resuming interrupted runs, and the batch runner."""
+"""The session: the one agent ↔ user loop, its recorder, restoring a run from its events, the run
+lifecycle and the run's lease. What drives sessions (batches, queue workers, resuming, orphans)
+lives above it, in ``vibesearch.runner``."""
 
 from ..run.result import RunResult
-from ._record import RunFields
+from ._lease import Driving
+from ._outage import database_unreachable
+from ._record import Listener, RunFields
 from ._restore import RunAlreadyEnded
 from .loop import run_session
-from .orphans import close_orphaned, is_orphaned, stop_idle_run
-from .resume import ResumeError, config_of_run, resume_run
 from .stream import SessionStream, stream_session
 
 __all__ = [
+    "Driving",
+    "Listener",
     "RunAlreadyEnded",
     "RunFields",
-    "ResumeError",
     "RunResult",
     "SessionStream",
-    "close_orphaned",
-    "config_of_run",
-    "is_orphaned",
-    "resume_run",
+    "database_unreachable",
     "run_session",
-    "stop_idle_run",
     "stream_session",
 ]

@@ -3,6 +3,7 @@ app, orphan handling and ``vibesearch agent ask`` alike.
 
     opened = open_run(store, config, task, settings, fields={"owner": ...})   # the row, before any driving
     await run_session(config, task, agent, user, store, settings, run_id=opened.run_id, lease_owner=opened.lease_owner)
+    reopen_run(store, run_id, status, lease=owner)      # a stored run taken up again by its driver
     close_run(store, run_id, "cancelled", "stopped from the Runs tab", lease=owner)
     mark_interrupted(store, run_id, note="...", lease=owner)
 
@@ -11,9 +12,11 @@ on another server). ``open_run`` stores the resolved config, the task as it is n
 snapshot, the columns tables filter on and what the run's profile records first (its opening
 note), all under the run's lease: the caller's, or one it claims and hands to the driver that
 takes over (``lease_owner``), so no sweep takes a run for orphaned between its opening and its
-first step. ``close_run`` writes the one ``end`` event (``end_event`` is the only place one is
-made; an importer uses it too) and the status that goes with it; ``mark_interrupted`` leaves a run
-to be continued.
+first step. ``reopen_run`` takes a stored run up again (``running`` once more; an abandoned run's
+end set aside). ``close_run`` writes the one ``end`` event (``end_event`` is the only place one is
+made; an importer uses it too) and the status its termination gives (``close_run_async``: the same
+close for a session on an event loop, sharing its rule); ``mark_interrupted`` leaves a run to be
+continued.
 """
 
 from __future__ import annotations
@@ -86,29 +89,36 @@ def end_event(termination: Termination | str, detail: str = "") -> EndEvent:
     return EndEvent.model_validate({"termination": termination, "detail": detail})
 
 
+def reopen_run(store: Store, run_id: str, status: str, *, lease: str | None = None) -> bool:
+    """Take a stored run (its row's ``status``) up again for the driver holding ``lease``: its row
+    says ``running`` again. An ``abandoned`` run continued by its owner has its end set aside (the
+    termination cleared; its ``end`` event stays as history); True when that was so."""
+    set_aside = status == "abandoned"
+    if set_aside or status != "running":  # a row opened for this driver says "running" already
+        store.update_run(run_id, status="running", **({"termination": None} if set_aside else {}), lease=lease)
+    return set_aside
+
+
 def close_run(
     store: Store,
     run_id: str,
     termination: Termination | str,
     detail: str = "",
     *,
-    status: RunStatus | None = None,
     failed: bool = False,
     writer: Writer | None = None,
     lease: str | None = None,
 ) -> RunStatus:
     """End the run: its ``end`` event (through ``writer`` when a session drives it, else appended
-    under ``lease``), then the status on its row once the end is stored. The status is the one the
-    termination gives (``failed``: a fatal error was recorded), unless ``status`` says otherwise."""
+    under ``lease``), then on its row the status the termination gives (``failed``: a fatal error
+    was recorded) once the end is stored."""
     event = end_event(termination, detail)
     if writer is not None:
         writer.emit(event)
         writer.drain()  # the end is stored before the run's row says so
     else:
         store.append(run_id, event, lease=lease)
-    final = status or status_after(str(termination), failed=failed)
-    store.update_run(run_id, status=final, termination=event.termination, lease=lease)
-    return final
+    return _mark_ended(store, run_id, event, failed=failed, lease=lease)
 
 
 async def close_run_async(
@@ -117,19 +127,24 @@ async def close_run_async(
     termination: Termination | str,
     detail: str = "",
     *,
-    status: RunStatus | None = None,
     failed: bool = False,
     writer: Writer,
     lease: str | None = None,
 ) -> RunStatus:
-    """``close_run`` for a session on an event loop: the same end and status, written without
-    holding up the other runs on the loop (the writes are awaited, the row's update runs in a
-    thread)."""
+    """``close_run`` for a session on an event loop: the same end and the same status, written
+    without holding up the other runs on the loop (the writes are awaited, the row's update runs
+    in a thread)."""
     event = end_event(termination, detail)
     writer.emit(event)
     await writer.adrain()  # the end is stored before the run's row says so
-    final = status or status_after(str(termination), failed=failed)
-    await asyncio.to_thread(store.update_run, run_id, status=final, termination=event.termination, lease=lease)
+    return await asyncio.to_thread(_mark_ended, store, run_id, event, failed=failed, lease=lease)
+
+
+def _mark_ended(store: Store, run_id: str, event: EndEvent, *, failed: bool, lease: str | None) -> RunStatus:
+    """(the one rule of both closes) The row of a run whose ``end`` is stored: the status its
+    termination gives, and the termination."""
+    final = status_after(event.termination, failed=failed)
+    store.update_run(run_id, status=final, termination=event.termination, lease=lease)
     return final
 
 

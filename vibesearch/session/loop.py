@@ -27,7 +27,7 @@ from ..llm import scrub
 from ..protocol import profile_of, require_resolved
 from ..run import Agent, Conversation, RunConfig, User, UserAway, UserIdle, UserState, UserTurn
 from ..run.events import ErrorEvent, GraphEvent, MessageEvent, StageEvent, StoredEvent, Termination
-from ..run.result import PartFailed, RunStatus, status_after
+from ..run.result import PartFailed, RunStatus
 from ..store import Store, new_run_id
 from ..store.leases import LeaseLost, run_key
 from ..tasks.models import Task
@@ -37,7 +37,7 @@ from ._record import Listener, Recorder, RunFields, RunResult, is_table_task
 from ._restore import Position, locate
 from ._turn_events import turn_events
 from ._unfinished import answer_unanswered, owed_message
-from .lifecycle import close_run, close_run_async, mark_interrupted, open_run
+from .lifecycle import close_run, close_run_async, mark_interrupted, open_run, reopen_run
 
 T = TypeVar("T")
 
@@ -165,7 +165,7 @@ class Session:
         except LeaseLost:
             raise  # another process drives the run now: write nothing more
         except UserIdle as idle:  # the person let the run wait too long: ended, the owner may continue it
-            return self._close("abandoned", f"{idle}; the run's owner may continue it", status="abandoned")
+            return self._close("abandoned", f"{idle}; the run's owner may continue it")
         except UserAway:  # the person left: no end is written, the run waits to be resumed
             mark_interrupted(self.store, self.run_id, writer=self.rec, lease=self._owner)
             raise
@@ -197,7 +197,7 @@ class Session:
             return self._close("cancelled", stop.detail)
         final = await close_run_async(
             self.store, self.run_id, termination, self.detail or (self.error or ""),
-            status=status_after(termination, failed=bool(self.error)), writer=self.rec, lease=self._owner,
+            failed=bool(self.error), writer=self.rec, lease=self._owner,
         )
         return self.result(final, termination)
 
@@ -245,8 +245,8 @@ class Session:
         self.error = f"{source}: {message}"
         self.rec.emit(ErrorEvent(source=source, message=message, fatal=True))
 
-    def _close(self, termination: str, detail: str = "", *, status: RunStatus | None = None) -> RunResult:
-        final = close_run(self.store, self.run_id, termination, detail or (self.error or ""), status=status, writer=self.rec, lease=self._owner)
+    def _close(self, termination: str, detail: str = "") -> RunResult:
+        final = close_run(self.store, self.run_id, termination, detail or (self.error or ""), writer=self.rec, lease=self._owner)
         return self.result(final, termination)
 
     async def _converse(self, position: Position) -> Termination:
@@ -407,11 +407,10 @@ def _open_or_reopen(
         events: list[StoredEvent] = store.events(run_id)  # what the profile records first (its note)
         return events, locate(events), detail
     events = store.events(run_id)
-    reopened = existing.status == "abandoned"  # continued by its owner: the abandonment is history
-    position = locate(events, None if reopened else existing.termination)
+    # an abandoned run continued by its owner: the abandonment is history
+    set_aside = reopen_run(store, run_id, existing.status, lease=lease.owner if lease else None)
+    position = locate(events, None if set_aside else existing.termination)
     detail = str(existing.meta().get("termination_detail", "")) if position.phase == "finish" else ""
-    if reopened or existing.status != "running":  # a row opened for this driver says "running" already
-        store.update_run(run_id, status="running", **({"termination": None} if reopened else {}), lease=lease.owner if lease else None)
     return events, position, detail
 
 

@@ -5,7 +5,8 @@ The run's domain model (events, the conversation, ``RunConfig``) lives in ``vibe
 
 from ._engine import upgrade_database
 from ._labels_bulk import put_labels_bulk
-from ._url import DbTarget, db_target, is_url as is_db_url
+from ._url import DbTarget, db_target
+from ._url import is_url as is_db_url
 from ._open import DamagedDatabase, ReadOnlyDatabase, StoreOpenError
 from .campaigns import CampaignExists
 from .db import RunNotFound, SchemaError, Store, build_run, new_run_id, open_db

@@ -1,6 +1,6 @@
 """The providers' shared back-offs (``provider_backoff``): until when no queue worker calls a
 provider that answered 429. Mixed into ``Store`` (``store.db``); the pacing that reads and writes
-them is ``session._pacing``. Each is one SQL statement, on SQLite and PostgreSQL alike.
+them is ``runner._pacing``. Each is one SQL statement, on SQLite and PostgreSQL alike.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ checksums are compared like every other's). Leases and stop requests are not cop
 processes of the source's machines (and their runs in flight), which drive no run of the copy.
 Logins are not copied either: they are the source's app servers' sessions (people log in again
 on the copy's servers), nor the failed-login counts that slow down password guessing there, nor
-the providers' shared back-offs (the source's queue workers' pacing, ``session._pacing``).
+the providers' shared back-offs (the source's queue workers' pacing, ``runner._pacing``).
 
 The checksum (``table_checksum``) is a sha256 over the rows in primary-key order, each value
 normalised (booleans, integers, floats by ``repr``, times as ISO text without a zone, NULL), so

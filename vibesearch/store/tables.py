@@ -10,10 +10,11 @@ from typing import Any, Optional
 
 from pydantic import ValidationError
 from sqlalchemy import Column, Index, Text, UniqueConstraint
-from sqlmodel import Field, SQLModel, col
+from sqlmodel import AutoString, Field, SQLModel, col
 
 from ..run.config import RunConfig
 from ..run.events import utcnow
+from ..run.result import RunStatus
 from ..tasks import loc_to_path
 from ..tasks.models import Task
 
@@ -43,7 +44,9 @@ class Run(SQLModel, table=True):
     id: str = Field(primary_key=True)
     task_id: str = Field(index=True)
     kind: str = "persona"  # "persona" | "table"
-    status: str = Field(default="running", index=True)  # a ``run.result.RunStatus``
+    # typed by the one vocabulary (``run.result.RunStatus``); stored as the same text column as
+    # before (no migration: the values were already these)
+    status: RunStatus = Field(default="running", index=True, sa_type=AutoString)
     termination: Optional[str] = None
     agent: str = ""  # a ``config.AgentKind``, or "imported"
     agent_model: Optional[str] = None
@@ -234,7 +237,7 @@ class LeaseRow(SQLModel, table=True):
 
 class ProviderBackoffRow(SQLModel, table=True):
     """Until when no call goes to a provider that answered 429 ("too many requests"), shared by the
-    queue workers of every host (``session._pacing``). Seconds since the epoch. Added by migration
+    queue workers of every host (``runner._pacing``). Seconds since the epoch. Added by migration
     0009; not copied by ``db copy`` (like leases: it belongs to the running processes)."""
 
     __tablename__ = "provider_backoff"

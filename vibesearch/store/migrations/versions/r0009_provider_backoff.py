@@ -1,5 +1,5 @@
 """A provider's shared back-off after a 429: until when the queue workers of every host send it
-nothing (``session._pacing``).
+nothing (``runner._pacing``).
 
 Revision ID: 0009
 Revises: 0008

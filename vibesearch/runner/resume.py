@@ -22,9 +22,7 @@ from ..run.result import RESUMABLE, RUN_STATUSES, RunResult, RunStatus
 from ..store import Run, Store, TaskSnapshotError
 from ..store.leases import run_key
 from ..tasks.models import Task
-from ._lease import Driving
-from ._record import Listener
-from .loop import run_session
+from ..session import Driving, Listener, run_session
 
 class ResumeError(RuntimeError):
     pass

@@ -48,11 +48,10 @@ from ..run.result import RESUMABLE
 from ..store import RunNotFound, Store, new_run_id
 from ..store.leases import LeaseHeld
 from ..tasks.models import Task
+from ..session import RunFields, run_session
+from ..session.lifecycle import open_run
 from ._pacing import SharedPacer
-from ._record import RunFields
 from .batch import BatchSpec, build_parts
-from .lifecycle import open_run
-from .loop import run_session
 from .resume import resume_run
 
 log = logging.getLogger(__name__)

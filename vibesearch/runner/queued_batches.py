@@ -1,4 +1,4 @@
-"""The state of queued batches (``session.queued``): one row per planned run (planned, running on
+"""The state of queued batches (``runner.queued``): one row per planned run (planned, running on
 which worker, finished, failed, cancelled), the counts, the newest batches for the app, and
 cancelling a batch. Read from procrastinate's job table and our runs; used by ``vibesearch batch``
 and the app.

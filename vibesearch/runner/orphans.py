@@ -17,7 +17,7 @@ from ..config import Settings
 from ..run.result import STOPPABLE
 from ..store import Store
 from ..store.leases import LeaseHeld, claim, holder, new_owner, release, run_key
-from .lifecycle import close_run, mark_interrupted
+from ..session.lifecycle import close_run, mark_interrupted
 
 ORPHAN_NOTE = "the process driving this run stopped before it ended; the run was closed as interrupted and can be continued"
 

@@ -29,11 +29,8 @@ from ..run.result import RESUMABLE, STATUS_OF, RunResult, as_status
 from ..store import Store, TaskSnapshotError, new_run_id
 from ..store.leases import LeaseHeld, LeaseLost, batch_key
 from ..tasks.models import Task
-from ._lease import Driving
-from ._outage import database_unreachable
-from ._record import RunFields
-from .lifecycle import open_run
-from .loop import run_session
+from ..session import Driving, RunFields, database_unreachable, run_session
+from ..session.lifecycle import open_run
 from .resume import resume_run
 
 
