@@ -24,6 +24,7 @@ from typing import Any, Callable
 from ..config import Settings
 from ..store import Store
 from ..tasks.models import Task
+from ..users.registry import is_person
 from ._failure import score_failure
 from ._policy import RunRequest, check_request
 
@@ -63,12 +64,12 @@ class QueuedStarts:
         """Whether this Start goes to the queue (see the module's docstring)."""
         from ..session.queued_batches import has_queue
 
-        if req.endpoint_key or req.config.user.kind == "human":
+        if req.endpoint_key or is_person(req.config.user.kind):
             return False
         return self.store.dialect == "postgresql" and has_queue(self.store)
 
     def queue(self, req: RunRequest, task: Task, owner: str, settings: Settings) -> QueuedRun:
-        from ..llm.credentials import check_config_credentials
+        from ..session.preflight import check_config_credentials
         from ..session.batch import BatchSpec
         from ..session.queued import queue_batch
 
