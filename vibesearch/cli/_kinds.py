@@ -41,5 +41,5 @@ class KindsHelp(TyperCommand):
         for param in self.params:
             text = getattr(param, "help", None)
             if isinstance(text, str) and any(p in text for p in (AGENT_HELP, AGENT_NAMES, USER_HELP)):
-                param.help = kinds_help(text)  # type: ignore[attr-defined] - options and arguments both carry help
+                param.help = kinds_help(text)  # type: ignore[attr-defined]  # options and typer's arguments carry help; click's Parameter does not declare it
         super().format_help(ctx, formatter)

@@ -3,20 +3,21 @@ since under a profile that plays the official simulator either is that one."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from .._fields import MissingSetting
 from ..config import Settings
 from ..protocol import profile_of
 from ..run.config import RunConfig
 from ..run.protocols import User
 from ..tasks.models import Task
-from ._llm_user import LLMPlayedUser
 from .official import OfficialUser
 from .paper import PaperUser
-from .registry import UserKindInfo, register_user_kind
+from .registry import UserFactory, UserKindInfo, register_user_kind
 from .simulator import SimulatorUser
 
 
-def llm_played(cls: type[LLMPlayedUser]):
+def llm_played(cls: Callable[..., User]) -> UserFactory:
     """The factory of an LLM-played kind (``simulator``, ``paper``): a user of ``cls`` on the run's
     simulator model, or, when the run's profile plays the official simulator, that one
     (``OfficialUser``, with the profile's prompts) whichever LLM-played kind is named."""
