@@ -41,6 +41,7 @@ def test_a_kind_left_out_shows_nowhere():
 def test_a_registered_kind_is_among_the_apps_choices(toy):
     assert ("Toy agent (a test's)", "toy") in agent_choices()
     assert "toy" in app_agents() and "toy" in study_agents()
+    assert "endpoint" not in study_agents()  # a URL typed per run: never a study's agent
     assert [name for _, name in agent_choices()][:4] == ["baseline", "react", "endpoint", "openclaw"]
 
 
