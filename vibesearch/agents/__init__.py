@@ -9,7 +9,7 @@ from ..config import AGENT_KINDS, Settings
 from ..protocol import require_resolved
 from ..run import Agent, AgentReply, GraphResult, RunConfig, Toolbox
 from ..tasks.models import Task
-from . import baseline, endpoint, openclaw, react  # noqa: F401 - each registers its kind
+from . import baseline, endpoint, openclaw_kind, react  # noqa: F401 - each registers its kind
 from ._triples import parse_triples
 from .registry import AgentKindInfo, agent_kind, agent_kind_names, agent_kinds, find_agent_kind, register_agent_kind
 

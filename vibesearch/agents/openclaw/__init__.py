@@ -2,9 +2,8 @@
 
 from ._install import HOW_TO_INSTALL, OPENCLAW_VERSION, Install, OpenclawMissing, find_openclaw, install, install_dir
 from .agent import OpenclawAgent, OpenclawError
-from .kind import build_openclaw
 
 __all__ = [
     "HOW_TO_INSTALL", "OPENCLAW_VERSION", "Install", "OpenclawAgent", "OpenclawError", "OpenclawMissing",
-    "build_openclaw", "find_openclaw", "install", "install_dir",
+    "find_openclaw", "install", "install_dir",
 ]

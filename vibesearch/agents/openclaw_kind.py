@@ -1,22 +1,24 @@
-"""The ``openclaw`` agent kind: its description and its factory (``agents/registry.py``)."""
+"""The ``openclaw`` agent kind: its description and its factory (``agents/registry.py``). Outside the
+``openclaw/`` package so that registering the kind imports nothing of OpenClaw's (its bridge's MCP
+server takes seconds to import): the factory imports it when a run asks for it."""
 
 from __future__ import annotations
 
-from ..._fields import MissingSetting
-from ...config import SCRIPTED_USER_KINDS, Settings
-from ...protocol import profile_of
-from ...protocol.profiles import official_language
-from ...run import Agent, RunConfig, Toolbox
-from ...tasks.models import Task
-from ..prompts import extraction_instruction, system_prompt
-from ..registry import AgentKindInfo, register_agent_kind
-from ._install import find_openclaw
-from .agent import OpenclawAgent
+from .._fields import MissingSetting
+from ..config import SCRIPTED_USER_KINDS, Settings
+from ..protocol import profile_of
+from ..protocol.profiles import official_language
+from ..run import Agent, RunConfig, Toolbox
+from ..tasks.models import Task
+from .prompts import extraction_instruction, system_prompt
+from .registry import AgentKindInfo, register_agent_kind
 
 
 def build_openclaw(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None) -> Agent:
     """OpenClaw on the run's model, with the run's tools as its web (refused in one line when
     OpenClaw or a Node.js new enough is not installed)."""
+    from .openclaw import OpenclawAgent, find_openclaw
+
     spec = config.agent
     if not spec.model:
         raise MissingSetting("the openclaw agent needs a model", "agent_model",
@@ -30,7 +32,7 @@ def build_openclaw(config: RunConfig, task: Task, settings: Settings, *, toolbox
     else:
         system, extraction = system_prompt(), extraction_instruction(task.language)
     if toolbox is None:
-        from ...tools import make_toolbox
+        from ..tools import make_toolbox
 
         toolbox = make_toolbox(task, settings, search=config.search)
     assert spec.openclaw is not None  # a resolved openclaw config has its switches
