@@ -26,11 +26,15 @@ BUNDLED_TASKS = REPO_DIR / "personas"
 BUNDLED_TABLE_TASKS = REPO_DIR / "tables"
 
 AgentKind = Literal["baseline", "react", "endpoint", "openclaw"]
-UserKind = Literal["rules", "simulator", "paper", "human", "direct", "staged"]
+# the scripted users (fixed messages, the official direct and staged modes): a sub-vocabulary the
+# layers below ``users/`` read (the users registry's ``scripted`` flag agrees: tests/architecture)
+ScriptedUserKind = Literal["direct", "staged"]
+UserKind = Literal["rules", "simulator", "paper", "human", ScriptedUserKind]
 SearchBackend = Literal["offline", "ddgs", "serper", "tavily", "searxng"]
 # the vocabularies every list of them is shown from
 AGENT_KINDS: tuple[AgentKind, ...] = get_args(AgentKind)
 USER_KINDS: tuple[UserKind, ...] = get_args(UserKind)
+SCRIPTED_USER_KINDS: tuple[ScriptedUserKind, ...] = get_args(ScriptedUserKind)
 SEARCH_BACKENDS: tuple[SearchBackend, ...] = get_args(SearchBackend)
 
 

@@ -28,7 +28,8 @@ def test_without_openclaw_the_cli_refuses_in_one_line_naming_what_to_install(tmp
     task = write_task(tmp_path)
     env = {"VIBESEARCH_OPENCLAW_DIR": str(tmp_path / "none"), "VIBESEARCH_DB": str(tmp_path / "x.db"), "PATH": "/usr/bin:/bin"}
     done = subprocess.run(
-        [sys.executable, "-m", "vibesearch.cli.main", "run", str(task), "--agent", "openclaw", "--model", "openai/m"],
+        # a model that needs no key: the pre-run credentials check knows the openclaw agent's model
+        [sys.executable, "-m", "vibesearch.cli.main", "run", str(task), "--agent", "openclaw", "--model", "fake/m"],
         capture_output=True, text=True, env=env, timeout=120,
     )
     assert done.returncode == 1

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from vibesearch.config import Settings
-from vibesearch.llm.credentials import MissingCredentials, check_config_credentials, missing_variables
+from vibesearch.llm.credentials import MissingCredentials, missing_variables
+from vibesearch.session.preflight import check_config_credentials
 from vibesearch.protocol import build_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -123,3 +124,12 @@ def test_cli_run_names_the_simulator_variable(tmp_path):
     assert done.returncode == 1, done.stderr
     assert done.stderr.splitlines() == ["error: simulator model 'anthropic/claude-3-5-haiku-latest' needs ANTHROPIC_API_KEY (not set)"]
     assert not db.exists()
+
+
+def test_the_openclaw_agents_model_is_checked(no_keys, tmp_path):
+    """The openclaw agent calls its model as the react agent does (its kind's registration says so):
+    a missing key stops the run before OpenClaw is started."""
+    settings = Settings(db=tmp_path / "x.db", tasks="")
+    with pytest.raises(MissingCredentials, match="^agent model 'openai/gpt-4o-mini' needs OPENAI_API_KEY"):
+        check_run_credentials(settings, agent="openclaw", agent_model="openai/gpt-4o-mini", user="rules")
+    check_run_credentials(settings, agent="openclaw", agent_model="fake/x", user="rules")

@@ -20,12 +20,13 @@ import uuid
 from typing import Any
 
 from ..config import Settings
-from ..run import AgentReply, Conversation, Emit, GraphResult, MessageEvent, SearchSpec, Step, Toolbox, ToolCallEvent, ToolOutput
+from ..run import AgentReply, RunConfig, Conversation, Emit, GraphResult, MessageEvent, SearchSpec, Step, Toolbox, ToolCallEvent, ToolOutput
 from ..run.tools import execute_tool_call
 from ..tasks.models import CorpusDoc, Task
 from ..tools.offline import OfflineCorpus
 from ._context import open_turn_steps, tracking_emit
 from .extraction import ask_for_graph, record_graph_answer
+from .registry import AgentKindInfo, register_agent_kind
 
 BASELINE_NAME = "baseline (retrieval + oracle reader)"
 VISIT_TOP = 3
@@ -274,3 +275,19 @@ def _conversation_text(convo: Conversation) -> str:
         parts.append(turn.user)
         parts.extend(step.content for step in turn.steps if step.content)
     return "\n".join(parts)
+
+
+def build_baseline(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None) -> BaselineAgent:
+    """No model; it needs the task's offline corpus."""
+    if not task.corpus:
+        raise ValueError(
+            f"the baseline agent searches the task's offline corpus, and task {task.id!r} has none "
+            "(set 'corpus' in the task file, or use --agent react with a model)"
+        )
+    return BaselineAgent(task, settings, search=config.search, toolbox=toolbox)
+
+
+register_agent_kind(AgentKindInfo(
+    name="baseline", label="Offline baseline (retrieval + oracle reader)", help="offline, no model", factory=build_baseline,
+    uses_summariser=True, needs_corpus=True, oracle_baseline=True,
+))

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
+from .._fields import MissingSetting
 from ..config import Settings, normalise_base_url
 from ..llm import LLMError, complete
-from ..run.config import Sampling
+from ..run.config import RunConfig, Sampling
 from ..run.conversation import Conversation
 from ..run.events import Emit, ErrorEvent, EventData, MessageEvent, UsageEvent
 from ..run.protocols import AgentReply, GraphResult
@@ -22,6 +23,7 @@ from ..run.tools import Toolbox
 from ..tasks.models import Task
 from ._context import ends_with_question
 from .extraction import ask_for_graph, record_graph_answer
+from .registry import AgentKindInfo, register_agent_kind
 
 __all__ = ["EndpointAgent", "display_url", "normalise_base_url"]
 
@@ -115,3 +117,24 @@ class EndpointAgent:
         except LLMError as exc:
             raise LLMError(self._hide(str(exc)).replace(f"openai/{self.model}", f"endpoint:{self.model}")) from None
         return result.content, result.thinking
+
+
+def build_endpoint(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None) -> EndpointAgent:
+    """``config.agent.endpoint_url`` and ``endpoint_model``; ``endpoint_key`` is a key given with
+    the URL (never stored). Without one, the configured key (``settings.endpoint_key``) is sent
+    only when the URL is the configured one (``Settings.endpoint_key_for``)."""
+    spec = config.agent
+    url = spec.endpoint_url
+    if not url:
+        raise MissingSetting("the endpoint agent needs the URL of an OpenAI-compatible chat endpoint", "endpoint_url",
+                             example="e.g. http://127.0.0.1:8000/v1")
+    # the configured key goes only to the configured URL; any other URL gets only the key
+    # given with it (or none)
+    key = endpoint_key if endpoint_key is not None else settings.endpoint_key_for(url)
+    return EndpointAgent(task, settings, url=url, model=spec.endpoint_model or "agent", key=key, sampling=spec.sampling)
+
+
+register_agent_kind(AgentKindInfo(
+    name="endpoint", label="Endpoint (OpenAI-compatible agent)", help="an OpenAI-compatible agent", factory=build_endpoint,
+    in_studies=False, own_provider="endpoint",
+))

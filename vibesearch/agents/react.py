@@ -22,13 +22,16 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from .._fields import MissingSetting
 from ..config import Settings
-from ..run import AgentReply, Conversation, Emit, GraphResult, Limits, MessageEvent, NoteEvent, Sampling, Toolbox
+from ..protocol import profile_of
+from ..run import Agent, AgentReply, Conversation, RunConfig, Emit, GraphResult, Limits, MessageEvent, NoteEvent, Sampling, Toolbox
 from ..tasks.models import Task
 from ._context import missing_results, open_turn_steps, plain_messages, tracking_emit
 from .compaction import Compactor
 from .extraction import extraction_instruction, parse_triples, pending_instruction, record_graph_answer
 from .prompts import FORCED_REPLY_NOTE, system_prompt
+from .registry import AgentKindInfo, register_agent_kind
 from .steps import StepKit, is_final_answer
 
 
@@ -150,3 +153,37 @@ class ReactAgent:
 
 
 __all__ = ["ReactAgent", "parse_triples"]
+
+
+def build_react(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None) -> Agent:
+    """``config.agent.model`` is a litellm model string; the toolbox defaults to
+    ``make_toolbox(task, config.search, settings)``. When the run's profile runs the official loop
+    it is the official agent (``official.OfficialAgent``) with the profile's prompts (the
+    configured checkout, or ours)."""
+    spec = config.agent
+    if not spec.model:
+        raise MissingSetting("the react agent needs a model", "agent_model",
+                             example="a litellm model string such as 'openai/gpt-4o-mini' or 'ollama_chat/qwen2.5'")
+    profile = profile_of(config.protocol)
+    prompts = profile.prompts(settings) if (profile.official_loop or profile.official_tools) else None
+    if toolbox is None and profile.official_tools and prompts is not None:
+        from ..tools import make_official_toolbox
+
+        toolbox = make_official_toolbox(task, settings, search=config.search, prompts=prompts, model=spec.model)
+    elif toolbox is None:
+        from ..tools import make_toolbox
+
+        toolbox = make_toolbox(task, settings, search=config.search)
+    if profile.official_loop:
+        from .official import OfficialAgent
+
+        if prompts is None:
+            raise ValueError(f"the {profile.name} profile runs the official loop but gives it no prompts")
+        return OfficialAgent(task, settings, model=spec.model, toolbox=toolbox, limits=config.limits, prompts=prompts, sampling=spec.sampling)
+    return ReactAgent(task, settings, model=spec.model, toolbox=toolbox, limits=config.limits, sampling=spec.sampling)
+
+
+register_agent_kind(AgentKindInfo(
+    name="react", label="ReAct agent with a model", help="an LLM with tools; needs --model", factory=build_react,
+    needs_model=True, uses_summariser=True,
+))

@@ -22,11 +22,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from ..config import AGENT_KINDS, USER_KINDS, SearchBackend, Settings
-from ..llm import litellm_provider
+from ..agents.registry import agent_kind_names, agent_kinds
+from ..config import SearchBackend, Settings
 from ..judges.registry import judge_for
+from ..llm import litellm_provider
 from ..protocol import PROTOCOLS, build_config
 from ..run import RunConfig
+from ..users.registry import RULES_SHADOW, is_person, user_kind_names, user_kinds
 
 MAX_ID = 200
 MAX_NAME = 200
@@ -35,8 +37,6 @@ MAX_URL = 2000
 MAX_MESSAGE = 20_000
 MAX_TURNS = 500
 MAX_PACE_S = 30.0
-APP_AGENTS = AGENT_KINDS  # every kind may be asked for by the form or the API
-APP_USERS = USER_KINDS
 OPENAI_ROUTES = {"openai", "hosted_vllm", "fake"}
 # providers whose default address is on the server itself (a person picking one would make the
 # server post prompts to its own loopback services): only when the operator names them
@@ -44,6 +44,32 @@ LOCAL_DEFAULT_PROVIDERS = frozenset({
     "ollama", "ollama_chat", "llamafile", "lm_studio", "hosted_vllm", "vllm", "xinference", "openai_like",
     "custom_openai", "oobabooga", "triton", "litellm_proxy", "lemonade", "docker_model_runner",
 })
+
+
+def app_agents() -> tuple[str, ...]:
+    """The agent kinds the form or the API may ask for: every registered one."""
+    return agent_kind_names()
+
+
+def app_users() -> tuple[str, ...]:
+    """The user kinds the form or the API may ask for: every registered one."""
+    return user_kind_names()
+
+
+def agent_choices() -> list[tuple[str, str]]:
+    """The Play form's agent choices (label, kind), from the agents' registry."""
+    return [(k.label, k.name) for k in agent_kinds()]
+
+
+def user_choices() -> list[tuple[str, str]]:
+    """The Play form's user choices (label, kind): the kinds with a label (the scripted ones,
+    direct and staged, are for the API and tests)."""
+    return [(k.label, k.name) for k in user_kinds() if k.label]
+
+
+def study_agents() -> list[str]:
+    """The agent kinds a study may pair people with (not one behind a URL typed per run)."""
+    return [k.name for k in agent_kinds() if k.in_studies]
 
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+@\-]*(?:/[A-Za-z0-9_.:+@\-]+)*$")
 _PLAIN = re.compile(r"^[^\x00-\x1f\x7f]*$")
@@ -161,10 +187,10 @@ def form_request(
     Raw values (any type) are checked first (text, lengths, the kinds offered, turns, pace), then
     made a ``RunConfig`` on the server's settings, which ``check_request`` checks again."""
     task_id = _text(task_id, "the task id", MAX_ID)
-    if agent not in APP_AGENTS:
-        raise ValueError(f"unknown agent kind {str(agent)[:40]!r}: expected one of {', '.join(APP_AGENTS)}")
-    if user not in APP_USERS:
-        raise ValueError(f"unknown user kind {str(user)[:40]!r}: expected one of {', '.join(APP_USERS)}")
+    if agent not in app_agents():
+        raise ValueError(f"unknown agent kind {str(agent)[:40]!r}: expected one of {', '.join(app_agents())}")
+    if user not in app_users():
+        raise ValueError(f"unknown user kind {str(user)[:40]!r}: expected one of {', '.join(app_users())}")
     backends = get_args(SearchBackend)
     if (search_backend or "offline") not in backends:
         raise ValueError(f"unknown search backend {str(search_backend)[:40]!r}: expected one of {', '.join(backends)}")
@@ -187,11 +213,11 @@ def form_request(
         user=user,
         simulator_model=s_model,
         # a person's shadow: the simulator model typed, else the configured one, else the rules
-        shadow=(s_model or settings.simulator_model or "rules") if user == "human" and shadow else None,
+        shadow=(s_model or settings.simulator_model or RULES_SHADOW) if is_person(user) and shadow else None,
         judge=judge_name,
         search_backend=search_backend or "offline",
         max_user_turns=turns,
-        pace_s=pace if user != "human" else 0.0,
+        pace_s=pace if not is_person(user) else 0.0,
         protocol=profile,
     )
     req = RunRequest(config, endpoint_key=key)
@@ -221,13 +247,13 @@ def check_request(req: RunRequest, settings: Settings) -> None:
     (every run the app starts passes here, however it was made)."""
     config = req.config
     _text(config.task_id, "the task id", MAX_ID)
-    if config.agent.kind not in APP_AGENTS:
-        raise ValueError(f"unknown agent kind {config.agent.kind!r}: expected one of {', '.join(APP_AGENTS)}")
-    if config.user.kind not in APP_USERS:
-        raise ValueError(f"unknown user kind {config.user.kind!r}: expected one of {', '.join(APP_USERS)}")
+    if config.agent.kind not in app_agents():
+        raise ValueError(f"unknown agent kind {config.agent.kind!r}: expected one of {', '.join(app_agents())}")
+    if config.user.kind not in app_users():
+        raise ValueError(f"unknown user kind {config.user.kind!r}: expected one of {', '.join(app_users())}")
     check_model(config.agent.model, "the agent model", settings)
     check_model(config.user.model, "the simulator model", settings)
-    if config.user.shadow and config.user.shadow != "rules":
+    if config.user.shadow and config.user.shadow != RULES_SHADOW:
         check_model(config.user.shadow, "the shadow simulator model", settings)
     judge = _text(config.judge.name, "the judge model", MAX_NAME)
     if judge and judge_for(judge).needs_model:

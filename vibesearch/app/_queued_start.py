@@ -24,6 +24,7 @@ from typing import Any, Callable
 from ..config import Settings
 from ..store import Store
 from ..tasks.models import Task
+from ..users.registry import is_person
 from ._failure import score_failure
 from ._policy import RunRequest, check_request
 
@@ -63,14 +64,14 @@ class QueuedStarts:
         """Whether this Start goes to the queue (see the module's docstring)."""
         from ..runner.queued_batches import has_queue
 
-        if req.endpoint_key or req.config.user.kind == "human":
+        if req.endpoint_key or is_person(req.config.user.kind):
             return False
         return self.store.dialect == "postgresql" and has_queue(self.store)
 
     def queue(self, req: RunRequest, task: Task, owner: str, settings: Settings) -> QueuedRun:
-        from ..llm.credentials import check_config_credentials
         from ..runner.batch import BatchSpec
         from ..runner.queued import queue_batch
+        from ..session.preflight import check_config_credentials
 
         if not owner:
             raise ValueError("a run needs an owner token (reload the page)")

@@ -22,7 +22,7 @@ from ..config import Settings
 from ..store import Store
 from ..store.tables import StudyCodeRow, StudyRow
 from ._access import PLAYER_PREFIX
-from ._policy import APP_AGENTS, check_model
+from ._policy import check_model, study_agents
 
 MAX_PLAYS = 50  # per persona
 MAX_TIME_LIMIT_MIN = 24 * 60
@@ -100,8 +100,8 @@ def checked_config(settings: Settings, known_tasks: set[str], *, tasks: Any, age
     unknown = [t for t in picked if t not in known_tasks]
     if unknown:
         raise StudyRefused(f"unknown persona {unknown[0][:80]!r}")
-    if agent not in APP_AGENTS or agent == "endpoint":
-        raise StudyRefused(f"the study's agent must be one of {', '.join(a for a in APP_AGENTS if a != 'endpoint')}")
+    if agent not in study_agents():
+        raise StudyRefused(f"the study's agent must be one of {', '.join(study_agents())}")
     try:
         a_model = check_model(agent_model, "the agent model", settings) or ""
         s_model = check_model(simulator_model, "the simulator model", settings) or ""

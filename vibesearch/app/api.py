@@ -23,6 +23,7 @@ import gradio as gr
 from .._fields import for_surface
 from .._secrets import scrub
 from ..store import LeaseHeld, Run, RunNotFound
+from ..users.registry import is_person
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import MAX_ID, form_request
 from .context import AppContext
@@ -79,7 +80,7 @@ def register(ctx: AppContext) -> None:
         owner_id = who.owner
         try:
             if owner_id is None:
-                if user == "human":
+                if is_person(user):
                     raise ValueError("a run played by a person needs an owner: pass owner=<a token from /new_owner_token>")
                 owner_id = ctx.access.token_owner(ctx.access.issue())  # a run nobody can drive
             if not isinstance(task_id, str) or len(task_id) > MAX_ID:

@@ -185,7 +185,7 @@ class RunManager:
         run's row (so the id handed back can be read at once — by this browser, the API or another
         server) and start it."""
         from ..agents import make_agent
-        from ..llm.credentials import check_config_credentials
+        from ..session.preflight import check_config_credentials
         from ..session.lifecycle import open_run
         from ..users import make_user
 

@@ -7,6 +7,7 @@ import html
 import json
 from typing import Any
 
+from ..agents.registry import find_agent_kind
 from ..judges.judge_failures import MARK, judge_gaps
 from ..judges.registry import judge_for
 from ..store import Run, ScoreRow, Store, TaskSnapshotError, VerdictRow
@@ -92,7 +93,7 @@ def latest_scores(store: Store, run_id: str) -> list[ScoreRow]:
 
 
 def score_html(run: Run, scores: list[ScoreRow], *, scoring: bool = False, error: str | None = None) -> str:
-    agent_note = f" <span class='vs-badge'>{BASELINE_LABEL}</span>" if run.agent == "baseline" else ""
+    agent_note = f" <span class='vs-badge'>{BASELINE_LABEL}</span>" if _oracle_baseline(run) else ""
     if error:
         return f"<div class='vs-card vs-error'>Scoring failed: {_esc(error)}</div>"
     if not scores:
@@ -119,7 +120,14 @@ def score_html(run: Run, scores: list[ScoreRow], *, scoring: bool = False, error
 
 def no_model(run: Run) -> bool:
     """The run's agent calls no model (the offline baseline)."""
-    return run.agent == "baseline" and not run.agent_model
+    info = find_agent_kind(run.agent)
+    return info is not None and info.calls_no_model(run.agent_model)
+
+
+def _oracle_baseline(run: Run) -> bool:
+    """The run's agent reads the annotated facts (its kind's registration says so)."""
+    info = find_agent_kind(run.agent)
+    return info is not None and info.oracle_baseline
 
 
 def verdict_map(store: Store, score: ScoreRow | None) -> dict[int, tuple[bool | None, list[int]]]:

@@ -14,14 +14,15 @@ from typing import Any
 import gradio as gr
 
 from .._fields import for_surface
-from ..config import AGENT_KINDS, SEARCH_BACKENDS, USER_KINDS, AgentKind, UserKind
+from ..config import SEARCH_BACKENDS
 from ..run import DECISIONS, PROTOCOLS, Decision, ProtocolProfile
 from ..store import RunNotFound
+from ..users.registry import is_person
 from . import replay as replay_ui
 from ._access import Who
 from ._failure import failure_html, failure_reason, status_reason
 from ._loading import UPLOAD_SUFFIXES, LoadRefused, load_uploads
-from ._policy import MAX_TURNS, form_request
+from ._policy import MAX_TURNS, agent_choices, form_request, user_choices
 from ._words import Lang, decision_choices, lang_of, ui_choices, ui_text, words
 from .catalog import TaskCatalog
 from .context import AppContext, RunView
@@ -44,22 +45,7 @@ from .panels import (
 )
 from .render import chat_messages, human_card_html, next_line, persona_html, plain_md, stage_pointer, stepper_html
 
-# the user kinds the form offers (the scripted ones, direct and staged, are for the API and tests)
-_USER_LABELS: dict[UserKind, str] = {
-    "rules": "Rule-based simulator (offline)",
-    "simulator": "LLM simulator",
-    "paper": "Paper simulator (LLM, paper prompt)",
-    "human": "Me — I play the persona",
-}
-_AGENT_LABELS: dict[AgentKind, str] = {
-    "baseline": "Offline baseline (retrieval + oracle reader)",
-    "react": "ReAct agent with a model",
-    "endpoint": "Endpoint (OpenAI-compatible agent)",
-    "openclaw": "OpenClaw gateway with a model",
-}
 _PROTOCOL_LABELS: dict[ProtocolProfile, str] = {"vibesearch": "vibesearch (ours)", "official": "official (the paper's harness)"}
-USER_CHOICES = [(_USER_LABELS[k], k) for k in USER_KINDS if k in _USER_LABELS]
-AGENT_CHOICES = [(_AGENT_LABELS[k], k) for k in AGENT_KINDS]
 BACKENDS = list(SEARCH_BACKENDS)
 PROTOCOL_CHOICES = [(_PROTOCOL_LABELS[p], p) for p in PROTOCOLS]
 _DECISION_LABELS: dict[Decision, str] = {
@@ -115,8 +101,9 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
                                       file_types=sorted(UPLOAD_SUFFIXES), type="filepath", elem_id="vs-upload")
                     upload_btn = gr.Button(ui_text("Load uploaded files"), size="sm")
                     load_msg = gr.Markdown()
-                user = gr.Radio(ui_choices(USER_CHOICES), value=s.user if s.user in dict(USER_CHOICES).values() else "rules", label=ui_text("User"), elem_id="vs-user")
-                agent = gr.Radio(ui_choices(AGENT_CHOICES), value=s.agent, label=ui_text("Agent"), elem_id="vs-agent")
+                users = user_choices()
+                user = gr.Radio(ui_choices(users), value=s.user if s.user in dict(users).values() else "rules", label=ui_text("User"), elem_id="vs-user")
+                agent = gr.Radio(ui_choices(agent_choices()), value=s.agent, label=ui_text("Agent"), elem_id="vs-agent")
                 with gr.Accordion(ui_text("Models and options"), open=False):
                     agent_model = gr.Textbox(value=s.agent_model or "", label=ui_text("Agent model (litellm string)"), placeholder="openai/gpt-4o-mini", elem_id="vs-agent-model")
                     sim_model = gr.Textbox(value=s.simulator_model or "", label=ui_text("Simulator model"), placeholder=ui_text("for the LLM / paper simulator and the shadow"), elem_id="vs-sim-model")
@@ -221,7 +208,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             stepper: stepper_html(task_obj, []),
             counters: "",
             status: f"Run `{run_id}` {how} — {plain_md(task_obj.id)}, agent **{plain_md(agent_kind)}**, user **{plain_md(user_kind)}**.",
-            human_box: gr.Group(visible=user_kind == "human"),
+            human_box: gr.Group(visible=is_person(user_kind)),
             human_card: "",
             human_turn: "",
             stop_box: gr.Column(visible=False),

@@ -43,7 +43,8 @@ from .panels import (
     verdict_map,
     verdict_rows,
 )
-from .play import AGENT_CHOICES, USER_CHOICES, PlayHandles
+from ._policy import agent_choices, user_choices
+from .play import PlayHandles
 from .queued_view import QUEUED_HEADERS, queued_rows, shows_queue
 from .render import chat_messages, plain_md, stage_timeline_html, stepper_html
 
@@ -107,8 +108,8 @@ def filter_choices(ctx: AppContext) -> dict[str, list[str]]:
     runs = ctx.store.list_runs()
     return {
         "task": [ANY, *sorted({r.task_id for r in runs} | set(ctx.catalog.tasks))],
-        "agent": [ANY, *sorted({r.agent for r in runs if r.agent} | {"baseline", "react", "endpoint"})],
-        "user": [ANY, *sorted({r.user for r in runs if r.user} | {"rules", "simulator", "paper", "human"})],
+        "agent": [ANY, *sorted({r.agent for r in runs if r.agent} | {name for _, name in agent_choices()})],
+        "user": [ANY, *sorted({r.user for r in runs if r.user} | {name for _, name in user_choices()})],
     }
 
 
@@ -327,8 +328,8 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         if play.task is not None:  # Play's form names the continued run, so a later Start does not launch the old one
             out[play.task] = gr.Dropdown(value=live.task.id) if live.task.id in ctx.catalog.tasks else gr.skip()
             user, agent = live.config.user.kind, live.config.agent.kind
-            out[play.user] = user if user in dict(USER_CHOICES).values() else gr.skip()  # (the scripted users are not on the form)
-            out[play.agent] = agent if agent in dict(AGENT_CHOICES).values() else gr.skip()
+            out[play.user] = user if user in dict(user_choices()).values() else gr.skip()  # (the scripted users are not on the form)
+            out[play.agent] = agent if agent in dict(agent_choices()).values() else gr.skip()
         if play.replay is not None:  # a replay playing in Play ends: the continued run is shown there
             out.update(play.replay.end())
         return out

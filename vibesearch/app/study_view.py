@@ -13,8 +13,9 @@ import gradio as gr
 import plotly.graph_objects as go
 
 from .._plot_text import plot_text
-from ..config import AGENT_KINDS
 from ..labels.fidelity import FIDELITY_FILTERS, FidelityError, fidelity_report, number_text, rate_text
+from ..users.registry import is_person
+from ._policy import study_agents
 from ._studies import MAX_PLAYS, OUTCOMES, StudyConfig, StudyRefused, checked_config, create_study, finished_runs, progress
 from ._words import ui_text
 from .context import AppContext
@@ -170,7 +171,7 @@ def progress_html(ctx: AppContext, study: Any) -> str:
     done = set(finished_runs(ctx.store, study))
     if done:
         try:
-            report = fidelity_report(ctx.store, may_read=lambda run: run.id in done or run.user != "human")
+            report = fidelity_report(ctx.store, may_read=lambda run: run.id in done or not is_person(run.user))
             parts.append("<h4>Fidelity over the finished plays</h4>" + report_html(report))
         except FidelityError as exc:
             parts.append(f"<div class='vs-muted'>{_esc(exc)}</div>")
@@ -186,7 +187,7 @@ def _studies_panel(ctx: AppContext, owner: gr.BrowserState) -> None:
             name = gr.Textbox(label=ui_text("Study name"), max_length=120, elem_id="vs-study-name")
             tasks = gr.Dropdown(ctx.catalog.choices(), multiselect=True, label=ui_text("Personas"), elem_id="vs-study-tasks")
         with gr.Row():
-            agent = gr.Dropdown([a for a in AGENT_KINDS if a != "endpoint"], value="baseline", label=ui_text("Agent"), elem_id="vs-study-agent")
+            agent = gr.Dropdown(study_agents(), value="baseline", label=ui_text("Agent"), elem_id="vs-study-agent")
             agent_model = gr.Textbox(label=ui_text("Agent model"), max_length=200, elem_id="vs-study-agent-model")
             sim_model = gr.Textbox(label=ui_text("Shadow simulator model (empty: rule-based)"), max_length=200, elem_id="vs-study-sim-model")
         with gr.Row():

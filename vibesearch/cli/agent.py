@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from ..config import AGENT_KINDS, SEARCH_BACKENDS
+from ..config import SEARCH_BACKENDS
 from ._common import console, db_shown, err_console, fail
+from ._kinds import AGENT_NAMES, KindsHelp
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -99,11 +100,11 @@ def make_printer(show: Any = None):
     return show_event
 
 
-@agent_app.command("ask")
+@agent_app.command("ask", cls=KindsHelp)
 def ask(
     message: str = typer.Argument(..., help="What the user says to the agent"),
     task_id: str = typer.Option(..., "--task", help="Task id (its corpus is searched offline; its language sets the replies)"),
-    agent: Optional[str] = typer.Option(None, "--agent", help=f"{' | '.join(AGENT_KINDS)} (default: VIBESEARCH_AGENT or baseline)"),
+    agent: Optional[str] = typer.Option(None, "--agent", help=f"{AGENT_NAMES} (default: VIBESEARCH_AGENT or baseline)"),
     model: Optional[str] = typer.Option(None, "--model", help="litellm model string for the react agent"),
     search: Optional[str] = typer.Option(None, "--search", help=" | ".join(SEARCH_BACKENDS)),
     tasks: Optional[Path] = typer.Option(None, "--tasks", help="Extra task file or folder to look for --task in"),
@@ -119,8 +120,10 @@ def ask(
     if search is not None and search not in SEARCH_BACKENDS:
         fail(f"--search {search!r}: expected one of {', '.join(SEARCH_BACKENDS)}")
     kind = agent or settings.agent
-    if kind not in AGENT_KINDS:
-        fail(f"--agent {kind!r}: expected one of {', '.join(AGENT_KINDS)}")
+    from ..agents.registry import find_agent_kind, agent_kind_names
+
+    if find_agent_kind(kind) is None:
+        fail(f"--agent {kind!r}: expected one of {', '.join(agent_kind_names())}")
     task = _find_task(task_id, tasks, settings)
 
     from ..agents import make_agent

@@ -21,21 +21,13 @@ from typing import Any, Iterator, List, Optional
 
 import typer
 
-from ..config import AGENT_KINDS, SEARCH_BACKENDS, USER_KINDS, AgentKind, UserKind
+from ..config import SEARCH_BACKENDS
+from ._kinds import AGENT_HELP, USER_HELP, KindsHelp
 from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json, printable
 from ._logs import database_errors as _database_errors
 from ._logs import plain_logs as _plain_logs
 from ._queue import show_queued
 
-_AGENT_WORDS: dict[AgentKind, str] = {
-    "baseline": "offline, no model", "react": "an LLM with tools; needs --model", "endpoint": "an OpenAI-compatible agent",
-    "openclaw": "a real OpenClaw gateway on --model (vibesearch openclaw install)",
-}
-# the users a batch may run (a person plays with ``vibesearch play``)
-_USER_WORDS: dict[UserKind, str] = {"rules": "offline", "simulator": "LLM, needs --simulator-model", "paper": "the official prompt",
-                                    "direct": "", "staged": ""}
-AGENT_HELP = " | ".join(f"{k} ({_AGENT_WORDS[k]})" for k in AGENT_KINDS)
-USER_HELP = " | ".join(f"{k} ({_USER_WORDS[k]})" if _USER_WORDS[k] else k for k in USER_KINDS if k in _USER_WORDS)
 PROTOCOL_HELP = "vibesearch (ours, the default) | official (the paper's harness rule by rule: docs/protocol.md)"
 HARNESS_HELP = "the official profile's prompts: your checkout of VibeBench/VibeSearchBench, parsed, never run (default: VIBESEARCH_OFFICIAL_HARNESS; unset: our own prompts)"
 SUMMARY_KEYS = ("run_id", "task_id", "status", "termination", "stages_reached", "stages_total", "user_turns", "assistant_steps", "tool_calls")
@@ -383,7 +375,7 @@ def _resumed_parts(store: Any, run_id: str, settings: Any) -> tuple[Any, Any, An
     from ..run.result import RESUMABLE
     from ..runner.resume import ResumeError, config_of_run, run_task
     from ..store import RunNotFound
-    from ..users import HumanUser, ShadowUser, make_user
+    from ..users import HumanUser, ShadowUser, is_person, make_user
 
     try:
         run = store.get_run(run_id)
@@ -391,7 +383,7 @@ def _resumed_parts(store: Any, run_id: str, settings: Any) -> tuple[Any, Any, An
             fail(f"--resume {run_id}: the run is {run.status} ({run.termination}); only a run left running, interrupted or abandoned can be continued")
         the_task = run_task(run)
         config = config_of_run(run, settings)
-        if config.user.kind != "human":
+        if not is_person(config.user.kind):
             fail(f"--resume {run_id}: the run is played by {config.user.kind!r}, not a person: continue it with `vibesearch resume {run_id}`")
         the_agent = make_agent(config, the_task, settings)
         the_user = make_user(config, the_task, settings)
@@ -422,6 +414,6 @@ def _check_prompts(config: Any, settings: Any) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
-    app.command("run")(run_cmd)
+    app.command("run", cls=KindsHelp)(run_cmd)
     app.command("resume")(resume_cmd)
-    app.command("play")(play_cmd)
+    app.command("play", cls=KindsHelp)(play_cmd)

@@ -9,6 +9,9 @@ Models that need nothing are skipped: the project's ``fake/`` provider, a model 
 ``api_base`` (a local OpenAI-compatible server needs no key, see ``client.complete``), a model
 given its key explicitly, local servers (ollama, LM Studio, vLLM ...) and providers that can take
 their credentials from elsewhere than the environment (AWS, Google Cloud and Azure logins).
+
+Which models a run calls is the agent's and the user's kinds' to say (their registries, above this
+package): ``vibesearch.session.preflight`` lists them and passes them to ``check_credentials``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..config import Settings
-from ..run.config import RunConfig, is_offline_judge
 
 # providers whose requests go to a local server by default (nothing to set)
 _LOCAL = {"fake", "ollama", "ollama_chat", "lm_studio", "hosted_vllm", "vllm", "llamafile", "openai_like", "custom_openai"}
@@ -64,23 +66,6 @@ def variables_text(names: list[str]) -> str:
     return (" or " if set(names) in _EITHER else " and ").join(names)
 
 
-def run_models(config: RunConfig, settings: Settings, *, judge: bool = False) -> list[tuple[str, str]]:
-    """(role, model) of every litellm model the run a ``RunConfig`` describes will call (its judge
-    too with ``judge``: a run that is scored as soon as it ends)."""
-    models: list[tuple[str, str]] = []
-    if config.agent.kind == "react" and config.agent.model:
-        models.append(("agent", config.agent.model))
-    if config.agent.kind in ("react", "baseline") and settings.summariser_model:  # the visit tool's summariser
-        models.append(("summariser", settings.summariser_model))
-    if config.user.kind in ("simulator", "paper") and config.user.model:
-        models.append(("simulator", config.user.model))
-    if config.user.shadow and config.user.shadow != "rules":
-        models.append(("shadow simulator", config.user.shadow))
-    if judge and config.judge.name and not is_offline_judge(config.judge.name):
-        models.append(("judge", config.judge.name))
-    return models
-
-
 def check_credentials(models: Iterable[tuple[str, str]], settings: Settings) -> None:
     """Raise ``MissingCredentials`` naming every model whose provider variables are unset.
 
@@ -98,8 +83,3 @@ def check_credentials(models: Iterable[tuple[str, str]], settings: Settings) -> 
         problems.append(f"{role} model {model!r} needs {variables_text(missing)} (not set)")
     if problems:
         raise MissingCredentials("; ".join(problems))
-
-
-def check_config_credentials(config: RunConfig, settings: Settings, *, judge: bool = False) -> None:
-    """``check_credentials`` over ``run_models``: the one call a run's builder makes."""
-    check_credentials(run_models(config, settings, judge=judge), settings)

@@ -139,10 +139,18 @@ class OpenclawRules:
     separator: str = OPENCLAW_SEPARATOR  # between the system prompt and the first message
 
 
+def _runs_openclaw(config: RunConfig) -> bool:
+    """The run's agent is driven as the official OpenClaw driver drives it. The profiles sit below
+    the agents' registry (``agents/registry.py``): they read the run's shape, not a kind's name. A
+    built config carries OpenClaw's switches exactly when its agent is OpenClaw, and a model only
+    when its agent calls one (``RunConfig._build``)."""
+    return config.agent.openclaw is not None
+
+
 def _with_openclaw(config: RunConfig) -> RunConfig:
     """``config`` with the openclaw agent's idle rule filled in (the official driver's numbers)."""
-    spec = config.agent.openclaw
-    if config.agent.kind != "openclaw" or spec is None:
+    spec = config.agent.openclaw  # set exactly when the agent is OpenClaw (``RunConfig``'s shape)
+    if spec is None:
         return config
     filled = spec.model_copy(update={
         "idle_s": spec.idle_s if spec.idle_s is not None else OPENCLAW_IDLE_S,
@@ -314,7 +322,7 @@ class OfficialProfile(Profile):
 
     def resolve(self, config: RunConfig) -> RunConfig:
         config = _with_openclaw(config)
-        openclaw = config.agent.kind == "openclaw"
+        openclaw = _runs_openclaw(config)
         # the OpenClaw driver sets no sampling for OpenClaw's own model calls (OpenClaw asks with
         # its own); the general agent samples as run.py's defaults
         agent = config.agent.sampling if openclaw else _filled(config.agent.sampling, OFFICIAL_AGENT_SAMPLING)
@@ -351,7 +359,7 @@ class OfficialProfile(Profile):
         the agent's reasoning effort (DeepSeek: the highest), whatever the simulator's model. Here
         a simulator on the agent's route (``model_route``) is one on the agent's endpoint. The
         OpenClaw driver's simulator has a configuration of its own: nothing is inherited."""
-        if config.agent.kind != "react" or not config.user.model or not config.agent.model:
+        if _runs_openclaw(config) or not config.user.model or not config.agent.model:
             return None
         if model_route(config.user.model) != model_route(config.agent.model):
             return None
@@ -375,7 +383,7 @@ class OfficialProfile(Profile):
         )
 
     def simulator_attempts(self, config: RunConfig) -> int:
-        return OPENCLAW_SIMULATOR_ATTEMPTS if config.agent.kind == "openclaw" else SIMULATOR_ATTEMPTS
+        return OPENCLAW_SIMULATOR_ATTEMPTS if _runs_openclaw(config) else SIMULATOR_ATTEMPTS
 
     def opening(self, settings: Settings) -> Opening:
         prompts = self.prompts(settings)

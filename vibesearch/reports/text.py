@@ -310,7 +310,7 @@ def to_csv(report: dict[str, Any]) -> str:
                                 for t in report.get("judge_agreement") or []])
     section("noise", [{"part": p, "estimate": n["estimate"], "interval_low": (n["interval"] or [None, None])[0],
                        "interval_high": (n["interval"] or [None, None])[1], "variance": n["variance"], "why": n["why"], "note": n.get("note")}
-                      for p, n in ((p, report["noise"][p]) for p in ("user", "agent", "judge", "combined"))])
+                      for p, n in ((p, (report.get("noise") or {}).get(p)) for p in ("user", "agent", "judge", "combined")) if n])
     return buf.getvalue()
 
 

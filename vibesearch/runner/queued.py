@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..agents.registry import agent_kind
 from ..config import Settings
 from ..llm.pacing import PACER, provider_of
 from ..run import RunConfig
@@ -50,6 +51,7 @@ from ..store.leases import LeaseHeld
 from ..tasks.models import Task
 from ..session import RunFields, run_session
 from ..session.lifecycle import open_run
+from ..users.registry import RULES_SHADOW
 from ._pacing import SharedPacer
 from .batch import BatchSpec, build_parts
 from .resume import resume_run
@@ -100,12 +102,13 @@ def parse_limits(text: str | None) -> dict[str, int]:
 def providers_of(config: RunConfig) -> set[str]:
     """The providers a run's models are called on (the agent's, the simulated user's, a shadow's)."""
     found = set()
-    if config.agent.kind == "endpoint":
-        found.add("endpoint")
+    own = agent_kind(config.agent.kind).own_provider
+    if own:
+        found.add(own)
     elif config.agent.model:
         found.add(provider_of(config.agent.model))
     for model in (config.user.model, config.user.shadow):
-        if model and model != "rules":
+        if model and model != RULES_SHADOW:
             found.add(provider_of(model))
     return found
 
@@ -268,7 +271,7 @@ async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, A
         stops.watch(run_id, cancel)
         try:
             if run is None:
-                from ..llm.credentials import check_config_credentials
+                from .preflight import check_config_credentials
 
                 check_config_credentials(config, settings)  # a worker without the key: the job fails (and is retried)
                 agent, user = build_parts(config, task, settings)

@@ -87,11 +87,11 @@ async def _resume(
     lease: Driving,
 ) -> RunResult:
     from ..agents import make_agent
-    from ..users import make_user
+    from ..users import is_person, make_user
 
     task = run_task(run)
     config = config_of_run(run, settings)
-    if user is None and config.user.kind == "human":
+    if user is None and is_person(config.user.kind):
         raise ResumeError("a run played by a person can only be resumed where that person is (the app or `vibesearch play`)")
     _check_same_prompts(run, config, settings)
     agent = agent or make_agent(config, task, settings)

@@ -23,13 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Coroutine, Protocol
 
 from .._shown import db_shown, one_line
-from ..config import Settings, UserKind
+from ..config import Settings
 from ..run import RunConfig
 from ..tasks.models import Task
 from .batch import BatchSpec
 
-# the users a batch may run (a person plays with ``vibesearch play``)
-BATCH_USERS: tuple[UserKind, ...] = ("rules", "simulator", "paper", "direct", "staged")
 
 
 class BatchRefused(ValueError):
@@ -107,10 +105,13 @@ def start_batch(settings: Settings, request: BatchRequest, front: BatchFront) ->
     except ValueError as exc:
         raise BatchRefused(one_line(exc)) from None
     check_prompts(config, settings, front.note)
-    if config.user.kind not in BATCH_USERS:
-        offered = ", ".join(BATCH_USERS)
+    from ..llm.credentials import MissingCredentials
+    from ..session.preflight import check_config_credentials
+    from ..users.registry import user_kind, user_kinds
+
+    if not user_kind(config.user.kind).in_batches:  # the users a batch may run (a person plays with ``vibesearch play``)
+        offered = ", ".join(k.name for k in user_kinds() if k.in_batches)
         raise BatchRefused(f"--user {config.user.kind!r}: choose one of {offered} (a person plays with `vibesearch play`)")
-    from ..llm.credentials import MissingCredentials, check_config_credentials
 
     try:  # a model without its key stops here, before the database file is created
         check_config_credentials(config, settings)

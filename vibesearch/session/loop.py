@@ -31,6 +31,7 @@ from ..run.result import PartFailed, RunStatus
 from ..store import Store, new_run_id
 from ..store.leases import LeaseLost, run_key
 from ..tasks.models import Task
+from ..users.registry import is_person
 from ._lease import Driving
 from ._outage import database_unreachable
 from ._record import Listener, Recorder, RunFields, RunResult, is_table_task
@@ -298,7 +299,7 @@ class Session:
             if self._rounds_spent():
                 self.detail = f"{self.limits.max_rounds} model calls (agent calls and compactions)"
                 return "max_rounds"
-            if self.user.kind == "human":
+            if is_person(self.user.kind):
                 self.rec.drain()  # a person is shown the whole agent turn before being asked
             turn = await self._call("user", self.user.next_turn(self.convo, self.user_state()))
             self._record_turn(turn)

@@ -25,3 +25,4 @@ class LLMPlayedUser:
 
     async def opening(self, state: UserState) -> UserTurn:
         return UserTurn(message=self.task.persona.initial_query, reply_kind="open", decided_by="simulator")
+

@@ -132,3 +132,4 @@ class HumanUser:
             decided_by="human",
             rationale=turn.rationale,
         )
+

@@ -126,3 +126,4 @@ def infer_turn(task: Task, state: UserState, text: str) -> UserTurn:
     note = f"; the reply says stage {later[0] + 1}'s line out of order" if later else ""
     kind: Decision = "perfunctory" if _PERFUNCTORY.search(reply) else "redirect" if _REDIRECT.search(reply) else "push"
     return UserTurn(reply, kind, trigger_met=None, decided_by="simulator", rationale="inferred from text" + note)
+

@@ -14,9 +14,12 @@ Each turn looks only at the agent's latest reply:
 
 from __future__ import annotations
 
+from ..config import Settings
+from ..run.config import RunConfig
 from ..run.conversation import Conversation
 from ..run.protocols import UserState, UserTurn
 from ..tasks.models import Task
+from .registry import UserKindInfo, register_user_kind
 from ._stages import (
     DONE_SIGNAL,
     perfunctory_message,
@@ -74,3 +77,12 @@ class RuleUser:
                 rationale=f"answered {len(uncovered)} question(s) no stage covers; {why}",
             )
         return UserTurn(message=push, reply_kind="push", trigger_met=False, decided_by="rules", rationale=why)
+
+
+def build_rules(config: RunConfig, task: Task, settings: Settings) -> RuleUser:
+    return RuleUser(task)
+
+
+register_user_kind(UserKindInfo(
+    name="rules", label="Rule-based simulator (offline)", help="offline", factory=build_rules, same_answer=True,
+))

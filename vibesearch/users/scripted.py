@@ -8,11 +8,14 @@
 
 from __future__ import annotations
 
+from ..config import SCRIPTED_USER_KINDS, Settings
+from ..run.config import RunConfig
 from ..run.conversation import Conversation
 from ..run.protocols import UserState, UserTurn
 from ..run.stages import stage_step
 from ..tasks.models import Task
 from ._stages import DONE_SIGNAL
+from .registry import UserKindInfo, register_user_kind
 
 
 def direct_query(task: Task) -> str:
@@ -56,3 +59,13 @@ class ScriptedUser:
             decided_by="script",
             rationale=f"{self.kind}: scripted query {k + 1} of {len(self.queries)}",
         )
+
+
+def build_scripted(config: RunConfig, task: Task, settings: Settings) -> ScriptedUser:
+    return ScriptedUser(task, config.user.kind)
+
+
+for _mode in SCRIPTED_USER_KINDS:
+    register_user_kind(UserKindInfo(
+        name=_mode, help="", factory=build_scripted, scripted=True, same_answer=True, simulated=False,
+    ))

@@ -12,10 +12,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Iterable
 
+from ..config import Settings
+from ..run.config import RunConfig
 from ..run.conversation import Conversation
 from ..run.events import ErrorEvent, EventData, StageEvent, StoredEvent
 from ..run.protocols import User, UserState, UserTurn
+from ..tasks.models import Task
 from .human import HumanUser
+from .registry import RULES_SHADOW, UserKindInfo, register_user_kind
+from .rules import RuleUser
+from .simulator import SimulatorUser
 
 
 class ShadowUser:
@@ -86,3 +92,21 @@ def shadow_agreement(events: Iterable[StoredEvent | EventData]) -> dict[str, Any
             n += 1
             agree += int(bool(prev.advanced) == bool(cur.advanced))
     return {"n": n, "agree": agree, "rate": (agree / n) if n else None}
+
+
+def build_human(config: RunConfig, task: Task, settings: Settings) -> User:
+    """A person; with ``config.user.shadow`` a simulator in the shadow beside them: a model string
+    for the LLM simulator, or ``"rules"`` for the rule-based one."""
+    spec = config.user
+    human = HumanUser(task)
+    if not spec.shadow:
+        return human
+    shadow: User = (
+        RuleUser(task) if spec.shadow == RULES_SHADOW else SimulatorUser(task, settings, model=spec.shadow, sampling=spec.sampling)
+    )
+    return ShadowUser(human, shadow)
+
+
+register_user_kind(UserKindInfo(
+    name="human", label="Me — I play the persona", help="", factory=build_human, person=True, in_batches=False, simulated=False,
+))

@@ -149,3 +149,4 @@ def apply_decision(task: Task, state: UserState, d: SimulatorDecision) -> UserTu
 def _why(rationale: str, notes: list[str]) -> str | None:
     text = " ".join([rationale.strip(), *(f"[harness: {n}]" for n in notes)]).strip()
     return text or None
+
