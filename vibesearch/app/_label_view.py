@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -28,6 +28,19 @@ class LabelView:
     last: str = ""  # feedback on the label just given
     scope: str = "run"  # the judge comparison: over this run ("run") or every labelled run ("all")
     skipped: list[str] = field(default_factory=list)  # campaign item keys skipped (``s``), handed out last
+    # the page's key presses (``_label_keys``): how many were handled, and which one's refusal the
+    # page shows (0: a press that did not count; None: none)
+    served: int = 0
+    refusal_of: int | None = None
+
+    def take(self, other: LabelView) -> LabelView:
+        """Show ``other`` (another run, side or campaign item) in this object: a page keeps one view
+        object, so an event of the page already holding it sees the card it shows now. The page's
+        presses stay as they were."""
+        for f in fields(self):
+            if f.name not in ("served", "refusal_of"):
+                setattr(self, f.name, getattr(other, f.name))
+        return self
 
     @property
     def items(self) -> list[dict]:
@@ -41,6 +54,14 @@ class LabelView:
 
     def words(self) -> tuple[str, str]:
         return ("covered", "not covered") if self.side == "coverage" else ("valid", "invalid")
+
+
+def card_id(v: LabelView) -> str:
+    """The card the view shows, as the page names it: side, index, run, annotator — what a label is
+    stored against ("" when it shows none)."""
+    if not v.run_id or not v.items:
+        return ""
+    return f"{v.side}:{v.idx}:{v.run_id}:{v.annotator}"
 
 
 def judge_says(v: LabelView, verdicts: dict[int, tuple[bool | None, list[int], str | None, str]], i: int) -> tuple[bool | None, list[int], str | None, str]:
@@ -63,6 +84,8 @@ def _ttext(t: dict) -> str:
 
 
 def triple_html(v: LabelView) -> str:
+    """The card; ``data-card`` names it (``card_id``): each key press carries the card shown when it
+    was pressed (``_label_keys``)."""
     if not v.items:
         return "<div class='vs-muted'>Load a run to start labelling.</div>" if not v.run_id else \
             f"<div class='vs-muted'>This run has no {'ground-truth' if v.side == 'coverage' else 'predicted'} triples.</div>"
@@ -76,7 +99,7 @@ def triple_html(v: LabelView) -> str:
     kind = "Ground-truth triple" if v.side == "coverage" else "Predicted triple"
     where = f" · run {_esc(v.run_id)} · campaign {_esc(v.campaign)}" if v.campaign else ""
     return (
-        f"<div class='vs-card vs-triple' id='vs-label-triple'><div class='vs-muted'>{kind} {v.idx + 1} of {len(v.items)}{where}</div>"
+        f"<div class='vs-card vs-triple' id='vs-label-triple' data-card='{_esc(card_id(v))}'><div class='vs-muted'>{kind} {v.idx + 1} of {len(v.items)}{where}</div>"
         f"<span class='vs-part'>{_esc(t['head'])}</span> — <span class='vs-part'>{_esc(t['relation'])}</span> → "
         f"<span class='vs-part'>{_esc(t['tail'])}</span>{you}</div>"
     )
