@@ -117,8 +117,12 @@ def test_a_key_meant_for_a_card_already_labelled_is_dropped(pages, app_server):
     shows(page, "vs-label-progress", "1 / 30")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "key_refused.png"))
-    assert [(r.gt_index, r.covered) for r in Store(app_server.db).labels(run_id=run_id, annotator=name)] == [(0, True)]
+    rows = Store(app_server.db).labels(run_id=run_id, annotator=name)
+    assert [(r.gt_index, r.covered) for r in rows] == [(0, True)], [(r.gt_index, r.covered, r.evidence_json) for r in rows]
+    # the evidence listed for triple 2 (each value names its card) before a number key ticks one
+    expect(evidence(page).first).to_have_attribute("name", re.compile(rf"@coverage:1:{run_id}:"))
     page.keyboard.press("1")
+    expect(evidence(page).nth(0)).to_be_checked()
     page.keyboard.press("y")
     shows(page, "vs-label-card", "Ground-truth triple 3 of 30")
     shows(page, "vs-label-progress", "2 / 30")

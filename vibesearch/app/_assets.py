@@ -71,8 +71,9 @@ input[role="combobox"] { padding-right: 2.2em !important; text-overflow: ellipsi
 # one, 1-9 tick or untick the first nine evidence checkboxes (as listed). A checkbox or a button
 # holding the focus (after a click on the evidence) does not stop them. Each press of the y / n /
 # s / j / k buttons (by key or click) is stamped at once, before Gradio sees the click, with the
-# card shown then (its data-card) and the page's count of presses; the event sends the stamp and
-# the server refuses a press whose card is no longer the one shown (app/_label_keys.py).
+# card shown then (its data-card), the page's count of presses, the evidence ticked (each value
+# names its card) and the note; the event sends the stamp and the server refuses a press whose
+# card is no longer the one shown (app/_label_keys.py).
 SHORTCUTS_JS = """
 () => {
   if (window.__vsKeys) return;
@@ -85,7 +86,10 @@ SHORTCUTS_JS = """
     const btn = ev.target && ev.target.closest ? ev.target.closest(pressed) : null;
     if (!btn) return;
     const card = document.querySelector('#vs-label-card [data-card]');
-    (window.__vsPresses[btn.id] = window.__vsPresses[btn.id] || []).push({card: card ? card.dataset.card : '', seq: ++presses});
+    const evidence = [...document.querySelectorAll('#vs-label-evidence input[type=checkbox]')].filter((b) => b.checked).map((b) => b.name);
+    const note = document.querySelector('#vs-label-note textarea');
+    (window.__vsPresses[btn.id] = window.__vsPresses[btn.id] || []).push(
+      {card: card ? card.dataset.card : '', seq: ++presses, evidence: evidence, note: note ? note.value : ''});
   }, true);
   const ids = { y: 'vs-label-yes', n: 'vs-label-no', s: 'vs-label-skip', j: 'vs-label-next', k: 'vs-label-prev' };
   const typing = (t) => {

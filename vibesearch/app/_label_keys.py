@@ -4,8 +4,11 @@ never labels another.
 * The card the page shows names itself: ``data-card`` on the card (``_label_view.card_id``: side,
   index, run, annotator — what a label is stored against).
 * At the moment of each press of ``y`` / ``n`` / ``s`` / ``j`` / ``k`` (the key or a click on its
-  button) the page stamps it with that card and its own count of presses (``_assets.SHORTCUTS_JS``,
-  a listener that runs before Gradio's); the event sends the stamp (``press_js``).
+  button) the page stamps it with that card, its own count of presses, and the evidence ticked
+  and the note typed as the page shows them (``_assets.SHORTCUTS_JS``, a listener that runs
+  before Gradio's); the event sends the stamp (``press_js``). The evidence values name the card
+  they were listed for (``_label_view.evidence_value``): evidence still ticked from the card
+  before is never stored with the next.
 * The server (``PressLine``) handles the presses of one page one at a time, in the order the page
   made them, and refuses a press whose card is not the one the view holds then — pressed for a
   card already labelled, or while the next one was still being drawn — on a line of its own
@@ -27,7 +30,7 @@ from ._label_view import LabelView, card_id
 
 KEY_BUTTONS = {"y": "vs-label-yes", "n": "vs-label-no", "s": "vs-label-skip", "j": "vs-label-next", "k": "vs-label-prev"}
 GAP_WAIT_S = 5.0  # how long a press waits for an earlier one of the same page that has not arrived
-MAX_CARD = 2000  # characters of a press's card id read (a raw caller may send anything)
+MAX_PRESS = 200_000  # characters of a press's stamp read (a raw caller may send anything)
 
 
 def card_words(card: str, shown: str = "") -> str:
@@ -45,21 +48,28 @@ def card_words(card: str, shown: str = "") -> str:
 
 @dataclass(frozen=True)
 class Press:
-    card: str | None  # the card the page showed when the key was pressed; None: not said
+    """What the page showed when the key was pressed."""
+
+    card: str | None  # the card; None: not said
     seq: int | None  # the page's count of presses (1, 2, …); None: a caller that does not count
+    evidence: tuple[str, ...] = ()  # the evidence values ticked (``_label_view.evidence_value``)
+    note: str = ""  # the note typed
 
 
 def parse_press(raw: Any) -> Press:
-    """The stamp an event carries (JSON ``{"card": …, "seq": …}``); anything else says nothing."""
+    """The stamp an event carries (JSON ``{"card", "seq", "evidence", "note"}``); anything else
+    says nothing."""
     try:
-        got = json.loads(raw) if isinstance(raw, str) and len(raw) <= MAX_CARD + 100 else None
+        got = json.loads(raw) if isinstance(raw, str) and len(raw) <= MAX_PRESS else None
     except ValueError:
         got = None
     if not isinstance(got, dict):
         return Press(None, None)
-    card, seq = got.get("card"), got.get("seq")
+    card, seq, evidence, note = got.get("card"), got.get("seq"), got.get("evidence"), got.get("note")
     return Press(card if isinstance(card, str) else None,
-                 seq if isinstance(seq, int) and not isinstance(seq, bool) and seq > 0 else None)
+                 seq if isinstance(seq, int) and not isinstance(seq, bool) and seq > 0 else None,
+                 tuple(str(e) for e in evidence) if isinstance(evidence, list) else (),
+                 note if isinstance(note, str) else "")
 
 
 def refusal(v: LabelView, press: Press, key: str, *, late: bool = False) -> str | None:
@@ -103,8 +113,8 @@ class PressLine:
             yield
 
     @contextmanager
-    def turn(self, request: Any, v: LabelView, raw: Any, key: str) -> Iterator[tuple[str | None, int | None]]:
-        """The press's turn: yields why it is refused (``refusal``; None to act on it) and its count."""
+    def turn(self, request: Any, v: LabelView, raw: Any, key: str) -> Iterator[tuple[str | None, Press]]:
+        """The press's turn: yields why it is refused (``refusal``; None to act on it) and the press."""
         press = parse_press(raw)
         cond = self._cond(request)
         with cond:
@@ -115,7 +125,7 @@ class PressLine:
                 cond.wait_for(lambda: v.served >= before, timeout=self.wait_s)
                 late = press.seq <= v.served
             try:
-                yield refusal(v, press, key, late=late), press.seq
+                yield refusal(v, press, key, late=late), press
             finally:
                 if press.seq is not None:
                     v.served = max(v.served, press.seq)

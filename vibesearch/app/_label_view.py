@@ -125,9 +125,29 @@ def verdict_html(v: LabelView, show_anyway: bool) -> str:
     return "<div class='vs-card'>" + "".join(parts) + "</div>"
 
 
-def evidence_choices(v: LabelView, query: str, selected: list[int]) -> list[tuple[str, int]]:
+def evidence_value(v: LabelView, i: int) -> str:
+    """Supporting triple ``i`` as the card's evidence list holds it: "12@<card id>". A key press
+    sends the values ticked on the page (``_label_keys``), so evidence listed for one card is
+    never stored with another."""
+    return f"{i}@{card_id(v)}"
+
+
+def ticked(values: Any, card: str) -> list[int] | None:
+    """The supporting-triple indices of evidence values ticked on ``card``; None when a value was
+    listed for another card (or is not such a value)."""
+    out = []
+    for value in values or []:
+        i, sep, of = str(value).partition("@")
+        if not sep or of != card or not i.isdigit():
+            return None
+        out.append(int(i))
+    return out
+
+
+def evidence_choices(v: LabelView, query: str, selected: list[int]) -> list[tuple[str, str]]:
     """Supporting triples (predicted ones on the coverage side, ground-truth ones on the validity
-    side) matching the search (all words), or the most similar to the shown triple."""
+    side) matching the search (all words), or the most similar to the shown triple; each value
+    names the card (``evidence_value``)."""
     pool = v.support
     if not pool:
         return []
@@ -140,7 +160,7 @@ def evidence_choices(v: LabelView, query: str, selected: list[int]) -> list[tupl
         ranked = sorted(range(len(pool)), key=lambda i: -fuzz.token_set_ratio(target, _ttext(pool[i])))
         idxs = ranked[:SUGGESTED]
     keep = [i for i in selected if i not in idxs and 0 <= i < len(pool)]
-    return [(f"#{i + 1}  {_ttext(pool[i])}", i) for i in [*keep, *idxs]]  # shown from 1, value the index
+    return [(f"#{i + 1}  {_ttext(pool[i])}", evidence_value(v, i)) for i in [*keep, *idxs]]  # shown from 1
 
 
 def progress_text(v: LabelView) -> str:

@@ -30,9 +30,9 @@ from .._names import PersonNameError, annotator_name
 from ..scoring.campaigns import Item
 from ._access import AGENT_HIDDEN, Who
 from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
-from ._label_keys import PressLine, clears_refusal, press_js
+from ._label_keys import Press, PressLine, clears_refusal, press_js
 from ._label_report import report_html
-from ._label_view import LabelView, evidence_choices, judge_says, progress_text, triple_html, verdict_html
+from ._label_view import LabelView, card_id, evidence_choices, evidence_value, judge_says, progress_text, ticked, triple_html, verdict_html
 from ._words import KEYS_LINE, ui_choices, ui_text
 from .context import AppContext
 from .panels import judge_text, predicted_triples
@@ -41,6 +41,8 @@ NEEDS_SUPPORT = ("Not stored: a \"covered\" label needs at least one supporting 
                  "triple(s) that cover it (search the list if needed), or label it \"not covered\".")
 NEEDS_GT_SUPPORT = ("Not stored: a \"valid\" label needs at least one supporting ground-truth triple. Tick the "
                     "ground-truth triple(s) that support it (search the list if needed), or label it \"invalid\".")
+OTHER_CARDS_EVIDENCE = ("Not stored: evidence still ticked was listed for another card (the list was being redrawn). "
+                        "Check the ticks and press the key again.")
 SIDE_NAMES = {"coverage": "Coverage (ground-truth triples)", "validity": "Validity (predicted triples)"}
 
 
@@ -198,8 +200,10 @@ def build(ctx: AppContext) -> dict[str, Any]:
                 c["status"] = gr.Markdown(elem_id="vs-label-status")
                 c["search"] = gr.Textbox(label=ui_text("Search the supporting triples"), placeholder=ui_text("words that must all appear"),
                                          elem_id="vs-label-search")
-                c["evidence"] = gr.CheckboxGroup([], label=ui_text("Evidence: predicted triples that cover it"), elem_id="vs-label-evidence")
-                c["note"] = gr.Textbox(label=ui_text("Note (optional)"), lines=1, elem_id="vs-label-note")
+                # both read by the page when a key is pressed (``_label_keys``), so no event takes them in: interactive said here
+                c["evidence"] = gr.CheckboxGroup([], label=ui_text("Evidence: predicted triples that cover it"), elem_id="vs-label-evidence",
+                                                 interactive=True)
+                c["note"] = gr.Textbox(label=ui_text("Note (optional)"), lines=1, elem_id="vs-label-note", interactive=True)
             with gr.Column(scale=2):
                 c["show_anyway"] = gr.Checkbox(False, label=ui_text("Show the judges' verdicts before I label"), elem_id="vs-label-show")
                 c["verdict"] = gr.HTML(elem_id="vs-label-verdict")
@@ -236,7 +240,8 @@ def build(ctx: AppContext) -> dict[str, Any]:
         what = "predicted triples that cover it" if v.side == "coverage" else "ground-truth triples that support it"
         out = {
             view: v, status: "", progress: progress_text(v), triple: triple_html(v), search: "",
-            evidence: gr.CheckboxGroup(choices=evidence_choices(v, "", sel), value=sel, label=f"Evidence: {what}"), note: "",
+            evidence: gr.CheckboxGroup(choices=evidence_choices(v, "", sel), value=[evidence_value(v, i) for i in sel], label=f"Evidence: {what}"),
+            note: "",
             verdict: verdict_html(v, show), yes_btn: gr.Button(f"{yes.capitalize()} (y)"), no_btn: gr.Button(f"{no.capitalize()} (n)"),
         }
         if agree:
@@ -288,23 +293,26 @@ def build(ctx: AppContext) -> dict[str, Any]:
     # in the order it made them, and one meant for a card no longer shown is refused (``_label_keys``)
     presses = PressLine()
 
-    def pressed(request: gr.Request, v: LabelView, press: Any, key: str, act: Callable[[], dict]) -> dict:
-        """``act()`` for a press made on the card the view holds; any other press refused on its line."""
-        with presses.turn(request, v, press, key) as (why_not, seq):
+    def pressed(request: gr.Request, raw: Any, v: LabelView, key: str, act: Callable[[Press], dict]) -> dict:
+        """``act(press)`` for a press made on the card the view holds; any other press refused on its line."""
+        with presses.turn(request, v, raw, key) as (why_not, press):
             if why_not:
-                v.refusal_of = seq or 0
+                v.refusal_of = press.seq or 0
                 return {refused_line: f"⚠ {why_not}"}
-            out = act()
-            return {**out, refused_line: ""} if clears_refusal(v, seq) else out
+            out = act(press)
+            return {**out, refused_line: ""} if clears_refusal(v, press.seq) else out
 
     def on_label(covered: bool):
-        def handler(v: LabelView, press: Any, ev: list[int] | None, text: str, show: bool, request: gr.Request):
-            return pressed(request, v, press, "y" if covered else "n", lambda: labelled(v, ev, text, show, request))
+        def handler(v: LabelView, press: Any, show: bool, request: gr.Request):
+            return pressed(request, press, v, "y" if covered else "n", lambda p: labelled(v, p, show, request))
 
-        def labelled(v: LabelView, ev: list[int] | None, text: str, show: bool, request: gr.Request):
+        def labelled(v: LabelView, p: Press, show: bool, request: gr.Request):
             who = ctx.who(request)
+            ev = ticked(p.evidence, p.card or "")
+            if covered and ev is None:
+                return refused(OTHER_CARDS_EVIDENCE)
             try:
-                record_label(ctx, v, covered, ev, text)
+                record_label(ctx, v, covered, ev, p.note)
             except LabelRefused as exc:
                 return refused(str(exc))
             if v.campaign:  # on to the next item of the queue
@@ -321,7 +329,7 @@ def build(ctx: AppContext) -> dict[str, Any]:
 
     def on_move(step: int):
         def handler(v: LabelView, press: Any, show: bool, request: gr.Request):
-            return pressed(request, v, press, "j" if step > 0 else "k", lambda: moved(v, step, show, request))
+            return pressed(request, press, v, "j" if step > 0 else "k", lambda _p: moved(v, step, show, request))
         return handler
 
     def moved(v: LabelView, step: int, show: bool, request: gr.Request) -> dict:
@@ -333,7 +341,7 @@ def build(ctx: AppContext) -> dict[str, Any]:
     def on_skip(v: LabelView, press: Any, show: bool, request: gr.Request):
         """``s``: leave this item unlabelled. One run: the next triple; a campaign: the next item of
         the queue, the skipped ones coming back only when nothing else is left."""
-        return pressed(request, v, press, "s", lambda: skipped(v, show, request))
+        return pressed(request, press, v, "s", lambda _p: skipped(v, show, request))
 
     def skipped(v: LabelView, show: bool, request: gr.Request):
         if not v.items:
@@ -352,8 +360,9 @@ def build(ctx: AppContext) -> dict[str, Any]:
         got.last, got.scope = f"Skipped {v.side} #{v.idx + 1} of run {v.run_id}.", v.scope
         return render(v.take(got), show, who, agree=False)
 
-    def on_search(v: LabelView, q: str, sel: list[int] | None):
-        return gr.CheckboxGroup(choices=evidence_choices(v, q, [int(i) for i in (sel or [])]), value=sel or [])
+    def on_search(v: LabelView, q: str, sel: list[str] | None):
+        ids = [i for value in sel or [] for i in ticked([value], card_id(v)) or []]
+        return gr.CheckboxGroup(choices=evidence_choices(v, q, ids), value=[evidence_value(v, i) for i in ids])
 
     def on_pick_campaign(name: str, typed: str, show_all: bool, request: gr.Request):
         """Campaign mode on (a campaign picked) or off: the one-run row hides, the panel refreshes
@@ -436,12 +445,9 @@ def build(ctx: AppContext) -> dict[str, Any]:
     # each press goes with the card it was pressed on (``_label_keys``; the stamp rides in ``press``),
     # and every press is one event ("multiple": Gradio would drop a press made while one is pending)
     press = gr.Textbox(visible=False, elem_id="vs-label-press")
-    for btn, fn, key, inputs in ((yes_btn, on_label(True), "y", [view, press, evidence, note, show_anyway]),
-                                 (no_btn, on_label(False), "n", [view, press, evidence, note, show_anyway]),
-                                 (next_btn, on_move(1), "j", [view, press, show_anyway]),
-                                 (skip_btn, on_skip, "s", [view, press, show_anyway]),
-                                 (prev_btn, on_move(-1), "k", [view, press, show_anyway])):
-        btn.click(fn, inputs, outs, js=press_js(key, 1), api_visibility="private", trigger_mode="multiple")
+    for btn, fn, key in ((yes_btn, on_label(True), "y"), (no_btn, on_label(False), "n"), (next_btn, on_move(1), "j"),
+                         (skip_btn, on_skip, "s"), (prev_btn, on_move(-1), "k")):
+        btn.click(fn, [view, press, show_anyway], outs, js=press_js(key, 1), api_visibility="private", trigger_mode="multiple")
     search.input(on_search, [view, search, evidence], evidence, api_visibility="private", show_progress="hidden")
     show_anyway.change(lambda v, s: verdict_html(v, s), [view, show_anyway], verdict, api_visibility="private")
     return {"on_show": on_show, "outputs": [run_pick, annotator, camp.pick]}
