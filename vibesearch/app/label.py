@@ -4,8 +4,9 @@ per predicted triple whether it is valid, i.e. supported by the ground truth (va
 
 Keys (anywhere on the tab but a text field, ``app/_assets.SHORTCUTS_JS``): ``1``–``9`` tick or
 untick the evidence listed first, ``y`` covered / valid, ``n`` not covered / invalid, ``s`` skip,
-``j`` next, ``k`` previous; each press (key or click) carries the card it was pressed on and one
-meant for a card no longer shown is refused on the status line (``_label_keys``). "Covered" needs at least one supporting predicted triple ticked,
+``j`` next, ``k`` previous; each press (key or click) carries the card it was pressed on, with
+the evidence ticked and the note, and one meant for a card no longer shown is refused on a line
+of its own (``_label_keys``). "Covered" needs at least one supporting predicted triple ticked,
 "valid" at least one supporting ground-truth triple. A campaign (``label_campaign``) hands out
 items from a queue instead; the one-run row is hidden then. Nothing above the card grows as labels
 come in (the who-labelled-what table and the adjudication are below it), so the card stays put. With a login on, labels
