@@ -2,7 +2,8 @@
 user, with any event handler (the page's private ones too) reached by its ``fn_index``.
 
 ``RawSession.call(fn_index, data)`` posts to ``gradio_api/queue/join`` and reads the event's
-result from ``gradio_api/queue/data`` (server-sent events). ``gr.State`` inputs are sent as
+result from ``gradio_api/queue/data`` (server-sent events); ``call_many`` joins several events at
+once and reads all their results. ``gr.State`` inputs are sent as
 ``null`` (the server keeps them per session hash); everything else is whatever the caller wants.
 """
 
@@ -62,27 +63,37 @@ class RawSession:
 
     # ------------------------------------------------------------------ calling
     def call(self, fn_index: int, data: list[Any], timeout: float = 60.0) -> Result:
-        body = {"data": data, "fn_index": fn_index, "session_hash": self.session_hash, "event_data": None, "trigger_id": None}
-        r = self.http.post(self.url + "gradio_api/queue/join", json=body)
-        if r.status_code != 200:
-            return Result(False, None, f"HTTP {r.status_code}: {r.text[:500]}")
-        event_id = r.json()["event_id"]
+        return self.call_many([(fn_index, data)], timeout)[0]
+
+    def call_many(self, calls: list[tuple[int, list[Any]]], timeout: float = 60.0) -> list[Result]:
+        """Join every call at once, in the order given (none waits for another's answer), and
+        return their results in that order."""
+        ids: list[str | None] = []
+        results: dict[str, Result] = {}
+        for n, (fn_index, data) in enumerate(calls):
+            body = {"data": data, "fn_index": fn_index, "session_hash": self.session_hash, "event_data": None, "trigger_id": None}
+            r = self.http.post(self.url + "gradio_api/queue/join", json=body)
+            if r.status_code != 200:
+                ids.append(f"refused-{n}")
+                results[f"refused-{n}"] = Result(False, None, f"HTTP {r.status_code}: {r.text[:500]}")
+            else:
+                ids.append(r.json()["event_id"])
         deadline = time.time() + timeout
-        with self.http.stream("GET", self.url + "gradio_api/queue/data", params={"session_hash": self.session_hash}, timeout=timeout) as stream:
-            for line in stream.iter_lines():
-                if time.time() > deadline:
-                    break
-                if not line.startswith("data:"):
-                    continue
-                msg = json.loads(line[5:])
-                if msg.get("event_id") not in (None, event_id):
-                    continue
-                if msg.get("msg") == "process_completed":
-                    out = msg.get("output") or {}
-                    if msg.get("success") and "error" not in out:
-                        return Result(True, out.get("data"), None)
-                    return Result(False, None, str(out.get("error") or out))
-        return Result(False, None, f"no answer within {timeout}s")
+        if len(results) < len(ids):
+            with self.http.stream("GET", self.url + "gradio_api/queue/data", params={"session_hash": self.session_hash}, timeout=timeout) as stream:
+                for line in stream.iter_lines():
+                    if time.time() > deadline:
+                        break
+                    if not line.startswith("data:"):
+                        continue
+                    msg = json.loads(line[5:])
+                    if msg.get("event_id") in ids and msg.get("msg") == "process_completed":
+                        out = msg.get("output") or {}
+                        ok = bool(msg.get("success")) and "error" not in out
+                        results[msg["event_id"]] = Result(ok, out.get("data") if ok else None, None if ok else str(out.get("error") or out))
+                        if len(results) == len(ids):
+                            break
+        return [results.get(i or "", Result(False, None, f"no answer within {timeout}s")) for i in ids]
 
     def close(self) -> None:
         self.http.close()

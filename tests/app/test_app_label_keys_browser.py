@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import uuid
 from pathlib import Path
 
@@ -19,27 +20,13 @@ import pytest
 from browser_kit import choose, fill, shows, tab
 from playwright.sync_api import Page, expect
 
-from vibesearch.config import BUNDLED_TASKS
-from vibesearch.run import GraphEvent
+from label_runs import new_run
 from vibesearch.labels.campaigns import create_campaign
 from vibesearch.store import Store
-from vibesearch.tasks import load_tasks
 
 pytestmark = pytest.mark.browser
 
-JAPAN = "daily-en-japan-heritage-trip"  # 75 ground-truth triples
 SHOTS = Path(os.environ.get("VIBESEARCH_LABEL_SHOTS", "/tmp/label_shots"))
-
-
-def new_run(db: Path, triples: int = 30) -> str:
-    """A finished run of ``triples`` ground-truth triples whose prediction repeats them all."""
-    task = next(t for t in load_tasks([BUNDLED_TASKS]) if t.id == JAPAN)
-    snap = task.model_dump(mode="json")
-    snap["graph"] = snap["graph"][:triples]
-    store = Store(db)
-    run = store.create_run(JAPAN, task_json=snap, agent="baseline", user="rules", status="finished")
-    store.append(run.id, GraphEvent(triples=[dict(t) for t in snap["graph"]], raw_text="[]"))
-    return run.id
 
 
 def unique(prefix: str) -> str:
@@ -61,6 +48,14 @@ def first_choice_index(page: Page) -> int:
     m = re.search(r"#(\d+)", text)
     assert m, text
     return int(m.group(1)) - 1
+
+
+def wait_until(page: Page, done, what: str, within_s: float = 60.0) -> None:
+    """Wait for a state of the test's own (Playwright delivers its events while the page is asked)."""
+    deadline = time.monotonic() + within_s
+    while not done():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        page.evaluate("() => new Promise((ok) => requestAnimationFrame(() => ok()))")
 
 
 def start_one_run(page: Page, run_id: str, name: str) -> None:
@@ -95,23 +90,89 @@ def test_a_positive_label_with_keys_only(pages, app_server):
     assert (row.gt_index, row.covered, json.loads(row.evidence_json)) == (0, True, [want])
 
 
+JOIN = "**/gradio_api/queue/join*"  # where the page sends each event to the server
+
+
 def test_a_key_meant_for_a_card_already_labelled_is_dropped(pages, app_server):
     """Keys pressed faster than the server answers: the ``n`` right after ``y`` was meant for the
-    first card, so it must not label the next triple (nor relabel the first)."""
+    first card, so it must not label the next triple (nor relabel the first); the page says it was
+    not stored. The page's requests are held until both keys are pressed, so the ``n`` is pressed
+    before any answer, however loaded the machine (as on a slow server)."""
     run_id, name = new_run(app_server.db), unique("fast-")
     page = pages()
     start_one_run(page, run_id, name)
     page.keyboard.press("1")
+    expect(evidence(page).nth(0)).to_be_checked()
+    held: list = []
+    holding = [True]
+
+    def join(route) -> None:  # the page's requests wait here while ``holding``
+        if holding[0]:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(JOIN, join)
     page.keyboard.press("y")
-    page.keyboard.press("n")  # before the answer to "y": dropped
+    wait_until(page, lambda: len(held) >= 1, "the y's request")
+    # the answer to "y" cannot come back yet: the n is pressed on triple 1 (its stamp is taken now;
+    # Gradio's client may send its request only after the y's)
+    page.keyboard.press("n")
+    holding[0] = False
+    for route in held:  # in the order the page sent them
+        route.continue_()
+    page.unroute(JOIN)
     shows(page, "vs-label-card", "Ground-truth triple 2 of 30")
+    shows(page, "vs-label-refused", "“n” was pressed on ground-truth triple 1, no longer the card shown (now ground-truth triple 2)")
+    shows(page, "vs-label-refused", "nothing was stored")
+    shows(page, "vs-label-progress", "1 / 30")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "key_refused.png"))
+    rows = Store(app_server.db).labels(run_id=run_id, annotator=name)
+    assert [(r.gt_index, r.covered) for r in rows] == [(0, True)], [(r.gt_index, r.covered, r.evidence_json) for r in rows]
+    # the evidence listed for triple 2 (each value names its card) before a number key ticks one
+    expect(evidence(page).first).to_have_attribute("name", re.compile(rf"@coverage:1:{run_id}:"))
     page.keyboard.press("1")
+    expect(evidence(page).nth(0)).to_be_checked()
     page.keyboard.press("y")
     shows(page, "vs-label-card", "Ground-truth triple 3 of 30")
     shows(page, "vs-label-progress", "2 / 30")
+    expect(page.locator("#vs-label-refused")).to_be_hidden()  # the next key acted on clears the line
     rows = Store(app_server.db).labels(run_id=run_id, annotator=name)
     assert [(r.gt_index, r.covered) for r in rows] == [(0, True), (1, True)]
     assert all(json.loads(r.evidence_json) for r in rows)
+
+
+def test_a_key_pressed_as_the_next_card_is_drawn_labels_that_card(pages, app_server):
+    """An ``n`` pressed the moment the answer to ``y`` replaces the card (the rest of the tab may
+    still be drawing) is pressed on the new card, and labels that one — not the one before, nor
+    the one after."""
+    run_id, name = new_run(app_server.db), unique("redraw-")
+    page = pages()
+    start_one_run(page, run_id, name)
+    page.keyboard.press("1")
+    expect(evidence(page).nth(0)).to_be_checked()
+    page.evaluate("""() => {
+        const card = () => document.querySelector('#vs-label-card [data-card]');
+        const first = card().dataset.card;
+        window.__vsRedraw = null;
+        const seen = new MutationObserver(() => {
+            const now = card();
+            if (!now || now.dataset.card === first) return;
+            seen.disconnect();
+            window.__vsRedraw = now.dataset.card;
+            document.dispatchEvent(new KeyboardEvent('keydown', {key: 'n', bubbles: true}));
+        });
+        seen.observe(document.getElementById('vs-label-card'), {childList: true, subtree: true, attributes: true, characterData: true});
+    }""")
+    page.keyboard.press("y")
+    page.wait_for_function("() => window.__vsRedraw !== null")
+    assert page.evaluate("() => window.__vsRedraw") == f"coverage:1:{run_id}:{name}"
+    shows(page, "vs-label-card", "Ground-truth triple 3 of 30")
+    shows(page, "vs-label-progress", "2 / 30")
+    expect(page.locator("#vs-label-refused")).to_be_hidden()
+    rows = Store(app_server.db).labels(run_id=run_id, annotator=name)
+    assert [(r.gt_index, r.covered) for r in rows] == [(0, True), (1, False)]
 
 
 def test_y_after_a_click_on_a_checkbox_but_not_from_the_note(pages, app_server):

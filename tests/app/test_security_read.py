@@ -80,7 +80,7 @@ def test_others_cannot_read_a_run_in_the_tabs(app, alices_run):
     assert alices_run in str(alice.call(fn, []).data[0]["choices"])
     load_btn = bob.component(elem_id="vs-label-load")
     fn, _ = bob.dependency(load_btn["id"], "click")
-    res = bob.call(fn, [alices_run, "coverage", "bob", False])
+    res = bob.call(fn, [None, alices_run, "coverage", "bob", False])  # None: the tab's view (gr.State)
     assert not res.ok and ("no run with id" in res.error or "not in the list of choices" in res.error), res
 
 
@@ -99,7 +99,7 @@ def test_with_a_login_the_label_tab_labels_as_the_login(app, alices_run):
     assert a_name["value"] == "alice" and a_name["interactive"] is False
     assert b_name["value"] == "bob" and b_name["interactive"] is False
     fn, _ = alice.dependency(alice.component(elem_id="vs-label-load")["id"], "click")
-    res = alice.call(fn, [alices_run, "coverage", "mallory", False])
+    res = alice.call(fn, [None, alices_run, "coverage", "mallory", False])
     assert res.ok, res
     assert "labelled by **alice**" in str(res.data) and "mallory" not in str(res.data)
 

@@ -62,17 +62,35 @@ input[role="combobox"] { padding-right: 2.2em !important; text-overflow: ellipsi
 #vs-label-evidence .wrap > label:nth-of-type(-n+9)::before {
   content: counter(vs-ev); display: inline-block; min-width: 1.3em; margin-right: 4px; text-align: center;
   border: 1px solid var(--border-color-primary); border-radius: 4px; font-size: 0.8em; font-family: var(--font-mono); }
+#vs-label-refused p { color: #93370d; background: #fff4e5; border: 1px solid #f5b971; border-radius: 6px; padding: 4px 8px; }
 .vs-keys kbd { border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 0 4px; font-size: 0.85em; }
 """
 
 # The Label tab's keys, anywhere on the tab except in a text field (a text box, the search box, a
 # dropdown's input): y / n label the triple shown, s skips it, j / k move to the next / previous
 # one, 1-9 tick or untick the first nine evidence checkboxes (as listed). A checkbox or a button
-# holding the focus (after a click on the evidence) does not stop them.
+# holding the focus (after a click on the evidence) does not stop them. Each press of the y / n /
+# s / j / k buttons (by key or click) is stamped at once, before Gradio sees the click, with the
+# card shown then (its data-card), the page's count of presses, the evidence ticked (each value
+# names its card) and the note; the event sends the stamp and the server refuses a press whose
+# card is no longer the one shown (app/_label_keys.py).
 SHORTCUTS_JS = """
 () => {
   if (window.__vsKeys) return;
   window.__vsKeys = true;
+  const stamped = ['vs-label-yes', 'vs-label-no', 'vs-label-skip', 'vs-label-next', 'vs-label-prev'];
+  const pressed = stamped.map((id) => '#' + id).join(',');
+  window.__vsPresses = window.__vsPresses || {};
+  let presses = 0;
+  document.addEventListener('click', (ev) => {
+    const btn = ev.target && ev.target.closest ? ev.target.closest(pressed) : null;
+    if (!btn) return;
+    const card = document.querySelector('#vs-label-card [data-card]');
+    const evidence = [...document.querySelectorAll('#vs-label-evidence input[type=checkbox]')].filter((b) => b.checked).map((b) => b.name);
+    const note = document.querySelector('#vs-label-note textarea');
+    (window.__vsPresses[btn.id] = window.__vsPresses[btn.id] || []).push(
+      {card: card ? card.dataset.card : '', seq: ++presses, evidence: evidence, note: note ? note.value : ''});
+  }, true);
   const ids = { y: 'vs-label-yes', n: 'vs-label-no', s: 'vs-label-skip', j: 'vs-label-next', k: 'vs-label-prev' };
   const typing = (t) => {
     if (!t) return false;

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -28,6 +28,19 @@ class LabelView:
     last: str = ""  # feedback on the label just given
     scope: str = "run"  # the judge comparison: over this run ("run") or every labelled run ("all")
     skipped: list[str] = field(default_factory=list)  # campaign item keys skipped (``s``), handed out last
+    # the page's key presses (``_label_keys``): how many were handled, and which one's refusal the
+    # page shows (0: a press that did not count; None: none)
+    served: int = 0
+    refusal_of: int | None = None
+
+    def take(self, other: LabelView) -> LabelView:
+        """Show ``other`` (another run, side or campaign item) in this object: a page keeps one view
+        object, so an event of the page already holding it sees the card it shows now. The page's
+        presses stay as they were."""
+        for f in fields(self):
+            if f.name not in ("served", "refusal_of"):
+                setattr(self, f.name, getattr(other, f.name))
+        return self
 
     @property
     def items(self) -> list[dict]:
@@ -41,6 +54,14 @@ class LabelView:
 
     def words(self) -> tuple[str, str]:
         return ("covered", "not covered") if self.side == "coverage" else ("valid", "invalid")
+
+
+def card_id(v: LabelView) -> str:
+    """The card the view shows, as the page names it: side, index, run, annotator — what a label is
+    stored against ("" when it shows none)."""
+    if not v.run_id or not v.items:
+        return ""
+    return f"{v.side}:{v.idx}:{v.run_id}:{v.annotator}"
 
 
 def judge_says(v: LabelView, verdicts: dict[int, tuple[bool | None, list[int], str | None, str]], i: int) -> tuple[bool | None, list[int], str | None, str]:
@@ -63,6 +84,8 @@ def _ttext(t: dict) -> str:
 
 
 def triple_html(v: LabelView) -> str:
+    """The card; ``data-card`` names it (``card_id``): each key press carries the card shown when it
+    was pressed (``_label_keys``)."""
     if not v.items:
         return "<div class='vs-muted'>Load a run to start labelling.</div>" if not v.run_id else \
             f"<div class='vs-muted'>This run has no {'ground-truth' if v.side == 'coverage' else 'predicted'} triples.</div>"
@@ -76,7 +99,7 @@ def triple_html(v: LabelView) -> str:
     kind = "Ground-truth triple" if v.side == "coverage" else "Predicted triple"
     where = f" · run {_esc(v.run_id)} · campaign {_esc(v.campaign)}" if v.campaign else ""
     return (
-        f"<div class='vs-card vs-triple' id='vs-label-triple'><div class='vs-muted'>{kind} {v.idx + 1} of {len(v.items)}{where}</div>"
+        f"<div class='vs-card vs-triple' id='vs-label-triple' data-card='{_esc(card_id(v))}'><div class='vs-muted'>{kind} {v.idx + 1} of {len(v.items)}{where}</div>"
         f"<span class='vs-part'>{_esc(t['head'])}</span> — <span class='vs-part'>{_esc(t['relation'])}</span> → "
         f"<span class='vs-part'>{_esc(t['tail'])}</span>{you}</div>"
     )
@@ -102,9 +125,29 @@ def verdict_html(v: LabelView, show_anyway: bool) -> str:
     return "<div class='vs-card'>" + "".join(parts) + "</div>"
 
 
-def evidence_choices(v: LabelView, query: str, selected: list[int]) -> list[tuple[str, int]]:
+def evidence_value(v: LabelView, i: int) -> str:
+    """Supporting triple ``i`` as the card's evidence list holds it: "12@<card id>". A key press
+    sends the values ticked on the page (``_label_keys``), so evidence listed for one card is
+    never stored with another."""
+    return f"{i}@{card_id(v)}"
+
+
+def ticked(values: Any, card: str) -> list[int] | None:
+    """The supporting-triple indices of evidence values ticked on ``card``; None when a value was
+    listed for another card (or is not such a value)."""
+    out = []
+    for value in values or []:
+        i, sep, of = str(value).partition("@")
+        if not sep or of != card or not i.isdigit():
+            return None
+        out.append(int(i))
+    return out
+
+
+def evidence_choices(v: LabelView, query: str, selected: list[int]) -> list[tuple[str, str]]:
     """Supporting triples (predicted ones on the coverage side, ground-truth ones on the validity
-    side) matching the search (all words), or the most similar to the shown triple."""
+    side) matching the search (all words), or the most similar to the shown triple; each value
+    names the card (``evidence_value``)."""
     pool = v.support
     if not pool:
         return []
@@ -117,7 +160,7 @@ def evidence_choices(v: LabelView, query: str, selected: list[int]) -> list[tupl
         ranked = sorted(range(len(pool)), key=lambda i: -fuzz.token_set_ratio(target, _ttext(pool[i])))
         idxs = ranked[:SUGGESTED]
     keep = [i for i in selected if i not in idxs and 0 <= i < len(pool)]
-    return [(f"#{i + 1}  {_ttext(pool[i])}", i) for i in [*keep, *idxs]]  # shown from 1, value the index
+    return [(f"#{i + 1}  {_ttext(pool[i])}", evidence_value(v, i)) for i in [*keep, *idxs]]  # shown from 1
 
 
 def progress_text(v: LabelView) -> str:

@@ -4,7 +4,9 @@ per predicted triple whether it is valid, i.e. supported by the ground truth (va
 
 Keys (anywhere on the tab but a text field, ``app/_assets.SHORTCUTS_JS``): ``1``–``9`` tick or
 untick the evidence listed first, ``y`` covered / valid, ``n`` not covered / invalid, ``s`` skip,
-``j`` next, ``k`` previous. "Covered" needs at least one supporting predicted triple ticked,
+``j`` next, ``k`` previous; each press (key or click) carries the card it was pressed on, with
+the evidence ticked and the note, and one meant for a card no longer shown is refused on a line
+of its own (``_label_keys``). "Covered" needs at least one supporting predicted triple ticked,
 "valid" at least one supporting ground-truth triple. A campaign (``label_campaign``) hands out
 items from a queue instead; the one-run row is hidden then. Nothing above the card grows as labels
 come in (the who-labelled-what table and the adjudication are below it), so the card stays put. With a login on, labels
@@ -20,9 +22,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
-import zlib
-from typing import Any
+from typing import Any, Callable
 
 import gradio as gr
 from gradio import processing_utils
@@ -31,8 +31,9 @@ from .._names import PersonNameError, annotator_name
 from ..labels.campaigns import Item
 from ._access import AGENT_HIDDEN, Who
 from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
+from ._label_keys import Press, PressLine, clears_refusal, press_js
 from ._label_report import report_html
-from ._label_view import LabelView, evidence_choices, judge_says, progress_text, triple_html, verdict_html
+from ._label_view import LabelView, card_id, evidence_choices, evidence_value, judge_says, progress_text, ticked, triple_html, verdict_html
 from ._words import KEYS_LINE, ui_choices, ui_text
 from .context import AppContext
 from .panels import judge_text, predicted_triples
@@ -41,6 +42,8 @@ NEEDS_SUPPORT = ("Not stored: a \"covered\" label needs at least one supporting 
                  "triple(s) that cover it (search the list if needed), or label it \"not covered\".")
 NEEDS_GT_SUPPORT = ("Not stored: a \"valid\" label needs at least one supporting ground-truth triple. Tick the "
                     "ground-truth triple(s) that support it (search the list if needed), or label it \"invalid\".")
+OTHER_CARDS_EVIDENCE = ("Not stored: evidence still ticked was listed for another card (the list was being redrawn). "
+                        "Check the ticks and press the key again.")
 SIDE_NAMES = {"coverage": "Coverage (ground-truth triples)", "validity": "Validity (predicted triples)"}
 
 
@@ -191,13 +194,17 @@ def build(ctx: AppContext) -> dict[str, Any]:
                     c["skip_btn"] = gr.Button(ui_text("Skip (s)"), elem_id="vs-label-skip", size="sm", scale=0, min_width=80)
                     c["next_btn"] = gr.Button(ui_text("Next (j) ▶"), elem_id="vs-label-next", size="sm", scale=0, min_width=100)
                 gr.HTML(ui_text(KEYS_LINE), elem_id="vs-label-keys")
+                # a key meant for a card no longer shown: refused on this line (``_label_keys``)
+                c["refused"] = gr.Markdown(elem_id="vs-label-refused")
                 # under the buttons: a refusal or a longer line never moves the card
                 c["progress"] = gr.Markdown(elem_id="vs-label-progress")
                 c["status"] = gr.Markdown(elem_id="vs-label-status")
                 c["search"] = gr.Textbox(label=ui_text("Search the supporting triples"), placeholder=ui_text("words that must all appear"),
                                          elem_id="vs-label-search")
-                c["evidence"] = gr.CheckboxGroup([], label=ui_text("Evidence: predicted triples that cover it"), elem_id="vs-label-evidence")
-                c["note"] = gr.Textbox(label=ui_text("Note (optional)"), lines=1, elem_id="vs-label-note")
+                # both read by the page when a key is pressed (``_label_keys``), so no event takes them in: interactive said here
+                c["evidence"] = gr.CheckboxGroup([], label=ui_text("Evidence: predicted triples that cover it"), elem_id="vs-label-evidence",
+                                                 interactive=True)
+                c["note"] = gr.Textbox(label=ui_text("Note (optional)"), lines=1, elem_id="vs-label-note", interactive=True)
             with gr.Column(scale=2):
                 c["show_anyway"] = gr.Checkbox(False, label=ui_text("Show the judges' verdicts before I label"), elem_id="vs-label-show")
                 c["verdict"] = gr.HTML(elem_id="vs-label-verdict")
@@ -221,10 +228,11 @@ def build(ctx: AppContext) -> dict[str, Any]:
     load_btn, reload_btn, triple, prev_btn, yes_btn, no_btn = c["load_btn"], c["reload_btn"], c["triple"], c["prev_btn"], c["yes_btn"], c["no_btn"]
     skip_btn, next_btn, progress, status, search, evidence = c["skip_btn"], c["next_btn"], c["progress"], c["status"], c["search"], c["evidence"]
     note, show_anyway, verdict, scope, agreement = c["note"], c["show_anyway"], c["verdict"], c["scope"], c["agreement"]
+    refused_line = c["refused"]
     ex_fmt, ex_scope, ex_btn, ex_status, ex_file = c["ex_fmt"], c["ex_scope"], c["ex_btn"], c["ex_status"], c["ex_file"]
 
     outs = [view, status, progress, triple, search, evidence, note, verdict, agreement, scope, yes_btn, no_btn,
-            camp.progress, camp.who]
+            camp.progress, camp.who, refused_line]
 
     def render(v: LabelView, show: bool, who: Who, *, agree: bool = True) -> dict:
         own = v.mine.get(v.idx)
@@ -233,7 +241,8 @@ def build(ctx: AppContext) -> dict[str, Any]:
         what = "predicted triples that cover it" if v.side == "coverage" else "ground-truth triples that support it"
         out = {
             view: v, status: "", progress: progress_text(v), triple: triple_html(v), search: "",
-            evidence: gr.CheckboxGroup(choices=evidence_choices(v, "", sel), value=sel, label=f"Evidence: {what}"), note: "",
+            evidence: gr.CheckboxGroup(choices=evidence_choices(v, "", sel), value=[evidence_value(v, i) for i in sel], label=f"Evidence: {what}"),
+            note: "",
             verdict: verdict_html(v, show), yes_btn: gr.Button(f"{yes.capitalize()} (y)"), no_btn: gr.Button(f"{no.capitalize()} (n)"),
         }
         if agree:
@@ -247,7 +256,7 @@ def build(ctx: AppContext) -> dict[str, Any]:
         """One clear line on the status line; every other component is left as it is."""
         return {status: f"⚠ {message}"}
 
-    def on_load(run_id: str, side: str, typed: str, show: bool, request: gr.Request):
+    def on_load(v: LabelView, run_id: str, side: str, typed: str, show: bool, request: gr.Request):
         who = ctx.who(request)
         name = annotator_for(who, typed)
         problem = start_problem(run_id, name)
@@ -256,10 +265,12 @@ def build(ctx: AppContext) -> dict[str, Any]:
         try:
             if not ctx.readable(who, ctx.store.get_run(run_id)):
                 raise KeyError(f"no run with id {run_id!r} in this database")
-            v = load_view(ctx, run_id, name, side)
+            loaded = load_view(ctx, run_id, name, side)
         except (KeyError, ValueError) as exc:
             return refused(str(exc).strip("'\""))
-        return render(v, show, who)
+        with presses.hold(request):
+            v.refusal_of = None
+            return {**render(v.take(loaded), show, who), refused_line: ""}
 
     def queue_view(name: str, person: str, who: Who, skipped: list[str] | None = None) -> LabelView | str:
         skip = [lc.parse_key(k) for k in skipped or []]
@@ -270,37 +281,39 @@ def build(ctx: AppContext) -> dict[str, Any]:
         v.campaign, v.idx, v.skipped = name, got.index, [k for k in skipped or [] if k != got.key()]
         return v
 
-    def on_next_item(name: str, typed: str, show: bool, request: gr.Request):
+    def on_next_item(v: LabelView, name: str, typed: str, show: bool, request: gr.Request):
         who = ctx.who(request)
-        got = queue_view(name, annotator_for(who, typed), who)
-        if isinstance(got, str):
-            return {**refused(got), **(camp.labelled(ctx, name, annotator_for(who, typed), who) if name else {})}
-        return render(got, show, who)
+        with presses.hold(request):
+            got = queue_view(name, annotator_for(who, typed), who)
+            if isinstance(got, str):
+                return {**refused(got), **(camp.labelled(ctx, name, annotator_for(who, typed), who) if name else {})}
+            v.refusal_of = None
+            return {**render(v.take(got), show, who), refused_line: ""}
 
-    # one press at a time per browser session (a lock from a small pool, by session): a "y" and an
-    # "n" pressed faster than the answer come back run one after the other, and the later one,
-    # meant for a card no longer shown, is dropped
-    locks = [threading.Lock() for _ in range(64)]
+    # each key press carries the card it was pressed on; a page's presses are handled one at a time
+    # in the order it made them, and one meant for a card no longer shown is refused (``_label_keys``)
+    presses = PressLine()
 
-    def lock_of(request: gr.Request) -> threading.Lock:
-        return locks[zlib.crc32(str(getattr(request, "session_hash", "") or "").encode()) % len(locks)]
-
-    def stale(v: LabelView, shown: Any) -> bool:
-        """The key or click was meant for a card no longer shown: a second ``y`` pressed before the
-        first one's answer came back, carrying the evidence ticked for the triple before."""
-        return isinstance(shown, str) and shown != triple_html(v)
+    def pressed(request: gr.Request, raw: Any, v: LabelView, key: str, act: Callable[[Press], dict]) -> dict:
+        """``act(press)`` for a press made on the card the view holds; any other press refused on its line."""
+        with presses.turn(request, v, raw, key) as (why_not, press):
+            if why_not:
+                v.refusal_of = press.seq or 0
+                return {refused_line: f"⚠ {why_not}"}
+            out = act(press)
+            return {**out, refused_line: ""} if clears_refusal(v, press.seq) else out
 
     def on_label(covered: bool):
-        def handler(v: LabelView, shown: Any, ev: list[int] | None, text: str, show: bool, request: gr.Request):
-            with lock_of(request):
-                if stale(v, shown):
-                    return {status: gr.skip()}
-                return labelled(v, ev, text, show, request)
+        def handler(v: LabelView, press: Any, show: bool, request: gr.Request):
+            return pressed(request, press, v, "y" if covered else "n", lambda p: labelled(v, p, show, request))
 
-        def labelled(v: LabelView, ev: list[int] | None, text: str, show: bool, request: gr.Request):
+        def labelled(v: LabelView, p: Press, show: bool, request: gr.Request):
             who = ctx.who(request)
+            ev = ticked(p.evidence, p.card or "")
+            if covered and ev is None:
+                return refused(OTHER_CARDS_EVIDENCE)
             try:
-                record_label(ctx, v, covered, ev, text)
+                record_label(ctx, v, covered, ev, p.note)
             except LabelRefused as exc:
                 return refused(str(exc))
             if v.campaign:  # on to the next item of the queue
@@ -311,26 +324,25 @@ def build(ctx: AppContext) -> dict[str, Any]:
                     out[status] = f"{last} {got}"
                     return out
                 got.last, got.scope = last, v.scope
-                return render(got, show, who)
+                return render(v.take(got), show, who)
             return render(v, show, who)
         return handler
 
     def on_move(step: int):
-        def handler(v: LabelView, show: bool, request: gr.Request):
-            if not v.items:
-                return {view: v}
-            with lock_of(request):
-                v.idx = max(0, min(len(v.items) - 1, v.idx + step))
-                return render(v, show, ctx.who(request), agree=False)
+        def handler(v: LabelView, press: Any, show: bool, request: gr.Request):
+            return pressed(request, press, v, "j" if step > 0 else "k", lambda _p: moved(v, step, show, request))
         return handler
 
-    def on_skip(v: LabelView, shown: Any, show: bool, request: gr.Request):
+    def moved(v: LabelView, step: int, show: bool, request: gr.Request) -> dict:
+        if not v.items:
+            return {view: v}
+        v.idx = max(0, min(len(v.items) - 1, v.idx + step))
+        return render(v, show, ctx.who(request), agree=False)
+
+    def on_skip(v: LabelView, press: Any, show: bool, request: gr.Request):
         """``s``: leave this item unlabelled. One run: the next triple; a campaign: the next item of
         the queue, the skipped ones coming back only when nothing else is left."""
-        with lock_of(request):
-            if stale(v, shown):
-                return {status: gr.skip()}
-            return skipped(v, show, request)
+        return pressed(request, press, v, "s", lambda _p: skipped(v, show, request))
 
     def skipped(v: LabelView, show: bool, request: gr.Request):
         if not v.items:
@@ -347,10 +359,11 @@ def build(ctx: AppContext) -> dict[str, Any]:
         if (got.run_id, got.side, got.idx) == (v.run_id, v.side, v.idx):
             return {view: v, status: "Nothing else is left in your queue: this is the last item without your label."}
         got.last, got.scope = f"Skipped {v.side} #{v.idx + 1} of run {v.run_id}.", v.scope
-        return render(got, show, who, agree=False)
+        return render(v.take(got), show, who, agree=False)
 
-    def on_search(v: LabelView, q: str, sel: list[int] | None):
-        return gr.CheckboxGroup(choices=evidence_choices(v, q, [int(i) for i in (sel or [])]), value=sel or [])
+    def on_search(v: LabelView, q: str, sel: list[str] | None):
+        ids = [i for value in sel or [] for i in ticked([value], card_id(v)) or []]
+        return gr.CheckboxGroup(choices=evidence_choices(v, q, ids), value=[evidence_value(v, i) for i in ids])
 
     def on_pick_campaign(name: str, typed: str, show_all: bool, request: gr.Request):
         """Campaign mode on (a campaign picked) or off: the one-run row hides, the panel refreshes
@@ -405,8 +418,8 @@ def build(ctx: AppContext) -> dict[str, Any]:
     camp_outs = [*camp.outputs(), camp.status, camp.comment, camp.confirm]
     mode_outs = [*camp.outputs(), camp.status, camp.timer, one_run, camp.tools, camp.tail, camp.confirm]
     refresh_in = [camp.pick, annotator, camp.show_all, camp.dispute, camp.shown]
-    load_btn.click(on_load, [run_pick, side_pick, annotator, show_anyway], outs, api_visibility="private")
-    camp.next_btn.click(on_next_item, [camp.pick, annotator, show_anyway], outs, api_visibility="private")
+    load_btn.click(on_load, [view, run_pick, side_pick, annotator, show_anyway], outs, api_visibility="private")
+    camp.next_btn.click(on_next_item, [view, camp.pick, annotator, show_anyway], outs, api_visibility="private")
     camp.pick.change(on_pick_campaign, [camp.pick, annotator, camp.show_all], mode_outs, api_visibility="private", show_progress="hidden")
     camp.leave_btn.click(lambda: None, None, camp.pick, api_visibility="private", show_progress="hidden")
     camp.refresh_btn.click(on_refresh, refresh_in, camp.outputs(), api_visibility="private", show_progress="hidden")
@@ -430,12 +443,12 @@ def build(ctx: AppContext) -> dict[str, Any]:
         return gr.Dropdown(choices=labelable_runs(ctx, who)), name, gr.Dropdown(choices=lc.campaign_choices(ctx))
 
     reload_btn.click(on_reload, None, run_pick, api_visibility="private")
-    # the card goes along: a label meant for a card that has since changed is dropped (``stale``)
-    yes_btn.click(on_label(True), [view, triple, evidence, note, show_anyway], outs, api_visibility="private")
-    no_btn.click(on_label(False), [view, triple, evidence, note, show_anyway], outs, api_visibility="private")
-    next_btn.click(on_move(1), [view, show_anyway], outs, api_visibility="private")
-    skip_btn.click(on_skip, [view, triple, show_anyway], outs, api_visibility="private")
-    prev_btn.click(on_move(-1), [view, show_anyway], outs, api_visibility="private")
+    # each press goes with the card it was pressed on (``_label_keys``; the stamp rides in ``press``),
+    # and every press is one event ("multiple": Gradio would drop a press made while one is pending)
+    press = gr.Textbox(visible=False, elem_id="vs-label-press")
+    for btn, fn, key in ((yes_btn, on_label(True), "y"), (no_btn, on_label(False), "n"), (next_btn, on_move(1), "j"),
+                         (skip_btn, on_skip, "s"), (prev_btn, on_move(-1), "k")):
+        btn.click(fn, [view, press, show_anyway], outs, js=press_js(key, 1), api_visibility="private", trigger_mode="multiple")
     search.input(on_search, [view, search, evidence], evidence, api_visibility="private", show_progress="hidden")
     show_anyway.change(lambda v, s: verdict_html(v, s), [view, show_anyway], verdict, api_visibility="private")
     return {"on_show": on_show, "outputs": [run_pick, annotator, camp.pick]}
