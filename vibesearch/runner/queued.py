@@ -271,7 +271,7 @@ async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, A
         stops.watch(run_id, cancel)
         try:
             if run is None:
-                from .preflight import check_config_credentials
+                from ..session.preflight import check_config_credentials
 
                 check_config_credentials(config, settings)  # a worker without the key: the job fails (and is retried)
                 agent, user = build_parts(config, task, settings)
