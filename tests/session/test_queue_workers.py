@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import queue
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from datetime import datetime, timezone
@@ -219,6 +221,8 @@ def test_workers_outlive_a_database_restart(private_pg_cluster):
         batch = qe.queue(db, "--tasks", *TASKS, "--runs", "2", *SLOW)
         workers = [qe.worker(db, "--slots", "2", delay="0.05") for _ in range(2)]
         store = _store(db)
+        # both workers serving (a worker still starting when the server goes has its own test below)
+        wait_for("both workers registered", lambda: _registered_workers(db) == 2 or None, timeout=60, every=0.2)
         wait_for("runs under way", lambda: len([r for r in store.list_runs(batch_id=batch) if r.status == "running"]) >= 2, timeout=60)
         for opened in (store, *qe.stores.values()):  # no connection of this test outlives the server
             opened.engine.dispose()
@@ -230,6 +234,42 @@ def test_workers_outlive_a_database_restart(private_pg_cluster):
         got = wait_for("6 finished runs", _all_done(qe, db, batch, 6), timeout=180, every=0.5)
         dead = [w.communicate()[1] for w in workers if w.poll() is not None]
         assert not dead, f"a worker died after the database came back:\n{dead[0][-3000:]}"
+        _check_exactly_once(_store(db), [r["run_id"] for r in got["runs"]])
+    finally:
+        qe.stop_workers()
+
+
+def _stderr_lines(proc: subprocess.Popen) -> queue.Queue[str]:
+    """The lines a process writes to stderr, as they come (read on a thread of their own)."""
+    lines: queue.Queue[str] = queue.Queue()
+    stream = proc.stderr
+    assert stream is not None
+    threading.Thread(target=lambda: [lines.put(line) for line in stream], daemon=True).start()
+    return lines
+
+
+def test_a_worker_started_while_the_database_is_down_waits_for_it(private_pg_cluster):
+    """A worker started during an outage (PostgreSQL restarting, not up yet) says so and keeps
+    trying; once the server is back it drives the batch. With ``--wait-db 0`` it gives up at once:
+    exit 1 and one line naming the database, never a traceback."""
+    qe = QueueEnv(private_pg_cluster)
+    try:
+        db = qe.new_db()
+        batch = qe.queue(db, "--tasks", TASKS[0], "--runs", "2")
+        private_pg_cluster.halt()
+        gave_up = qe.cmd("worker", "--db", db, "--wait-db", "0")
+        assert gave_up.returncode == 1
+        lines = gave_up.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: cannot reach the database postgresql"), gave_up.stderr
+        assert "Traceback" not in gave_up.stderr and "unexpected" not in gave_up.stderr
+        waiting = qe.worker(db, "--slots", "2", "--wait-db", "120")
+        said = _stderr_lines(waiting)
+        first = said.get(timeout=60)  # the worker's own word that it is waiting (a state it exposes)
+        assert "cannot reach the database" in first and "trying again in" in first, first
+        assert waiting.poll() is None
+        private_pg_cluster.restart()
+        got = wait_for("2 finished runs", _all_done(qe, db, batch, 2), timeout=120, every=0.5)
+        assert waiting.poll() is None
         _check_exactly_once(_store(db), [r["run_id"] for r in got["runs"]])
     finally:
         qe.stop_workers()

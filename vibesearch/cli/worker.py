@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import typer
 
-from ._common import JsonOption, console, db_shown, fail, print_json
+from ._common import JsonOption, console, db_shown, err_console, fail, print_json
 
 batch_app = typer.Typer(help="Queued batches (`vibesearch run --queue`): watch one, or cancel it.", no_args_is_help=True)
 _DB_HELP = "the PostgreSQL database of the queue (postgresql+psycopg://user@host:port/db); default: VIBESEARCH_DB"
@@ -42,6 +42,7 @@ def worker_cmd(
     stalled_after: float = typer.Option(30.0, "--stalled-after", min=0.5, help="a worker silent this many seconds is taken for dead: its runs go to another worker"),
     poll: float = typer.Option(2.0, "--poll", min=0.05, help="the longest wait, in seconds, before looking for new jobs"),
     retry_wait: float = typer.Option(5.0, "--retry-wait", min=0, help="seconds before a job that raised is tried again"),
+    wait_db: float = typer.Option(60.0, "--wait-db", min=0, help="at start, how long to keep trying a database that does not answer (restarting, not up yet) before giving up"),
 ) -> None:
     """Drive the runs of queued batches, --slots at a time, until SIGINT/SIGTERM."""
     from ._logs import plain_logs
@@ -49,11 +50,11 @@ def worker_cmd(
 
     _start_fakes()
     from ..runner.queued import RETRIES, WorkerOptions, serve, worker_name
-    from ..store import SchemaError, StoreOpenError, open_db
+    from ..store import SchemaError, StoreOpenError
 
     settings = _queue_settings(db)
     try:
-        store = open_db(settings.db)
+        store = _open_when_up(settings.db, wait_db)
     except (SchemaError, StoreOpenError) as exc:
         fail(str(exc))
     options = WorkerOptions(slots=slots, heartbeat_s=heartbeat, stalled_after_s=stalled_after, poll_s=poll, retry_wait_s=retry_wait)
@@ -71,6 +72,27 @@ def worker_cmd(
             asyncio.run(serve(store, settings, str(settings.db), options))
         except KeyboardInterrupt:
             sys.exit(130)
+
+
+def _open_when_up(db: Any, wait_s: float) -> Any:
+    """The worker's store, once its database answers: a worker started while PostgreSQL restarts
+    (or before it is up) keeps trying, each pause twice the one before, for ``wait_s`` seconds."""
+    import time
+
+    from ..store import DatabaseUnreachable, open_db
+
+    give_up, pause = time.monotonic() + wait_s, 0.5
+    while True:
+        try:
+            return open_db(db)
+        except DatabaseUnreachable as exc:
+            left = give_up - time.monotonic()
+            if left <= 0:
+                raise
+            pause = min(pause, left)
+            err_console.print(f"{exc}; trying again in {pause:.1f} s", highlight=False, soft_wrap=True, markup=False)
+            time.sleep(pause)
+            pause = min(2 * pause, 10.0)
 
 
 @batch_app.command("status")

@@ -7,7 +7,7 @@ from ._engine import upgrade_database
 from ._labels_bulk import put_labels_bulk
 from ._url import DbTarget, db_target
 from ._url import is_url as is_db_url
-from ._open import DamagedDatabase, ReadOnlyDatabase, StoreOpenError
+from ._open import DamagedDatabase, DatabaseUnreachable, ReadOnlyDatabase, StoreOpenError
 from .campaigns import CampaignExists
 from .db import RunNotFound, SchemaError, Store, build_run, new_run_id, open_db
 from .leases import LeaseHeld, LeaseLost
@@ -34,6 +34,7 @@ __all__ = [
     "CampaignRow",
     "DbTarget",
     "DamagedDatabase",
+    "DatabaseUnreachable",
     "GraphRow",
     "LabelRow",
     "LeaseHeld",

@@ -11,11 +11,12 @@
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from sqlalchemy import event as sa_event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlmodel import create_engine
 
@@ -48,8 +49,9 @@ def make_engine(target: DbTarget, *, read_only: bool = False) -> Engine:
 
 def prepare_schema(engine: Engine, target: DbTarget, *, read_only: bool = False) -> None:
     """Check (and for a writable SQLite file, upgrade) the schema; ``SchemaError`` when the
-    database is newer than this code, or (PostgreSQL) behind it."""
-    with engine.connect() as conn:
+    database is newer than this code, or (PostgreSQL) behind it; ``DatabaseUnreachable`` when a
+    PostgreSQL server does not answer."""
+    with _connected(engine, target) as conn:
         try:
             rev = migrations.current(conn, target.shown)
         except OperationalError as exc:  # noqa: F841 - re-raised below with the file's name
@@ -77,6 +79,22 @@ def prepare_schema(engine: Engine, target: DbTarget, *, read_only: bool = False)
             conn.commit()
 
     retrying(upgrade, what=f"upgrading the schema of {target.shown}")
+
+
+@contextmanager
+def _connected(engine: Engine, target: DbTarget) -> Iterator[Connection]:
+    """A first connection to the database; a PostgreSQL server that refuses it is one clear error."""
+    try:
+        conn = engine.connect()
+    except OperationalError as exc:
+        if target.is_sqlite:
+            raise
+        from ._open import DatabaseUnreachable
+
+        reason = " ".join(str(exc.orig).split()) or type(exc.orig).__name__
+        raise DatabaseUnreachable(f"cannot reach the database {target.shown}: {reason}") from None
+    with conn:
+        yield conn
 
 
 def upgrade_database(db: str | Path, *, on_jobs: Callable[[str | None, str], Any] | None = None) -> tuple[str | None, str]:

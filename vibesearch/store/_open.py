@@ -29,6 +29,11 @@ class ReadOnlyDatabase(StoreOpenError):
     pass
 
 
+class DatabaseUnreachable(StoreOpenError):
+    """A PostgreSQL server that does not answer (down, restarting, a wrong host or port): the
+    message names the database (never its password) and the server's reason."""
+
+
 def _ro_uri(path: Path, immutable: bool) -> str:
     uri = Path(os.path.abspath(path)).as_uri() + "?mode=ro"
     return uri + "&immutable=1" if immutable else uri
