@@ -10,6 +10,10 @@ import os
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+if __name__ == "__main__":
+    # loading the interface takes a while (10-30 s on a small machine): say so at once
+    print("VibeSearch evaluator: starting… (the address follows when it is ready)", flush=True)
+
 from vibesearch.app import launch  # noqa: E402
 
 if __name__ == "__main__":

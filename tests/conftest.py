@@ -12,6 +12,11 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 for _name in list(os.environ):
     if _name.startswith("VIBESEARCH_") or _name.endswith("_API_KEY"):
         del os.environ[_name]
+# what the app keeps in the user's state folder (the secret of a PostgreSQL database without
+# VIBESEARCH_SECRET_KEY) goes to a folder of this test session, never the developer's home
+import tempfile  # noqa: E402
+
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="vibesearch-state-")
 
 from pathlib import Path  # noqa: E402
 

@@ -29,7 +29,8 @@ def _free_port() -> int:
 
 
 def _serve(tmp_path: Path, **env: str) -> tuple[subprocess.Popen, str, int]:
-    """Start ``vibesearch serve``; its first line of output once it serves."""
+    """Start ``vibesearch serve``; its line of output once it serves (after the "starting" line,
+    which comes at once)."""
     port = _free_port()
     full = {k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_")}
     full.update({"PYTHONPATH": str(REPO), "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1", **env})
@@ -38,7 +39,9 @@ def _serve(tmp_path: Path, **env: str) -> tuple[subprocess.Popen, str, int]:
         cwd=tmp_path, env=full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     assert proc.stdout is not None
-    line = proc.stdout.readline()  # blocks until the app prints (or exits)
+    first = proc.stdout.readline()  # printed before the interface is even loaded
+    assert first.startswith("VibeSearch evaluator: starting"), first
+    line = proc.stdout.readline()  # blocks until the app serves (or exits)
     return proc, line, port
 
 
@@ -86,3 +89,23 @@ def test_the_start_line_hides_a_database_password():
     settings = Settings(db="postgresql://vs:s3cret-pw@db.example:5432/vibesearch")
     line = startup_line("http://127.0.0.1:7860/", settings, login=True)
     assert "s3cret-pw" not in line and "db.example:5432/vibesearch" in line and "sign-in required" in line
+
+
+@pytest.mark.timeout(180)
+def test_python_app_py_says_it_is_starting_before_it_loads(tmp_path):
+    """``python app.py`` (the README's way) says "starting…" before it imports the interface, then
+    its address once it serves: a newcomer never stares at a silent terminal."""
+    port = _free_port()
+    full = {k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_")}
+    full.update({"GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1", "VIBESEARCH_PORT": str(port),
+                 "VIBESEARCH_DB": str(tmp_path / "app.db")})
+    proc = subprocess.Popen([sys.executable, str(REPO / "app.py")], cwd=tmp_path, env=full,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("VibeSearch evaluator: starting"), first
+        ready = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in ready, ready
+    finally:
+        _stop(proc)

@@ -3,8 +3,8 @@
 Every run has one owner. With a login on (``VIBESEARCH_AUTH``) the owner is the login
 (``user:<name>``); without one it is a per-client token that this server issued (the browser keeps
 it in local storage; an API caller gets one from ``/new_owner_token``). Tokens carry an HMAC under
-a secret (``VIBESEARCH_SECRET_KEY``, shared by the servers of one database; unset, one made when
-the app starts), so a caller cannot make one up or pick another person's: a
+a secret (``VIBESEARCH_SECRET_KEY``, shared by the servers of one database; unset, one made once
+and kept beside the database: ``_secret``), so a caller cannot make one up or pick another person's: a
 string the server did not issue is refused. The database stores a digest of the token
 (``client:<digest>``), never the token itself.
 
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import Settings
+from ._secret import server_secret
 
 TOKEN_PREFIX = "c-"
 AGENT_HIDDEN = "agent hidden (blind study)"
@@ -44,10 +45,9 @@ class Access:
         self.login_on = bool(raw)
         self.admins = settings.admin_logins()
         self.read_own = self.login_on and settings.read_runs == "own"
-        key = settings.secret_key.get_secret_value() if settings.secret_key is not None else ""
         # VIBESEARCH_SECRET_KEY: the same on every server of one database, so each honours the
-        # others' tokens; unset, a random secret of this process (tokens die with it)
-        self._secret = hashlib.sha256(b"vibesearch owner tokens\0" + key.encode()).digest() if key else secrets.token_bytes(32)
+        # others' tokens; unset, one kept beside the database, so tokens outlive a restart
+        self._secret = server_secret(settings)
 
     # ------------------------------------------------------------------ tokens
     def _mac(self, nonce: str) -> str:

@@ -71,11 +71,14 @@ def register(ctx: AppContext) -> None:
         max_user_turns: int = 0,
         owner: str = "",
         protocol: str = "vibesearch",
+        shadow: bool = True,
         request: gr.Request | None = None,
     ) -> str:
         """Start a run; returns its id as soon as the run is stored (it goes on in the server). ``protocol`` is the
         profile ("vibesearch" or "official"); the official prompts come only from the server's
-        configured checkout."""
+        configured checkout. A run played by a person has a shadow simulator deciding beside them
+        unless ``shadow`` is false (the simulator model given, else the server's, else the rules):
+        its decisions are what the fidelity study compares with the person's."""
         who = caller(request, owner)
         owner_id = who.owner
         try:
@@ -89,7 +92,7 @@ def register(ctx: AppContext) -> None:
             req = form_request(
                 ctx.settings, task_id=task_id, agent=agent, user=user, agent_model=agent_model or None,
                 simulator_model=simulator_model or None, judge=judge or None, search_backend=search_backend or "offline",
-                max_user_turns=max_user_turns, protocol=protocol or "vibesearch",
+                max_user_turns=max_user_turns, protocol=protocol or "vibesearch", shadow=bool(shadow),
             )
             live = ctx.manager.start(req, task, owner_id)
         except (KeyError, ValueError, TypeError) as exc:

@@ -405,7 +405,14 @@ class RunManager:
         if loop is None:
             return
         for live in runs:
-            if not live.finished:
+            if live.finished:
+                continue
+            if live.human is not None:
+                # a person's run is not theirs to lose to a restart: the person "leaves", so the run
+                # is marked interrupted (no end) and its owner continues it on the next server. An
+                # agent step still going when the grace period ends is cancelled, as below.
+                live.human.leave()
+            else:
                 loop.call_soon_threadsafe(live.cancel.set)
         deadline = time.time() + STOP_GRACE_S
         for live in runs:

@@ -8,7 +8,9 @@ shared objects are the store, the task catalog and the run manager, all created 
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Iterator
 
 # no usage statistics, no version check: the app must start without a network
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -168,6 +170,27 @@ def startup_line(url: str, settings: Settings, *, login: bool) -> str:
     return f"VibeSearch evaluator: open {url} in a browser · {sign_in} · database {database} · Ctrl-C stops"
 
 
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a service manager, a container stop, ``kill``) shuts the app down as Ctrl-C does:
+    people's runs are left interrupted for their owners to continue, not killed mid-write."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(_signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def launch(settings: Settings | None = None, *, host: str | None = None, port: int | None = None, db: str | Path | None = None, **kwargs) -> None:
     """Serve the app (blocking). Fake models named in VIBESEARCH_FAKE_MODELS are installed first.
     With a login and ``VIBESEARCH_SECRET_KEY``, logins are shared through the database (``_logins``)."""
@@ -220,6 +243,7 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
         if not quiet:
             print(startup_line(demo.local_url or f"http://{server_name}:{port or settings.port}/", settings, login=bool(pairs)), flush=True)
         if blocking:
-            demo.block_thread()
+            with _sigterm_as_interrupt():
+                demo.block_thread()
     finally:
         app_context(demo).manager.shutdown()

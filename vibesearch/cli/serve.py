@@ -22,6 +22,7 @@ def register(app: typer.Typer) -> None:
         import os
 
         os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+        typer.echo("VibeSearch evaluator: starting… (the address follows when it is ready)")
         from ..app.ui import auth_pairs, launch
         from ..config import get_settings
 
