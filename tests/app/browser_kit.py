@@ -216,3 +216,10 @@ def replay_event_no(page: Page) -> int:
     m = re.search(r"event (\d+) / \d+", text_of(page, "vs-play-status"))
     assert m, text_of(page, "vs-play-status")
     return int(m.group(1))
+
+
+def no_chat_toolbar(page: Page, elem_id: str) -> None:
+    """The chat ``elem_id`` holds messages (Gradio draws its Clear and Share buttons only then) and
+    shows none of its top-panel buttons, whatever the page's language."""
+    expect(page.locator(f"#{elem_id} .message").first).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator(f"#{elem_id} .icon-button-wrapper.top-panel button:visible")).to_have_count(0)

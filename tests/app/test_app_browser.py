@@ -18,6 +18,7 @@ from browser_kit import (
     choose,
     fill,
     grid_row,
+    no_chat_toolbar,
     options,
     shows,
     stages_disclosed,
@@ -172,6 +173,7 @@ def test_runs_tab_replays_a_run_with_its_graph(pages, finished_run, screenshots)
     fill(page, "vs-runs-id", finished_run)
     page.click("#vs-runs-open")
     shows(page, "vs-runs-chat", re.compile(r"⚙ search"))
+    no_chat_toolbar(page, "vs-runs-chat")
     expect(page.locator("#vs-runs-graph .js-plotly-plot")).to_be_visible()
     for name in ("ground truth: covered", "ground truth: missed", "predicted: valid", "predicted: invalid"):
         shows(page, "vs-runs-graph", name)

@@ -30,6 +30,19 @@ def test_build_app_exposes_the_api_and_queue_limits(settings):
     assert build_app(s).vibesearch.manager is not ctx.manager
 
 
+def test_every_chat_of_the_app_has_its_toolbar_hidden(settings):
+    """Gradio's Clear and Share buttons are hidden by chat id (``_play_assets.CHAT_IDS``): a chat
+    added without its id in that list would show them again."""
+    import gradio as gr
+
+    from vibesearch.app._play_assets import CHAT_IDS, PLAY_CSS
+
+    chats = [b for b in build_app(settings).blocks.values() if isinstance(b, gr.Chatbot)]
+    assert chats and {c.elem_id for c in chats} == set(CHAT_IDS)
+    for chat in CHAT_IDS:
+        assert f"#{chat} .icon-button-wrapper.top-panel" in PLAY_CSS
+
+
 def test_auth_pairs(settings):
     assert auth_pairs(settings) is None
     two = settings.model_copy(update={"auth": SecretStr("ann:pw1, bob:pw:2")})

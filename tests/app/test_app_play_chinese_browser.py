@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser_kit import choose, fill, shows, start
+from browser_kit import choose, fill, no_chat_toolbar, shows, start
 from playwright.sync_api import expect
 
 from vibesearch.store import Store
@@ -37,6 +37,7 @@ def test_a_chinese_task_is_played_in_chinese(pages, app_server):
     fill(page, "vs-human-msg", "能再具体一点吗？")
     page.click("#vs-send")
     expect(page.locator("#vs-play-chat")).to_contain_text("能再具体一点吗？")
+    no_chat_toolbar(page, "vs-play-chat")  # no Clear (清空对话) or Share in a Chinese browser either
     sent = [ev.data for ev in Store(app_server.db).events(rid) if getattr(ev.data, "role", "") == "user"]
     assert any("能再具体一点吗？" in str(getattr(d, "content", "")) for d in sent)
     # an English task again: English choices

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 from app_harness import start_app, stop_app
-from browser_kit import WAIT_MS, field, shows, tab
+from browser_kit import WAIT_MS, field, no_chat_toolbar, shows, tab
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -118,6 +118,7 @@ def test_two_players_one_finishes_one_is_abandoned(browser, app):
 
         # the shadow decided silently; no error reached a player
         assert "shadow" not in p1.locator("#vs-player-chat").inner_text().lower()
+        no_chat_toolbar(p1, "vs-player-chat")
         for page in (p1, p2):
             expect(page.locator(".toast-body")).to_have_count(0)
         # the agent's model is nowhere on a player's page, nor in what the page can fetch

@@ -1,15 +1,19 @@
 """The Play tab's own style and page script (kept apart from ``_assets``, which holds the theme,
 the shared style and the Label tab's keys). ``ui.launch`` runs every page script in turn.
 
-* Gradio's chat toolbar always draws a "Clear" (trash) button once the chat has messages, with no
-  parameter to leave it out; in Play it would wipe the view of a run (not the run) with no undo,
-  so it is hidden here for Play's chat.
+* Gradio's chat toolbar (its top panel) always draws a "Clear" (trash) button once the chat has
+  messages, with no parameter to leave it out, and a "Share" button where Gradio thinks it is on
+  Spaces; Clear would wipe the view of a run (not the run) with no undo. The top panel is hidden
+  on every chat of the app (``CHAT_IDS``: Play, Runs and the study player's), found by its place,
+  not by its label, which Gradio translates. Each message's own Copy button stays.
 * When a person's turn comes (``#vs-your-turn`` appears above their controls), the controls are
   scrolled into view — once per turn, and only when they are not already in the window.
 """
 
-PLAY_CSS = """
-#vs-play-chat button[aria-label="Clear"], #vs-play-chat button[title="Clear"] { display: none !important; }
+CHAT_IDS = ("vs-play-chat", "vs-runs-chat", "vs-player-chat")  # every gr.Chatbot of the app
+_NO_TOOLBAR = ", ".join(f"#{chat} .icon-button-wrapper.top-panel" for chat in CHAT_IDS) + " { display: none !important; }\n"
+
+PLAY_CSS = _NO_TOOLBAR + """
 .vs-turn { padding: 6px 8px; border-radius: 6px; font-weight: 600; }
 .vs-turn-yours { background: #fff4e5; color: #93370d; border: 1px solid #f5b971; }
 #vs-stop-confirm { border: 1px solid #f04438; }
