@@ -35,8 +35,9 @@ def app(tmp_path_factory):
     stop_app(server)
 
 
-def _context(browser):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+def _context(browser, *, laptop: bool = False):
+    """A browser context; a player's is a laptop's window (1366×768)."""
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768} if laptop else {"width": 1400, "height": 1000})
     ctx.set_default_timeout(WAIT_MS)
     return ctx
 
@@ -74,7 +75,7 @@ def _make_study(page) -> tuple[str, list[str]]:
 
 
 def _join(browser, link: str):
-    ctx = _context(browser)
+    ctx = _context(browser, laptop=True)
     page = ctx.new_page()
     page.goto(link)
     expect(page.locator("#vs-study-door-title")).to_have_text("Heritage pilot")
@@ -105,13 +106,25 @@ def test_two_players_one_finishes_one_is_abandoned(browser, app):
         p2.click("#vs-player-agree")
         expect(p1.locator("#vs-player-send")).to_be_enabled()
         shows(p1, "vs-player-status", "Your turn")
+        # Play's turn layout: the decision, the message (with its Shift+Enter hint) and Send are in
+        # the first screen of the laptop, with the page not scrolled
+        # (quick checks: the play's time limit is running)
+        assert p1.evaluate("window.scrollY") == 0
+        assert p1.evaluate("""() => ['#vs-player-decision', '#vs-player-msg textarea', '#vs-player-send'].every(s => {
+            const r = document.querySelector(s).getBoundingClientRect();
+            return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0; })""")
+        assert "Shift+Enter sends" in p1.locator("#vs-player-msg").inner_text()
         p1.locator("#vs-player-decision").get_by_label("done", exact=True).check()
         p1.click("#vs-player-send")
         shows(p1, "vs-player-status", "finished")
+        shows(p1, "vs-player-status", "You may close this page")
+        # no "Use via API" for a player (it is there for everyone else)
+        expect(p1.locator("footer .show-api")).to_be_hidden()
+        expect(admin.locator("footer .show-api")).to_be_visible()
         # the time limit ends player 2's play
         shows(p2, "vs-player-status", "abandoned")
-        p1_run = re.search(r"Run `?([0-9a-f]{12})", p1.locator("#vs-player-status").inner_text()).group(1)
-        p2_run = re.search(r"Run `?([0-9a-f]{12})", p2.locator("#vs-player-status").inner_text()).group(1)
+        p1_run = re.search(r"reference: `?([0-9a-f]{12})", p1.locator("#vs-player-status").inner_text()).group(1)
+        p2_run = re.search(r"reference: `?([0-9a-f]{12})", p2.locator("#vs-player-status").inner_text()).group(1)
         assert p1_run != p2_run
         SHOTS.mkdir(parents=True, exist_ok=True)
         p1.screenshot(path=str(SHOTS / "study_player.png"), full_page=True)

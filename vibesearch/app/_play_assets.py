@@ -13,7 +13,10 @@ the shared style and the Label tab's keys). ``ui.launch`` runs every page script
 CHAT_IDS = ("vs-play-chat", "vs-runs-chat", "vs-player-chat")  # every gr.Chatbot of the app
 _NO_TOOLBAR = ", ".join(f"#{chat} .icon-button-wrapper.top-panel" for chat in CHAT_IDS) + " { display: none !important; }\n"
 
-PLAY_CSS = _NO_TOOLBAR + """
+# a study's player (the only page where #vs-player is drawn) gets no "Use via API" link in the footer
+_NO_API_FOR_PLAYERS = "body:has(#vs-player) footer .show-api { display: none !important; }\n"
+
+PLAY_CSS = _NO_TOOLBAR + _NO_API_FOR_PLAYERS + """
 .vs-turn { padding: 6px 8px; border-radius: 6px; font-weight: 600; }
 .vs-turn-yours { background: #fff4e5; color: #93370d; border: 1px solid #f5b971; }
 #vs-stop-confirm { border: 1px solid #f04438; }

@@ -23,7 +23,7 @@ from ._studies import StudyConfig, is_player
 from ._words import lang_of
 from .context import AppContext, RunView
 from .live import NotYourRun
-from .play import DECISION_CHOICES, TICK_S, decision_radio, human_card_html_waiting, refresh
+from .play import DECISION_CHOICES, SEND_HINT, TICK_S, decision_radio, human_card_html_waiting, refresh
 from .render import persona_html
 
 
@@ -38,6 +38,13 @@ class PlayerHandles:
 def player_events(events: list) -> list:
     """What the player's chat draws: not the shadow's decisions (it runs silently), not the graph."""
     return [ev for ev in events if not (isinstance(ev.data, StageEvent) and ev.data.shadow) and not isinstance(ev.data, GraphEvent)]
+
+
+def ended_text(status: str, run_id: str) -> str:
+    """The player's last status line: thanks, that they may close the page, and a reference."""
+    head = "Time is up — thank you for playing" if status == "abandoned" else "Thank you — your play is over"
+    return (f"**{head}** ({status}). You may close this page now.\n\n"
+            f"<span class='vs-muted'>If you write to the study's organiser, quote this reference: `{run_id}`</span>")
 
 
 def _play_of(ctx: AppContext, login: str | None) -> tuple[StudyCodeRow, StudyRow, StudyConfig] | None:
@@ -58,26 +65,42 @@ def build(ctx: AppContext) -> PlayerHandles:
         with gr.Group(visible=False, elem_id="vs-player-consent") as consent_box:
             consent = gr.Markdown(elem_id="vs-player-consent-text")
             agree = gr.Button("I agree — start", variant="primary", elem_id="vs-player-agree")
+        # Play's turn layout: the conversation on the left, the turn's controls at the top of the
+        # column beside it (the decision, the message and Send in the first screen of a laptop),
+        # the stage card and the persona under them
         with gr.Column(visible=False, elem_id="vs-player-play") as play_box:
-            persona = gr.HTML(elem_id="vs-player-persona")
             status = gr.Markdown(elem_id="vs-player-status")
-            chat = gr.Chatbot(label="Conversation", height=520, elem_id="vs-player-chat", feedback_options=None,
-                              show_label=False, layout="bubble", buttons=[])
-            with gr.Group(visible=False, elem_id="vs-player-turn") as human_box:
-                human_card = gr.HTML(elem_id="vs-player-card")
-                decision = gr.Radio(DECISION_CHOICES, value=None, label="What do you do this turn?", elem_id="vs-player-decision")
-                message = gr.Textbox(label="Your message (as the persona)", lines=3, elem_id="vs-player-msg")
-                send = gr.Button("Send", variant="primary", elem_id="vs-player-send", interactive=False)
-            stepper = gr.HTML(elem_id="vs-player-stepper")
+            with gr.Row(equal_height=False):
+                with gr.Column(scale=3, min_width=380):
+                    chat = gr.Chatbot(label="Conversation", height=480, elem_id="vs-player-chat", feedback_options=None,
+                                      show_label=False, layout="bubble", buttons=[])
+                    stepper = gr.HTML(elem_id="vs-player-stepper")
+                with gr.Column(scale=2, min_width=300):
+                    with gr.Group(visible=False, elem_id="vs-player-turn") as human_box:
+                        decision = gr.Radio(DECISION_CHOICES, value=None, label="What do you do this turn?", elem_id="vs-player-decision")
+                        message = gr.Textbox(label="Your message (as the persona)", lines=3, elem_id="vs-player-msg", info=SEND_HINT)
+                        send = gr.Button("Send", variant="primary", elem_id="vs-player-send", interactive=False)
+                        human_card = gr.HTML(elem_id="vs-player-card")
+                    persona = gr.HTML(elem_id="vs-player-persona")
         timer = gr.Timer(TICK_S, active=False)
 
     comps = dict(view=view, chat=chat, stepper=stepper, status=status, human_box=human_box, human_card=human_card,
                  send=send, timer=timer, persona=persona, **hidden)
     live_outputs = list(comps.values())
 
+    def _refreshed(who: Any, v: RunView) -> dict:
+        """``play.refresh`` for the player; once the play is over, the status line thanks them
+        and says they may close the page (with a reference to quote to the organiser)."""
+        out = refresh(ctx, who, v, comps, player_events)
+        if status in out and v.run_id:
+            run = ctx.store.get_run(v.run_id)
+            if run.status != "running":
+                out[status] = ended_text(run.status, run.id)
+        return out
+
     def _shown_run(play: StudyCodeRow, out: dict, who: Any) -> dict:
         nv = RunView(run_id=play.run_id)
-        out.update(refresh(ctx, who, nv, comps, player_events))
+        out.update(_refreshed(who, nv))
         out.update({view: nv, timer: gr.Timer(active=True), consent_box: gr.Group(visible=False), play_box: gr.Column(visible=True),
                     decision: decision_radio(ctx.catalog.tasks.get(play.task_id))})
         return out
@@ -129,7 +152,7 @@ def build(ctx: AppContext) -> PlayerHandles:
         who = ctx.who(request)
         if _play_of(ctx, who.login) is None:
             return {timer: gr.Timer(active=False)}
-        out = refresh(ctx, who, v, comps, player_events)
+        out = _refreshed(who, v)
         live = ctx.manager.get(v.run_id) if v.run_id else None
         human = live.human if live is not None else None
         if human is not None and human.deadline is not None and live is not None and not live.finished:
