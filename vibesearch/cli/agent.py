@@ -16,7 +16,7 @@ import typer
 
 from ..config import SEARCH_BACKENDS
 from ._common import console, db_shown, err_console, fail
-from ._kinds import AGENT_NAMES, KindsHelp
+from ._help import AGENT_NAMES, KindsHelp
 
 if TYPE_CHECKING:
     from ..config import Settings

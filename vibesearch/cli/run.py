@@ -22,7 +22,7 @@ from typing import Any, Iterator, List, Optional
 import typer
 
 from ..config import SEARCH_BACKENDS
-from ._kinds import AGENT_HELP, USER_HELP, KindsHelp
+from ._help import AGENT_HELP, USER_HELP, KindsHelp
 from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json, printable
 from ._logs import database_errors as _database_errors
 from ._logs import plain_logs as _plain_logs
