@@ -26,14 +26,28 @@ BUNDLED_TASKS = REPO_DIR / "personas"
 BUNDLED_TABLE_TASKS = REPO_DIR / "tables"
 
 AgentKind = Literal["baseline", "react", "endpoint", "openclaw"]
-# the scripted users (fixed messages, the official direct and staged modes): a sub-vocabulary the
-# layers below ``users/`` read (the users registry's ``scripted`` flag agrees: tests/architecture)
-ScriptedUserKind = Literal["direct", "staged"]
-UserKind = Literal["rules", "simulator", "paper", "human", ScriptedUserKind]
+UserKind = Literal["rules", "simulator", "paper", "human", "direct", "staged"]
+# Sub-vocabularies: what the layers below ``agents/`` and ``users/`` need to know of a kind (the
+# stored config's shape in ``run/``, the baseline's label in ``scoring/``, the fidelity study's
+# people and simulators in ``labels/``), as data they may import. Each is one registry flag
+# written out as a Literal: a kind is still described once, in its registry (``agents/registry.py``,
+# ``users/registry.py``), and tests/architecture/test_kind_registries.py checks that each
+# sub-vocabulary names exactly the registered kinds that have its flag.
+ModelAgentKind = Literal["react", "openclaw"]  # ``AgentKindInfo.needs_model``: calls ``agent.model``
+OracleAgentKind = Literal["baseline"]  # ``AgentKindInfo.oracle_baseline``: reads the annotated facts
+ModelUserKind = Literal["simulator", "paper"]  # ``UserKindInfo.needs_model``: an LLM (``user.model``) plays it
+PersonUserKind = Literal["human"]  # ``UserKindInfo.person``: a person plays it (beside a ``user.shadow``)
+SimulatedUserKind = Literal["rules", "simulator", "paper"]  # ``UserKindInfo.simulated``: a simulator plays the persona
+ScriptedUserKind = Literal["direct", "staged"]  # ``UserKindInfo.scripted``: fixed messages (the official modes)
 SearchBackend = Literal["offline", "ddgs", "serper", "tavily", "searxng"]
 # the vocabularies every list of them is shown from
 AGENT_KINDS: tuple[AgentKind, ...] = get_args(AgentKind)
 USER_KINDS: tuple[UserKind, ...] = get_args(UserKind)
+MODEL_AGENT_KINDS: tuple[ModelAgentKind, ...] = get_args(ModelAgentKind)
+ORACLE_AGENT_KINDS: tuple[OracleAgentKind, ...] = get_args(OracleAgentKind)
+MODEL_USER_KINDS: tuple[ModelUserKind, ...] = get_args(ModelUserKind)
+PERSON_USER_KINDS: tuple[PersonUserKind, ...] = get_args(PersonUserKind)
+SIMULATED_USER_KINDS: tuple[SimulatedUserKind, ...] = get_args(SimulatedUserKind)
 SCRIPTED_USER_KINDS: tuple[ScriptedUserKind, ...] = get_args(ScriptedUserKind)
 SEARCH_BACKENDS: tuple[SearchBackend, ...] = get_args(SearchBackend)
 

@@ -1,5 +1,6 @@
 """One description per agent kind and user kind: the vocabularies (``AgentKind``, ``UserKind``)
-and the registries agree, and no module but a registry compares a kind's name."""
+and their sub-vocabularies (one registry flag each, as data for the layers below the registries)
+agree with the registries, and no module but a registry compares a kind's name."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from vibesearch.agents.registry import agent_kind, agent_kind_names
+from vibesearch.agents.registry import agent_kind, agent_kind_names, agent_kinds
+from vibesearch import config as vocabularies
 from vibesearch.config import AGENT_KINDS, SCRIPTED_USER_KINDS, USER_KINDS, Settings
 from vibesearch.protocol import build_config
+from vibesearch.run.config import AgentSpec, UserSpec, kept_by
 from vibesearch.users.registry import user_kind, user_kind_names, user_kinds
 
 PKG = Path(__file__).resolve().parents[2] / "vibesearch"
@@ -20,13 +23,16 @@ KIND_NAMES = set(AGENT_KINDS) | set(USER_KINDS)
 EXEMPT = {
     "agents/registry.py": "the registry",
     "users/registry.py": "the registry",
-    # the stored config's shape (which fields a kind keeps), below agents/ and users/ in the
-    # layering; test_the_config_keeps_what_each_kind_reads checks it against the registries
-    "run/config.py": "below the registries",
-    # scoring sits below agents/ and users/ (tests/architecture/test_layering.py): the oracle
-    # baseline's label and the fidelity's people/simulator split still name kinds there
-    "scoring/aggregate.py": "below the registries",
-    "labels/fidelity.py": "below the registries",
+}
+# the layers below the registries read a kind's facts from these sub-vocabularies (vibesearch.config):
+# sub-vocabulary -> (its vocabulary, the registry's kinds that have the flag it stands for)
+SUB_VOCABULARIES = {
+    "MODEL_AGENT_KINDS": (AGENT_KINDS, lambda: {k.name for k in agent_kinds() if k.needs_model}),
+    "ORACLE_AGENT_KINDS": (AGENT_KINDS, lambda: {k.name for k in agent_kinds() if k.oracle_baseline}),
+    "MODEL_USER_KINDS": (USER_KINDS, lambda: {k.name for k in user_kinds() if k.needs_model}),
+    "PERSON_USER_KINDS": (USER_KINDS, lambda: {k.name for k in user_kinds() if k.person}),
+    "SIMULATED_USER_KINDS": (USER_KINDS, lambda: {k.name for k in user_kinds() if k.simulated}),
+    "SCRIPTED_USER_KINDS": (USER_KINDS, lambda: {k.name for k in user_kinds() if k.scripted}),
 }
 # an operand that is a run's agent or user kind (``config.agent.kind``, ``run.user``, ``user`` ...)
 KIND_SIDE = re.compile(r"\bkind\b|(^|\.)(agent|user)$|\b(agent|user)_kind\b|^(agent|user)$")
@@ -39,6 +45,30 @@ def test_every_agent_kind_is_registered_and_every_registration_is_a_kind():
 def test_every_user_kind_is_registered_and_every_registration_is_a_kind():
     assert user_kind_names() == USER_KINDS
     assert tuple(k.name for k in user_kinds() if k.scripted) == SCRIPTED_USER_KINDS
+
+
+def test_only_the_registries_may_compare_a_kinds_name():
+    assert set(EXEMPT) == {"agents/registry.py", "users/registry.py"}
+
+
+@pytest.mark.parametrize("name", sorted(SUB_VOCABULARIES))
+def test_each_sub_vocabulary_names_the_registered_kinds_with_its_flag(name):
+    vocabulary, flagged = SUB_VOCABULARIES[name]
+    sub = getattr(vocabularies, name)
+    assert set(sub) <= set(vocabulary), f"{name} names a kind its vocabulary does not"
+    assert set(sub) == flagged() & set(vocabulary), f"{name} and the registry's flag disagree"
+
+
+def test_every_sub_vocabulary_is_checked():
+    declared = {n for n in dir(vocabularies) if n.endswith("_KINDS") and n not in ("AGENT_KINDS", "USER_KINDS")}
+    assert declared == set(SUB_VOCABULARIES)
+
+
+@pytest.mark.parametrize(("part", "vocabulary"), [(AgentSpec, AGENT_KINDS), (UserSpec, USER_KINDS)])
+def test_a_field_kept_by_some_kinds_names_only_kinds(part, vocabulary):
+    marked = {name: kept_by(part, name) for name in part.model_fields}
+    for name, kept in marked.items():
+        assert kept is None or (kept.kinds and set(kept.kinds) <= set(vocabulary)), f"{part.__name__}.{name}: {kept}"
 
 
 @pytest.mark.parametrize("kind", AGENT_KINDS)

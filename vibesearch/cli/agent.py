@@ -16,7 +16,7 @@ import typer
 
 from ..config import SEARCH_BACKENDS
 from ._common import console, db_shown, err_console, fail
-from ._kinds import AGENT_NAMES, KindsHelp
+from ._help import AGENT_NAMES, LateHelp
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -100,7 +100,7 @@ def make_printer(show: Any = None):
     return show_event
 
 
-@agent_app.command("ask", cls=KindsHelp)
+@agent_app.command("ask", cls=LateHelp)
 def ask(
     message: str = typer.Argument(..., help="What the user says to the agent"),
     task_id: str = typer.Option(..., "--task", help="Task id (its corpus is searched offline; its language sets the replies)"),

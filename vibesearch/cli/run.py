@@ -22,13 +22,13 @@ from typing import Any, Iterator, List, Optional
 import typer
 
 from ..config import SEARCH_BACKENDS
-from ._kinds import AGENT_HELP, USER_HELP, KindsHelp
+from ._help import AGENT_HELP, USER_HELP, LateHelp, field_help
 from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json, printable
 from ._logs import database_errors as _database_errors
 from ._logs import plain_logs as _plain_logs
 from ._queue import show_queued
 
-PROTOCOL_HELP = "vibesearch (ours, the default) | official (the paper's harness rule by rule: docs/protocol.md)"
+PROTOCOL_HELP = field_help("protocol", "vibesearch (ours, the default) | official (the paper's harness, rule by rule)")
 HARNESS_HELP = "the official profile's prompts: your checkout of VibeBench/VibeSearchBench, parsed, never run (default: VIBESEARCH_OFFICIAL_HARNESS; unset: our own prompts)"
 SUMMARY_KEYS = ("run_id", "task_id", "status", "termination", "stages_reached", "stages_total", "user_turns", "assistant_steps", "tool_calls")
 
@@ -130,26 +130,26 @@ def _resume_hint(rows: list[dict[str, Any]], spec: Any, settings: Any, official_
 def run_cmd(
     tasks: List[str] = typer.Option(None, "--tasks", "-t", help="task files, folders or ids (repeat, or separate with commas)"),
     more: List[str] = typer.Argument(None, help="more task files, folders or ids", show_default=False),
-    agent: Optional[str] = typer.Option(None, "--agent", help=AGENT_HELP),
-    model: Optional[str] = typer.Option(None, "--model", help="the agent's litellm model string"),
-    user: Optional[str] = typer.Option(None, "--user", help=USER_HELP),
-    simulator_model: Optional[str] = typer.Option(None, "--simulator-model", help="litellm model string of the simulator"),
+    agent: Optional[str] = typer.Option(None, "--agent", help=field_help("agent.kind", AGENT_HELP)),
+    model: Optional[str] = typer.Option(None, "--model", help=field_help("agent.model")),
+    user: Optional[str] = typer.Option(None, "--user", help=field_help("user.kind", USER_HELP)),
+    simulator_model: Optional[str] = typer.Option(None, "--simulator-model", help=field_help("user.model")),
     runs: int = typer.Option(1, "--runs", min=1, help="runs per task"),
     concurrency: int = typer.Option(4, "--concurrency", "-k", min=1, help="runs at once"),
-    max_user_turns: Optional[int] = typer.Option(None, "--max-user-turns", min=1),
-    budget_usd: Optional[float] = typer.Option(None, "--budget-usd", help="stop a run once it has cost this much"),
-    budget_tokens: Optional[int] = typer.Option(None, "--budget-tokens", help="stop a run once it has used this many tokens"),
-    stop_on_answer: Optional[bool] = typer.Option(None, "--stop-on-answer/--no-stop-on-answer", help="end a run when the agent gives its final answer"),
-    search: Optional[str] = typer.Option(None, "--search", help=" | ".join(SEARCH_BACKENDS)),
-    endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help="the endpoint agent's OpenAI-compatible base URL"),
-    endpoint_model: Optional[str] = typer.Option(None, "--endpoint-model"),
-    openclaw_subagents: Optional[bool] = typer.Option(None, "--openclaw-subagents/--no-openclaw-subagents", help="openclaw agent: offer OpenClaw's subagents (default on)"),
-    openclaw_memory: Optional[bool] = typer.Option(None, "--openclaw-memory/--no-openclaw-memory", help="openclaw agent: OpenClaw's memory plugin (default on)"),
+    max_user_turns: Optional[int] = typer.Option(None, "--max-user-turns", min=1, help=field_help("limits.max_user_turns")),
+    budget_usd: Optional[float] = typer.Option(None, "--budget-usd", help=field_help("limits.budget_usd")),
+    budget_tokens: Optional[int] = typer.Option(None, "--budget-tokens", help=field_help("limits.budget_tokens")),
+    stop_on_answer: Optional[bool] = typer.Option(None, "--stop-on-answer/--no-stop-on-answer", help=field_help("limits.stop_on_final_answer")),
+    search: Optional[str] = typer.Option(None, "--search", help=field_help("search.backend", " | ".join(SEARCH_BACKENDS))),
+    endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help=field_help("agent.endpoint_url")),
+    endpoint_model: Optional[str] = typer.Option(None, "--endpoint-model", help=field_help("agent.endpoint_model")),
+    openclaw_subagents: Optional[bool] = typer.Option(None, "--openclaw-subagents/--no-openclaw-subagents", help=field_help("agent.openclaw.subagents")),
+    openclaw_memory: Optional[bool] = typer.Option(None, "--openclaw-memory/--no-openclaw-memory", help=field_help("agent.openclaw.memory")),
     openclaw_long_term_memory: Optional[bool] = typer.Option(
-        None, "--openclaw-long-term-memory/--no-openclaw-long-term-memory", help="openclaw agent: dreaming and memory kept across runs (default off)"
+        None, "--openclaw-long-term-memory/--no-openclaw-long-term-memory", help=field_help("agent.openclaw.long_term_memory")
     ),
-    openclaw_idle_s: Optional[float] = typer.Option(None, "--openclaw-idle-s", min=1, help="openclaw agent: seconds without a reply before a nudge (default 90)"),
-    openclaw_max_nudges: Optional[int] = typer.Option(None, "--openclaw-max-nudges", min=0, help="openclaw agent: nudges before a turn counts as unanswered (default 3)"),
+    openclaw_idle_s: Optional[float] = typer.Option(None, "--openclaw-idle-s", min=1, help=field_help("agent.openclaw.idle_s")),
+    openclaw_max_nudges: Optional[int] = typer.Option(None, "--openclaw-max-nudges", min=0, help=field_help("agent.openclaw.max_nudges")),
     protocol: Optional[str] = typer.Option(None, "--protocol", help=PROTOCOL_HELP),
     official_harness: Optional[Path] = typer.Option(None, "--official-harness", help=HARNESS_HELP),
     resume: bool = typer.Option(False, "--resume", help="finish the latest (or --batch) batch: resume interrupted runs, start missing ones (runs another process drives are skipped)"),
@@ -295,9 +295,9 @@ def resume_cmd(
 
 def play_cmd(
     task: Optional[str] = typer.Option(None, "--task", help="the task id (or a task file) to play"),
-    agent: Optional[str] = typer.Option(None, "--agent", help=AGENT_HELP),
-    model: Optional[str] = typer.Option(None, "--model", help="the agent's litellm model string"),
-    shadow_model: Optional[str] = typer.Option(None, "--shadow-model", help="a simulator model (or 'rules') to log beside your decisions"),
+    agent: Optional[str] = typer.Option(None, "--agent", help=field_help("agent.kind", AGENT_HELP)),
+    model: Optional[str] = typer.Option(None, "--model", help=field_help("agent.model")),
+    shadow_model: Optional[str] = typer.Option(None, "--shadow-model", help=field_help("user.shadow")),
     protocol: Optional[str] = typer.Option(None, "--protocol", help=PROTOCOL_HELP),
     official_harness: Optional[Path] = typer.Option(None, "--official-harness", help=HARNESS_HELP),
     tasks_path: Optional[Path] = typer.Option(None, "--tasks", help="a task file or folder besides the bundled ones"),
@@ -414,6 +414,6 @@ def _check_prompts(config: Any, settings: Any) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
-    app.command("run", cls=KindsHelp)(run_cmd)
+    app.command("run", cls=LateHelp)(run_cmd)
     app.command("resume")(resume_cmd)
-    app.command("play", cls=KindsHelp)(play_cmd)
+    app.command("play", cls=LateHelp)(play_cmd)

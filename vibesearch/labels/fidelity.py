@@ -16,6 +16,11 @@ this module reports
 
 Each rate has a 95% percentile-bootstrap interval (turns — or, for the outcome gap, tasks —
 resampled with a fixed seed: ``_bootstrap.bootstrap_mean``); one report per simulator model.
+
+Which user kinds a person plays, which a simulator plays and which of those call a model are the
+sub-vocabularies of ``vibesearch.config`` (``PERSON_USER_KINDS``, ``SIMULATED_USER_KINDS``,
+``MODEL_USER_KINDS``): the users registry's flags as data, since labels sit below ``users/`` and
+cannot ask the registry (a test keeps the two in agreement).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Literal
 
+from ..config import MODEL_USER_KINDS, PERSON_USER_KINDS, SIMULATED_USER_KINDS
 from ..run.events import MessageEvent, StageEvent
 from ..store import Store, TaskSnapshotError
 from ..store.tables import Run
@@ -36,7 +42,6 @@ from ..scoring.bootstrap import bootstrap_mean, bootstrap_settings
 Category = Literal["advanced", "pushed", "held", "done"]
 CATEGORIES: tuple[Category, ...] = ("advanced", "pushed", "held", "done")
 FIDELITY_FILTERS = ("task", "subset", "language", "simulator")
-SIMULATED_USERS = ("simulator", "paper", "rules")
 _SAID = re.compile(r"\(would have said: (.*)\)\s*$", re.DOTALL)
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -129,7 +134,7 @@ def select_runs(
         _task, facts = _facts(run)
         if any(facts.get(k, v) != v for k, v in wanted.items() if k != "simulator"):
             continue
-        if run.user == "human":
+        if run.user in PERSON_USER_KINDS:
             if "simulator" in wanted and _shadow_model(run) != wanted["simulator"]:
                 continue
             if run.status != "finished":
@@ -138,7 +143,7 @@ def select_runs(
                 left["people's runs without a shadow"] += 1
             else:
                 people.append(run)
-        elif run.user in SIMULATED_USERS and run.status == "finished":
+        elif run.user in SIMULATED_USER_KINDS and run.status == "finished":
             simulated.append(run)
     tasks = {r.task_id for r in people}
     name = wanted.get("simulator")
@@ -147,7 +152,8 @@ def select_runs(
 
 
 def _simulator_of(run: Run) -> str:
-    return run.simulator_model or run.user if run.user != "rules" else "rules"
+    """The simulator of a simulated run: its model, or the kind's name for one that calls none."""
+    return (run.simulator_model or run.user) if run.user in MODEL_USER_KINDS else run.user
 
 
 def _stage_facts(task: Task | None, pointer: int) -> tuple[int | None, int, str]:

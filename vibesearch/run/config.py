@@ -10,19 +10,54 @@ tools and the compaction read their limits from it (never from the ``Settings``,
 process facts), the session stores it on the run row (one JSON column) and a resumed run reads it
 back. It never holds a key: an endpoint key is handed to ``make_agent`` beside it, or comes from
 the settings for the configured endpoint URL only.
+
+A part's field that only some kinds read says which (``KeptBy``, in its annotation): ``_build``
+clears it for any other kind, so a stored config holds only what its kinds use. That is the
+stored config's shape, data on the part itself; the kinds are named there through the
+sub-vocabularies of ``vibesearch.config`` (a model for ``MODEL_AGENT_KINDS`` ...) or, for a field
+of one kind's own (the endpoint's URL, openclaw's switches), by that kind's name. This module sits
+below ``agents/`` and ``users/`` and never asks their registries; the registries' ``needs_model``
+and ``person`` flags agree with it (tests/architecture/test_kind_registries.py).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from ..config import AgentKind, SearchBackend, Settings, UserKind
+from ..config import MODEL_AGENT_KINDS, MODEL_USER_KINDS, PERSON_USER_KINDS, AgentKind, SearchBackend, Settings, UserKind
 
 # the protocol profiles a run may name (``vibesearch.protocol`` implements each)
 ProtocolProfile = Literal["vibesearch", "official"]
 PROTOCOLS: tuple[ProtocolProfile, ...] = get_args(ProtocolProfile)
+
+
+@dataclass(frozen=True)
+class KeptBy:
+    """A field's metadata: the part's kinds that read it (``_build`` clears it for any other).
+    ``filled``: a kind that keeps it and was given none gets the field's part with its defaults."""
+
+    kinds: tuple[str, ...]
+    filled: bool = False
+
+
+def kept_by(part: type[BaseModel], name: str) -> KeptBy | None:
+    """The ``KeptBy`` of ``part``'s field ``name`` (None: every kind keeps it)."""
+    return next((m for m in part.model_fields[name].metadata if isinstance(m, KeptBy)), None)
+
+
+def _keep_what_the_kind_reads(part: type[BaseModel], values: dict[str, Any]) -> None:
+    """Clear, in a part's values, every field its kind does not read (``KeptBy``)."""
+    for name in part.model_fields:
+        kept = kept_by(part, name)
+        if kept is None:
+            continue
+        if values["kind"] not in kept.kinds:
+            values[name] = None
+        elif kept.filled and values.get(name) is None:
+            values[name] = {}
 
 
 class _Part(BaseModel):
@@ -65,29 +100,43 @@ class OpenclawSpec(_Part):
     max_nudges: int | None = Field(default=None, ge=0, description="nudges before a turn counts as unanswered (None: the profile's)")
 
 
+# the endpoint agent's own fields: the URL it is reached at and the model name sent there
+_ENDPOINT = KeptBy(("endpoint",))
+
+
 class AgentSpec(_Part):
     """The agent under test."""
 
     kind: AgentKind = Field(default="baseline", description="which agent answers the persona")
-    model: str | None = Field(default=None, description="the react and openclaw agents' litellm model string")
-    endpoint_url: str | None = Field(default=None, description="the endpoint agent's OpenAI-compatible base URL (never with a key)")
-    endpoint_model: str | None = Field(default=None, description="the model name sent to the endpoint")
+    model: Annotated[str | None, KeptBy(MODEL_AGENT_KINDS)] = Field(
+        default=None, description="the react and openclaw agents' litellm model string"
+    )
+    endpoint_url: Annotated[str | None, _ENDPOINT] = Field(
+        default=None, description="the endpoint agent's OpenAI-compatible base URL (never with a key)"
+    )
+    endpoint_model: Annotated[str | None, _ENDPOINT] = Field(default=None, description="the model name sent to the endpoint")
     sampling: Sampling = Field(default_factory=Sampling, description="how the agent's model samples")
-    openclaw: OpenclawSpec | None = Field(default=None, description="the openclaw agent's switches (None for the other agents)")
+    openclaw: Annotated[OpenclawSpec | None, KeptBy(("openclaw",), filled=True)] = Field(
+        default=None, description="the openclaw agent's switches (None for the other agents)"
+    )
 
     @property
     def shown_model(self) -> str | None:
         """The model named in tables: the react model, the endpoint's model name, or None."""
-        return self.endpoint_model if self.kind == "endpoint" else self.model
+        return self.endpoint_model if self.kind in _ENDPOINT.kinds else self.model
 
 
 class UserSpec(_Part):
     """Whoever plays the persona."""
 
     kind: UserKind = Field(default="rules", description="who plays the persona")
-    model: str | None = Field(default=None, description="the simulator's litellm model string (simulator, paper)")
+    model: Annotated[str | None, KeptBy(MODEL_USER_KINDS)] = Field(
+        default=None, description="the simulator's litellm model string (simulator, paper)"
+    )
     sampling: Sampling = Field(default_factory=Sampling, description="how the simulator's model samples")
-    shadow: str | None = Field(default=None, description="beside a person: a simulator model (or 'rules') whose decisions are logged too")
+    shadow: Annotated[str | None, KeptBy(PERSON_USER_KINDS)] = Field(
+        default=None, description="beside a person: a simulator model (or 'rules') whose decisions are logged too"
+    )
 
 
 # the judge kinds, each one description in ``vibesearch.judges.registry`` (a test checks the two agree)
@@ -248,17 +297,6 @@ class RunConfig(_Part):
                 parts[part][name] = value
             else:
                 parts[key] = value
-        agent, user = parts["agent"], parts["user"]
-        if agent["kind"] not in ("react", "openclaw"):
-            agent["model"] = None
-        if agent["kind"] != "openclaw":
-            agent["openclaw"] = None
-        elif agent.get("openclaw") is None:
-            agent["openclaw"] = {}
-        if agent["kind"] != "endpoint":
-            agent["endpoint_url"] = agent["endpoint_model"] = None
-        if user["kind"] not in ("simulator", "paper"):
-            user["model"] = None
-        if user["kind"] != "human":
-            user["shadow"] = None
+        _keep_what_the_kind_reads(AgentSpec, parts["agent"])
+        _keep_what_the_kind_reads(UserSpec, parts["user"])
         return cls.model_validate(parts)

@@ -2,6 +2,9 @@
 part means, and the docs and the CLI's help read it from there.
 
 * ``field_help(Part, "name")``: one field's description, as an option's help text;
+* ``description_at("agent.model")``: the description of the field at a dotted path of
+  ``RunConfig`` (what ``vibesearch run``'s options that set a field show as their help:
+  ``cli/_help.py``);
 * ``reference_table()``: every field of ``RunConfig`` and the parts it nests, as a markdown table
   (docs/run-config.md holds it between two markers; ``python -m vibesearch.run.reference
   docs/run-config.md`` writes it there, and a test checks that it is current).
@@ -29,6 +32,19 @@ def field_help(part: type[BaseModel], name: str) -> str:
     if not description:
         raise KeyError(f"{part.__name__}.{name} has no description")
     return description
+
+
+def description_at(path: str, model: type[BaseModel] = RunConfig) -> str:
+    """The description of ``model``'s field at the dotted ``path`` (``"agent.openclaw.idle_s"``);
+    ``KeyError`` naming the path when there is no such field."""
+    *parts, name = path.split(".")
+    part: type[BaseModel] | None = model
+    for step in parts:
+        field = part.model_fields.get(step) if part is not None else None
+        part = part_of(field.annotation) if field is not None else None
+    if part is None or name not in part.model_fields:
+        raise KeyError(f"{model.__name__} has no field {path!r}")
+    return field_help(part, name)
 
 
 def part_of(annotation: Any) -> type[BaseModel] | None:

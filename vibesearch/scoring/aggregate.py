@@ -32,6 +32,11 @@ averaged over runs; its #Asst/#User is total assistant steps over total user tur
 official profile #Asst and #User are counted as the official harness counts them
 (``RunStats.official``: the opening query, the triple request and the extraction answer
 included, ``[DONE]`` not).
+
+The oracle baseline's runs are labelled as such and count no agent tokens: which agent kinds
+those are is ``vibesearch.config.ORACLE_AGENT_KINDS`` (the agents registry's ``oracle_baseline``
+flag as data: scoring sits below ``agents/`` and cannot ask the registry; a test keeps the two
+in agreement).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel
 
+from ..config import ORACLE_AGENT_KINDS
 from ..protocol import profile_of
 from ..run.config import OFFLINE_JUDGE, ProtocolProfile
 from ..store import Store, TaskSnapshotError
@@ -117,7 +123,7 @@ BASELINE_LABEL = "baseline (retrieval + oracle reader)"
 
 
 def agent_label(agent: str | None, model: str | None = None) -> str:
-    if agent == "baseline":
+    if agent in ORACLE_AGENT_KINDS:
         return BASELINE_LABEL
     return f"{agent or '?'}" + (f" ({model})" if model else "")
 
@@ -499,7 +505,7 @@ def token_state(r: RunRecord) -> str:
     reported no token counts for some of the agent's calls, whose sum would be a floor, not a
     total) or "recorded" (our harness writes a usage event for every model call, so none is a
     measured zero)."""
-    if r.agent == "baseline" and not r.agent_model:
+    if r.agent in ORACLE_AGENT_KINDS and not r.agent_model:
         return "n/a"
     if r.source == "imported" and not AGENT_PURPOSES & set(r.stats.tokens_by_purpose):
         return "unknown"
