@@ -125,14 +125,17 @@ def test_export_writes_only_readable_runs_with_the_triple_text(store, runs, tmp_
 
 def test_export_official_is_a_zip_of_both_folders(store, runs, tmp_path):
     mine, _ = runs
-    path, line = export_file(_ctx(store), ALICE, "official", annotator="alice", out_dir=tmp_path)
+    path, line = export_file(_ctx(store), ALICE, "official", out_dir=tmp_path)
     names = {n for n in zipfile.ZipFile(path).namelist() if n.endswith(".csv")}
     # named as the official script names them (alice's run is task t1's first sample); bob's run is not in it
     assert path.suffix == ".zip" and names == {"gt_recall_check/t1_sample0.csv", "pred_precision_check/t1_sample0.csv"}
-    assert json.loads(zipfile.ZipFile(path).read("vibesearch_runs.json")) == {"runs": {"t1_sample0": mine}}
+    manifest = json.loads(zipfile.ZipFile(path).read("vibesearch_runs.json"))
+    assert manifest["runs"] == {"t1_sample0": mine} and manifest["human_label"]["rule"] == "final"
     body = zipfile.ZipFile(path).read("gt_recall_check/t1_sample0.csv").decode("utf-8-sig")
-    assert body.splitlines()[0].startswith("gt_index,head,relation,tail,model_covered") and "note 0" in body
-    assert "1 run(s)" in line and "alice" in line
+    rows = list(csv.reader(body.splitlines()))
+    # alice's two labels are each item's only vote: the strict majority (annotators' notes are not the final label's comment)
+    assert rows[0][:5] == ["gt_index", "head", "relation", "tail", "model_covered"] and [r[6:] for r in rows[1:]] == [["是", ""], ["是", ""]]
+    assert "1 run(s)" in line and "human_label: each item's final label" in line and "2 by majority" in line
 
 
 def test_the_campaign_panel_hides_runs_the_person_may_not_read(store, runs):

@@ -77,5 +77,7 @@ def test_agreement_leaves_open_ties_out_and_counts_them(store, run):
 def test_the_official_export_cells_follow_the_same_rule(store, run):
     camp = create_campaign(store, "c4", runs=[run], annotators=["ann", "bob", "cy", "dee"], sides=["coverage"], overlap=2)
     adjudicate(store, camp, Item(run, "coverage", 3), "dee", True, "page 2 says so")
-    cells = human_cells(store, run, "coverage", None, final=True)
-    assert cells == {0: (True, ""), 1: (None, ""), 2: (False, ""), 3: (True, "page 2 says so")}
+    cells, counts = human_cells(store, run, "coverage")  # the final labels are the default
+    assert cells == {0: (True, ""), 1: (None, "open tie: 1 yes, 1 no, not adjudicated (no final label)"), 2: (False, ""),
+                     3: (True, "page 2 says so")}
+    assert counts == {"adjudication": 1, "majority": 2, "open tie": 1}

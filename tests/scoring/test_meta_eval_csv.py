@@ -245,9 +245,10 @@ def test_final_labels_fill_the_export_adjudication_first(store, run, tmp_path):
         store.put_label(run, i, "b", b, evidence=[0] if b else [])
     adjudicate(store, camp, Item(run, "coverage", 1), "d", False, "the page says otherwise")
     out = tmp_path / "final"
-    export_official(store, out, final=True)
+    export_official(store, out)  # the final labels are the default
     rows = read_csv(out / GT_DIR / f"{NAME}.csv")[1:]
-    assert [(r[6], r[7]) for r in rows] == [("是", ""), ("否", "the page says otherwise"), ("", ""), ("", "")]
+    tie = "open tie: 1 yes, 1 no, not adjudicated (no final label)"
+    assert [(r[6], r[7]) for r in rows] == [("是", ""), ("否", "the page says otherwise"), ("", tie), ("", "")]
     one = tmp_path / "one"  # one annotator's labels, as before
     export_official(store, one, annotator="b")
     assert [r[6] for r in read_csv(one / GT_DIR / f"{NAME}.csv")[1:]] == ["是", "否", "是", ""]

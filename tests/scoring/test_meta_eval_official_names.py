@@ -80,7 +80,7 @@ def test_sample_names_raw_node_names_and_round_trip(store, tmp_path):
     assert sorted(export_official(store, out)) == sorted([first, second])
     names = sorted(p.name for p in (out / GT_DIR).iterdir())
     assert names == ["task_io_sample0.csv", "task_io_sample1.csv"] == sorted(p.name for p in (out / PRED_DIR).iterdir())
-    assert json.loads((out / MANIFEST).read_text()) == {"runs": {"task_io_sample0": first, "task_io_sample1": second}}
+    assert json.loads((out / MANIFEST).read_text())["runs"] == {"task_io_sample0": first, "task_io_sample1": second}
 
     gt = read_csv(out / GT_DIR / "task_io_sample0.csv")
     # the official record's names, spaces kept, in the ground-truth cells and in the other side's support

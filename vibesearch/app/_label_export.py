@@ -1,7 +1,9 @@
 """The Label tab's export: the labels as a file to download — our JSONL or CSV (with the triple
 text), or the official meta-eval CSV folder (``gt_recall_check/``, ``pred_precision_check/``) as
 a zip. The same writers as ``vibesearch labels export`` (``labels.labels_io``,
-``labels.meta_eval_csv``); only runs the person may read are written."""
+``labels.meta_eval_csv``), so the same human label: each item's final label (adjudication, else
+strict majority; ``labels.human_label``), never one person's; only runs the person may read are
+written, and the status line says which rule filled the label."""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..labels.human_label import FINAL_RULE
 from ..labels.labels_io import export_labels
-from ..labels.meta_eval_csv import export_official
+from ..labels.meta_eval_csv import export_official_report
 from ._access import Who
 from .context import AppContext
 
@@ -27,7 +30,7 @@ def readable_run_ids(ctx: AppContext, who: Who) -> list[str]:
     return [r.id for r in ctx.store.list_runs() if ctx.readable(who, r)]
 
 
-def export_file(ctx: AppContext, who: Who, fmt: Any, *, run_id: Any = None, annotator: str = "", out_dir: Path | None = None) -> tuple[Path, str]:
+def export_file(ctx: AppContext, who: Who, fmt: Any, *, run_id: Any = None, out_dir: Path | None = None) -> tuple[Path, str]:
     """Write the export into a fresh folder; returns the file to download and a one-line summary.
     ``run_id``: that run only (it must be readable), else every readable run."""
     if fmt not in {value for _, value in EXPORT_FORMATS}:
@@ -44,14 +47,14 @@ def export_file(ctx: AppContext, who: Who, fmt: Any, *, run_id: Any = None, anno
     if fmt in ("jsonl", "csv"):
         path = out / f"labels{'-' + run_id if run_id else ''}.{fmt}"
         n = export_labels(ctx.store, path, fmt, run_ids=set(ids))
-        return path, f"Exported {n} coverage label(s) of {'run ' + run_id if run_id else 'the runs you may read'} as {fmt.upper()}."
+        return path, (f"Exported {n} coverage label(s) of {'run ' + run_id if run_id else 'the runs you may read'} as {fmt.upper()}; "
+                      f"final_label: {FINAL_RULE}.")
     scored = {s.run_id for s in ctx.store.scores()}
     persona = {r.id for r in ctx.store.list_runs() if r.kind != "table"}
     ids = [i for i in ids if i in scored and i in persona]
     if not ids:
         raise ExportRefused("No scored run to export: the official CSVs carry the judge's decisions, so a run needs a score first.")
     folder = out / "meta-eval"
-    written = export_official(ctx.store, folder, run_ids=ids, annotator=annotator or None)
+    written = export_official_report(ctx.store, folder, run_ids=ids)
     archive = shutil.make_archive(str(out / f"meta-eval{'-' + run_id if run_id else ''}"), "zip", root_dir=folder)
-    who_fills = f", human_label from {annotator}'s labels" if annotator else ""
-    return Path(archive), f"Exported the meta-eval CSVs of {len(written)} run(s){who_fills}."
+    return Path(archive), f"Exported the meta-eval CSVs of {len(written.runs)} run(s); {written.human.line()}."

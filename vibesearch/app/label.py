@@ -404,8 +404,7 @@ def build(ctx: AppContext) -> dict[str, Any]:
         if where == "run" and not picked:
             return "⚠ Pick a run above first (or export every run you may read).", None
         try:
-            path, line = export_file(ctx, who, fmt, run_id=picked if where == "run" else None,
-                                     annotator=v.annotator or annotator_for(who, typed))
+            path, line = export_file(ctx, who, fmt, run_id=picked if where == "run" else None)
         except ExportRefused as exc:
             return f"⚠ {exc}", None
         # the copy Gradio serves, made here so that only this login is served it; the folder the

@@ -381,19 +381,26 @@ def labels_export(
     official: Optional[Path] = typer.Option(
         None, "--official", help="Instead: write the official meta-eval CSVs (gt_recall_check/ and pred_precision_check/, one <qid>_sample<i>.csv per run) into this folder"
     ),
-    annotator: Optional[str] = typer.Option(None, "--annotator", help="With --official: fill human_label/human_comment from this person's labels"),
-    final: bool = typer.Option(False, "--final", help="With --official: fill human_label with the final labels (an adjudication, else the majority; a tie nobody resolved stays empty)"),
+    annotator: Optional[str] = typer.Option(
+        None, "--annotator", help="With --official: fill human_label/human_comment from this one person's labels instead of the final labels"
+    ),
+    final: bool = typer.Option(
+        False, "--final", help="With --official: the final labels fill human_label (the default; kept for scripts that name it)"
+    ),
     judge: Optional[str] = typer.Option(None, "--judge", help="With --official: the judge whose decisions fill the model columns (default: the latest score)"),
     run: Optional[str] = typer.Option(None, "--run", help="Only this run's labels"),
     db: Optional[str] = DbOption,
 ) -> None:
-    """Write human labels to a CSV or JSONL file, or the official meta-eval CSVs to a folder."""
+    """Write human labels to a CSV or JSONL file (one row per label, with each item's final label),
+    or the official meta-eval CSVs to a folder (human_label: each item's final label — the
+    adjudication, else the strict majority; an open tie is left blank and marked)."""
+    from ..labels.human_label import FINAL_RULE
     from ..labels.labels_io import export_labels
     from ..store import RunNotFound
 
     if official is not None:
         from .._files import OutputFileError
-        from ..labels.meta_eval_csv import export_official, not_a_sample
+        from ..labels.meta_eval_csv import export_official_report, not_a_sample
 
         if out is not None:
             fail("give --out or --official, not both")
@@ -406,16 +413,20 @@ def labels_export(
                 fail(refused)
             if final and annotator is not None:
                 fail("give --annotator or --final, not both")
-            written = export_official(store, official, run_ids=[run] if run else None, judge=judge, annotator=annotator, final=final)
+            written = export_official_report(store, official, run_ids=[run] if run else None, judge=judge, annotator=annotator)
         except (RunNotFound, OutputFileError) as exc:
             fail(str(exc))
-        console.print(f"wrote the meta-eval CSVs of {len(written)} runs to {official}", highlight=False)
+        console.print(f"wrote the meta-eval CSVs of {len(written.runs)} runs to {official}", highlight=False)
+        console.print(written.human.line(), highlight=False)
         return
+    if annotator is not None or final:
+        fail("--annotator and --final go with --official (the label file has every annotator's labels and each item's final_label)")
     if out is None:
         fail("give --out FILE (or --official FOLDER)")
     label_format: Literal["csv", "jsonl"] = one_of("--format", fmt, ("csv", "jsonl"))
     n = export_labels(open_store(db, writes=False), out, label_format, run_id=run)
     console.print(f"wrote {n} labels to {out}", highlight=False)
+    console.print(f"final_label column: {FINAL_RULE} (final_from says which step; an open tie's final_label is empty)", highlight=False)
 
 
 @labels_app.command("import")

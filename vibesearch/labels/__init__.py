@@ -1,8 +1,9 @@
 """Labels: the human side of scoring, the top of the four scoring rooms (``judges`` < ``scoring`` <
 ``results`` < ``labels``).
 
-* ``campaigns``, ``campaign_export``, ``_final_label``: labelling campaigns, their queue, the rule for a
-  final label, and their export.
+* ``campaigns``, ``campaign_export``, ``_final_label``, ``human_label``: labelling campaigns, their
+  queue, the rule for a final label, every export's human label read from the store by that rule
+  (``human_label.item_finals``), and their export.
 * ``labels_io``, ``meta_eval_csv``, ``official_export``: label files and the official harness's
   result/meta-evaluation files, in and out.
 * ``agreement``, ``_agreement_items``, ``_human_ceiling``: agreement between judges and people.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Any, Callable, Iterable, Literal, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ..store import Store
 from ..store.tables import ScoreRow
@@ -20,8 +20,8 @@ from ..tasks.models import Task
 from ..scoring.stored import stored_prediction, stored_task
 from ..scoring.metrics import stored_verdicts
 from ..scoring.profile import profile_label
+from ._final_label import Side as Side  # (re-exported: the agreement modules name a side this way)
 
-Side = Literal["coverage", "validity"]
 Item = tuple[str, int]
 JudgeKey = tuple[str, str]  # (judge, profile label)
 SPLITS = ("language", "subset", "relation")

@@ -13,9 +13,11 @@ how many open ties it left out; a tie is never read as "not covered" or "not val
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Generic, Hashable, Iterable, Mapping, Sequence, TypeVar
+from typing import Generic, Hashable, Iterable, Literal, Mapping, Sequence, TypeVar
 
 K = TypeVar("K", bound=Hashable)
+Side = Literal["coverage", "validity"]  # what an item is labelled for: a ground-truth triple covered, a predicted one valid
+FinalFrom = Literal["adjudication", "majority", "open tie"]  # which step of the rule gave the label (none: open tie)
 
 
 def strict_majority(votes: Iterable[bool]) -> bool | None:
@@ -31,7 +33,29 @@ def strict_majority(votes: Iterable[bool]) -> bool | None:
 
 def final_of(votes: Iterable[bool], adjudication: bool | None = None) -> bool | None:
     """One item's final label: the adjudication if there is one, else the strict majority."""
-    return adjudication if adjudication is not None else strict_majority(votes)
+    return decide(votes, adjudication).label
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One item's final label, the step of the rule that gave it, and the votes it came from."""
+
+    label: bool | None
+    source: FinalFrom
+    yes: int = 0
+    no: int = 0
+
+
+def decide(votes: Iterable[bool], adjudication: bool | None = None) -> Decision:
+    """The rule for one item, saying which step decided (an item with no vote and no adjudication
+    comes out as an open tie of 0 against 0: callers only ask about labelled items)."""
+    said = [bool(v) for v in votes]
+    yes = sum(said)
+    no = len(said) - yes
+    if adjudication is not None:
+        return Decision(adjudication, "adjudication", yes, no)
+    majority = strict_majority(said)
+    return Decision(majority, "majority" if majority is not None else "open tie", yes, no)
 
 
 @dataclass

@@ -1,5 +1,7 @@
 """A campaign's labels written out: one row per label, with the triple's text, the annotator,
-the item's adjudication, its final human label, and the adjudications the current one replaced
+the item's adjudication, its final human label and the step of the one rule that gave it
+(``final_from``: ``adjudication``, ``majority``, or ``open tie`` with no final label;
+``human_label``), and the adjudications the current one replaced
 (how many, and each one's label, adjudicator, comment, campaign, time, and when and by whom it
 was replaced, oldest first). JSONL or CSV, chosen by the file's suffix; in CSV the history is one
 cell of JSON text. The file is written whole (to a temporary file renamed into place) or not at
@@ -21,7 +23,7 @@ from .campaigns import CampaignError, item_labels, item_texts
 FIELDS = [
     "campaign", "run_id", "side", "index", "head", "relation", "tail", "annotator", "label", "evidence", "note",
     "labelled_at", "adjudicated_label", "adjudicator", "adjudication_comment", "adjudicated_at", "final_label",
-    "adjudication_replaced", "adjudication_history",
+    "final_from", "adjudication_replaced", "adjudication_history",
 ]
 
 
@@ -50,6 +52,7 @@ def export_rows(store: Store, campaign: CampaignRow) -> list[dict[str, Any]]:
         triple = side_texts[it.index] if it.index < len(side_texts) else {}
         adj = entry.adjudication
         history = [_replaced(old) for old in entry.history]
+        final, final_from = entry.final_from
         for name in sorted(entry.labels):
             row = rows_of[(it.run_id, it.side, it.index, name)]
             out.append({
@@ -60,7 +63,7 @@ def export_rows(store: Store, campaign: CampaignRow) -> list[dict[str, Any]]:
                 "adjudicated_label": adj.label if adj else None, "adjudicator": adj.adjudicator if adj else "",
                 "adjudication_comment": adj.comment if adj else "",
                 "adjudicated_at": adj.created_at.isoformat() if adj and adj.created_at else "",
-                "final_label": entry.final,
+                "final_label": final, "final_from": final_from,
                 "adjudication_replaced": entry.replaced, "adjudication_history": history,
             })
     return out

@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Collection, Literal, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from .._names import PersonNameError, annotator_name
 from ..store import AdjudicationRow, CampaignRow, RunNotFound, Store, TaskSnapshotError
 from ..store.tables import AdjudicationHistoryRow, Run
-from ._final_label import FinalLabels, final_labels, final_of, strict_majority  # noqa: F401  (the rule, re-exported)
+from ._final_label import FinalFrom, FinalLabels, Side, decide, final_labels, final_of, strict_majority  # noqa: F401  (the rule, re-exported)
 from ..scoring.stored import stored_ground_truth, stored_prediction
+from .human_label import item_finals
 
-Side = Literal["coverage", "validity"]
 SIDES: tuple[Side, ...] = ("coverage", "validity")
 FILTER_KEYS = ("task", "subset", "language", "agent", "agent_model", "status")
 MAX_NAME = 100
@@ -72,8 +72,14 @@ class ItemLabels:
 
     @property
     def final(self) -> bool | None:
-        """The item's final label (``_final_label.final_of``): adjudication, else strict majority."""
-        return final_of(self.labels.values(), self.adjudication.label if self.adjudication is not None else None)
+        """The item's final label (``_final_label.decide``): adjudication, else strict majority."""
+        return self.final_from[0]
+
+    @property
+    def final_from(self) -> tuple[bool | None, FinalFrom]:
+        """The item's final label and the step of the rule that gave it (``open tie``: none)."""
+        d = decide(self.labels.values(), self.adjudication.label if self.adjudication is not None else None)
+        return d.label, d.source
 
 
 # --------------------------------------------------------------------------- making one
@@ -328,11 +334,6 @@ def adjudicate(store: Store, campaign: CampaignRow, item: Item, adjudicator: str
 
 def final_label(store: Store, item: Item) -> bool | None:
     """The single human label of an item: its adjudication, else the labels' strict majority, else
-    None (an open tie, or nobody labelled it)."""
-    entry = ItemLabels(item)
-    if item.side == "coverage":
-        entry.labels = {r.annotator: r.covered for r in store.labels(run_id=item.run_id) if r.gt_index == item.index}
-    else:
-        entry.labels = {r.annotator: r.valid for r in store.pred_labels(run_id=item.run_id) if r.pred_index == item.index}
-    entry.adjudication = next((a for a in store.adjudications([item.run_id]) if a.side == item.side and a.item_index == item.index), None)
-    return entry.final
+    None (an open tie, or nobody labelled it); ``human_label.item_finals``, as every export."""
+    found = item_finals(store, item.side, [item.run_id]).get((item.run_id, item.index))
+    return found.label if found else None

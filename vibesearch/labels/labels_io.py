@@ -1,8 +1,12 @@
 """Human labels to and from files: CSV or JSONL, one label per row.
 
 Columns / keys: ``run_id, gt_index, annotator, covered, evidence, note, created_at`` and, on
-export, the ground-truth triple's text ``head, relation, tail`` (ignored on import); any other
-column or key is refused (a misspelt one would otherwise be dropped unseen).
+export, the ground-truth triple's text ``head, relation, tail`` and the item's final human label
+``final_label`` with the step of the one rule that gave it, ``final_from`` (``adjudication``,
+``majority``, or ``open tie``, whose ``final_label`` is empty; ``human_label.item_finals``) — all
+five ignored on import; any other column or key is refused (a misspelt one would otherwise be
+dropped unseen). Each row is one annotator's label, so a file read back stores every person's
+labels, and a reader who wants one label per item takes ``final_label``.
 
 * CSV: every cell is text: ``covered`` is ``true``/``false`` (also 1/0, yes/no), ``evidence`` the
   predicted indices separated by spaces (or a JSON list); each row has exactly the header's cells.
@@ -38,8 +42,9 @@ from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
 from ..scoring.stored import stored_ground_truth, stored_prediction
 from ..store import put_labels_bulk
+from .human_label import item_finals
 
-FIELDS = ["run_id", "gt_index", "annotator", "covered", "evidence", "note", "created_at", "head", "relation", "tail"]
+FIELDS = ["run_id", "gt_index", "annotator", "covered", "evidence", "note", "created_at", "head", "relation", "tail", "final_label", "final_from"]
 MAX_INDEX = 1_000_000  # ground-truth and predicted triple indices
 REQUIRED = ("run_id", "gt_index", "annotator", "covered")
 _TRUE = ("true", "1", "yes", "y", "covered")
@@ -54,8 +59,9 @@ def export_labels(
     store: Store, path: str | Path, fmt: Literal["csv", "jsonl"], run_id: str | None = None, *, run_ids: Collection[str] | None = None
 ) -> int:
     """Write the coverage labels (of ``run_id``, else of every run, or only of ``run_ids`` when
-    given) with the triple text; returns how many were written."""
+    given) with the triple text and each item's final label; returns how many were written."""
     rows = [r for r in store.labels(run_id=run_id) if run_ids is None or r.run_id in run_ids]
+    finals = item_finals(store, "coverage", sorted({r.run_id for r in rows}))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     graphs: dict[str, list[dict[str, Any]]] = {}
@@ -80,6 +86,8 @@ def export_labels(
             "head": part(r, "head"),
             "relation": part(r, "relation"),
             "tail": part(r, "tail"),
+            "final_label": finals[(r.run_id, r.gt_index)].label,
+            "final_from": finals[(r.run_id, r.gt_index)].source,
         }
         for r in rows
     ]
@@ -91,7 +99,9 @@ def export_labels(
         writer.writeheader()
         for rec in records:
             cells = {k: csv_safe(v) if isinstance(v, str) else v for k, v in rec.items()}  # never a formula
-            writer.writerow({**cells, "covered": "true" if rec["covered"] else "false", "evidence": " ".join(map(str, rec["evidence"]))})
+            final = "" if rec["final_label"] is None else "true" if rec["final_label"] else "false"
+            writer.writerow({**cells, "covered": "true" if rec["covered"] else "false", "evidence": " ".join(map(str, rec["evidence"])),
+                             "final_label": final})
         text = buf.getvalue()
     else:
         raise ValueError(f"unknown label format {fmt!r} (csv or jsonl)")

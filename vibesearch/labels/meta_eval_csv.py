@@ -7,7 +7,8 @@ grader's ``<qid>_sample<i>.json`` (``scripts/generate_meta_eval_csv.py``):
                                                   supporting_pred_triples, human_label, human_comment
     OUT/pred_precision_check/<qid>_sample<i>.csv  pred_index, head, relation, tail, model_valid,
                                                   supporting_gt_triples, human_label, human_comment
-    OUT/vibesearch_runs.json                      which run each file name stands for
+    OUT/vibesearch_runs.json                      which run each file name stands for, and under
+                                                  ``human_label`` what filled that column
 
 UTF-8 with a byte-order mark (``utf-8-sig``), ``是``/``否`` in the model columns, supporting triples
 written ``(head, relation, tail)`` one per line inside the cell: the official layout, so files made
@@ -54,7 +55,8 @@ from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
 from ..store import put_labels_bulk
 from ..store.tables import Run
-from ._final_label import final_labels
+from ._final_label import Side
+from .human_label import LabelTally, item_finals, tally
 from ..scoring.stored import stored_ground_truth, stored_prediction, stored_task
 from ..scoring.metrics import stored_verdicts
 from .official_export import folder_name, sample_stem
@@ -176,37 +178,44 @@ def not_a_sample(store: Store, run_id: str, judge: str | None = None) -> str | N
     return None
 
 
-def human_cells(store: Store, run_id: str, side: str, annotator: str | None, final: bool) -> dict[int, tuple[bool | None, str]]:
-    """index -> (human label, comment) of one side of a run: ``annotator``'s labels, or with
-    ``final`` the final label of each labelled or adjudicated item by the one rule
-    (``_final_label.final_labels``): its adjudication (with the adjudicator's comment), else the
-    labels' strict majority; an open tie stays empty (None)."""
-    if side == "coverage":
-        rows = [(r.gt_index, r.annotator, r.covered, r.note) for r in store.labels(run_id=run_id)]
-    else:
-        rows = [(r.pred_index, r.annotator, r.valid, r.note) for r in store.pred_labels(run_id=run_id)]
-    if not final:
-        return {i: (v, note) for i, who, v, note in rows if annotator is not None and who == annotator}
-    votes: dict[int, list[bool]] = defaultdict(list)
-    for i, _, v, _note in rows:
-        votes[i].append(bool(v))
-    adjudicated = {adj.item_index: adj for adj in store.adjudications([run_id]) if adj.side == side}
-    decided = final_labels(votes, {i: adj.label for i, adj in adjudicated.items()})
-    out: dict[int, tuple[bool | None, str]] = {i: (None, "") for i in decided.open_ties}
-    for i, label in decided.labels.items():
-        out[i] = (label, (adjudicated[i].comment or "") if i in adjudicated else "")
-    return dict(sorted(out.items()))
+def human_cells(store: Store, run_id: str, side: Side, annotator: str | None = None) -> tuple[dict[int, tuple[bool | None, str]], dict[str, int]]:
+    """index -> (human label, comment) of one side of a run, and how many items each step of the
+    rule decided. By default each labelled or adjudicated item's final label
+    (``human_label.item_finals``): its adjudication with the adjudicator's comment, else the
+    labels' strict majority; an open tie has no label and says so in its comment. With
+    ``annotator``: that person's own labels and notes only (no counts)."""
+    if annotator is not None:
+        if side == "coverage":
+            return {r.gt_index: (r.covered, r.note) for r in store.labels(run_id=run_id, annotator=annotator)}, {}
+        return {r.pred_index: (r.valid, r.note) for r in store.pred_labels(run_id=run_id, annotator=annotator)}, {}
+    finals = item_finals(store, side, [run_id])
+    return {i: (f.label, f.comment or f.note()) for (_, i), f in finals.items()}, tally(finals.values())
+
+
+@dataclass
+class OfficialExport:
+    """What ``export_official_report`` wrote: the runs, and what filled ``human_label``."""
+
+    runs: list[str]
+    human: LabelTally
 
 
 def export_official(
     store: Store, out_dir: str | Path, *, run_ids: list[str] | None = None, judge: str | None = None, annotator: str | None = None,
-    final: bool = False,
 ) -> list[str]:
+    """``export_official_report``, returning only the run ids written."""
+    return export_official_report(store, out_dir, run_ids=run_ids, judge=judge, annotator=annotator).runs
+
+
+def export_official_report(
+    store: Store, out_dir: str | Path, *, run_ids: list[str] | None = None, judge: str | None = None, annotator: str | None = None,
+) -> OfficialExport:
     """Write both CSVs for each sample (``run_ids``, or every run with a stored score by
     ``judge`` / any judge that a person did not cancel) as ``<qid>_sample<i>.csv``, and
-    ``vibesearch_runs.json`` beside them; ``annotator``'s labels fill ``human_label`` and
-    ``human_comment`` (with ``final``: every annotator's final labels, ``human_cells``). Returns the run ids written: a named run that is not a sample (no such
-    score, or cancelled: ``not_a_sample``) is skipped."""
+    ``vibesearch_runs.json`` beside them (the runs, and under ``human_label`` the rule that
+    filled that column). ``human_label`` and ``human_comment`` hold each item's final label
+    (``human_cells``), or ``annotator``'s own labels when one is named. A named run that is not a
+    sample (no such score, or cancelled: ``not_a_sample``) is skipped."""
     numbers = sample_numbers(store, judge)
     if run_ids is None:
         run_ids = [r.id for r in store.list_runs() if r.id in numbers]
@@ -215,6 +224,8 @@ def export_official(
     chosen = [rid for rid in run_ids if rid in numbers]
     configs = sorted({numbers[rid][0] for rid in chosen})
     manifests: dict[str, dict[str, str]] = defaultdict(dict)
+    tallies: dict[str, LabelTally] = {}
+    whole = LabelTally(annotator)
     staged: list[tuple[str, str]] = []
     for rid in chosen:
         config, task_id, index = numbers[rid]
@@ -222,8 +233,11 @@ def export_official(
         name = sample_stem(task_id, index)
         manifests[out][name] = rid
         sides = judge_sides(store, rid, judge, official_names=True)
-        cov = human_cells(store, rid, "coverage", annotator, final)
-        val = human_cells(store, rid, "validity", annotator, final)
+        cov, cov_counts = human_cells(store, rid, "coverage", annotator)
+        val, val_counts = human_cells(store, rid, "validity", annotator)
+        for counted in (tallies.setdefault(out, LabelTally(annotator)), whole):
+            counted.add("coverage", cov_counts)
+            counted.add("validity", val_counts)
         gt_rows = []
         for i, t in enumerate(sides.gt):
             label, note = cov.get(i, (None, ""))
@@ -242,8 +256,9 @@ def export_official(
         for relative, text in staged:
             folder.write(relative, text, encoding="utf-8-sig")
         for sub, names in manifests.items():
-            folder.write(_at(sub, MANIFEST), json.dumps({"runs": dict(sorted(names.items()))}, indent=2, ensure_ascii=False) + "\n")
-    return chosen
+            manifest = {"runs": dict(sorted(names.items())), "human_label": tallies[sub].header()}
+            folder.write(_at(sub, MANIFEST), json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    return OfficialExport(chosen, whole)
 
 
 def _at(sub: str, name: str) -> str:
