@@ -67,6 +67,9 @@ async def test_every_redirect_hop_is_checked_and_pinned():
     "2002:a00:1::1",  # 6to4 of 10.0.0.1
     "::127.0.0.1",  # IPv4-compatible
     "::ffff:192.168.0.1",  # IPv4-mapped
+    "fec0::1", "fec0::8.8.8.8",  # site-local (Python calls it global)
+    "::ffff:0:a00:1", "::ffff:0:808:808",  # IPv4-translated (SIIT), whatever the IPv4 inside
+    "64:ff9b:1::a00:1",  # the local-use NAT64 prefix
 ])
 async def test_non_public_addresses_in_every_form_are_refused(address):
     assert not is_public(ipaddress.ip_address(address))

@@ -45,6 +45,10 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _SIX_TO_FOUR = ipaddress.ip_network("2002::/16")
 _V4_COMPATIBLE = ipaddress.ip_network("::/96")
+# prefixes Python's ``is_global`` still calls global, none of them an address of the public web:
+# site-local (fec0::/10, deprecated but routed inside some networks), IPv4-translated (SIIT,
+# ::ffff:0:0/96) and the local-use NAT64 prefix (64:ff9b:1::/48, RFC 8215)
+_NEVER_PUBLIC = tuple(ipaddress.ip_network(n) for n in ("fec0::/10", "::ffff:0:0:0/96", "64:ff9b:1::/48"))
 
 
 async def system_resolve(host: str, port: int) -> list[str]:
@@ -55,6 +59,8 @@ async def system_resolve(host: str, port: int) -> list[str]:
 def is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     """A globally reachable address (an IPv6 form carrying an IPv4 address: that IPv4 address)."""
     if isinstance(ip, ipaddress.IPv6Address):
+        if any(ip in net for net in _NEVER_PUBLIC):
+            return False
         inner: ipaddress.IPv4Address | None = ip.ipv4_mapped
         if inner is None and ip in _NAT64:
             inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
