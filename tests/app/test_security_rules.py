@@ -87,6 +87,9 @@ def test_run_requests_are_checked(settings, configured):
         (dict(search_backend="gopher"), "unknown search backend"),
         (dict(agent_model="huggingface/https://evil.example/x"), "not a litellm model string"),
         (dict(simulator_model="openai/x y"), "not a litellm model string"),
+        (dict(agent_model="openai/gpt-4o-mini@127.0.0.1"), "never names a server"),
+        (dict(simulator_model="anthropic/claude-3-haiku@evil.example"), "never names a server"),
+        (dict(judge="vertex_ai/gemini-1.5-pro@10.0.0.1:8080"), "never names a server"),
         (dict(judge="a" * 500), "too long"),
         (dict(endpoint_url="http://evil.example/v1"), "not allowed"),
         (dict(endpoint_url="file:///etc/passwd"), "http"),
@@ -106,6 +109,12 @@ def test_run_requests_are_checked(settings, configured):
     too_long = RunRequest(build_config(configured, max_user_turns=10_000))
     with pytest.raises(ValueError, match="max_user_turns"):
         check_request(too_long, configured)
+
+
+def test_a_vertex_models_version_may_follow_an_at(settings):
+    named = settings.model_copy(update={"allowed_providers": "vertex_ai"})
+    assert check_model("vertex_ai/claude-3-5-sonnet@20240620", "m", named) == "vertex_ai/claude-3-5-sonnet@20240620"
+    assert check_model("vertex_ai/gemini-1.5-pro@001", "m", named)
 
 
 def test_with_an_api_base_only_its_routes_can_be_picked(settings):
@@ -142,7 +151,10 @@ def test_owner_tokens_are_issued_by_the_server_only(settings):
     assert access.valid(tok) and access.fresh(tok) == tok
     for forged in ("", "api", "tok-1", tok[:-1] + ("0" if tok[-1] != "0" else "1"), "c-abc.def", None, 5):
         assert not access.valid(forged)
-    assert Access(settings).valid(tok) is False  # another server (or a restart) does not know it
+    # a restart of this database's server knows it (the secret is kept beside the database: issue 39),
+    # a server of another database does not
+    assert Access(settings).valid(tok) is True
+    assert Access(settings.model_copy(update={"db": settings.db.with_name("another.db")})).valid(tok) is False
     assert access.who(None, tok).owner == access.token_owner(tok) != tok
     assert access.who(None, "tok-1").owner is None
     logged = Access(settings.model_copy(update={"auth": SecretStr("ann:pw,bob:pw"), "admins": "bob", "read_runs": "own"}))

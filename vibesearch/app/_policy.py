@@ -71,6 +71,8 @@ def study_agents() -> list[str]:
     """The agent kinds a study may pair people with (not one behind a URL typed per run)."""
     return [k.name for k in agent_kinds() if k.in_studies]
 
+VERSIONED_PROVIDERS = frozenset({"vertex_ai", "vertex_ai_beta"})  # their model names carry "@<version>"
+_VERSION = re.compile(r"[0-9A-Za-z_-]{1,40}")
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+@\-]*(?:/[A-Za-z0-9_.:+@\-]+)*$")
 _PLAIN = re.compile(r"^[^\x00-\x1f\x7f]*$")
 
@@ -97,6 +99,13 @@ def check_model(value: Any, what: str, settings: Settings) -> str | None:
     configured = [settings.agent_model, settings.simulator_model, settings.judge_model, settings.summariser_model]
     named = {p for p in (litellm_provider(m) for m in configured if m) if p} | settings.allowed_provider_names()
     provider = litellm_provider(model)
+    if "@" in model and not (provider in VERSIONED_PROVIDERS and _VERSION.fullmatch(model.rpartition("@")[2])):
+        # litellm sends "openai/gpt-4o-mini@127.0.0.1" to the provider's public address as a model
+        # name: nothing after the name may look like it chooses where the call goes
+        raise ValueError(
+            f"{what} {model[:80]!r}: only a Vertex AI model's version may follow '@' (such as "
+            "'vertex_ai/claude-3-5-sonnet@20240620'); a model string never names a server"
+        )
     if settings.api_base:
         allowed = OPENAI_ROUTES | named
         if provider not in allowed:
