@@ -1,0 +1,57 @@
+"""The Label tab's "New campaign" form (``app/campaign_new.py``, issue 39 item 8): an admin makes a
+campaign where it is labelled; anyone else is refused, whatever the page sends; a refusal stores
+nothing and says why in one line."""
+
+from __future__ import annotations
+
+from label_runs import JAPAN, new_run
+
+from vibesearch.app._access import Who
+from vibesearch.app.campaign_new import make_campaign, run_choices
+
+ADMIN = Who(owner="user:root", login="root", admin=True)
+ANN = Who(owner="user:ann", login="ann")
+
+
+def test_an_admin_makes_a_campaign_from_picked_runs_and_from_a_filter(app_ctx, store, settings):
+    a, b = new_run(settings.db, 5), new_run(settings.db, 6)
+    offered = {rid for _label, rid in run_choices(app_ctx, ADMIN)}
+    assert {a, b} <= offered
+    line = make_campaign(app_ctx, ADMIN, "pilot", [a], "", "ann, bob", ["coverage"], 2)
+    assert line.startswith("Campaign **pilot** made: 1 runs"), line
+    row = store.campaign("pilot")
+    assert row is not None and row.run_ids() == [a] and row.annotators() == ["ann", "bob"]
+    assert row.sides() == ["coverage"] and row.overlap == 2 and row.created_by == "root"
+    by_filter = make_campaign(app_ctx, ADMIN, "by task", [], f"task={JAPAN}", "ann", ["coverage", "validity"], 1)
+    assert "made: 2 runs" in by_filter, by_filter
+    assert sorted(store.campaign("by task").run_ids()) == sorted([a, b])
+
+
+def test_a_non_admin_is_refused_and_nothing_is_stored(app_ctx, store, settings):
+    a = new_run(settings.db, 5)
+    assert run_choices(app_ctx, ANN)  # they may read runs, yet they may not make a campaign
+    line = make_campaign(app_ctx, ANN, "mine", [a], "", "ann", ["coverage"], 1)
+    assert line.startswith("Not created: Only an admin"), line
+    assert store.campaign("mine") is None
+
+
+def test_bad_forms_are_refused_in_one_line(app_ctx, store, settings):
+    a = new_run(settings.db, 5)
+    bad = [
+        (("", [a], "", "ann", ["coverage"], 1), "name"),
+        (("x", [a], "task=t", "ann", ["coverage"], 1), "not both"),
+        (("x", [], "", "ann", ["coverage"], 1), "either as a list"),
+        (("x", [a], "", "", ["coverage"], 1), "at least one annotator"),
+        (("x", [a], "", "ann", [], 1), "at least one side"),
+        (("x", [a], "", "ann", ["coverage"], 3), "overlap 3"),
+        (("x", [a], "", "ann", ["coverage"], "two"), "whole number"),
+        (("x", [], "colour=red", "ann", ["coverage"], 1), "unknown key"),
+        (("x", ["not-a-run"], "", "ann", ["coverage"], 1), "not one this form offers"),
+        (("x", [a], "", "ann, ann", ["coverage"], 1), "named twice"),
+        (("<b>x</b>", [], "task=none", "ann", ["coverage"], 1), "no finished run"),
+    ]
+    for args, why in bad:
+        line = make_campaign(app_ctx, ADMIN, *args)
+        assert line.startswith("Not created:") and why in line and "\n" not in line, (args, line)
+        assert "<b>" not in line  # what the form sent is escaped when shown
+    assert store.campaigns() == []
