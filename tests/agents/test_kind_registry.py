@@ -8,7 +8,7 @@ import toy_agent
 from typer.testing import CliRunner
 
 from vibesearch.agents.registry import REGISTRY, agent_kind, agent_kind_names, register_agent_kind
-from vibesearch.app._policy import agent_choices, app_agents, study_agents
+from vibesearch.app import agent_choices, app_agents, study_agents
 from vibesearch.cli.main import app
 from vibesearch.config import Settings
 from vibesearch.llm.credentials import MissingCredentials

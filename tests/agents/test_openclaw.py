@@ -30,10 +30,8 @@ from typing import Any
 import pytest
 from openclaw_fake import FakeModel, plain_user_text, tool_names
 
-from vibesearch.agents.openclaw import OpenclawMissing, find_openclaw
-from vibesearch.agents.openclaw._bridge import Bridge
-from vibesearch.agents.openclaw._config import MEMORY_TOOLS, SUBAGENT_TOOLS, openclaw_config
-from vibesearch.agents.openclaw._gateway import Gateway, openclaw_env
+from vibesearch.agents.openclaw import MEMORY_TOOLS, SUBAGENT_TOOLS, Bridge, OpenclawMissing, find_openclaw, openclaw_config
+from vibesearch.agents.openclaw import Gateway, openclaw_env
 from vibesearch.config import Settings
 from vibesearch.run.config import OpenclawSpec
 from vibesearch.run.tools import ToolOutput

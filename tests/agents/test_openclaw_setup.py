@@ -11,9 +11,7 @@ import pytest
 from agents_testkit import write_task
 
 from vibesearch.agents import make_agent
-from vibesearch.agents.openclaw import OpenclawAgent
-from vibesearch.agents.openclaw._config import MEMORY_TOOLS, SUBAGENT_TOOLS, openclaw_config
-from vibesearch.agents.openclaw._install import Install
+from vibesearch.agents.openclaw import MEMORY_TOOLS, SUBAGENT_TOOLS, Install, OpenclawAgent, openclaw_config
 from vibesearch.config import Settings
 from vibesearch.protocol import build_config, profile_of
 from vibesearch.protocol.rules import OPENCLAW_SIMULATOR_SAMPLING

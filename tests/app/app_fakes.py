@@ -23,7 +23,7 @@ from functools import lru_cache
 from vibesearch.config import BUNDLED_TASKS
 from vibesearch.llm import fake
 from vibesearch.tasks import load_tasks
-from vibesearch.users._stages import cues_for
+from vibesearch.users import cues_for
 
 STEP_DELAY_S = float(os.environ.get("VS_APP_FAKE_DELAY", "0.25"))
 

@@ -30,7 +30,7 @@ def app_server(tmp_path_factory):
 @pytest.fixture
 def app_ctx(store, settings):
     """The app's context over the test's store (no server): what the tab handlers are given."""
-    from vibesearch.app._access import Access
+    from vibesearch.app import Access
     from vibesearch.app.catalog import TaskCatalog
     from vibesearch.app.context import AppContext
     from vibesearch.app.live import RunManager

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from vibesearch.app._access import AGENT_HIDDEN, Who
+from vibesearch.app import AGENT_HIDDEN, Who
 from vibesearch.app.label import labelable_runs
 from vibesearch.app.runs import ANY, run_rows
 from vibesearch.app.ui import build_app

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import json
 
-from vibesearch.app import label_campaign as lc
-from vibesearch.app._label_report import report_html
+from vibesearch.app import label_campaign as lc, report_html
 from vibesearch.app.context import AppContext
 from vibesearch.run import GraphEvent
 from vibesearch.labels.agreement import agreement_report

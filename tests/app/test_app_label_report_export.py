@@ -10,9 +10,7 @@ import zipfile
 import pytest
 from pydantic import SecretStr
 
-from vibesearch.app import label_campaign as lc
-from vibesearch.app._access import Access, Who
-from vibesearch.app._label_export import ExportRefused, export_file
+from vibesearch.app import Access, ExportRefused, Who, export_file, label_campaign as lc
 from vibesearch.app.context import AppContext
 from vibesearch.app.label import LabelView, agreement_html
 from vibesearch.config import Settings

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from vibesearch.app._access import Who
+from vibesearch.app import Who
 from vibesearch.app.context import AppContext
 from vibesearch.app.label import NEEDS_SUPPORT, LabelRefused, LabelView, annotator_for, record_label, start_problem
 

@@ -18,7 +18,7 @@ from gradio_client import Client
 from pydantic import SecretStr
 from sqlalchemy import text
 
-from vibesearch.app._logins import ListedLogin, SharedLogins, cookie_id, shared_logins
+from vibesearch.app import ListedLogin, SharedLogins, cookie_id, shared_logins
 from vibesearch.config import Settings
 from vibesearch.store import Store, login_digest, upgrade_database
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import html
 
-from vibesearch.app import play
-from vibesearch.app._graph_figure import graph_figure
-from vibesearch.app._play_assets import PLAY_CSS
+from vibesearch.app import PLAY_CSS, graph_figure, play
 from vibesearch.app.render import human_card_html
 
 
@@ -62,7 +60,7 @@ def test_a_neighbourhood_with_no_entity_asks_for_one():
 
 
 def test_the_card_and_stepper_speak_the_tasks_language():
-    from vibesearch.app._words import DECISION_WORDS, lang_of
+    from vibesearch.app import DECISION_WORDS, lang_of
     from vibesearch.app.play import decision_radio, turn_html
     from vibesearch.app.render import human_card_html, stepper_html
     from vibesearch.tasks import load_tasks

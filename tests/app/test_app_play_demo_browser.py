@@ -20,7 +20,7 @@ import pytest
 from browser_kit import WAIT_MS, choose, fill, no_chat_toolbar, replay_event_no, shows, start, status_is, tab, text_of, wait_ready, your_turn
 from playwright.sync_api import Page, expect
 
-from vibesearch.app._replay_cursor import MIN_EVENT_S, NOMINAL_GAP_S, visible
+from vibesearch.app import MIN_EVENT_S, NOMINAL_GAP_S, visible
 from vibesearch.store import Store
 
 pytestmark = pytest.mark.browser

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from app_harness import wait_until
 
-from vibesearch.app._policy import form_request
+from vibesearch.app import form_request
 from vibesearch.app.context import RunView
 from vibesearch.app.play import refresh
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from vibesearch.app._graph_figure import graph_figure
+from vibesearch.app import graph_figure
 from vibesearch.app.leaderboard import f1_figure, pr_figure
 from vibesearch.reports import build_report
 from vibesearch.reports.html import _figures

@@ -161,7 +161,7 @@ def test_a_person_sees_only_their_own_queued_batches(queue_db):
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from vibesearch.app._access import Access, Who
+    from vibesearch.app import Access, Who
     from vibesearch.app.queued_view import queued_line, queued_rows
     from vibesearch.protocol import build_config
     from vibesearch.runner.batch import BatchSpec

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from vibesearch.app._access import Access, Who
-from vibesearch.app._replay_cursor import MAX_GAP_S, MIN_EVENT_S, NOMINAL_GAP_S, Cursor, delay, stops
+from vibesearch.app import MAX_GAP_S, MIN_EVENT_S, NOMINAL_GAP_S, Access, Cursor, Who, delay, stops
 from vibesearch.app.catalog import TaskCatalog
 from vibesearch.app.context import AppContext
 from vibesearch.app.live import RunManager
@@ -210,7 +209,7 @@ def test_replay_follows_the_read_policy(tmp_path):
 
 
 def test_a_live_offline_run_replays_with_its_stages_and_score(ctx, settings, store):
-    from vibesearch.app._policy import form_request
+    from vibesearch.app import form_request
 
     token = ctx.access.issue()
     who = ctx.who(None, token)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vibesearch.app._replay_cursor import MIN_EVENT_S, NOMINAL_GAP_S, SPEEDS, Cursor, is_timed, raw_gaps, visible
+from vibesearch.app import MIN_EVENT_S, NOMINAL_GAP_S, SPEEDS, Cursor, is_timed, raw_gaps, visible
 from vibesearch.interop.official_trajectories import import_trajectory
 from vibesearch.run.events import MessageEvent, StoredEvent, UsageEvent
 from vibesearch.store import Store

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from vibesearch.app._policy import form_request
+from vibesearch.app import form_request
 from vibesearch.app.catalog import TaskCatalog
 from vibesearch.app.live import RunManager
 from vibesearch.llm import complete

@@ -10,7 +10,7 @@ import time
 import pytest
 from app_harness import wait_until
 
-from vibesearch.app._access import Access
+from vibesearch.app import Access
 from vibesearch.app.catalog import TaskCatalog
 from vibesearch.app.live import STOP_POLL_S, NotYourRun, RunManager, form_request
 from vibesearch.config import Settings

@@ -8,7 +8,7 @@ import pytest
 
 from vibesearch._fields import FIELDS, MissingSetting, for_surface
 from vibesearch.agents import make_agent
-from vibesearch.app._failure import failure_html, failure_reason, status_reason
+from vibesearch.app import failure_html, failure_reason, status_reason
 from vibesearch.app.leaderboard import without_repeats
 from vibesearch.app.render import _add_message, persona_html, unfence_tables
 from vibesearch.run import AgentSpec, RunConfig, UserSpec
@@ -116,7 +116,7 @@ def test_the_table_answer_has_no_empty_row_column():
 def test_play_shows_why_a_run_failed_on_the_status_line_and_in_a_banner_above_the_chat(store, monkeypatch):
     from types import SimpleNamespace
 
-    from vibesearch.app._access import Who
+    from vibesearch.app import Who
     from vibesearch.app.context import RunView
     from vibesearch.app.play import refresh
 

@@ -11,15 +11,15 @@ import pytest
 from pydantic import SecretStr
 
 from vibesearch.agents import make_agent
-from vibesearch.app._access import Access
-from vibesearch.app._loading import (
+from vibesearch.app import Access
+from vibesearch.app import (
     LoadRefused,
     load_typed,
     resolve_typed,
     store_uploads,
     survey,
 )
-from vibesearch.app._policy import RunRequest, check_model, check_request, check_turns, form_request
+from vibesearch.app import RunRequest, check_model, check_request, check_turns, form_request
 from vibesearch.config import BUNDLED_TASKS
 from vibesearch.run import RunConfig
 from vibesearch.protocol import build_config

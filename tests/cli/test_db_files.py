@@ -185,7 +185,7 @@ def test_an_sqlite_url_on_the_command_line_is_the_relative_file_it_names(tmp_pat
 
 
 def test_messages_name_a_database_url_without_its_password():
-    from vibesearch.cli._common import db_shown
+    from vibesearch._shown import db_shown
 
     shown = db_shown("postgresql+psycopg://eval:hunter2secret@db.example:5432/vibes")
     assert "hunter2secret" not in shown and "db.example:5432/vibes" in shown

@@ -12,7 +12,7 @@ import pytest
 from cli_harness import run_cli
 from rich.cells import cell_len
 
-from vibesearch.cli._task_view import wrap_lines
+from vibesearch.cli import wrap_lines
 from vibesearch.config import BUNDLED_TASKS
 from vibesearch.tasks import load_tasks
 

@@ -62,7 +62,7 @@ def test_error_lines_show_control_and_bidi_characters_as_escapes():
     assert done.returncode == 1
     assert "\u202e" not in done.stderr and "\x1b[31m" not in done.stderr
     assert "\\u202e" in done.stderr
-    from vibesearch.cli._common import printable
+    from vibesearch.cli import printable
 
     assert printable("a\u202eb\x1b[31mc\u2066d\u200be") == "a\\u202eb\\u001b[31mc\\u2066d\\u200be"
     assert printable("plain text, 中文, émoji 🙂") == "plain text, 中文, émoji 🙂"

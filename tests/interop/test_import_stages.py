@@ -66,7 +66,7 @@ def test_without_a_task_no_stage_is_invented(bundled_tasks, tmp_path):
 def test_the_replay_jumps_stage_by_stage_and_the_counts_stay_the_files(bundled_tasks, store, settings, tmp_path):
     from vibesearch.app.context import AppContext
     from vibesearch.app.catalog import TaskCatalog
-    from vibesearch.app._access import Access, Who
+    from vibesearch.app import Access, Who
     from vibesearch.app.live import RunManager
 
     task = next(t for t in bundled_tasks if t.id == "daily-en-japan-heritage-trip")

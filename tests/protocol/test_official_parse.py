@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vibesearch.agents._triples import parse_triples
+from vibesearch.agents import parse_triples
 from vibesearch.judges.official_parse import strict_parse
 
 

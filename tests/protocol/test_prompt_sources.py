@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from vibesearch.config import Settings
-from vibesearch.protocol import HarnessError, load_prompts, own_prompts, resolve_harness
-from vibesearch.protocol._harness_ast import Slot
+from vibesearch.protocol import HarnessError, Slot, load_prompts, own_prompts, resolve_harness
 from vibesearch.protocol.prompts import JUDGE_SLOTS
 
 STAND_IN = Path(__file__).resolve().parents[1] / "data" / "official_harness"

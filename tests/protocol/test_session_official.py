@@ -308,7 +308,7 @@ def test_a_sampling_the_run_set_is_kept(settings):
 
 # ------------------------------------------------------------------ the choice: app form and CLI
 def test_the_app_form_takes_the_profile_name_only(settings):
-    from vibesearch.app._policy import form_request
+    from vibesearch.app import form_request
 
     req = form_request(settings, task_id="t1", protocol="official")
     assert req.config.protocol == "official"
@@ -372,7 +372,7 @@ async def test_a_run_is_resumed_only_with_the_prompts_it_started_with(fake, task
     assert len(store.events(result.run_id)) == events_before and store.get_run(result.run_id).status == "interrupted"
     # the same checkout passes the check and the resume goes on to read the events (this run had
     # in fact ended, which is what stops it there)
-    from vibesearch.session._restore import RunAlreadyEnded
+    from vibesearch.session import RunAlreadyEnded
 
     with pytest.raises(RunAlreadyEnded):
         await resume_run(store, result.run_id, official)

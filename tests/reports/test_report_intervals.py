@@ -126,8 +126,7 @@ def test_markdown_html_and_csv_show_the_intervals(cli, db):
 
 
 def test_leaderboard_score_table_shows_the_same_intervals(db, settings):
-    from vibesearch.app import leaderboard
-    from vibesearch.app._access import Access
+    from vibesearch.app import Access, leaderboard
     from vibesearch.app.catalog import TaskCatalog
     from vibesearch.app.context import AppContext
     from vibesearch.app.live import RunManager

@@ -20,13 +20,13 @@ from typer.testing import CliRunner
 from vibesearch.agents.prompts import COMPACTION_PROMPT
 from vibesearch.app.panels import compute_stats, live_stats, stats_html
 from vibesearch.app.render import disclosure_turns, stage_pointer, stage_timeline_html
-from vibesearch.cli._counts import counts_line
+from vibesearch.cli import counts_line
 from vibesearch.config import reset_settings
 from vibesearch.llm import fake
 from vibesearch.run import CompactionEvent, MessageEvent, StageEvent, ToolCallEvent, ToolResultEvent
 from vibesearch.run.transcript import Transcript
 from vibesearch.scoring import run_stats
-from vibesearch.site._html import read_json_script
+from vibesearch.site import read_json_script
 from vibesearch.site.collect import gather
 from vibesearch.site.run_page import run_page
 from vibesearch.store import Store

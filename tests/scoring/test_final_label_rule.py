@@ -9,7 +9,7 @@ import json
 import pytest
 from scoring_helpers import T
 
-from vibesearch.labels._final_label import final_labels, final_of, strict_majority
+from vibesearch.labels import final_labels, final_of, strict_majority
 from vibesearch.labels.agreement import agreement_report
 from vibesearch.labels.campaigns import Item, adjudicate, create_campaign, final_label, item_labels
 from vibesearch.labels.meta_eval_csv import human_cells

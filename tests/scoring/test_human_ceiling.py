@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from vibesearch.cli.main import app
 from vibesearch.scoring.bootstrap import point_measures
-from vibesearch.labels._human_ceiling import gwet_ac1, human_ceiling
+from vibesearch.labels import gwet_ac1, human_ceiling
 from vibesearch.labels.judge_trust import MARK, CeilingMargin, parse_threshold
 from vibesearch.store import Store
 from vibesearch.store.tables import ScoreRow, VerdictRow

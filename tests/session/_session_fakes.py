@@ -29,7 +29,7 @@ from functools import lru_cache
 from vibesearch.config import BUNDLED_TASKS
 from vibesearch.llm import fake
 from vibesearch.tasks import load_tasks
-from vibesearch.users._stages import cues_for
+from vibesearch.users import cues_for
 
 _URL = re.compile(r"\((https?://[^\s)]+)\)|(https?://\S+)")
 _lock = threading.Lock()

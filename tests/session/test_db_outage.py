@@ -127,7 +127,7 @@ def test_the_line_for_a_lost_connection_is_the_drivers_first_line_without_statem
     from sqlalchemy import exc as sa_exc
 
     from vibesearch.run.result import PartFailed
-    from vibesearch.session._outage import database_unreachable
+    from vibesearch.session import database_unreachable
 
     closed = psycopg.OperationalError(
         "server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally\n"

@@ -10,7 +10,7 @@ import pytest
 from _parts import parts
 
 from vibesearch.app.render import stage_timeline_html, stepper_html
-from vibesearch.cli._play import stage_panel
+from vibesearch.cli import stage_panel
 from vibesearch.reports import build_report
 from vibesearch.reports.text import to_markdown
 from vibesearch.run import UserAway

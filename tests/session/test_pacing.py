@@ -14,7 +14,7 @@ from vibesearch.config import Settings
 from vibesearch.llm import fake
 from vibesearch.llm.client import complete
 from vibesearch.llm.pacing import PACER, provider_of
-from vibesearch.runner._pacing import SharedPacer
+from vibesearch.runner import SharedPacer
 from vibesearch.store import Store, upgrade_database
 
 

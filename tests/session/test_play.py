@@ -6,7 +6,7 @@ import pytest
 
 from _terminal import Terminal, play_env, vibesearch
 from vibesearch.store import Store
-from vibesearch.users._stages import PERFUNCTORY
+from vibesearch.users import PERFUNCTORY
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ import pytest
 
 from vibesearch.run import Limits
 from vibesearch.run.events import MessageEvent, NoteEvent, StoredEvent, UsageEvent
-from vibesearch.session._record import Recorder
+from vibesearch.session import Recorder
 from vibesearch.store import Store
 from vibesearch.store.leases import LeaseLost, claim, new_owner, run_key
 

@@ -113,7 +113,7 @@ def build_database(folder: Path, trajectory: Path | None):
     # secrets a build must never publish
     store.put_login(LOGIN, "admin", 3600)
     secrets = [FAKE_KEY, OWNER, LOGIN, PASSWORD, NOTE, hashlib.sha256(LOGIN.encode()).hexdigest()]
-    from vibesearch.app._studies import StudyConfig, create_study
+    from vibesearch.app import StudyConfig, create_study
 
     _study, links = create_study(store, "site study", StudyConfig(tasks=(TASKS[0],)), "admin")
     secrets += [link.code for link in links] + [hashlib.sha256(link.code.encode()).hexdigest() for link in links]

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from vibesearch.site._html import json_script, read_json_script, safe_href
+from vibesearch.site import json_script, read_json_script, safe_href
 
 
 def _files(out):

@@ -10,10 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from vibesearch.run import GraphEvent, MessageEvent
-from vibesearch.store import AdjudicationRow, CampaignRow, ScoreRow, Store, VerdictRow
-from vibesearch.store import copy as copy_mod
-from vibesearch.store._engine import make_engine
-from vibesearch.store import db_target
+from vibesearch.store import AdjudicationRow, CampaignRow, ScoreRow, Store, VerdictRow, copy as copy_mod, db_target, make_engine
 from vibesearch.store.leases import claim, new_owner, run_key
 from vibesearch.store.tables import StudyRow
 

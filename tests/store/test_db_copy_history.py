@@ -9,10 +9,7 @@ from pathlib import Path
 from sqlalchemy import text
 from typer.testing import CliRunner
 
-from vibesearch.store import AdjudicationRow, Store
-from vibesearch.store import copy as copy_mod
-from vibesearch.store._engine import make_engine
-from vibesearch.store import db_target
+from vibesearch.store import AdjudicationRow, Store, copy as copy_mod, db_target, make_engine
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
 

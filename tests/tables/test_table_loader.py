@@ -19,7 +19,7 @@ from vibesearch.tables import (
     table_task_from_task,
     table_task_to_task,
 )
-from vibesearch.tables._normalise import norm_text
+from vibesearch.tables import norm_text
 from vibesearch.tasks import TaskLoadError, load_corpus
 
 
@@ -245,7 +245,7 @@ def test_table_task_to_task_round_trip():
 
 
 def test_table_tasks_loaded_from_the_bundled_folder_are_of_kind_table(settings):
-    from vibesearch.cli._resolve import resolve_tasks
+    from vibesearch.cli import resolve_tasks
 
     tasks = [table_task_to_task(tt) for tt in load_table_tasks([BUNDLED_TABLE_TASKS])]
     assert tasks and all(t.kind == "table" and t.table is not None for t in tasks)

@@ -6,8 +6,7 @@ import datetime as dt
 
 import pytest
 
-from vibesearch.tables import TableColumn, check_cell
-from vibesearch.tables._normalise import norm_text, parse_dates, parse_number, url_domains
+from vibesearch.tables import TableColumn, check_cell, norm_text, parse_dates, parse_number, url_domains
 
 
 def col(metric: str, **kw) -> TableColumn:

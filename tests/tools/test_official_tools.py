@@ -11,8 +11,7 @@ import pytest
 
 from vibesearch.protocol import load_prompts, own_prompts
 from vibesearch.tasks.models import CorpusDoc
-from vibesearch.tools import OfficialToolbox, make_official_toolbox, make_toolbox
-from vibesearch.tools._format import Hit
+from vibesearch.tools import Hit, OfficialToolbox, make_official_toolbox, make_toolbox
 from vibesearch.tools.offline import OfflineBackend, OfflineCorpus
 from vibesearch.tools.official import PYTHON_TIMED_OUT, absolute_date, hits_text, official_sandbox
 from vibesearch.tools.sandbox import PythonSandbox

@@ -16,8 +16,7 @@ import uuid
 
 import pytest
 
-from vibesearch.tools import make_toolbox
-from vibesearch.tools.sandbox import _probe
+from vibesearch.tools import isolation_works, make_toolbox
 
 from _tool_search import search_of
 
@@ -46,7 +45,7 @@ def _need_bwrap() -> None:
     reason = None
     if shutil.which("bwrap") is None:
         reason = "bubblewrap (bwrap) is not installed"
-    elif not _probe("bwrap"):
+    elif not isolation_works("bwrap"):
         reason = "bubblewrap is installed but cannot run a sandbox here"
     if reason is None:
         return

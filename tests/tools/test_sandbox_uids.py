@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from vibesearch.tools._sandbox_uids import UidPool
+from vibesearch.tools import UidPool
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import random
 import re
 from collections import Counter
 
-from vibesearch.tools._text import best_sentences, idf_weights, rank_texts, sentences, tokenize
+from vibesearch.tools import best_sentences, idf_weights, rank_texts, sentences, tokenize
 
 # the splitter as it was before it was rewritten without a leading look-behind
 _OLD_END = re.compile(r"(?<=[。！？；!?])|(?<=[.;])\s+(?=[\"'“(\[A-Z0-9\u4e00-\u9fff])|\n+")

@@ -96,9 +96,9 @@ async def test_unicode_output(tb):
 @pytest.mark.parametrize("mode", ["bwrap", "unshare", "none"])
 async def test_every_available_isolation_runs_code(tool_settings, mode):
     sandbox = PythonSandbox(tool_settings, isolation=mode)
-    from vibesearch.tools.sandbox import _probe
+    from vibesearch.tools import isolation_works
 
-    if not _probe(mode):
+    if not isolation_works(mode):
         pytest.skip(f"{mode} does not work on this machine")
     out = await sandbox.run("import os; print('env', sorted(k for k in os.environ if 'KEY' in k))")
     assert out.content.startswith("stdout:\nenv []")

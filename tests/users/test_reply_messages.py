@@ -12,8 +12,7 @@ from _tea_task import TASK
 from vibesearch.run import UserState, UserTurn
 from vibesearch.run.events import DECISIONS
 from vibesearch.tasks.models import Task
-from vibesearch.users import HumanUser, auto_message, reply_kind_help
-from vibesearch.users._stages import finish_sentence, push_message
+from vibesearch.users import HumanUser, auto_message, finish_sentence, push_message, reply_kind_help
 
 BAD = ("?.", "..", "。.", "？。", "— Hmm", "—  ", "preference — ")
 

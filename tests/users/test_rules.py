@@ -5,8 +5,7 @@ from __future__ import annotations
 from vibesearch.run.conversation import Conversation
 from vibesearch.run.events import MessageEvent
 from vibesearch.config import Settings
-from vibesearch.users import RuleUser, UserState, make_user
-from vibesearch.users._stages import derive_cues, push_message, questions, trigger_fires
+from vibesearch.users import RuleUser, UserState, derive_cues, make_user, push_message, questions, trigger_fires
 from vibesearch.protocol import build_config
 
 

@@ -1,8 +1,44 @@
 """The Gradio app: one module per tab (play, runs, label, leaderboard), ``render`` (events → chat
 messages, shared by Play and Runs), ``graph_view`` (the graph picture), ``live`` (the run
-manager) and ``api`` (endpoints for gradio_client). ``build_app`` / ``launch`` are in ``ui``."""
+manager) and ``api`` (endpoints for gradio_client). ``build_app`` / ``launch`` are in ``ui``.
+
+The app's rules and helpers that live in its ``_x`` modules are exported here by name (``_EXPORTS``)
+and imported only when asked for, so importing ``vibesearch.app`` still loads neither gradio nor
+any tab."""
 
 from __future__ import annotations
+
+from .._lazy import lazy_exports
+
+_EXPORTS = {
+    # who is asking, and what they may see (``_access``)
+    **dict.fromkeys(["AGENT_HIDDEN", "Access", "Who"], "._access"),
+    # what a run request from the browser may be (``_policy``)
+    **dict.fromkeys(
+        ["RunRequest", "agent_choices", "app_agents", "check_model", "check_request", "check_turns", "form_request", "study_agents"],
+        "._policy",
+    ),
+    # the replay's clock (``_replay_cursor``)
+    **dict.fromkeys(
+        ["MAX_GAP_S", "MIN_EVENT_S", "NOMINAL_GAP_S", "SPEEDS", "Cursor", "delay", "is_timed", "raw_gaps", "stops", "visible"],
+        "._replay_cursor",
+    ),
+    # task files a person loads (``_loading``)
+    **dict.fromkeys(["LoadRefused", "load_typed", "resolve_typed", "store_uploads", "survey"], "._loading"),
+    # logins shared across the app's processes (``_logins``)
+    **dict.fromkeys(["ListedLogin", "SharedLogins", "cookie_id", "shared_logins"], "._logins"),
+    # what the page shows: the graph figure, a failure, the Play card's words and style
+    "graph_figure": "._graph_figure",
+    **dict.fromkeys(["failure_html", "failure_reason", "status_reason"], "._failure"),
+    **dict.fromkeys(["DECISION_WORDS", "lang_of"], "._words"),
+    "PLAY_CSS": "._play_assets",
+    # the Label tab's report and its export (``_label_report``, ``_label_export``)
+    "report_html": "._label_report",
+    **dict.fromkeys(["ExportRefused", "export_file"], "._label_export"),
+    # studies (``_studies``)
+    **dict.fromkeys(["StudyConfig", "create_study"], "._studies"),
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 def build_app(*args, **kwargs):
@@ -17,4 +53,4 @@ def launch(*args, **kwargs):
     return _launch(*args, **kwargs)
 
 
-__all__ = ["build_app", "launch"]
+__all__ = ["build_app", "launch", *_EXPORTS]

@@ -12,3 +12,15 @@
   results, but they set each score beside its judge's measured agreement with the human labels
   (``judge_trust``), so they sit here, above ``results``.
 """
+
+from .._lazy import lazy_exports
+
+# The final-label rule and the human ceiling by name, imported when asked for (``_human_ceiling``
+# loads numpy and the bootstrap; importing ``vibesearch.labels`` stays free).
+_EXPORTS = {
+    **dict.fromkeys(["final_labels", "final_of", "strict_majority"], "._final_label"),
+    **dict.fromkeys(["gwet_ac1", "human_ceiling"], "._human_ceiling"),
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+
+__all__ = [*_EXPORTS]

@@ -9,7 +9,7 @@ and result export live in ``vibesearch.scoring`` (``official_judge``, ``official
 """
 
 from ..run.config import PROTOCOLS, ProtocolProfile
-from ._harness_ast import HarnessError
+from ._harness_ast import HarnessError, Slot
 from .build import build_config, rebuild_config, require_resolved, resolve
 from .profiles import OfficialProfile, Opening, Profile, VibesearchProfile, as_profile, profile_named, profile_of
 from .prompts import (
@@ -42,4 +42,5 @@ __all__ = [
     "require_resolved",
     "resolve",
     "resolve_harness",
+    "Slot",
 ]

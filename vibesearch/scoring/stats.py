@@ -16,7 +16,7 @@ from ..run.transcript import AGENT_PURPOSES, OFFICIAL_COUNT_KEYS, Counts, Offici
 from ..store import Store, TaskSnapshotError
 from ..tasks.models import Task
 
-__all__ = ["AGENT_PURPOSES", "OfficialCounts", "RunStats", "as_the_file_says", "run_stats", "stats_from_events", "stats_of"]
+__all__ = ["AGENT_PURPOSES", "OfficialCounts", "RunStats", "as_the_file_says", "run_stats", "stats_from_events", "stages_total_of", "stats_of"]
 
 
 class OfficialCounts(BaseModel):
@@ -125,7 +125,7 @@ def stats_of(run_id: str, c: Counts, *, stages_total: int | None = None, termina
     )
 
 
-def _stages_total(task: Task | None) -> int | None:
+def stages_total_of(task: Task | None) -> int | None:
     """How many stages the run's task has (None: unknown, for an unreadable task or the one stage
     an imported trajectory without its task is given)."""
     if task is None or task.extra.get("kind") == "imported":
@@ -143,7 +143,7 @@ def run_stats(store: Store, run_id: str) -> RunStats:
         task = None
     imported = run.source == "imported"
     view = Transcript.of(store.events(run_id), imported=imported, file_meta=run.meta() if imported else None)
-    return stats_of(run_id, view.counts, stages_total=_stages_total(task), termination=run.termination, wall_time_s=view.wall_time_s())
+    return stats_of(run_id, view.counts, stages_total=stages_total_of(task), termination=run.termination, wall_time_s=view.wall_time_s())
 
 
 def as_the_file_says(stats: RunStats, meta: dict) -> RunStats:

@@ -5,7 +5,7 @@ lives above it, in ``vibesearch.runner``."""
 from ..run.result import RunResult
 from ._lease import Driving
 from ._outage import database_unreachable
-from ._record import Listener, RunFields
+from ._record import Listener, Recorder, RunFields
 from ._restore import RunAlreadyEnded
 from .loop import run_session
 from .stream import SessionStream, stream_session
@@ -20,4 +20,5 @@ __all__ = [
     "database_unreachable",
     "run_session",
     "stream_session",
+    "Recorder",
 ]

@@ -18,7 +18,7 @@ from ..run.transcript import Transcript
 from ..scoring.aggregate import RunRecord, WHERE_KEYS, collect_runs, parse_where, where_filter
 from ..scoring.stored import stored_prediction
 from ..scoring.metrics import stored_verdicts
-from ..scoring.stats import _stages_total
+from ..scoring.stats import stages_total_of
 from ..store import Store, TaskSnapshotError
 from ..store.tables import GraphRow, Run
 from ..tasks.models import Task
@@ -58,7 +58,7 @@ class RunData:
         """What ``stats_from_events`` needs besides the events, and what an imported trajectory's
         file says of its counts (``scoring.stats.run_stats``, ``as_the_file_says``)."""
         imported = self.run.source == "imported"
-        out: dict[str, Any] = {"stages_total": _stages_total(self.task), "termination": self.run.termination, "imported": imported}
+        out: dict[str, Any] = {"stages_total": stages_total_of(self.task), "termination": self.run.termination, "imported": imported}
         if imported:
             meta = self.run.meta()
             out["file"] = {k: meta[k] for k in ("stats", "compactions") if k in meta}

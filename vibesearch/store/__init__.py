@@ -3,7 +3,7 @@
 The run's domain model (events, the conversation, ``RunConfig``) lives in ``vibesearch.run``.
 """
 
-from ._engine import upgrade_database
+from ._engine import make_engine, upgrade_database
 from ._labels_bulk import put_labels_bulk
 from ._url import DbTarget, db_target
 from ._url import is_url as is_db_url
@@ -60,4 +60,5 @@ __all__ = [
     "put_labels_bulk",
     "record_score",
     "upgrade_database",
+    "make_engine",
 ]

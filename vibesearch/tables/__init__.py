@@ -2,6 +2,7 @@
 table parsing, the cell-by-cell scorer, aggregation over runs and an HTML view of a score."""
 
 from .aggregate import TableAggregate, TaskTableAggregate, aggregate_table_scores
+from ._normalise import norm_text, parse_dates, parse_number, url_domains
 from .cells import check_cell
 from .convert import gold_markdown, request_line, table_task_from_task, table_task_to_task
 from .loader import (
@@ -45,4 +46,8 @@ __all__ = [
     "table_task_to_task",
     "table_run_score",
     "to_run_score",
+    "norm_text",
+    "parse_dates",
+    "parse_number",
+    "url_domains",
 ]

@@ -16,9 +16,11 @@ from ..tasks.models import Task
 from .base import Toolbox, ToolOutput, cap
 from .offline import OfflineBackend, OfflineCorpus, corpus_for_task
 from .official import OfficialToolbox, make_official_toolbox
-from .sandbox import PythonSandbox, detect_isolation
+from .sandbox import PythonSandbox, detect_isolation, isolation_works
 from .schemas import SCHEMAS, TOOL_NAMES, ArgumentError, all_schemas, check_arguments
-from ._text import rank_texts, sentences
+from ._format import Hit
+from ._sandbox_uids import UidPool
+from ._text import best_sentences, idf_weights, rank_texts, sentences, tokenize
 from .toolbox import AgentToolbox, SearchBackend
 
 
@@ -76,7 +78,13 @@ __all__ = [
     "check_arguments",
     "corpus_for_task",
     "detect_isolation",
+    "isolation_works",
     "make_backend",
     "make_official_toolbox",
     "make_toolbox",
+    "Hit",
+    "UidPool",
+    "best_sentences",
+    "idf_weights",
+    "tokenize",
 ]

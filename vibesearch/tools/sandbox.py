@@ -186,7 +186,7 @@ _WARNED: set[str] = set()
 _PROBE_LOCK = threading.Lock()
 
 
-def _probe(mode: Isolation) -> bool:
+def isolation_works(mode: Isolation) -> bool:
     """Does ``mode`` run a trivial program on this machine? (checked once per process)"""
     with _PROBE_LOCK:
         if mode in _PROBED:
@@ -220,7 +220,7 @@ def detect_isolation() -> Isolation:
     """The strongest isolation that works here: bwrap, then unshare, then none."""
     strongest_first: tuple[Isolation, ...] = ("bwrap", "unshare")
     for mode in strongest_first:
-        if _probe(mode):
+        if isolation_works(mode):
             return mode
     if "none" not in _WARNED:
         _WARNED.add("none")
@@ -331,7 +331,7 @@ class PythonSandbox:
         if mode is None:
             detected: Isolation = await asyncio.to_thread(detect_isolation)  # probes run subprocesses
             mode = self._isolation = detected
-        if self.requested != "auto" and not await asyncio.to_thread(_probe, mode):
+        if self.requested != "auto" and not await asyncio.to_thread(isolation_works, mode):
             raise RuntimeError(f"the sandbox isolation {mode!r} does not work on this machine")
         lease = await self._lease_uid()
         if lease is False:

@@ -9,7 +9,7 @@ from ..run import RunConfig, User, UserState, UserTurn
 from ..tasks.models import Task
 from . import _llm_kinds  # noqa: F401 - registers the simulator and paper kinds
 from ._replies import KIND_MEANING, KindHelp, auto_message, reply_kind_help
-from ._stages import push_message
+from ._stages import PERFUNCTORY, cues_for, derive_cues, finish_sentence, push_message, questions, trigger_fires
 from .human import HumanUser
 from .official import OfficialUser
 from .paced import PacedUser
@@ -62,4 +62,10 @@ __all__ = [
     "user_kind",
     "user_kind_names",
     "user_kinds",
+    "PERFUNCTORY",
+    "cues_for",
+    "derive_cues",
+    "finish_sentence",
+    "questions",
+    "trigger_fires",
 ]
