@@ -35,7 +35,7 @@ def test_every_chat_of_the_app_has_its_toolbar_hidden(settings):
     added without its id in that list would show them again."""
     import gradio as gr
 
-    from vibesearch.app._play_assets import CHAT_IDS, PLAY_CSS
+    from vibesearch.app import CHAT_IDS, PLAY_CSS
 
     chats = [b for b in build_app(settings).blocks.values() if isinstance(b, gr.Chatbot)]
     assert chats and {c.elem_id for c in chats} == set(CHAT_IDS)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from label_runs import JAPAN, new_run
 
-from vibesearch.app._access import Who
+from vibesearch.app import Who
 from vibesearch.app.campaign_new import make_campaign, run_choices
 
 ADMIN = Who(owner="user:root", login="root", admin=True)

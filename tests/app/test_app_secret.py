@@ -8,8 +8,7 @@ import stat
 
 from pydantic import SecretStr
 
-from vibesearch.app._access import Access
-from vibesearch.app._secret import secret_file, server_secret
+from vibesearch.app import Access, secret_file, server_secret
 from vibesearch.config import Settings
 
 

@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from vibesearch.cli._help import field_help, field_path, shown_help
+from vibesearch.cli import field_help, field_path, shown_help
 from vibesearch.cli.main import app
 from vibesearch.run.reference import description_at
 

@@ -31,7 +31,9 @@ _EXPORTS = {
     "graph_figure": "._graph_figure",
     **dict.fromkeys(["failure_html", "failure_reason", "status_reason"], "._failure"),
     **dict.fromkeys(["DECISION_WORDS", "lang_of"], "._words"),
-    "PLAY_CSS": "._play_assets",
+    **dict.fromkeys(["CHAT_IDS", "PLAY_CSS"], "._play_assets"),
+    # the owner tokens' secret, kept beside the database (``_secret``)
+    **dict.fromkeys(["secret_file", "server_secret"], "._secret"),
     # the Label tab's report and its export (``_label_report``, ``_label_export``)
     "report_html": "._label_report",
     **dict.fromkeys(["ExportRefused", "export_file"], "._label_export"),

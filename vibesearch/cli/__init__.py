@@ -13,6 +13,8 @@ _EXPORTS = {
     "stage_panel": "._play",  # the stage card `vibesearch play` shows
     "resolve_tasks": "._resolve",  # tasks named by paths or ids
     "wrap_lines": "._task_view",  # a task's text wrapped for a narrow terminal
+    # an option's help read from the RunConfig field it sets
+    **dict.fromkeys(["field_help", "field_path", "shown_help"], "._help"),
 }
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 
