@@ -87,10 +87,10 @@ def test_speed_divides_the_waits():
     for c in (slow, fast):
         c.advance(0.0)
     assert not slow.advance(0.16)
-    assert not fast.advance(0.06)  # a1's 1 s gap is 0.05 s at 20×, but an event waits MIN_EVENT_S at least
-    assert fast.advance(MIN_EVENT_S) and fast.pos == 3
+    assert not fast.advance(0.049)  # a1's 1 s gap is 0.05 s at 20× (over the floor, MIN_EVENT_S / 20)
+    assert fast.advance(0.05) and fast.pos == 3
     fast.set_speed("5×", now=10.0)
-    assert fast.due == pytest.approx(10.0 + max(0.5 / 5, MIN_EVENT_S))
+    assert fast.due == pytest.approx(10.0 + max(0.5 / 5, MIN_EVENT_S / 5))
 
 
 def test_step_shows_one_visible_event_and_pauses():
