@@ -131,9 +131,9 @@ def select_runs(store: Store, runs: list[str] | None = None, campaign: str | Non
         plays = {p.run_id for p in store.study_codes(found.id) if p.run_id}
         chosen = plays if chosen is None else chosen & plays
     elif not include_studies:
-        named = next((i for i in ids if i in every_play), None)
-        if named is not None:
-            raise SiteInputError(f"--runs: run {named!r} is a study's play: publish it with --study NAME or --include-studies")
+        a_play = next((i for i in ids if i in every_play), None)
+        if a_play is not None:
+            raise SiteInputError(f"--runs: run {a_play!r} is a study's play: publish it with --study NAME or --include-studies")
         left_out = set(every_play)
         chosen = None if chosen is None else chosen - left_out
     described = {"runs": parts, "campaign": campaign, "study": study, "include_studies": include_studies,
