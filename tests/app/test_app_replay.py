@@ -14,6 +14,7 @@ from vibesearch.app import MAX_GAP_S, MIN_EVENT_S, NOMINAL_GAP_S, Access, Cursor
 from vibesearch.app.catalog import TaskCatalog
 from vibesearch.app.context import AppContext
 from vibesearch.app.live import RunManager
+from vibesearch.app.render import persona_html
 from vibesearch.app.replay import ReplayRefused, open_replay, render, status_line
 from vibesearch.interop.official_trajectories import import_trajectory
 from vibesearch.run.events import EndEvent, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, ToolResultEvent, UsageEvent
@@ -86,10 +87,10 @@ def test_speed_divides_the_waits():
     for c in (slow, fast):
         c.advance(0.0)
     assert not slow.advance(0.16)
-    assert not fast.advance(0.06)  # a1's 1 s gap is 0.05 s at 20×, but an event waits MIN_EVENT_S at least
-    assert fast.advance(MIN_EVENT_S) and fast.pos == 3
+    assert not fast.advance(0.049)  # a1's 1 s gap is 0.05 s at 20× (over the floor, MIN_EVENT_S / 20)
+    assert fast.advance(0.05) and fast.pos == 3
     fast.set_speed("5×", now=10.0)
-    assert fast.due == pytest.approx(10.0 + max(0.5 / 5, MIN_EVENT_S))
+    assert fast.due == pytest.approx(10.0 + max(0.5 / 5, MIN_EVENT_S / 5))
 
 
 def test_step_shows_one_visible_event_and_pauses():
@@ -166,6 +167,21 @@ def _snapshot(store, run_id: str) -> tuple:
     return (run.status, run.termination, run.updated_at, len(store.events(run_id)), len(store.scores(run_id)), len(store.list_runs()))
 
 
+VALID_TRAJECTORY = Path(__file__).resolve().parents[1] / "data" / "fuzz" / "valid" / "trajectory.json"
+
+
+def test_an_import_without_its_task_says_the_task_is_missing_and_how_to_attach_it(ctx, store):
+    # issue 39: the card said "1 stage · 0 ground-truth triples" for an import without --task
+    run_id = import_trajectory(store, VALID_TRAJECTORY).run_id
+    persona = render(ctx, open_replay(ctx, Who(owner="client:someone"), run_id, "5×"), COMPONENTS, first=True)["persona"]
+    assert "The task is missing" in persona and "vibesearch import TRAJECTORY.json --task TASK.json" in persona
+    assert "ground-truth triple" not in persona and "1 stage" not in persona
+    assert "Which moons of Jupiter can I see?" in persona  # the question the file holds is still shown
+    task = next(t for t in ctx.catalog.tasks.values() if t.kind != "table")  # a real task: its counts, no note
+    shown = persona_html(task)
+    assert f"{len(task.graph)} ground-truth triple" in shown and "task is missing" not in shown
+
+
 @pytest.mark.skipif(not OFFICIAL.exists(), reason="the shared official trajectories are not here")
 def test_an_imported_official_trajectory_replays_to_its_end_without_writing(ctx, store):
     run_id = import_trajectory(store, OFFICIAL).run_id
@@ -175,6 +191,7 @@ def test_an_imported_official_trajectory_replays_to_its_end_without_writing(ctx,
     first = render(ctx, c, COMPONENTS, first=True)
     assert c.pos >= 1 and f"event {c.pos} / {c.total}" in first["status"]
     assert first["human_box"] is not None and "阶段：已透露 1 / 1" in first["stepper"]  # a Chinese task: its stepper speaks Chinese
+    assert "The task is missing" in first["persona"] and "--task" in first["persona"]  # imported without its task
     while c.next_stage(0.0):
         out = render(ctx, c, COMPONENTS)
     assert c.done and "finished" in status_line(c)

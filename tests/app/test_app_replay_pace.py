@@ -1,6 +1,7 @@
 """The replay's pace (app/_replay_cursor.py): a run that was not recorded here live, or whose
 stored gaps add up to nothing, plays at a fixed pace per event whatever one gap says; an event that
-draws something never comes sooner than ``MIN_EVENT_S``, whatever the speed; 0.5× is offered."""
+draws something never comes sooner than ``MIN_EVENT_S`` divided by the speed (every wait scales: 20×
+takes a quarter of 5×'s time); 0.5× is offered."""
 
 from __future__ import annotations
 
@@ -57,16 +58,30 @@ def test_an_imported_trajectory_is_untimed_by_its_gaps_too(tmp_path):
     assert _played_s(c) >= drawn * NOMINAL_GAP_S - 1e-6  # every drawn event waits its 0.5 s at 1×
     fast = Cursor.of(run_id, events, "20×", imported=True)
     slow = _played_s(Cursor.of(run_id, events, "1×"))
-    assert drawn * MIN_EVENT_S - 1e-6 <= _played_s(fast) < slow / 5  # faster, but never a flash
+    assert _played_s(fast) == pytest.approx(slow / 20)  # every wait divided by the speed
 
 
-def test_a_short_fast_run_still_reads_at_twenty_times():
-    # a live run recorded quickly (events 10 ms apart, 1 s in all): timed, but each drawn event
-    # waits MIN_EVENT_S at least, so 20× does not flash it by in a twentieth of a second
+@pytest.mark.skipif(not OFFICIAL.exists(), reason="the shared official trajectories are not here")
+def test_each_speed_plays_an_import_in_its_share_of_the_time(tmp_path):
+    # issue 39: 20× of an import took 14.7 s against 17.8 s at 5× (a fixed floor per event flattened it)
+    store = Store(tmp_path / "x.db")
+    run_id = import_trajectory(store, OFFICIAL).run_id
+    events = store.events(run_id)
+    played = {speed: _played_s(Cursor.of(run_id, events, speed, imported=True)) for speed in ("0.5×", "1×", "5×", "20×")}
+    assert played["5×"] > 5.0  # a real conversation: many drawn events
+    assert played["20×"] == pytest.approx(played["5×"] / 4, rel=0.02)
+    assert played["1×"] == pytest.approx(played["5×"] * 5, rel=0.02)
+    assert played["0.5×"] == pytest.approx(played["1×"] * 2, rel=0.02)
+
+
+def test_a_short_fast_run_still_reads_and_its_floor_scales_with_the_speed():
+    # a live run recorded quickly (events 10 ms apart, 1 s in all): timed, each drawn event waits
+    # at least MIN_EVENT_S / speed, so it does not flash by, and 20× still takes a quarter of 5×
     run = _talk(101, 0.01)
-    c = Cursor.of("r", run, "20×")
-    assert c.timed
-    assert _played_s(c) >= 100 * MIN_EVENT_S - 1e-6
+    fast, slow = Cursor.of("r", run, "20×"), Cursor.of("r", run, "5×")
+    assert fast.timed
+    assert _played_s(fast) == pytest.approx(100 * MIN_EVENT_S / 20)
+    assert _played_s(slow) == pytest.approx(100 * MIN_EVENT_S / 5) == pytest.approx(4 * _played_s(fast))
 
 
 def test_invisible_events_cost_nothing_in_an_untimed_run():

@@ -36,12 +36,12 @@ def site_db(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def built_site(site_db, tmp_path_factory) -> Path:
-    """The site of every run of the module's database."""
+    """The site of every run of the module's database, the study's play included (``--include-studies``)."""
     from vibesearch.site import build_site
     from vibesearch.store import Store
 
     out = tmp_path_factory.mktemp("site") / "out"
-    build_site(Store(site_db.path), out)
+    build_site(Store(site_db.path), out, include_studies=True)
     return out
 
 

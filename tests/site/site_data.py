@@ -117,8 +117,9 @@ def build_database(folder: Path, trajectory: Path | None):
 
     _study, links = create_study(store, "site study", StudyConfig(tasks=(TASKS[0],)), "admin")
     secrets += [link.code for link in links] + [hashlib.sha256(link.code.encode()).hexdigest() for link in links]
-    # a study with one play: its code used, the play's run recorded (the run a study link made)
-    played, played_links = create_study(store, "played study", StudyConfig(tasks=(TASKS[0],)), "admin")
+    # a study with one play: its code used, the play's run recorded (the run a study link made);
+    # annotators see its agent (a blind study's play is published with its agent hidden: test_site_studies.py)
+    played, played_links = create_study(store, "played study", StudyConfig(tasks=(TASKS[0],), blind=False), "admin")
     claimed = store.claim_study_code(played.id, played_links[0].code, "player-")
     assert claimed is not None and store.set_study_run(claimed.player, rules[1])
     secrets += [link.code for link in played_links] + [claimed.player]

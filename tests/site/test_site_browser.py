@@ -135,7 +135,7 @@ def test_a_large_replay_is_unpacked_in_the_browser(page, site_db, tmp_path, monk
     out = tmp_path / "packed"
     rid = site_db.rules_runs[1]
     with ThreadPoolExecutor(1) as pool:
-        pool.submit(build_site, Store(site_db.path), out, runs=[rid]).result()
+        pool.submit(build_site, Store(site_db.path), out, runs=[rid], include_studies=True).result()
     html = (out / "runs" / f"{rid}.html").read_text(encoding="utf-8")
     assert 'data-encoding="gzip-base64"' in html
     page.goto((out / "runs" / f"{rid}.html").as_uri())

@@ -187,6 +187,25 @@ def test_only_the_runs_named_are_published(cli, site_db, tmp_path):
     assert res.exit_code == 1 and "no run to publish" in res.output  # filters given together must all hold
 
 
+def test_a_study_play_is_published_only_when_asked_for(cli, site_db, tmp_path):
+    # issue 39: `site build` published every study's plays by default
+    play = site_db.rules_runs[1]  # the played study's one play
+    out = tmp_path / "default"
+    res = cli("site", "build", out, "--db", site_db.path, "--json")
+    assert res.exit_code == 0, res.output
+    assert not (out / "runs" / f"{play}.html").exists()
+    assert {r["run_id"] for r in json.loads((out / "results.json").read_text())["runs"]} == (
+        {site_db.rules_runs[0], *site_db.direct_runs, site_db.xss_run} | ({site_db.imported_run} if site_db.imported_run else set()))
+    assert not any(play.encode() in _contents(p) for p in _files(out))  # not in any file: no page, no bundle, no rows
+    assert cli("site", "verify", out).exit_code == 0
+    res = cli("site", "build", tmp_path / "named", "--db", site_db.path, "--runs", play)  # naming it is not enough
+    assert res.exit_code == 1 and "is a study's play" in res.output and "--include-studies" in res.output
+    res = cli("site", "build", tmp_path / "filtered", "--db", site_db.path, "--runs", "user=rules")
+    assert res.exit_code == 0 and {p.stem for p in (tmp_path / "filtered" / "runs").iterdir()} == {site_db.rules_runs[0], site_db.xss_run}
+    res = cli("site", "build", tmp_path / "all", "--db", site_db.path, "--runs", "user=rules", "--include-studies")
+    assert res.exit_code == 0 and {p.stem for p in (tmp_path / "all" / "runs").iterdir()} == {*site_db.rules_runs, site_db.xss_run}
+
+
 @pytest.mark.parametrize("args, needle", [
     (["--runs", "nosuchrun"], "no run 'nosuchrun'"),
     (["--runs", "colour=blue"], "unknown key"),
@@ -203,7 +222,7 @@ def test_a_selection_that_names_nothing_is_one_line(cli, site_db, tmp_path, args
 
 def test_the_live_app_links_and_a_rebuild_replaces_the_site(cli, site_db, tmp_path):
     out = tmp_path / "s"
-    assert cli("site", "build", out, "--db", site_db.path, "--runs", site_db.rules_runs[1]).exit_code == 0
+    assert cli("site", "build", out, "--db", site_db.path, "--runs", site_db.rules_runs[1], "--include-studies").exit_code == 0
     (out / "stale.txt").write_text("old", encoding="utf-8")
     res = cli("site", "build", out, "--db", site_db.path, "--runs", site_db.rules_runs[0], "--app-url", "https://vibes.example/")
     assert res.exit_code == 0, res.output
@@ -212,7 +231,7 @@ def test_the_live_app_links_and_a_rebuild_replaces_the_site(cli, site_db, tmp_pa
     assert f'href="https://vibes.example/?run={site_db.rules_runs[0]}"' in page
     # a task played once by each of two configurations links to the live app's comparison of the two runs
     res = cli("site", "build", out, "--db", site_db.path, "--runs", ",".join(site_db.rules_runs + site_db.direct_runs),
-              "--app-url", "https://vibes.example/")
+              "--app-url", "https://vibes.example/", "--include-studies")
     assert res.exit_code == 0, res.output
     index = (out / "index.html").read_text(encoding="utf-8")
     links = set(re.findall(r'href="https://vibes\.example/\?compare=([^",]+),([^"]+)"', index))

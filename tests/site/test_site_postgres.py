@@ -21,7 +21,7 @@ def test_a_site_built_from_postgresql_is_the_sqlite_ones(cli, site_db, built_sit
     res = cli("db", "copy", site_db.path, url)
     assert res.exit_code == 0, res.output
     out = tmp_path / "from-pg"
-    build_site(Store(url), out)
+    build_site(Store(url), out, include_studies=True)
     assert _numbers(out) == _numbers(built_site)
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == sorted(
         p.relative_to(built_site).as_posix() for p in built_site.rglob("*") if p.is_file())

@@ -55,6 +55,7 @@ input[role="combobox"] { padding-right: 2.2em !important; text-overflow: ellipsi
 .vs-agree-side { margin: 6px 0 10px 0; }
 .vs-splits summary { cursor: pointer; color: var(--body-text-color-subdued); font-size: 0.9em; }
 .vs-error-banner { border-color: #b42318; background: #fef3f2; }
+.vs-task-missing { border-left: 3px solid #b54708; background: #fffaeb; padding: 6px 10px; margin: 6px 0; }
 .vs-error-banner .vs-error-text { white-space: pre-wrap; font-family: var(--font-mono); font-size: 0.85em; }
 /* the Label tab: the first nine evidence choices carry the number key that ticks them */
 #vs-label-evidence .wrap { counter-reset: vs-ev; flex-direction: column; align-items: flex-start; }

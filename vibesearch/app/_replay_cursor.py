@@ -2,8 +2,9 @@
 
 A ``Cursor`` holds a copy of the run's stored events and how many of them are shown. Playing, it
 shows each event after the gap the run itself had before it, divided by the speed and capped at
-``MAX_GAP_S / speed`` so a long model call does not stall a demo, and never under ``MIN_EVENT_S``
-for an event that draws something, so a short run still reads at 20×. A run whose timestamps carry
+``MAX_GAP_S / speed`` so a long model call does not stall a demo, and never under ``MIN_EVENT_S / speed``
+for an event that draws something, so a run recorded with no pauses still reads. Every wait, that
+floor included, is divided by the speed: 20× plays in a quarter of the time 5× takes. A run whose timestamps carry
 no timing is played at ``NOMINAL_GAP_S`` per event instead: a run that was not recorded here live
 (an imported trajectory: its events are stored at the moment of import, a fraction of a
 millisecond apart with the odd longer gap, whatever the original run took), or one whose stored
@@ -25,7 +26,7 @@ SPEEDS: dict[str, float | None] = {"0.5×": 0.5, "1×": 1.0, "5×": 5.0, "20×":
 DEFAULT_SPEED = "5×"
 MAX_GAP_S = 2.0  # the longest wait between two events at 1×
 NOMINAL_GAP_S = 0.5  # the wait at 1× when the run's timestamps carry no timing
-MIN_EVENT_S = 0.08  # the shortest wait before an event that draws something, at any speed (20× of an untimed run)
+MIN_EVENT_S = 0.4  # the shortest wait at 1× before an event that draws something (divided by the speed like every wait)
 TIMED_SPAN_S = 0.5  # the stored gaps must add up to at least this ...
 TIMED_GAPS = 2  # ... with at least this many gaps of TIMED_GAP_S or more, to count as timing
 TIMED_GAP_S = 0.01
@@ -154,7 +155,7 @@ class Cursor:
         if not visible(self.events[self.pos]):
             return wait if self.timed else 0.0  # an untimed run spends its pace only on what it draws
         if any(visible(ev) for ev in self.events[: self.pos]):
-            return max(wait, MIN_EVENT_S)
+            return max(wait, MIN_EVENT_S / factor)
         return wait  # the first thing drawn
 
     def pace_note(self) -> str:

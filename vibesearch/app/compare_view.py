@@ -4,7 +4,8 @@ deep link ``?compare=A,B`` that opens it.
 The stage alignment (the turn each stage was reached, tool calls and tokens per stage), the ground
 truth covered in both / only A / only B / neither, and both graphs drawn with one layout, so an
 entity sits in the same place in both pictures. Both runs must be readable by the caller: one it
-may not read is refused in the words of one that does not exist.
+may not read is refused in the words of one that does not exist. A blind study's play names no
+agent but to an admin ("agent hidden (blind study)"), and its configuration is not offered below.
 
 Below, two whole configurations (``labels.config_compare``, as ``vibesearch compare --a … --b …``):
 the F1 difference per task, its paired 95% interval, the verdict ("inside the noise floor" when the
@@ -25,6 +26,7 @@ from ..reports.noise import split_text
 from ..labels.config_compare import CONFIG_KEYS, ConfigCompareError, compare_configs, configurations, shown
 from ..store import RunNotFound
 from ..results.graph import shared_positions
+from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._graph_figure import graph_figure
 from ._words import ui_text
 from .context import AppContext
@@ -141,6 +143,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
             result = compare_runs(ctx.store, a, b, min_agreement=_threshold(ctx), keep_run=allowed.__contains__)
         except CompareError as exc:
             return [_esc(exc), "", "", None, None]
+        hide_agents(ctx, who, result, a, b)
         task = ctx.task_of_run(ctx.store.get_run(a))
         gt = [t.model_dump() for t in task.graph] if task is not None else []
         preds = [predicted_triples(ctx.store, rid) for rid in (a, b)]
@@ -164,6 +167,19 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
         return (ids[0][:MAX_ID], ids[1][:MAX_ID], *compare(tok, ids[0], ids[1], request))
 
     return CompareHandles(run_a, run_b, button, outputs, compare, on_link, on_show, show_io)
+
+
+def hide_agents(ctx: AppContext, who: Who, result: dict[str, Any], a: str, b: str) -> None:
+    """A blind study's play shows no agent to anyone but an admin (``agent_hidden``)."""
+    for side, rid in (("a", a), ("b", b)):
+        if agent_hidden(who, ctx.store.get_run(rid)):
+            result["runs"][side]["agent"] = AGENT_HIDDEN
+
+
+def _comparable(ctx: AppContext, who: Who) -> Any:
+    """The runs a caller's configurations are made of: those it may read, but a blind study's play
+    (its configuration would name the agent) unless the caller is an admin."""
+    return lambda run: ctx.readable(who, run) and not agent_hidden(who, run)
 
 
 def config_label(spec: dict[str, str], n_runs: int) -> str:
@@ -226,7 +242,7 @@ def _configs_section(ctx: AppContext, owner: gr.BrowserState) -> tuple[Any, list
         who = ctx.who(request, tok)
         if who.player:
             return gr.skip(), gr.skip()
-        found = configurations(ctx.store, lambda run: ctx.readable(who, run))
+        found = configurations(ctx.store, _comparable(ctx, who))
         choices = [(config_label(spec, n), json.dumps(spec, sort_keys=True)) for spec, n in found]
         values = {v for _, v in choices}
         first = choices[0][1] if choices else None
@@ -242,7 +258,7 @@ def _configs_section(ctx: AppContext, owner: gr.BrowserState) -> tuple[Any, list
         if spec_a == spec_b:
             return "<div class='vs-card vs-muted'>A and B are the same configuration: choose two different ones.</div>"
         try:
-            got = compare_configs(ctx.store, spec_a, spec_b, may_read=lambda run: ctx.readable(who, run), min_agreement=_threshold(ctx))
+            got = compare_configs(ctx.store, spec_a, spec_b, may_read=_comparable(ctx, who), min_agreement=_threshold(ctx))
         except ConfigCompareError as exc:
             return f"<div class='vs-card vs-muted'>{_esc(exc)}</div>"
         return configs_html(got)

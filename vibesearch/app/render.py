@@ -273,17 +273,32 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+TASK_MISSING_HTML = (
+    "<div class='vs-task-missing' id='vs-task-missing'><b>The task is missing:</b> this run was imported without its task, so "
+    "its stages and ground truth are unknown and it cannot be scored. Import the file again with its task: "
+    "<code>vibesearch import TRAJECTORY.json --task TASK.json</code>.</div>"
+)
+
+
+def task_missing(task: Task) -> bool:
+    """A task that is only a placeholder: no ground truth (not a table task), as an official
+    trajectory imported without ``--task`` carries (its question and one stage)."""
+    return task.kind != "table" and not task.graph
+
+
 def persona_html(task: Task) -> str:
     """The persona card: title and opening query always shown, the rest folded."""
     p = task.persona
     meta = " · ".join(x for x in (f"subset {task.subset}" if task.subset else "", task.language, task.domain) if x)
     kind = " · table task" if task.kind == "table" and task.domain != "table" else ""
     graph = "" if task.kind == "table" else f" · {_count(len(task.graph), 'ground-truth triple')}"
+    counts = f" · {_count(len(p.stages), 'stage')}{graph}" if not task_missing(task) else ""
     return (
         "<div class='vs-card vs-persona'>"
         f"<div class='vs-card-title'>{_esc(task.title or task.id)}</div>"
-        f"<div class='vs-muted'>{_esc(task.id)} · {_esc(meta)}{kind} · {_count(len(p.stages), 'stage')}{graph}</div>"
-        f"<p><b>Opening query:</b> {_esc(p.initial_query)}</p>"
+        f"<div class='vs-muted'>{_esc(task.id)} · {_esc(meta)}{kind}{counts}</div>"
+        + (TASK_MISSING_HTML if task_missing(task) else "")
+        + f"<p><b>Opening query:</b> {_esc(p.initial_query)}</p>"
         f"<details><summary>Who the user is</summary><p>{_esc(p.background)}</p>"
         + (f"<p><b>Behaviour:</b> {_esc(p.behavior)}</p>" if p.behavior else "")
         + "</details></div>"

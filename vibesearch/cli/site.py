@@ -1,11 +1,11 @@
 """CLI command group ``site``: a static site of the stored runs, and its check.
 
-    vibesearch site build OUT/ [--db …] [--runs FILTER] [--campaign NAME] [--study NAME] [--judge J] [--app-url URL]
+    vibesearch site build OUT/ [--db …] [--runs FILTER] [--campaign NAME] [--study NAME | --include-studies] [--judge J] [--app-url URL]
     vibesearch site verify OUT/
 
 ``build`` writes the leaderboard, one page per run (with a replay) and the results bundle
 (results.json, per-sample files, events, tasks, SHA256SUMS) into OUT/; it publishes only the runs
-named. ``verify`` recomputes every number from the bundled data and checks every file's sha256:
+named, a study's plays only with ``--study`` or ``--include-studies`` (a blind study's agent never). ``verify`` recomputes every number from the bundled data and checks every file's sha256:
 exit 0 when all match, else exit 1 and one line naming the first file and number that does not.
 """
 
@@ -29,7 +29,8 @@ def build_command(
         None, "--runs", help="Only these runs: run ids and/or key=value filters of `report --where` (subset, language, agent, model, user, simulator, profile, task), comma-separated or repeated"
     ),
     campaign: Optional[str] = typer.Option(None, "--campaign", help="Only the runs of this labelling campaign"),
-    study: Optional[str] = typer.Option(None, "--study", help="Only the plays of this study"),
+    study: Optional[str] = typer.Option(None, "--study", help="Only the plays of this study (study plays are left out otherwise)"),
+    include_studies: bool = typer.Option(False, "--include-studies", help="Publish the plays of every study too (a blind study's agent stays hidden)"),
     judge: Optional[str] = typer.Option(None, "--judge", help="Whose scores (default: the judge with the most scores)"),
     app_url: Optional[str] = typer.Option(None, "--app-url", help="Add 'open in the live app' links to this http(s) address"),
     as_json: bool = JsonOption,
@@ -42,7 +43,8 @@ def build_command(
     if app_url is not None and safe_href(app_url) is None:
         fail(f"--app-url {app_url!r}: give an http:// or https:// address")
     try:
-        results = build_site(open_store(db, writes=False), out, judge=judge, runs=runs, campaign=campaign, study=study, app_url=app_url)
+        results = build_site(open_store(db, writes=False), out, judge=judge, runs=runs, campaign=campaign, study=study,
+                             include_studies=include_studies, app_url=app_url)
     except (SiteInputError, SiteOutputError) as exc:
         fail(str(exc))
     n_files = sum(1 for p in out.rglob("*") if p.is_file())

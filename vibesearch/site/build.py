@@ -22,7 +22,7 @@ from ..judges.registry import judge_label
 from ..store import Store
 from .bundle import RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
 from .collect import RunData, SiteData, gather
-from .rows import ROWS, people_figures, rows_bundle
+from .rows import ROWS, people_figures, rebuilt_store, rows_bundle
 from .pages import index_page
 from .run_page import run_page
 
@@ -89,8 +89,9 @@ def results_runs(site: SiteData, shas: dict[str, str | None]) -> list[dict[str, 
     return [_run_entry(d, shas[rid]) for rid, d in site.runs.items()]
 
 
-def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str]) -> dict[str, Any]:
-    """``results.json``: the derived figures, the agreement with people and the facts of the build."""
+def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str], people: Store | None = None) -> dict[str, Any]:
+    """``results.json``: the derived figures, the agreement with people and the facts of the build
+    (``people``: the database those are computed from, the site's own by default)."""
     keep = set(site.runs)
     profiles = sorted({r.profile for r in site.records if r.scored})
     from ..scoring.spread import interval_settings
@@ -107,8 +108,22 @@ def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str]) -
         "tasks": [{"id": tid, "sha256": sha, "file": f"tasks/{sha}.json"} for sha, tid in sorted(tasks.items(), key=lambda kv: kv[1])],
         "runs": results_runs(site, {rid: content_hash(d.task_json) if d.task_json else None for rid, d in site.runs.items()}),
         **derived,
-        **people_figures(site.store, keep, site.judge, profiles),
+        **people_figures(people or site.store, keep, site.judge, profiles),
     }
+
+
+def _results_as_published(site: SiteData, derived: dict[str, Any], tasks: dict[str, str], bundle: dict[str, Any], stage: Path) -> dict[str, Any]:
+    """``results_of``; with a blind study's play published, the people's figures are computed from
+    the published rows (its agent hidden), as ``site verify`` recomputes them, not from the database."""
+    if not site.blind:
+        return results_of(site, derived, tasks)
+    by_sha = {content_hash(d.task_json): d.task_json for d in site.runs.values() if d.task_json}
+    with tempfile.TemporaryDirectory() as scratch:
+        people = rebuilt_store(bundle, lambda sha: by_sha.get(sha) if sha else None, lambda rid: site.runs[rid].events, Path(scratch))
+        try:
+            return results_of(site, derived, tasks, people)
+        finally:
+            people.engine.dispose()
 
 
 def _is_site(folder: Path) -> bool:
@@ -150,7 +165,7 @@ def write_site(site: SiteData, out: Path, *, app_url: str | None = None) -> dict
         configs = {r["run_id"]: r["run_config"] for r in results_runs(site, shas)}
         bundle = rows_bundle(site.store, {rid: d.run for rid, d in site.runs.items()}, shas.__getitem__, configs.__getitem__)
         (stage / ROWS).write_text(file_text(bundle), encoding="utf-8")
-        results = results_of(site, derived, tasks)
+        results = _results_as_published(site, derived, tasks, bundle, stage)
         results["official_folders"] = [f"official/{name}" for name in official]
         (stage / RESULTS).write_text(file_text(results), encoding="utf-8")
         (stage / "index.html").write_text(index_page(results, derived, app_url=app_url), encoding="utf-8")
@@ -172,6 +187,8 @@ def write_site(site: SiteData, out: Path, *, app_url: str | None = None) -> dict
 
 
 def build_site(store: Store, out: Path, *, judge: str | None = None, runs: list[str] | None = None, campaign: str | None = None,
-               study: str | None = None, app_url: str | None = None) -> dict[str, Any]:
-    """Build the site of the runs named (every run without a filter) into ``out``; returns results.json's content."""
-    return write_site(gather(store, judge=judge, runs=runs, campaign=campaign, study=study), out, app_url=app_url)
+               study: str | None = None, include_studies: bool = False, app_url: str | None = None) -> dict[str, Any]:
+    """Build the site of the runs named (every run without a filter; a study's plays only with
+    ``study`` or ``include_studies``) into ``out``; returns results.json's content."""
+    site = gather(store, judge=judge, runs=runs, campaign=campaign, study=study, include_studies=include_studies)
+    return write_site(site, out, app_url=app_url)

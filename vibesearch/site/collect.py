@@ -2,7 +2,8 @@
 
 Building a site is an admin act, but it publishes only what it is asked to: the runs named by
 ``--runs`` (run ids, or ``key=value`` filters of ``report --where``), ``--campaign`` (a labelling
-campaign's runs) and ``--study`` (a study's plays), all of them when none is given. Of each run it
+campaign's runs) and ``--study`` (a study's plays), all of them when none is given — but a study's
+plays only with ``--study`` or ``--include-studies``, and a blind study's agent never (``_blind``). Of each run it
 keeps its events, its task snapshot, the graph each score graded and the judge's verdicts; never
 the run's owner, the settings snapshot, logins, study codes or any key (none of them is read).
 """
@@ -22,6 +23,7 @@ from ..scoring.stats import stages_total_of
 from ..store import Store, TaskSnapshotError
 from ..store.tables import GraphRow, Run
 from ..tasks.models import Task
+from ._blind import hidden_events, hidden_record, hidden_run, study_plays
 
 
 class SiteInputError(ValueError):
@@ -72,15 +74,29 @@ class SiteData:
     records: list[RunRecord]
     runs: dict[str, RunData]
     selection: dict[str, Any]
+    blind: set[str] = field(default_factory=set)  # runs published with their agent hidden (``_blind``)
 
 
 def _split(values: list[str] | None) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
 
-def select_runs(store: Store, runs: list[str] | None = None, campaign: str | None = None, study: str | None = None) -> tuple[set[str] | None, dict[str, Any]]:
-    """The ids of the runs to publish (None: every run) and a description of the selection.
-    ``runs``: run ids and/or ``key=value`` filters; ids and filters of one call must all hold."""
+@dataclass
+class Selection:
+    chosen: set[str] | None  # the runs named (None: every run) ...
+    left_out: set[str]  # ... but these (study plays nobody asked for)
+    blind: set[str]  # the published plays whose agent stays hidden
+    described: dict[str, Any]
+
+    def keeps(self, run_id: str) -> bool:
+        return (self.chosen is None or run_id in self.chosen) and run_id not in self.left_out
+
+
+def select_runs(store: Store, runs: list[str] | None = None, campaign: str | None = None, study: str | None = None,
+                include_studies: bool = False) -> Selection:
+    """The runs to publish and a description of the selection. ``runs``: run ids and/or
+    ``key=value`` filters; ids and filters of one call must all hold. A study's plays are left out
+    unless ``study`` names it or ``include_studies`` asks for every study's."""
     parts = _split(runs)
     filters = [p for p in parts if "=" in p]
     ids = [p for p in parts if "=" not in p]
@@ -106,13 +122,23 @@ def select_runs(store: Store, runs: list[str] | None = None, campaign: str | Non
             raise SiteInputError(f"--campaign: no campaign named {campaign!r}")
         mine = set(row.run_ids())
         chosen = mine if chosen is None else chosen & mine
+    every_play = study_plays(store, store.list_runs())
+    left_out: set[str] = set()
     if study:
         found = next((s for s in store.studies() if s.name == study), None)
         if found is None:
             raise SiteInputError(f"--study: no study named {study!r}")
         plays = {p.run_id for p in store.study_codes(found.id) if p.run_id}
         chosen = plays if chosen is None else chosen & plays
-    return chosen, {"runs": parts, "campaign": campaign, "study": study, "filter_keys": sorted(WHERE_KEYS)}
+    elif not include_studies:
+        a_play = next((i for i in ids if i in every_play), None)
+        if a_play is not None:
+            raise SiteInputError(f"--runs: run {a_play!r} is a study's play: publish it with --study NAME or --include-studies")
+        left_out = set(every_play)
+        chosen = None if chosen is None else chosen - left_out
+    described = {"runs": parts, "campaign": campaign, "study": study, "include_studies": include_studies,
+                 "filter_keys": sorted(WHERE_KEYS)}
+    return Selection(chosen, left_out, {rid for rid, blind in every_play.items() if blind}, described)
 
 
 def _graph_triples(store: Store, graph_id: int | None) -> list[dict[str, Any]]:
@@ -149,10 +175,10 @@ def event_dicts(store: Store, run_id: str) -> list[dict[str, Any]]:
 
 
 def gather(store: Store, *, judge: str | None = None, runs: list[str] | None = None, campaign: str | None = None,
-           study: str | None = None) -> SiteData:
-    chosen, selection = select_runs(store, runs, campaign, study)
-    keep = None if chosen is None else (lambda run: run.id in chosen)
-    records, used = collect_runs(store, judge=judge, keep=keep)
+           study: str | None = None, include_studies: bool = False) -> SiteData:
+    picked = select_runs(store, runs, campaign, study, include_studies)
+    chosen = picked.chosen
+    records, used = collect_runs(store, judge=judge, keep=lambda run: picked.keeps(run.id))
     shown_ids = list(dict.fromkeys(r.run_id for r in records))
     if chosen is not None:  # a run the filter names is shown even when it has no score yet
         shown_ids += sorted(i for i in chosen if i not in shown_ids)
@@ -160,12 +186,17 @@ def gather(store: Store, *, judge: str | None = None, runs: list[str] | None = N
         raise SiteInputError("no run to publish: the database holds none, or the filters match none")
     out: dict[str, RunData] = {}
     for run_id in shown_ids:
-        run = store.get_run(run_id)
+        stored = store.get_run(run_id)
+        run = hidden_run(stored) if run_id in picked.blind else stored
         try:
             task: Task | None = run.task()
         except TaskSnapshotError:
             task = None
-        data = RunData(run=run, task=task, task_json=json.loads(run.task_json or "{}"), events=event_dicts(store, run_id),
+        events = event_dicts(store, run_id)
+        if run_id in picked.blind:
+            events = hidden_events(stored, events)
+            records = [hidden_record(r, run) if r.run_id == run_id else r for r in records]
+        data = RunData(run=run, task=task, task_json=json.loads(run.task_json or "{}"), events=events,
                        records=[r for r in records if r.run_id == run_id], latest_graph=stored_prediction(store, run_id)[0])
         for rec in data.records:
             if rec.score_id is None:
@@ -176,4 +207,5 @@ def gather(store: Store, *, judge: str | None = None, runs: list[str] | None = N
             if rec.official is not None:
                 data.answers[rec.score_id] = graded_answer_of(store, score, data.events)
         out[run_id] = data
-    return SiteData(store=store, judge=used, records=records, runs=out, selection=selection)
+    return SiteData(store=store, judge=used, records=records, runs=out, selection=picked.described,
+                    blind={rid for rid in out if rid in picked.blind})
