@@ -209,3 +209,23 @@ def test_an_imported_trajectory_renders_again_the_same(cli, shared_dir, tmp_path
     _forged(out)
     [line] = _problems(cli, out)
     assert line.startswith(f"error: runs/{run_id}.html: line ") and "99" in line
+
+
+def test_a_page_whose_embedded_events_unpack_to_a_flood_is_named_without_unpacking_it(cli, copy, site_db):
+    """A page changed after the build may embed anything for its replay: verify unpacks at most
+    about twice the run's own events, so 200 MB of gzipped zeros is one line, not 200 MB."""
+    import base64
+
+    rid = site_db.rules_runs[0]
+    rel = f"runs/{rid}.html"
+    page = copy / rel
+    text = page.read_text(encoding="utf-8")
+    flood = base64.b64encode(gzip.compress(b"0" * 200_000_000, compresslevel=9, mtime=0)).decode("ascii")
+    text, n = re.subn(r'<script type="application/json" id="run-events"[^>]*>.*?</script>',
+                      f'<script type="application/json" id="run-events" data-encoding="gzip-base64">"{flood}"</script>', text,
+                      count=1, flags=re.S)
+    assert n == 1
+    page.write_text(text, encoding="utf-8")
+    _forged(copy)
+    [line] = _problems(cli, copy)
+    assert line.startswith(f"error: {rel}: does not hold readable events for its replay (the build embeds the run's ")

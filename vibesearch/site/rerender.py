@@ -13,8 +13,10 @@ writes. Every problem is one line naming the file.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,6 @@ from ..scoring.aggregate import RunRecord
 from ..scoring.stored import stored_prediction
 from ..store import Store, TaskSnapshotError
 from ..tasks.models import Task
-from ._html import read_json_script
 from .bundle import RESULTS, SUMS, first_difference, read_sums, site_files
 from .build import front_page, run_entry, stem
 from .collect import RunData
@@ -93,20 +94,43 @@ def page_problems(rel: str, shown: bytes, rebuilt: str) -> list[str]:
             f"rendered {_show(rebuilt[at:at + 60], 70)}"]
 
 
-def events_problem(events_rel: str, page_rel: str, page: str, events: list[dict[str, Any]]) -> str | None:
-    """The run's bundled events against those its page embeds for the replay (one line, or None)."""
-    try:
-        shown = read_json_script(page, "run-events")
-    except (ValueError, OSError, EOFError):
-        return f"{page_rel}: does not hold the run's events for its replay"
-    bundled = replay_events(events)
-    found = first_difference(shown, bundled)
+EVENTS_ELEMENT = re.compile(r'<script type="application/json" id="run-events"( data-encoding="gzip-base64")?>(.*?)</script>', re.S)
+
+
+def _embedded_events(page: str, cap: int) -> Any:
+    """The events a run page embeds for its replay (``_html.json_script``), unpacked to at most
+    ``cap`` characters (a page changed after the build may hold anything); None when unreadable."""
+    found = EVENTS_ELEMENT.search(page)
     if found is None:
         return None
-    where = found[0]
+    packed, body = found.group(1), found.group(2)
+    try:
+        if packed:
+            unpack = zlib.decompressobj(wbits=31)  # gzip
+            raw = unpack.decompress(base64.b64decode(json.loads(body)), cap)
+            if unpack.unconsumed_tail:
+                return None
+            body = raw.decode("utf-8")
+        return json.loads(body)
+    except (ValueError, zlib.error):
+        return None
+
+
+def events_problem(events_rel: str, page_rel: str, page: str, rebuilt: str, events: list[dict[str, Any]]) -> str | None:
+    """The run's bundled events against those its page embeds for the replay (one line, or None
+    when the page's embedded events are the ones its rendering from the bundle embeds)."""
+    found_shown, found_rebuilt = EVENTS_ELEMENT.search(page), EVENTS_ELEMENT.search(rebuilt)
+    if found_shown is not None and found_rebuilt is not None and found_shown.group(0) == found_rebuilt.group(0):
+        return None
+    bundled = replay_events(events)
+    shown = _embedded_events(page, 2 * len(json.dumps(bundled, ensure_ascii=False)) + 1_000_000)
+    if shown is None:
+        return f"{page_rel}: does not hold readable events for its replay (the build embeds the run's {len(bundled)} events)"
+    found = first_difference(shown, bundled)
+    where = found[0] if found else ""
     index = re.match(r"\[(\d+)\]", where)
     event = bundled[int(index.group(1))] if index and int(index.group(1)) < len(bundled) else None
-    which = f"event seq {event.get('seq')} ({event.get('kind')})" if isinstance(event, dict) else f"the events ({where or 'length'})"
+    which = f"event seq {event.get('seq')} ({event.get('kind')})" if isinstance(event, dict) else f"the events ({where or 'their encoding'})"
     return f"{events_rel}: {which} is not what {page_rel} shows and was built from"
 
 
@@ -154,12 +178,14 @@ def rendered_problems(out: Path, results: dict[str, Any], store: Store, samples:
         path = out / rel
         if not path.is_file():
             continue  # named by file_problems
-        shown = path.read_bytes()
-        problem = events_problem(f"events/{s}.json.gz", rel, shown.decode("utf-8", errors="replace"), events[run_id])
+        shown, rebuilt = path.read_bytes(), run_page(data, app_url=app_url, stem=s)
+        if shown == rebuilt.encode("utf-8"):
+            continue
+        problem = events_problem(f"events/{s}.json.gz", rel, shown.decode("utf-8", errors="replace"), rebuilt, events[run_id])
         if problem:
             problems.append(problem)
             continue  # the page differs from its rendering for that reason: one line for it
-        problems += page_problems(rel, shown, run_page(data, app_url=app_url, stem=s))
+        problems += page_problems(rel, shown, rebuilt)
     index = out / "index.html"
     if index.is_file():
         problems += page_problems("index.html", index.read_bytes(), front_page(results))
