@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 from .. import __version__
 from ..judges.registry import judge_label
 from ..store import Store
-from .bundle import RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
+from .bundle import DERIVED_KEYS, RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
 from .collect import RunData, SiteData, gather
 from .rows import ROWS, people_figures, rebuilt_store, rows_bundle
 from .pages import index_page
@@ -70,7 +70,7 @@ def _public_config(config: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
-def _run_entry(data: RunData, task_sha: str | None) -> dict[str, Any]:
+def run_entry(data: RunData, task_sha: str | None) -> dict[str, Any]:
     config = data.run.run_config()
     first = data.records[0] if data.records else None
     s = stem(data.run.id)
@@ -86,12 +86,14 @@ def _run_entry(data: RunData, task_sha: str | None) -> dict[str, Any]:
 
 def results_runs(site: SiteData, shas: dict[str, str | None]) -> list[dict[str, Any]]:
     """``results.json``'s ``runs``: each published run's facts, public config and files."""
-    return [_run_entry(d, shas[rid]) for rid, d in site.runs.items()]
+    return [run_entry(d, shas[rid]) for rid, d in site.runs.items()]
 
 
-def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str], people: Store | None = None) -> dict[str, Any]:
+def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str], app_url: str | None = None,
+               people: Store | None = None) -> dict[str, Any]:
     """``results.json``: the derived figures, the agreement with people and the facts of the build
-    (``people``: the database those are computed from, the site's own by default)."""
+    (``app_url``: the live app the pages link to, kept so ``site verify`` renders the pages again;
+    ``people``: the database the people's figures are computed from, the site's own by default)."""
     keep = set(site.runs)
     profiles = sorted({r.profile for r in site.records if r.scored})
     from ..scoring.spread import interval_settings
@@ -103,6 +105,7 @@ def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str], p
         "judge": site.judge,
         "judge_label": judge_label(site.judge),
         "selection": site.selection,
+        "app_url": app_url,
         "intervals": interval_settings(),
         "n_runs": len(site.runs),
         "tasks": [{"id": tid, "sha256": sha, "file": f"tasks/{sha}.json"} for sha, tid in sorted(tasks.items(), key=lambda kv: kv[1])],
@@ -112,18 +115,24 @@ def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str], p
     }
 
 
-def _results_as_published(site: SiteData, derived: dict[str, Any], tasks: dict[str, str], bundle: dict[str, Any], stage: Path) -> dict[str, Any]:
+def _results_as_published(site: SiteData, derived: dict[str, Any], tasks: dict[str, str], bundle: dict[str, Any],
+                          app_url: str | None) -> dict[str, Any]:
     """``results_of``; with a blind study's play published, the people's figures are computed from
     the published rows (its agent hidden), as ``site verify`` recomputes them, not from the database."""
     if not site.blind:
-        return results_of(site, derived, tasks)
+        return results_of(site, derived, tasks, app_url)
     by_sha = {content_hash(d.task_json): d.task_json for d in site.runs.values() if d.task_json}
     with tempfile.TemporaryDirectory() as scratch:
         people = rebuilt_store(bundle, lambda sha: by_sha.get(sha) if sha else None, lambda rid: site.runs[rid].events, Path(scratch))
         try:
-            return results_of(site, derived, tasks, people)
+            return results_of(site, derived, tasks, app_url, people)
         finally:
             people.engine.dispose()
+
+
+def front_page(results: dict[str, Any]) -> str:
+    """``index.html`` from ``results.json``'s content alone (``site verify`` renders it again and compares)."""
+    return index_page(results, {key: results[key] for key in DERIVED_KEYS}, app_url=results.get("app_url"))
 
 
 def _is_site(folder: Path) -> bool:
@@ -165,10 +174,11 @@ def write_site(site: SiteData, out: Path, *, app_url: str | None = None) -> dict
         configs = {r["run_id"]: r["run_config"] for r in results_runs(site, shas)}
         bundle = rows_bundle(site.store, {rid: d.run for rid, d in site.runs.items()}, shas.__getitem__, configs.__getitem__)
         (stage / ROWS).write_text(file_text(bundle), encoding="utf-8")
-        results = _results_as_published(site, derived, tasks, bundle, stage)
+        results = _results_as_published(site, derived, tasks, bundle, app_url)
         results["official_folders"] = [f"official/{name}" for name in official]
+        results = plain(results)  # as results.json reads back: the front page is rendered from that alone
         (stage / RESULTS).write_text(file_text(results), encoding="utf-8")
-        (stage / "index.html").write_text(index_page(results, derived, app_url=app_url), encoding="utf-8")
+        (stage / "index.html").write_text(front_page(results), encoding="utf-8")
         write_sums(stage)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=parent))

@@ -1,7 +1,8 @@
-"""``vibesearch site verify OUT/``: every number of a site recomputed from its own bundled data.
+"""``vibesearch site verify OUT/``: every number of a site recomputed from its own bundled data,
+every page rendered again from it, every file's sha256 checked.
 
-In this order, stopping at the first thing that does not match (one line naming the file, and the
-number where there is one):
+Steps 1-6 in this order, stopping at the first thing that does not match (one line naming the
+file, and the number where there is one):
 
 1. each task file's name is the sha256 of its content;
 2. each run's per-sample file: P/R/F1 and the counts of every score recomputed from its verdicts
@@ -16,7 +17,15 @@ number where there is one):
 5. the judges' agreement lines, the label agreement tables and the people-vs-simulator table,
    recomputed by ``rows.people_figures`` over a throwaway database made from ``rows.json`` (the
    runs' facts, every score, the labels and adjudications) and the bundled events and task files;
-6. the sha256 of every file against ``SHA256SUMS`` (and no file unlisted, none missing).
+6. the sha256 of every file against ``SHA256SUMS`` (and no file unlisted, none missing);
+7. then every problem, one line each (``rerender``): a file the build does not write or one it
+   writes missing, a page that is not the one rendered again from the bundled data by the code that
+   built it (a script, the Content-Security-Policy, the title each named), a run's events that are
+   not those its page shows, a run's entry in ``results.json`` that its bundled data does not give.
+
+A SHA256SUMS that matches proves only that the files agree with each other: whoever changed a
+file can write a new SHA256SUMS. The site is the one published only when the sha256 of SHA256SUMS
+is the digest published elsewhere (``expect``).
 """
 
 from __future__ import annotations
@@ -25,10 +34,14 @@ import html
 import json
 import re
 import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ..scoring.aggregate import RunRecord
+from ..store import Store
+from .rerender import expected_files, file_problems, rendered_problems
 from .rows import ROWS, RowsError, people_figures, rebuilt_store
 from .bundle import (
     DERIVED_KEYS, METRIC_FIELDS, RESULTS, SUMS, close, content_hash, derive, first_difference, metrics_from_verdicts,
@@ -140,8 +153,9 @@ def _check_pages(out: Path, derived: dict[str, Any], by_run: dict[str, list[RunR
                 raise Mismatch(f"{rel}: {check} shows {raw or '–'}, recomputed {_show(fresh)}")
 
 
-def _check_people(out: Path, results: dict[str, Any], records: list[RunRecord]) -> dict[str, Any]:
-    """The agreement and study figures recomputed from rows.json; returns them (the pages are checked against them)."""
+@contextmanager
+def _rebuilt(out: Path, results: dict[str, Any]) -> Iterator[Store]:
+    """A throwaway SQLite database made from rows.json and the bundled events and task files."""
     bundle = _load(out, ROWS)
     by_sha = {t["sha256"]: t["file"] for t in results.get("tasks") or []}
     events_of = {r["run_id"]: r["events_file"] for r in results.get("runs") or []}
@@ -154,16 +168,26 @@ def _check_people(out: Path, results: dict[str, Any], records: list[RunRecord]) 
             raise Mismatch(f"{ROWS}: run {run_id} is not one of results.json's runs")
         return _load(out, events_of[run_id])
 
-    profiles = sorted({r.profile for r in records if r.scored})
     with tempfile.TemporaryDirectory() as scratch:
         try:
             store = rebuilt_store(bundle, task_json, events, Path(scratch))
         except RowsError as exc:
             raise Mismatch(str(exc)) from None
         try:
-            fresh = people_figures(store, set(events_of), results.get("judge") or "", profiles)
+            yield store
         finally:
             store.engine.dispose()
+
+
+def _check_people(out: Path, results: dict[str, Any], records: list[RunRecord], store: Store | None = None) -> dict[str, Any]:
+    """The agreement and study figures recomputed from rows.json (``store``: the database made of
+    it, made here when not given); returns them (the pages are checked against them)."""
+    if store is None:
+        with _rebuilt(out, results) as made:
+            return _check_people(out, results, records, made)
+    profiles = sorted({r.profile for r in records if r.scored})
+    keep = {r["run_id"] for r in results.get("runs") or []}
+    fresh = people_figures(store, keep, results.get("judge") or "", profiles)
     for key in ("judge_agreement", "label_agreement", "fidelity"):
         found = first_difference(results.get(key), fresh[key], key)
         if found:
@@ -172,19 +196,23 @@ def _check_people(out: Path, results: dict[str, Any], records: list[RunRecord]) 
     return fresh
 
 
-def _check_official(out: Path, records: list[RunRecord], listed: list[str]) -> None:
-    """The official grader's folders, written again from the rebuilt records and compared file by file."""
+def _check_official(out: Path, records: list[RunRecord], listed: list[str]) -> list[str]:
+    """The official grader's folders, written again from the rebuilt records and compared file by
+    file; returns the files (their names in the site)."""
     with tempfile.TemporaryDirectory() as scratch:
         fresh_root = Path(scratch)
         names = [f"official/{name}" for name in write_official_folders(records, fresh_root)]
         if sorted(names) != sorted(listed):
             raise Mismatch(f"{RESULTS}: official_folders is {_show(listed)}, recomputed {_show(names)}")
+        files = []
         for fresh in sorted(p for p in fresh_root.rglob("*.json")):
             rel = "official/" + fresh.relative_to(fresh_root).as_posix()
+            files.append(rel)
             found = first_difference(_load(out, rel), json.loads(fresh.read_text(encoding="utf-8")))
             if found:
                 where, stored, value = found
                 raise Mismatch(f"{rel}: {where or 'the file'} is {_show(stored)}, recomputed {_show(value)}")
+        return files
 
 
 def _check_sums(out: Path) -> None:
@@ -204,7 +232,9 @@ def _check_sums(out: Path) -> None:
         raise Mismatch(f"{rel}: listed in {SUMS} but missing")
 
 
-def _verify(out: Path) -> int:
+def _verify(out: Path) -> tuple[int, list[str]]:
+    """The number of run records, and every problem of the pages and files (the numbers' checks
+    raise ``Mismatch`` at the first that does not match)."""
     if not out.is_dir():
         raise Mismatch(f"{out}: no such folder")
     results = _load(out, RESULTS)
@@ -218,6 +248,8 @@ def _verify(out: Path) -> int:
         snapshots[task["sha256"]] = content
     records: list[RunRecord] = []
     by_run: dict[str, list[RunRecord]] = {}
+    samples: dict[str, dict[str, Any]] = {}
+    events_of: dict[str, list[dict[str, Any]]] = {}
     for run in results.get("runs") or []:
         sample = _load(out, run["sample_file"])
         events = _load(out, run["events_file"])
@@ -228,6 +260,7 @@ def _verify(out: Path) -> int:
         except (KeyError, TypeError, ValueError) as exc:
             raise Mismatch(f"{run['sample_file']}: cannot be read back as run records ({' '.join(str(exc).split())[:160]})") from None
         by_run[run["run_id"]] = mine
+        samples[run["run_id"]], events_of[run["run_id"]] = sample, events
         records += mine
     derived = derive(records)
     for key in DERIVED_KEYS:
@@ -235,20 +268,43 @@ def _verify(out: Path) -> int:
         if found:
             where, stored, fresh = found
             raise Mismatch(f"{RESULTS}: {where} is {_show(stored)}, recomputed {_show(fresh)}")
-    _check_official(out, records, results.get("official_folders") or [])
-    people = _check_people(out, results, records)
-    _check_pages(out, {**derived, **people}, by_run)
-    _check_sums(out)
-    return len(records)
+    official = _check_official(out, records, results.get("official_folders") or [])
+    with _rebuilt(out, results) as store:
+        people = _check_people(out, results, records, store)
+        _check_pages(out, {**derived, **people}, by_run)
+        _check_sums(out)
+        problems = file_problems(out, expected_files(results, official))
+        problems += rendered_problems(out, results, store, samples, events_of, by_run)
+    return len(records), problems
 
 
-def verify_site(out: Path) -> tuple[bool, str]:
-    """(True, a summary) when every number and every file matches, else (False, the one line)."""
+@dataclass
+class SiteCheck:
+    """What ``site verify`` found: a problem per line (none: the site holds), and the sha256 of
+    SHA256SUMS, which proves anything only against a copy of it published somewhere else."""
+
+    problems: list[str]
+    summary: str = ""
+    sums_sha256: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify_site(out: Path, expect: str | None = None) -> SiteCheck:
+    """Every number recomputed, every page rendered again and compared, every file's sha256
+    checked; ``expect``: the sha256 SHA256SUMS must have (the digest published with the site)."""
     out = Path(out)
     try:
-        n = _verify(out)
+        n, problems = _verify(out)
     except Mismatch as exc:
-        return False, str(exc)
+        return SiteCheck([str(exc)])
     except Exception as exc:  # noqa: BLE001 - a damaged site is one line, never a traceback
-        return False, f"{out}: cannot be verified ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
-    return True, f"{out}: every number recomputed from the bundled data matches ({n} run records), and every file its sha256"
+        return SiteCheck([f"{out}: cannot be verified ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"])
+    digest = sha256_file(out / SUMS)
+    if expect is not None and expect.strip().lower() != digest:
+        problems.append(f"{SUMS}: its sha256 is {digest}, not the {expect.strip()} --expect gives: this is not the site "
+                        "whose digest was published")
+    return SiteCheck(problems, f"{out}: every page rendered again from the bundled data matches byte for byte, every number "
+                               f"recomputed from it matches ({n} run records), and every file its sha256", digest)
