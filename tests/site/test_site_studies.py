@@ -130,8 +130,8 @@ def test_a_published_blind_play_names_its_agent_in_no_file(played, store, tmp_pa
     assert "blind study agent" in page  # what it shows instead
     entry = next(r for r in results["runs"] if r["run_id"] == play)
     assert entry["run_config"] is None and entry["config"].startswith("blind study agent")
-    ok, line = verify_site(out)  # every number recomputed from what was published
-    assert ok, line
+    check = verify_site(out)  # every number recomputed and every page rendered again from what was published
+    assert check.ok, check.problems
 
 
 def test_the_compare_tab_names_a_blind_plays_agent_to_admins_only(played, settings, store):
