@@ -16,6 +16,7 @@ number where there is one):
 5. the judges' agreement lines, the label agreement tables and the people-vs-simulator table,
    recomputed by ``rows.people_figures`` over a throwaway database made from ``rows.json`` (the
    runs' facts, every score, the labels and adjudications) and the bundled events and task files;
+   the per-stage views (``results.stage_view``) over the same database and the rebuilt records;
 6. the sha256 of every file against ``SHA256SUMS`` (and no file unlisted, none missing).
 """
 
@@ -28,11 +29,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..results.stage_view import stage_view
 from ..scoring.aggregate import RunRecord
 from .rows import ROWS, RowsError, people_figures, rebuilt_store
 from .bundle import (
     DERIVED_KEYS, METRIC_FIELDS, RESULTS, SUMS, close, content_hash, derive, first_difference, metrics_from_verdicts,
-    official_nodes, official_triplets, read_sums, rebuild_records, sha256_file, site_files, write_official_folders,
+    official_nodes, official_triplets, plain, read_sums, rebuild_records, sha256_file, site_files, write_official_folders,
 )
 
 CHECK = re.compile(r'data-check="([^"]*)" data-value="([^"]*)"')
@@ -162,9 +164,10 @@ def _check_people(out: Path, results: dict[str, Any], records: list[RunRecord]) 
             raise Mismatch(str(exc)) from None
         try:
             fresh = people_figures(store, set(events_of), results.get("judge") or "", profiles)
+            fresh["stages"] = plain(stage_view(store, records))
         finally:
             store.engine.dispose()
-    for key in ("judge_agreement", "label_agreement", "fidelity"):
+    for key in ("judge_agreement", "label_agreement", "fidelity", "stages"):
         found = first_difference(results.get(key), fresh[key], key)
         if found:
             where, stored, value = found
