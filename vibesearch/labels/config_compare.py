@@ -168,7 +168,7 @@ def compare_configs(
     elif ci[0] <= 0 <= ci[1]:
         verdict = "inside the noise floor: the interval contains 0, so neither is ranked above the other"
     elif within_margin:
-        verdict = f"inside the noise floor: |B − A| is within the combined noise (±{margin:.3f}), so neither is ranked above the other"
+        verdict = f"inside the noise floor: |B − A| is within the combined noise (±{100 * margin:.2f} F1 points), so neither is ranked above the other"
     else:
         verdict = "B scores higher than A" if mean > 0 else "A scores higher than B"
     keep_run = None
