@@ -21,6 +21,16 @@ SCREENSHOTS = REPO / "artifacts" / "screenshots"
 from chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402,F401 - kept here for the app tests' imports
 
 
+def run_cli(*args: str) -> str:
+    """``vibesearch ARGS`` in a subprocess with the scripted models of ``app_fakes``; its output
+    (the command must succeed)."""
+    env = {**os.environ, "VIBESEARCH_FAKE_MODELS": "app_fakes:register_fakes",
+           "PYTHONPATH": os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH", "")) if p)}
+    done = subprocess.run([sys.executable, "-m", "vibesearch.cli.main", *args], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -8,11 +8,10 @@ import contextlib
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from app_harness import run_cli as _cli
 from browser_kit import choose, fill, shows, tab, wait_ready
 from playwright.sync_api import expect
 
@@ -20,14 +19,6 @@ pytestmark = pytest.mark.browser
 
 TASK = "daily-en-japan-heritage-trip"
 SHOTS = Path(os.environ.get("VIBESEARCH_COMPARE_SHOTS", "/tmp/compare_shots"))
-
-
-def _cli(*args: str) -> str:
-    env = {**os.environ, "VIBESEARCH_FAKE_MODELS": "app_fakes:register_fakes",
-           "PYTHONPATH": os.pathsep.join(p for p in (str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")) if p)}
-    done = subprocess.run([sys.executable, "-m", "vibesearch.cli.main", *args], capture_output=True, text=True, timeout=300, env=env)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +83,34 @@ def test_the_form_compares_and_refuses_runs_of_different_tasks(pages, app_server
     shows(page, "vs-cmp-status", "No run no-such-run in this database.")
 
 
+def test_the_run_pickers_fill_the_form(pages, app_server, two_runs):
+    """Pick A from the list of readable runs: its id fills the box and B's list holds the other
+    runs of A's task only; pick B and compare, no id typed."""
+    a, b = two_runs
+    page = pages()
+    tab(page, "Compare")
+    choose(page, "vs-cmp-pick-a", a)
+    expect(page.locator("#vs-cmp-a textarea, #vs-cmp-a input").first).to_have_value(a)
+    # B's list: the other runs of A's task, not A itself, no other task
+    box = page.locator("#vs-cmp-pick-b input")
+    box.click()
+    listed = page.get_by_role("option")
+    expect(listed.filter(has_text=b)).to_have_count(1)
+    expect(listed.filter(has_text=a)).to_have_count(0)
+    expect(listed.filter(has_text=re.compile(r"^\s*\S+ · (?!" + re.escape(TASK) + r" ·)"))).to_have_count(0)
+    box.fill(b)  # the list narrows to B; the arrow key marks it, Enter takes it
+    expect(listed).to_have_count(1)
+    box.press("ArrowDown")
+    expect(listed.first).to_have_class(re.compile(r"\bactive\b"))
+    box.press("Enter")
+    expect(page.locator("#vs-cmp-b textarea, #vs-cmp-b input").first).to_have_value(b)
+    page.click("#vs-cmp-go")
+    shows(page, "vs-cmp-status", f"Comparing {a} (A) with {b} (B).")
+    shows(page, "vs-cmp-stages", f"A = {a}")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "compare_pickers.png"), full_page=True)
+
+
 def test_a_run_link_opens_the_run_in_runs(browser, app_server, two_runs):
     a, _ = two_runs
     with _linked(browser, f"{app_server.url}?run={a}", "Runs") as page:
@@ -118,10 +137,12 @@ def test_two_configurations_compared_task_by_task(pages, app_server, two_runs):
     choose(page, "vs-cmp-config-b", "react (fake/cmp-agent) · user rules · vibesearch")
     page.click("#vs-cmp-config-go")
     diff = expected["difference"]
-    shows(page, "vs-cmp-verdict", f"B − A = {diff['b_minus_a']:+.3f} [{diff['ci'][0]:+.3f}, {diff['ci'][1]:+.3f}] over {diff['tasks']} task(s)")
+    # in percentage points, as every other surface writes F1
+    shows(page, "vs-cmp-verdict", f"B − A = {100 * diff['b_minus_a']:+.2f} [{100 * diff['ci'][0]:+.2f}, {100 * diff['ci'][1]:+.2f}] "
+                                  f"F1 points over {diff['tasks']} task(s)")
     row = next(r for r in expected["tasks"] if r["task"] == TASK)
-    expect(page.locator("#vs-cmp-configs tr", has_text=TASK)).to_contain_text(f"{row['a']:.3f}")
-    expect(page.locator("#vs-cmp-configs tr", has_text=TASK)).to_contain_text(f"{row['b_minus_a']:+.3f}")
+    expect(page.locator("#vs-cmp-configs tr", has_text=TASK)).to_contain_text(f"{100 * row['a']:.2f}")
+    expect(page.locator("#vs-cmp-configs tr", has_text=TASK)).to_contain_text(f"{100 * row['b_minus_a']:+.2f}")
     shows(page, "vs-cmp-configs", "noise floor")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "compare_configs.png"), full_page=True)

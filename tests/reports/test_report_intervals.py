@@ -164,7 +164,7 @@ def test_leaderboard_score_table_shows_the_same_intervals(db, settings):
 
         with gr.Blocks():
             h = leaderboard.build(ctx, gr.BrowserState(None))
-        assert len(h["inputs"]) == 2 + len(leaderboard.FILTERS) and len(h["outputs"]) == 8 + len(leaderboard.FILTERS)
+        assert len(h["inputs"]) == 2 + len(leaderboard.FILTERS) and len(h["outputs"]) == 9 + len(leaderboard.FILTERS)
         got = h["on_refresh"](None, leaderboard.AUTO, "daily", "(all)", "(all)", "(all)", "(all)", request=None)
         shown = got[2]
         assert shown and {r[col["group"]] for r in shown} <= {"all"} and {r[col["tasks"]] for r in shown} == {2}

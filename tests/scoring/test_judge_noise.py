@@ -181,13 +181,14 @@ def test_compare_calls_a_difference_inside_the_combined_noise_a_tie(cli, tmp_db)
     _stored(store, {"t1": [0.35, 0.75], "t2": [0.45, 0.85]}, agent="react", agent_model="m", user="rules")
     result = compare_configs(store, {"agent": "baseline"}, {"agent": "react"})
     assert result["difference"]["ci"] == pytest.approx([0.05, 0.05]) and result["difference"]["noise_margin"] == pytest.approx(0.392)
-    assert result["inside_noise"] and "within the combined noise (±0.392)" in result["verdict"]
+    assert result["inside_noise"] and "within the combined noise (±39.20 F1 points)" in result["verdict"]
     split = result["a"]["noise"]["split"]  # the rules user is fixed, the offline judge deterministic: all of it is the agent's
     assert split["judge"]["estimate"] == 0 and split["user"]["estimate"] == 0
     assert split["agent"]["estimate"] == pytest.approx(0.2828, abs=1e-4)
     from vibesearch.app.compare_view import configs_html  # the Compare tab's block says the same
 
-    assert "within the combined noise (±0.392)" in configs_html(result) and "agent 0.283" in configs_html(result)
+    # in percentage points, as every other surface writes F1
+    assert "within the combined noise (±39.20 F1 points)" in configs_html(result) and "agent 28.28" in configs_html(result)
     out = cli("compare", "--a", "agent=baseline", "--b", "agent=react", "--db", tmp_db)
     assert out.exit_code == 0, out.output
     assert "inside the noise floor" in out.stdout and "split (F1 sd, 95% interval): user 0.000 [0.000, 0.000] · agent 0.283" in out.stdout

@@ -52,6 +52,21 @@ input[role="combobox"] { padding-right: 2.2em !important; text-overflow: ellipsi
 #vs-lb-scores th .header, #vs-lb-interaction th .header, #vs-lb-tables th .header {
   word-break: normal !important; overflow-wrap: normal !important; hyphens: none; }
 #vs-lb-scores .cell-menu-button, #vs-lb-interaction .cell-menu-button, #vs-lb-tables .cell-menu-button { display: none; }
+/* their numbers never break inside (a cell of "90.48" read "90." over "48" at 1440 px): the number
+   columns wrap only between words (an interval may wrap after its dash), in a slightly smaller
+   font with narrower padding so a percentage fits its column at 1366 px and up */
+#vs-lb-scores [role=gridcell]:not([data-col="0"]):not([data-col="1"]):not([data-col="2"]):not([data-col="18"]) span,
+#vs-lb-interaction [role=gridcell]:not([data-col="0"]):not([data-col="1"]) span,
+#vs-lb-tables [role=gridcell]:not([data-col="0"]) span {
+  word-break: normal !important; overflow-wrap: normal !important; font-variant-numeric: tabular-nums; }
+#vs-lb-scores [role=gridcell] .cell-wrap, #vs-lb-interaction [role=gridcell] .cell-wrap,
+#vs-lb-scores th .cell-wrap, #vs-lb-interaction th .cell-wrap { padding-left: 3px; padding-right: 3px; font-size: 0.92em; }
+/* the per-stage tables under the Leaderboard (``reports.stages.stages_html``) */
+.vs-stages table { border-collapse: collapse; margin: 4px 0 10px 0; }
+.vs-stages th, .vs-stages td { padding: 3px 8px; border: 1px solid var(--border-color-primary); }
+.vs-stages td.num, .vs-stages th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.vs-stages td.text, .vs-stages th.text { text-align: left; }
+.vs-stages .note { color: var(--body-text-color-subdued); }
 .vs-agree-side { margin: 6px 0 10px 0; }
 .vs-splits summary { cursor: pointer; color: var(--body-text-color-subdued); font-size: 0.9em; }
 .vs-error-banner { border-color: #b42318; background: #fef3f2; }

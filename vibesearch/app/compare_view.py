@@ -23,6 +23,7 @@ import gradio as gr
 
 from ..labels.compare import CompareError, compare_runs
 from ..reports.noise import split_text
+from ..reports.text import pct
 from ..labels.config_compare import CONFIG_KEYS, ConfigCompareError, compare_configs, configurations, shown
 from ..store import RunNotFound
 from ..results.graph import shared_positions
@@ -115,6 +116,9 @@ def coverage_html(result: dict[str, Any]) -> str:
 def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
     gr.Markdown("Two runs of one persona side by side: when each stage was reached, what each spent on it, what each covered.")
     with gr.Row():
+        pick_a = gr.Dropdown(label=ui_text("Pick run A"), choices=[], scale=2, elem_id="vs-cmp-pick-a")
+        pick_b = gr.Dropdown(label=ui_text("Pick run B (same task as A)"), choices=[], scale=2, elem_id="vs-cmp-pick-b")
+    with gr.Row():
         run_a = gr.Textbox(label=ui_text("Run A"), max_length=MAX_ID, scale=2, elem_id="vs-cmp-a")
         run_b = gr.Textbox(label=ui_text("Run B"), max_length=MAX_ID, scale=2, elem_id="vs-cmp-b")
         button = gr.Button(ui_text("Compare"), variant="primary", scale=1, elem_id="vs-cmp-go")
@@ -156,7 +160,27 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
         return [f"Comparing **{_esc(a)}** (A) with **{_esc(b)}** (B).", stages_html(result), coverage_html(result), *figures]
 
     button.click(compare, [owner, run_a, run_b], outputs, api_visibility="private")
-    on_show, show_io = _configs_section(ctx, owner)
+    on_configs, configs_io = _configs_section(ctx, owner)
+
+    def picked_a(tok: str, a: Any, request: gr.Request) -> tuple[Any, Any]:
+        """Run A chosen: its id in the box, and B's list narrowed to the runs of its task."""
+        rid = str(a or "")[:MAX_ID]
+        runs = picker_runs(ctx, ctx.who(request, tok))
+        task = next((r.task_id for r in runs if r.id == rid), None)
+        return rid, gr.Dropdown(choices=[(run_label(r), r.id) for r in runs if r.id != rid and (task is None or r.task_id == task)], value=None)
+
+    pick_a.input(picked_a, [owner, pick_a], [run_a, pick_b], api_visibility="private", show_progress="hidden")
+    pick_b.input(lambda b: str(b or "")[:MAX_ID], pick_b, run_b, api_visibility="private", show_progress="hidden")
+
+    def on_show(tok: str, ca: Any, cb: Any, _pa: Any, request: gr.Request) -> tuple[Any, ...]:
+        """The tab opened: the configuration lists and run A's list (the runs the caller may read)."""
+        who = ctx.who(request, tok)
+        if who.player:
+            return gr.skip(), gr.skip(), gr.skip()
+        choices = [(run_label(r), r.id) for r in picker_runs(ctx, who)]
+        return (*on_configs(tok, ca, cb, request), gr.Dropdown(choices=choices))
+
+    show_io = [*configs_io, pick_a]
 
     def on_link(tok: str, request: gr.Request) -> tuple[Any, ...]:
         """``?compare=A,B`` in the page's address fills both boxes and compares them."""
@@ -180,6 +204,22 @@ def _comparable(ctx: AppContext, who: Who) -> Any:
     """The runs a caller's configurations are made of: those it may read, but a blind study's play
     (its configuration would name the agent) unless the caller is an admin."""
     return lambda run: ctx.readable(who, run) and not agent_hidden(who, run)
+
+
+def _points(value: float) -> str:
+    """A difference of two F1 shares in percentage points, signed ("+3.25")."""
+    return f"{100 * value:+.2f}"
+
+
+def picker_runs(ctx: AppContext, who: Any, limit: int = 300) -> list[Any]:
+    """The finished runs ``who`` may read, newest first (at most ``limit``): what the pickers offer."""
+    return [r for r in ctx.store.list_runs(status="finished") if ctx.readable(who, r)][:limit]
+
+
+def run_label(run: Any) -> str:
+    """A run in the pickers: its id, task and start time (no agent name: a blind study's runs stay blind)."""
+    when = run.created_at.strftime("%Y-%m-%d %H:%M") if getattr(run, "created_at", None) else ""
+    return f"{run.id} · {run.task_id}" + (f" · {when}" if when else "")
 
 
 def config_label(spec: dict[str, str], n_runs: int) -> str:
@@ -207,22 +247,21 @@ def configs_html(result: dict[str, Any]) -> str:
     marked = result.get("marked") or {}
     ma, mb = _mark(marked.get("a", False)), _mark(marked.get("b", False))
     both = _mark(bool(ma or mb))
-    verdict = (f"<div id='vs-cmp-verdict' class='vs-card-title'>B − A = {diff['b_minus_a']:+.3f}{both} "
-               f"[{lo:+.3f}, {hi:+.3f}] over {diff['tasks']} task(s): {_esc(result['verdict'])}</div>")
+    verdict = (f"<div id='vs-cmp-verdict' class='vs-card-title'>B − A = {_points(diff['b_minus_a'])}{both} "
+               f"[{_points(lo)}, {_points(hi)}] F1 points over {diff['tasks']} task(s): {_esc(result['verdict'])}</div>")
     rows = "".join(
-        f"<tr><td>{_esc(r['task'])}</td><td class='vs-num'>{r['a']:.3f}{ma}</td><td class='vs-num'>{r['b']:.3f}{mb}</td>"
-        f"<td class='vs-num'>{r['b_minus_a']:+.3f}{both}</td><td class='vs-num'>{r['runs_a']}</td><td class='vs-num'>{r['runs_b']}</td></tr>"
+        f"<tr><td>{_esc(r['task'])}</td><td class='vs-num'>{pct(r['a'])}{ma}</td><td class='vs-num'>{pct(r['b'])}{mb}</td>"
+        f"<td class='vs-num'>{_points(r['b_minus_a'])}{both}</td><td class='vs-num'>{r['runs_a']}</td><td class='vs-num'>{r['runs_b']}</td></tr>"
         for r in result["tasks"]
     )
-    table = ("<table><tr><th>task</th><th>A F1</th><th>B F1</th><th>B − A</th><th>runs A</th><th>runs B</th></tr>" + rows + "</table>")
+    table = ("<table><tr><th>task</th><th>A F1 (%)</th><th>B F1 (%)</th><th>B − A (points)</th><th>runs A</th><th>runs B</th></tr>"
+             + rows + "</table>")
     noise = []
     for side in ("a", "b"):
         n = result[side]["noise"]
-        sd = "–" if n["sd"] is None else f"{n['sd']:.3f}"
-        fixed = "–" if n["sd_user_fixed"] is None else f"{n['sd_user_fixed']:.3f}"
         noise.append(f"<div class='vs-muted'>{side.upper()} = {_esc(shown(result[side]['spec']))} · {result[side]['runs']} run(s) · "
-                     f"noise floor: F1 sd across runs {sd} ({n['tasks_with_repeats']} task(s) repeated), with the user fixed {fixed}; "
-                     f"split (F1 sd, 95% interval): {_esc(split_text(n['split']))}</div>")
+                     f"noise floor: F1 SD across runs {pct(n['sd'])} ({n['tasks_with_repeats']} task(s) repeated), with the user fixed "
+                     f"{pct(n['sd_user_fixed'])}; split (F1 SD in points, 95% interval): {_esc(split_text(n['split'], percent=True))}</div>")
     return f"<div class='vs-card'>{verdict}{''.join(noise)}{table}{trust_html(result)}</div>"
 
 

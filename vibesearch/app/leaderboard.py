@@ -20,8 +20,13 @@ set, the scores of a judge below it or unmeasured carry "†" and a footnote say
 whose samples' judge batches failed (the official rule grades them not covered) or left triples
 unscored carry "‡" (``judges.judge_failures``), with a footnote.
 
+Under the tables, the per-stage views of the same runs (``results.stage_view``, drawn by
+``reports.stages.stages_html`` as in the HTML report and the site): recall of the ground truth by
+stage, where runs stall, F1 by stages reached.
+
 All numbers come from ``vibesearch.scoring`` (``collect_runs``, ``score_table``,
-``interaction_table``, ``f1_by_compactions``, ``termination_types``); nothing is computed here.
+``interaction_table``, ``f1_by_compactions``, ``termination_types``) and ``results.stage_view``;
+nothing is computed here.
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ import plotly.graph_objects as go
 
 from .._plot_text import plot_text
 from ..judges.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
+from ..reports.stages import stages_html
+from ..reports.text import ci as _ci
+from ..results.stage_view import stage_view
 from ..store.tables import Run
 from ..tables import aggregate_table_scores, table_score_of
 from ._access import Who
@@ -54,8 +62,9 @@ AUTO = "(judge with most scores)"
 MARK = "†"  # (``labels.judge_trust.MARK``)
 Keep = Callable[[Run], bool]
 # column widths wide enough for each header's longest word (headers wrap only between words)
-SCORE_WIDTHS: list[str | int] = ["12%", "7%", "6%", "4%", "4%", "3%", "4%", "4%", "4%", "7%", "4%", "4%", "4%", "7%", "4%", "4%", "4%",
-                                 "4%", "10%"]
+# and each number column wide enough for "100.00" (``_assets.CSS`` keeps numbers whole)
+SCORE_WIDTHS: list[str | int] = ["10.5%", "7%", "5%", "4%", "4%", "3%", "4.5%", "4.5%", "4.5%", "6.5%", "4.5%", "4.5%", "4.5%", "6.5%",
+                                 "4.5%", "4.5%", "4.5%", "4%", "9%"]
 # the filters above the tables: (label, key of ``scoring.aggregate.WHERE_KEYS``)
 FILTERS = [("Task subset", "subset"), ("Language", "language"), ("Agent", "agent"), ("Model", "model"), ("Profile", "profile")]
 ALL = "(all)"
@@ -76,10 +85,6 @@ def _tokens(row: dict, key: str) -> str:
     """Mean tokens of an interaction row: "n/a" (offline baseline) or "unknown" (usage not kept) instead of 0."""
     state = row.get("tokens", "recorded")
     return state if state != "recorded" else _n(row[key], 0)
-
-
-def _ci(interval: list[float] | None) -> str:
-    return "—" if not interval else f"{100 * interval[0]:.2f}–{100 * interval[1]:.2f}"
 
 
 def chosen_filters(values: Any) -> dict[str, list[str]]:
@@ -121,8 +126,8 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
 
     score_rows = [
         [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
-         num(r, "avg_precision"), num(r, "avg_recall"), num(r, "avg_f1"), _ci(r.get("avg_f1_ci")),
-         num(r, "best_precision"), num(r, "best_recall"), num(r, "best_f1"), _ci(r.get("best_f1_ci")), _pct(r.get("sd_f1")),
+         num(r, "avg_precision"), num(r, "avg_recall"), num(r, "avg_f1"), _ci(r.get("avg_f1_ci"), r["n_tasks"]),
+         num(r, "best_precision"), num(r, "best_recall"), num(r, "best_f1"), _ci(r.get("best_f1_ci"), r["n_tasks"]), _pct(r.get("sd_f1")),
          num(r, "avg_node_f1"), num(r, "best_node_f1"), r["left_out"],
          marks.get((r["config"], r["profile"]), "") if r["group"] == "all" else ""]
         for r in without_repeats(scores)
@@ -150,7 +155,8 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     summary += trust_lines(trust, [(used, p) for p in profiles])
     if any(r.get("judge_failures") for r in scores):
         summary += "\n\n" + html.escape(FAILURES_FOOTNOTE)
-    return summary, score_rows, inter_rows, err_rows, f1_figure(scores), pr_figure(records)
+    stages = stages_html(stage_view(ctx.store, records), prefix="vs-lb-stage", level=4)
+    return summary, score_rows, inter_rows, err_rows, f1_figure(scores), pr_figure(records), stages
 
 
 def noise_lines(noise: dict[str, Any]) -> str:
@@ -314,6 +320,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
                             label=ui_text("Interaction statistics, mean per run (paper table 4)"), elem_id="vs-lb-interaction")
     table_df = gr.Dataframe(headers=TABLE_HEADERS, value=[], interactive=False, wrap=True,
                             label=ui_text("Table tasks (WideSearch): success rate, Row-F1 and Item-F1 (%)"), elem_id="vs-lb-tables")
+    gr.Markdown("### By stage: recall of the ground truth, where runs stall, F1 by stages reached")
+    stages = gr.HTML(elem_id="vs-lb-stages")
     with gr.Accordion(ui_text("Error analysis: F1 by number of compactions"), open=False):
         err_df = gr.Dataframe(headers=ERROR_HEADERS, value=[], interactive=False)
 
@@ -324,20 +332,22 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
         keep = reader(ctx, who)
         picked = [subset, language, agent, model, profile]
         offered: dict[str, list[str]] = {}
-        s, sr, ir, er, f1, pr = tables(ctx, j, keep, chosen_filters(picked), offered)
+        s, sr, ir, er, f1, pr, st = tables(ctx, j, keep, chosen_filters(picked), offered)
         going = queued_line(ctx, who)  # runs workers are still driving are not in these numbers yet
         s = f"{s}\n\n{going}" if going else s
         menus = [gr.Dropdown(choices=[ALL, *offered.get(key, [])], value=v if v in offered.get(key, []) else ALL)
                  for (_, key), v in zip(FILTERS, picked)]
-        return gr.Dropdown(choices=judges(ctx)), s, sr, ir, er, f1, pr, table_rows(ctx, keep), *menus
+        return gr.Dropdown(choices=judges(ctx)), s, sr, ir, er, f1, pr, table_rows(ctx, keep), *menus, st
 
-    outs = [judge, summary, score_df, inter_df, err_df, f1_plot, pr_plot, table_df, *filters]
+    outs = [judge, summary, score_df, inter_df, err_df, f1_plot, pr_plot, table_df, *filters, stages]
     inputs = [owner, judge, *filters]
     # Refresh reads the judge first, then the filters (a step of its own, so the first keeps its two inputs)
     def on_refresh_all(tok: str | None, j: str, request: gr.Request):
-        return on_refresh(tok, j, request=request)[:8]
+        first = on_refresh(tok, j, request=request)
+        return *first[:8], first[-1]
 
-    refresh.click(on_refresh_all, [owner, judge], outs[:8], api_visibility="private").then(on_refresh, inputs, outs, api_visibility="private")
+    # the first step leaves the filter menus alone (the second sets them from what the runs hold)
+    refresh.click(on_refresh_all, [owner, judge], [*outs[:8], stages], api_visibility="private").then(on_refresh, inputs, outs, api_visibility="private")
     for c in (judge, *filters):
         c.input(on_refresh, inputs, outs, api_visibility="private")
     return {"refresh": refresh, "on_refresh": on_refresh, "inputs": inputs, "outputs": outs, "judge": judge, "filters": filters}

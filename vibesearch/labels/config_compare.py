@@ -167,8 +167,8 @@ def compare_configs(
         verdict = f"not ranked: {len(tasks)} shared task (at least {MIN_SHARED_TASKS} are needed to tell them apart)"
     elif ci[0] <= 0 <= ci[1]:
         verdict = "inside the noise floor: the interval contains 0, so neither is ranked above the other"
-    elif within_margin:
-        verdict = f"inside the noise floor: |B − A| is within the combined noise (±{margin:.3f}), so neither is ranked above the other"
+    elif within_margin and margin is not None:  # (within_margin implies it; said for the type checker)
+        verdict = f"inside the noise floor: |B − A| is within the combined noise (±{100 * margin:.2f} F1 points), so neither is ranked above the other"
     else:
         verdict = "B scores higher than A" if mean > 0 else "A scores higher than B"
     keep_run = None

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from .._plot_text import plot_text
 from .noise import HEADERS as NOISE_HEADERS
 from .noise import noise_note, noise_rows
+from .stages import stages_html
 from .text import interaction_rows, interval_note, judge_agreement_lines, pct, profile_note, run_rows, score_rows, where_note
 
 
@@ -68,7 +69,8 @@ def plotly_script() -> str:
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}
 table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.note{color:#555}"""
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.note{color:#555}
+td.num,th.num{text-align:right;white-space:nowrap}td.text,th.text{text-align:left}"""
 
 
 def to_html(report: dict[str, Any]) -> str:
@@ -97,6 +99,7 @@ def to_html(report: dict[str, Any]) -> str:
         "<h3>Termination</h3>", _table(["termination", "runs"], [[k, v] for k, v in e["termination"].items()]),
         "<h3>Relations never produced</h3>",
         _table(["relation", "GT triples", "runs"], [[r["relation"], r["n_gt"], r["runs"]] for r in e["relation_coverage"] if r["never_produced"]][:50]),
+        "<h2>Stages</h2>", stages_html(report.get("stages")),
         "<h2>Runs</h2>", "<p class='note'>Stages and user turns are counted from 1: the opening query is stage 1 and user turn 1.</p>",
         _table(*run_rows(report)),
     ]

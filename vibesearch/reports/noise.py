@@ -38,15 +38,20 @@ def noise_note(noise: dict[str, Any]) -> str:
             f"the user fixed, {dof.get('judge', 0)} across judgements. A difference inside the combined noise is a tie.")
 
 
-def split_text(noise: dict[str, Any]) -> str:
-    """One line: "user 0.012 [0.000, 0.031] · agent … · judge …" (F1 standard deviations, 0–1),
-    "not measured" where a part cannot be estimated."""
+def split_text(noise: dict[str, Any], *, percent: bool = False) -> str:
+    """One line: "user 0.012 [0.000, 0.031] · agent … · judge …" (F1 standard deviations, 0–1;
+    ``percent``: in percentage points, "user 1.20 [0.00, 3.10]"), "not measured" where a part
+    cannot be estimated."""
     parts = []
+
+    def shown(x: float) -> str:
+        return f"{100 * x:.2f}" if percent else f"{x:.3f}"
+
     for part in ("user", "agent", "judge"):
         got = noise.get(part) or {}
         if got.get("estimate") is None:
             parts.append(f"{part} not measured")
             continue
         interval = got.get("interval")
-        parts.append(f"{part} {got['estimate']:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""))
+        parts.append(f"{part} {shown(got['estimate'])}" + (f" [{shown(interval[0])}, {shown(interval[1])}]" if interval else ""))
     return " · ".join(parts)

@@ -34,8 +34,14 @@ def money(value: float | None) -> str:
     return "unknown" if value is None else f"${value:.4f}"
 
 
-def ci(interval: list[float] | None) -> str:
-    """A 95% interval as percentages, "lo–hi" ("–" when there is none)."""
+ONE_TASK = "1 task"
+
+
+def ci(interval: list[float] | None, tasks: int | None = None) -> str:
+    """A 95% interval over tasks as percentages, "lo–hi" ("–" when there is none; ``ONE_TASK``
+    for a row of one task, whose resampled tasks are all the same one: a zero-width interval)."""
+    if tasks == 1:
+        return ONE_TASK
     return "–" if not interval else f"{100 * interval[0]:.2f}–{100 * interval[1]:.2f}"
 
 
@@ -91,8 +97,8 @@ def score_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
 
     rows = [
         [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], n_text(r),
-         *(mark(r, pct(r[k])) for k in ("avg_precision", "avg_recall", "avg_f1")), ci(r.get("avg_f1_ci")),
-         *(mark(r, pct(r[k])) for k in ("best_precision", "best_recall", "best_f1")), ci(r.get("best_f1_ci")), pct(r.get("sd_f1")),
+         *(mark(r, pct(r[k])) for k in ("avg_precision", "avg_recall", "avg_f1")), ci(r.get("avg_f1_ci"), r["n_tasks"]),
+         *(mark(r, pct(r[k])) for k in ("best_precision", "best_recall", "best_f1")), ci(r.get("best_f1_ci"), r["n_tasks"]), pct(r.get("sd_f1")),
          mark(r, pct(r["avg_node_f1"])), mark(r, pct(r["best_node_f1"])), r["left_out"], judge_cell(r),
          f"{r['judge_failures']} {FAILED}" if r.get("judge_failures") else "0"]
         + ([num(r.get("padded"))] if padded else [])
@@ -185,21 +191,19 @@ def run_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
 
 
 def stage_sections(report: dict[str, Any]) -> list[str]:
-    """The per-stage views (``results.stage_view``) as markdown sections."""
+    """The per-stage views (``results.stage_view``) as markdown sections (rows from ``reports.stages``)."""
+    from .stages import REACHED_HEADERS, RECALL_HEADERS, RECALL_NOTE, has_stages, reached_rows, recall_rows, stall_text
+
     st = report.get("stages")
-    if not st or not st["stages"]:
+    if not st or not has_stages(st):
         return []
-    stall = ", ".join(f"{t}: stage {s['stage']} ({s['name']}, {s['runs']} runs ended there)" for t, s in st["stall"].items()) or "none"
     return [
         "### Recall by stage\n",
-        "The ground-truth triples whose head or tail a stage's words name; recall over the runs that reached the "
-        "stage and over those that did not.\n",
-        _md_table(["task", "stage", "triples", "recall (reached)", "runs", "recall (not reached)", "runs", "runs ended here"],
-                  [[r["task"], f"{r['stage']}. {r['name']}", r["triples"], pct(r["recall_reached"]), r["runs_reached"],
-                    pct(r["recall_not_reached"]), r["runs_not_reached"], r["runs_ended_here"]] for r in st["stages"]]),
-        f"Where runs stall (the stage most runs ended on without disclosing the next): {stall}.\n",
+        RECALL_NOTE + "\n",
+        _md_table(RECALL_HEADERS, recall_rows(st)),
+        stall_text(st) + "\n",
         "### F1 by stages reached\n",
-        _md_table(["stages reached", "runs", "mean F1"], [[b["stages_reached"], b["runs"], pct(b["mean_f1"])] for b in st["f1_by_stages_reached"]]),
+        _md_table(REACHED_HEADERS, reached_rows(st)),
     ]
 
 

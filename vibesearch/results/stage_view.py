@@ -51,8 +51,11 @@ def _mean(values: list[float]) -> float | None:
 
 
 def stage_view(store: Store, records: list[RunRecord]) -> dict[str, Any]:
-    """The three views over the scored runs in ``records`` (each run once)."""
-    scored = [r for r in records if r.scored and r.score_id is not None and not r.left_out]
+    """The three views over the scored runs in ``records`` (a run counted once: its first record)."""
+    first: dict[str, RunRecord] = {}
+    for r in records:
+        first.setdefault(r.run_id, r)
+    scored = [r for r in first.values() if r.scored and r.score_id is not None and not r.left_out]
     # (task, stage index) -> recall values of the runs that reached it / did not
     reached: dict[tuple[str, int], list[float]] = defaultdict(list)
     missed: dict[tuple[str, int], list[float]] = defaultdict(list)

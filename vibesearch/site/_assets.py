@@ -15,7 +15,7 @@ h1{font-size:1.6em;margin:.4em 0}h2{font-size:1.25em;margin-top:1.8em;border-bot
 h3{font-size:1.05em}.note{color:var(--muted);font-size:.92em}
 table{border-collapse:collapse;margin:.8em 0;font-size:13px;width:100%}
 th,td{border:1px solid var(--line);padding:4px 7px;text-align:right;vertical-align:top}
-th{background:var(--soft);font-weight:600}td.text,th.text{text-align:left}
+th{background:var(--soft);font-weight:600}td.text,th.text{text-align:left}td.num{white-space:nowrap}
 table.sortable th{cursor:pointer;user-select:none}table.sortable th[aria-sort=ascending]::after{content:" ▲"}
 table.sortable th[aria-sort=descending]::after{content:" ▼"}
 .mark{color:var(--bad);font-weight:600}.noise{color:var(--muted);font-size:.9em}

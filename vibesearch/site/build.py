@@ -19,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
 from ..judges.registry import judge_label
+from ..results.stage_view import stage_view
 from ..store import Store
 from .bundle import DERIVED_KEYS, RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
 from .collect import RunData, SiteData, gather
@@ -111,6 +112,8 @@ def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str], a
         "tasks": [{"id": tid, "sha256": sha, "file": f"tasks/{sha}.json"} for sha, tid in sorted(tasks.items(), key=lambda kv: kv[1])],
         "runs": results_runs(site, {rid: content_hash(d.task_json) if d.task_json else None for rid, d in site.runs.items()}),
         **derived,
+        # the per-stage views (needs each score's verdicts and task: recomputed from rows.json by ``site verify``)
+        "stages": plain(stage_view(people or site.store, site.records)),
         **people_figures(people or site.store, keep, site.judge, profiles),
     }
 

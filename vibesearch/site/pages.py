@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from ..reports.noise import HEADERS as NOISE_HEADERS
 from ..reports.noise import noise_note, noise_rows
+from ..reports.stages import stages_html
 from ..reports.text import ci, interval_note, judge_agreement_lines
 from ..judges.judge_failures import FAILURES_FOOTNOTE
 from ..judges.judge_failures import MARK as FAILED
@@ -52,9 +53,9 @@ def _score_table(derived: dict[str, Any], trust_text: dict[str, str], group: str
         for _, key, share in SCORE_COLUMNS:
             cells.append(f"<td>{number(r.get(key), f'scores[{i}].{key}', pct=share)}</td>")
             if key == "avg_f1":
-                cells.append(f'<td>{esc(ci(r.get("avg_f1_ci")))}</td>')
+                cells.append(f'<td>{esc(ci(r.get("avg_f1_ci"), r.get("n_tasks")))}</td>')
             if key == "best_f1":
-                cells.append(f'<td>{esc(ci(r.get("best_f1_ci")))}</td>')
+                cells.append(f'<td>{esc(ci(r.get("best_f1_ci"), r.get("n_tasks")))}</td>')
         if group == "all":
             mark = marks.get((r["config"], r["profile"]), "")
             cells.append(f'<td class="text noise">{esc(mark)}</td>')
@@ -269,6 +270,7 @@ def index_page(results: dict[str, Any], derived: dict[str, Any], *, app_url: str
         + "<h3>By subset and language</h3>" + _score_table(derived, trust_text, "groups", "leaderboard-groups")
         + "<h2>Comparisons</h2>" + _comparisons(derived, results, app_url)
         + "<h2>Interaction</h2>" + _interaction_table(derived)
+        + "<h2>By stage</h2>" + stages_html(results.get("stages"))
         + f"<h2>Left out (not samples)</h2>{left_html}"
         + "<h2>Label agreement</h2>" + _agreement_tables(results.get("label_agreement") or {})
         + "<h2>People and the simulator</h2>" + _fidelity_table(results.get("fidelity"))

@@ -17,6 +17,7 @@ file, and the number where there is one):
 5. the judges' agreement lines, the label agreement tables and the people-vs-simulator table,
    recomputed by ``rows.people_figures`` over a throwaway database made from ``rows.json`` (the
    runs' facts, every score, the labels and adjudications) and the bundled events and task files;
+   the per-stage views (``results.stage_view``) over the same database and the rebuilt records;
 6. the sha256 of every file against ``SHA256SUMS`` (and no file unlisted, none missing);
 7. then every problem, one line each (``rerender``): a file the build does not write or one it
    writes missing, a page that is not the one rendered again from the bundled data by the code that
@@ -39,13 +40,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..results.stage_view import stage_view
 from ..scoring.aggregate import RunRecord
 from ..store import Store
 from .rerender import expected_files, file_problems, rendered_problems
 from .rows import ROWS, RowsError, people_figures, rebuilt_store
 from .bundle import (
     DERIVED_KEYS, METRIC_FIELDS, RESULTS, SUMS, close, content_hash, derive, first_difference, metrics_from_verdicts,
-    official_nodes, official_triplets, read_sums, rebuild_records, sha256_file, site_files, write_official_folders,
+    official_nodes, official_triplets, plain, read_sums, rebuild_records, sha256_file, site_files, write_official_folders,
 )
 
 CHECK = re.compile(r'data-check="([^"]*)" data-value="([^"]*)"')
@@ -188,7 +190,8 @@ def _check_people(out: Path, results: dict[str, Any], records: list[RunRecord], 
     profiles = sorted({r.profile for r in records if r.scored})
     keep = {r["run_id"] for r in results.get("runs") or []}
     fresh = people_figures(store, keep, results.get("judge") or "", profiles)
-    for key in ("judge_agreement", "label_agreement", "fidelity"):
+    fresh["stages"] = plain(stage_view(store, records))
+    for key in ("judge_agreement", "label_agreement", "fidelity", "stages"):
         found = first_difference(results.get(key), fresh[key], key)
         if found:
             where, stored, value = found
