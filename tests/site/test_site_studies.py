@@ -155,7 +155,7 @@ def test_the_compare_tab_names_a_blind_plays_agent_to_admins_only(played, settin
         shown = status + stages + coverage
         assert AGENT_HIDDEN in stages and "baseline" in stages  # the other run's agent is named
         assert not [leak for leak in LEAKS if leak in shown]
-        lists = tab.on_show(token, None, None, gr.Request())
+        lists = tab.on_show(token, None, None, None, gr.Request())
         labels = json.dumps([dd.choices for dd in lists], ensure_ascii=False)  # the configurations offered
         assert "baseline" in labels and not [leak for leak in LEAKS if leak in labels]
     finally:
