@@ -8,7 +8,7 @@ import pytest
 from app_harness import start_app, stop_app
 from browser_kit import WAIT_MS
 from playwright.sync_api import expect
-from sec_kit import Listener
+from sec_kit import Listener, wait_for
 
 from vibesearch.app._studies import StudyConfig, create_study
 from vibesearch.store import Store
@@ -50,3 +50,19 @@ def test_the_consent_on_a_players_door_loads_no_remote_image(browser, app):
         assert remote.seen() == [], remote.seen()
     finally:
         remote.close()
+
+
+def test_the_log_out_button_posts_and_ends_the_login(browser, app):
+    ctx = browser.new_context()
+    ctx.set_default_timeout(WAIT_MS)
+    try:
+        assert ctx.request.post(app.url + "login", form={"username": "root", "password": "pw-root"}).status == 200
+        page = ctx.new_page()
+        page.goto(app.url)
+        expect(page.locator("#vs-db-path")).to_contain_text("app.db")  # an admin sees the database
+        with page.expect_response(lambda r: r.url.endswith("/logout")) as answer:
+            page.click("#vs-logout-btn")
+        assert answer.value.request.method == "POST" and answer.value.status == 303
+        wait_for(lambda: ctx.request.get(app.url + "gradio_api/user").json() is None, 30, "the login to end")
+    finally:
+        ctx.close()

@@ -44,11 +44,11 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         player_h = study_play.build(ctx)  # shown instead of everything below to a study's player
         with gr.Column(elem_id="vs-main") as main:
             gr.Markdown(ui_text(INTRO), elem_id="vs-title")
-            with gr.Row():
+            with gr.Row(equal_height=True):
                 # where the database is: for admins only, filled in on load (``/config`` is everyone's)
-                db_path = gr.Markdown("", elem_id="vs-db-path", elem_classes=["vs-muted"])
+                db_path = gr.Markdown("", elem_id="vs-db-path", elem_classes=["vs-muted"], scale=5)
                 if auth_pairs(settings):
-                    gr.HTML(LOGOUT_FORM, elem_id="vs-logout", container=False)
+                    gr.HTML(LOGOUT_FORM, elem_id="vs-logout", container=False, scale=1, min_width=120)
             if ctx.catalog.problems:
                 with gr.Accordion(f"⚠ {len(ctx.catalog.problems)} problem(s) while loading tasks", open=False):
                     gr.Markdown("\n".join(f"- {p}" for p in ctx.catalog.problems[:50]))
@@ -136,8 +136,8 @@ def app_context(demo: gr.Blocks) -> AppContext:
 
 
 # logging out is a POST from this page (``_guard`` refuses a GET: any page could send one)
-LOGOUT_FORM = ('<form method="post" action="logout" class="vs-logout">'
-               '<button type="submit" id="vs-logout-btn">Log out</button></form>')
+LOGOUT_FORM = ('<form method="post" action="logout" style="display:flex;justify-content:flex-end;margin:0">'
+               '<button type="submit" id="vs-logout-btn" style="font-size:.85rem;padding:.2rem .7rem">Log out</button></form>')
 LOGIN_NOTE = ("After a few wrong passwords, further logins of that name (and from that address) wait a while, "
               "doubling each time: if the right password is refused, wait a minute and try again.")
 # the login page (HTML): what this is and what to type, then the note on throttling
