@@ -83,6 +83,18 @@ def test_a_new_forwarded_for_each_time_is_still_one_client_and_locks_no_other(tm
         stop_app(server)
 
 
+def test_trusted_proxies_are_addresses_or_networks(tmp_path):
+    from pydantic import ValidationError
+
+    from vibesearch.config import Settings
+
+    assert Settings(db=tmp_path / "x.db").trusted_proxy_list() == []  # the default: no one
+    assert Settings(db=tmp_path / "x.db", trusted_proxies=" 10.0.0.0/8, ::1 ,").trusted_proxy_list() == ["10.0.0.0/8", "::1"]
+    for bad in ("proxy.local", "*", "10.0.0.300"):
+        with pytest.raises(ValidationError, match="not an IP address or network"):
+            Settings(db=tmp_path / "x.db", trusted_proxies=bad)
+
+
 def test_behind_a_trusted_proxy_its_forwarded_for_is_the_client(tmp_path):
     base = tmp_path
     server = start_app(base, extra_env={**_env(base), "VIBESEARCH_TRUSTED_PROXIES": "127.0.0.1"})
