@@ -8,6 +8,7 @@ carry a secret. ``Settings.snapshot()`` is what runs store.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from functools import lru_cache
@@ -184,6 +185,10 @@ class Settings(BaseSettings):
     # a browser request changing anything must come from this origin. Unset: from the address the
     # request itself was sent to (its Host), over http or https
     public_url: str | None = None
+    # the reverse proxies (comma-separated addresses or networks, e.g. "127.0.0.1" or "10.0.0.0/8")
+    # whose X-Forwarded-For / X-Forwarded-Proto the app believes. Empty: none; the address a request
+    # came from is the client's (a header anyone can send never picks the address throttled)
+    trusted_proxies: str = ""
     # failed logins: this many per login name and per client address cost nothing, then each
     # further one locks that name and that address for login_lockout_s, doubling per failure up to
     # login_lockout_max_s (shared by the app servers of one database)
@@ -229,6 +234,20 @@ class Settings(BaseSettings):
     @classmethod
     def _db_location(cls, value: object) -> Path | str:
         return db_location(value)
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_addresses(cls, value: str) -> str:
+        for item in value.split(","):
+            if item.strip():
+                try:
+                    ipaddress.ip_network(item.strip(), strict=False)
+                except ValueError:
+                    raise ValueError(f"{item.strip()!r} is not an IP address or network (e.g. 127.0.0.1, 10.0.0.0/8)") from None
+        return value
+
+    def trusted_proxy_list(self) -> list[str]:
+        return [p.strip() for p in self.trusted_proxies.split(",") if p.strip()]
 
     def endpoint_allowed(self, url: str) -> bool:
         """May a person (app or API) send the endpoint agent to this URL?"""

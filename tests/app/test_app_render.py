@@ -134,3 +134,69 @@ def test_every_chat_bubble_made_of_untrusted_text_is_inert():
     events = [StoredEvent(run_id="r", seq=i, ts=datetime.now(timezone.utc), data=d) for i, d in enumerate(datas)]
     for msg in chat_messages(events):
         assert "<img" not in str(msg.content) and "<form" not in str(msg.content), msg.content
+
+
+REMOTE = "http://198.51.100.9/pixel.png"
+
+
+def _loads_nothing(markdown: str) -> bool:
+    """No Markdown image and no raw tag of ``markdown`` can load a picture."""
+    import re
+
+    return "![" not in markdown and not re.search(r"<\s*img", markdown, re.I)
+
+
+def test_a_stage_name_or_tool_argument_in_a_bubble_title_loads_no_image():
+    from vibesearch.app.render import call_title, md_line, stage_note
+
+    for name in (f"Budget ![x]({REMOTE})", f"<img src='{REMOTE}'>", f"a\n```\n![x]({REMOTE})\n```"):
+        note = stage_note(StageEvent(stage_index=1, stage_name=name, advanced=True, reply_kind="disclose", decided_by="rules"))
+        assert note is not None and _loads_nothing(note.metadata["title"]), note.metadata["title"]
+        assert _loads_nothing(md_line(name)) and "\n" not in md_line(name)
+    title = call_title(ToolCallEvent(call_id="c", tool="visit", arguments={"url": f"![x]({REMOTE})"}))
+    assert _loads_nothing(title) and "visit(" in title, title
+
+
+def test_markdown_that_only_looks_like_code_is_made_inert():
+    from vibesearch.app.render import inert
+
+    image, tag = f"![x]({REMOTE})", f"<img src='{REMOTE}'>"
+    looks_like_code = [
+        f"- item\n  ```\n{image}\n  ```",  # a fence inside a list item: an unindented line ends it
+        f"    ```\n{tag}\n```",  # an indented "fence" is an indented code block of one line
+        f"```a`b\n{image}\n```",  # a backtick fence's info may hold no backtick: not a fence
+        f"```\nx\n```~\n{image}\n```",  # a closing fence some readers accept ends the code there
+        f"```\n{image}",  # never closed
+        f"> ```\n{tag}\n```",
+    ]
+    for text in looks_like_code:
+        assert _loads_nothing(inert(text)), (text, inert(text))
+    real = f"```\n{image}\n{tag}\n```"
+    assert inert(real) == real  # real code is shown as written (code draws nothing)
+    assert inert(f"~~~~\n{image}\n~~~\n~~~~") == f"~~~~\n{image}\n~~~\n~~~~"
+
+
+def test_a_studys_consent_and_name_load_no_image(tmp_path):
+    """The player's door (the study view's load) as a player's request: consent and name inert."""
+    from vibesearch.app._studies import StudyConfig, create_study
+    from vibesearch.app.ui import app_context, build_app
+    from vibesearch.config import Settings
+
+    settings = Settings(db=tmp_path / "s.db", auth="root:pw", admins="root")
+    demo = build_app(settings)
+    ctx = app_context(demo)
+    task_id = next(iter(ctx.catalog.tasks))
+    consent = f"You agree. ![x]({REMOTE}) <img src='{REMOTE}'>"
+    study, links = create_study(ctx.store, f"Pilot ![y]({REMOTE})", StudyConfig(tasks=(task_id,), consent=consent), "user:root")
+    play = ctx.store.claim_study_code(study.id, links[0].code, player_prefix=f"study:{study.id}:")
+    assert play is not None
+
+    class Request:  # what the handlers read of Gradio's request: the login
+        username = play.player
+
+    load = next(fn for fn in demo.fns.values() if fn.name == "player_load")
+    out = load.fn(Request())
+    texts = [v for v in out.values() if isinstance(v, str)]
+    assert any("You agree." in t for t in texts), texts
+    assert all(_loads_nothing(t) for t in texts), texts
+    ctx.manager.shutdown()

@@ -202,7 +202,7 @@ def test_logging_out_ends_the_plain_cookie_login(app):
         plain = next(c for c in h.cookies.jar if c.name.startswith("access-token-unsecure-"))
     with httpx.Client(timeout=30, trust_env=False, cookies={plain.name: plain.value}) as only_plain:
         assert only_plain.get(app.url + "gradio_api/user").json() == "alice"
-        only_plain.get(app.url + "logout", params={"all_session": "false"})
+        only_plain.post(app.url + "logout", params={"all_session": "false"}, headers={"Origin": app.url.rstrip("/")})
     with httpx.Client(timeout=30, trust_env=False, cookies={plain.name: plain.value}) as again:
         assert again.get(app.url + "gradio_api/user").json() is None
 

@@ -85,6 +85,11 @@ class Access:
             return Who(owner=self.token_owner(token))
         return Who(owner=None)
 
+    def sees_server(self, who: Who) -> bool:
+        """May ``who`` see where the server keeps things (its database, its upload area)? Admins;
+        with no login on, everyone (the app is then its operator's own)."""
+        return who.admin or not self.login_on
+
     def may_write(self, who: Who, owner: str | None) -> bool:
         return who.admin or (who.owner is not None and owner == who.owner)
 

@@ -16,8 +16,10 @@
   answered 429 with ``Retry-After`` before the password is looked at.
 * **The login cookie** is sent back ``SameSite=Lax`` (Gradio asks for ``None``, which only an
   embedding in another site's page needs).
-* **Logging out** ends the login of both of Gradio's cookies (Gradio's own single-session logout
-  looks only at the first, so a browser holding only the second stayed logged in).
+* **Logging out** is a ``POST /logout`` naming the app's own page in ``Origin`` (the page's Log
+  out button); a GET is refused (405), so a link or an image on another page cannot log anyone
+  out. It ends the login of both of Gradio's cookies (Gradio's own single-session logout looks
+  only at the first, so a browser holding only the second stayed logged in).
 * **Files for one login.** A file the app made for one login (a label export) is served to that
   login only; anyone else holding its address is answered as if it did not exist.
 * **Study links.** ``/study/<id>`` is a study's door (``_study_door``): a one-time code makes a
@@ -139,7 +141,7 @@ class Guard:
         if method == "POST" and path.rstrip("/").endswith("/login"):
             await self._login(scope, receive, send)
             return
-        if method == "GET" and path.rstrip("/").endswith("/logout"):
+        if path.rstrip("/").endswith("/logout"):
             await self._logout(scope, receive, send, headers)
             return
         if "/gradio_api/file=" in path and self.private_files:
@@ -228,7 +230,19 @@ class Guard:
             self.store.clear_login_failures([f"login:{username}"])
 
     async def _logout(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
-        await self.app(scope, receive, send)
+        """``POST /logout`` from the app's own page (its ``Origin``; one of another origin was
+        refused already) ends the login; a GET (a link, an image on any page) ends nothing."""
+        if scope.get("method") != "POST":
+            await _answer(send, 405, "Log out with the app's Log out button.", [(b"allow", b"POST")])
+            return
+        if "origin" not in headers:
+            await _answer(send, 403, "Refused: log out from the app's own page.")
+            return
+        if await _read_body(receive, _MAX_LOGIN_BODY) is None:
+            await _answer(send, 413, "The form is too large.")
+            return
+        # Gradio's own logout route answers GET: it is handed this request as one
+        await self.app({**scope, "method": "GET"}, _replay(b"", receive), _see_other(send))
         app = scope.get("app")
         tokens = getattr(app, "tokens", None)
         cookie_id = getattr(app, "cookie_id", None)
@@ -367,6 +381,16 @@ async def _answer(send: Send, status: int, detail: str, extra: list[tuple[bytes,
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(extra or [])]})
     await send({"type": "http.response.body", "body": body})
+
+
+def _see_other(send: Send) -> Send:
+    """Gradio's 302 after logging out, as 303: the browser follows a POST's redirect with a GET."""
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start" and message.get("status") == 302:
+            message = {**message, "status": 303}
+        await send(message)
+
+    return sending
 
 
 async def _too_many(send: Send, wait_s: float) -> None:

@@ -64,7 +64,10 @@ def _inside(path: Path, roots: Iterable[Path]) -> bool:
 
 
 def outside_message(typed: str, roots: list[Path]) -> str:
-    return f"{_shown(typed)} is not inside a folder this app may load tasks from ({', '.join(str(r) for r in roots)})"
+    """The refusal of a typed path: the roots named, but for the person's part of the upload area
+    (the last of ``roots_for``), whose place on the server is the operator's business."""
+    named = [*(str(r) for r in roots[:-1]), "your uploads"]
+    return f"{_shown(typed)} is not inside a folder this app may load tasks from ({', '.join(named)})"
 
 
 def _owner_dir(owner: str | None) -> str:
@@ -233,9 +236,20 @@ def load_uploads(files: list[Any], settings: Settings, owner: str | None) -> Loa
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
+    loaded.problems = [_upload_names(p, folder, settings) for p in loaded.problems]
     if not loaded.tasks:  # nothing came of it: nothing to keep
         shutil.rmtree(folder, ignore_errors=True)
     return loaded
+
+
+def _upload_names(line: str, folder: Path, settings: Settings) -> str:
+    """A problem of an upload naming its files as the person uploaded them, not where the server
+    keeps them (the upload area is the operator's business)."""
+    for place in {str(folder.resolve()), str(folder)}:
+        line = line.replace(place + os.sep, "")
+    for place in {str(settings.upload_area().expanduser().resolve()), str(settings.upload_area())}:
+        line = line.replace(place, "the upload area")
+    return line
 
 
 def _drop_gradio_copies(files: list[Any]) -> None:

@@ -223,12 +223,12 @@ _ZH_LABELS.update({
 # two longer texts: the page's heading and the Label tab's keys
 INTRO = ("## VibeSearch evaluator\n"
          "Run a search agent against a persona whose need unfolds stage by stage — played by a simulator or by you — "
-         "then score its knowledge graph. Database:")
+         "then score its knowledge graph.")
 KEYS_LINE = ("<div class='vs-keys vs-muted'>Keys: <kbd>1</kbd>–<kbd>9</kbd> tick / untick the evidence listed first · "
              "<kbd>y</kbd> covered / valid · <kbd>n</kbd> not covered / invalid · <kbd>s</kbd> skip · "
              "<kbd>j</kbd> / <kbd>k</kbd> next / previous — anywhere on this tab except while typing in a text box.</div>")
 _ZH_LABELS[INTRO] = ("## VibeSearch 评测器\n"
-                     "让搜索智能体面对一个需求逐阶段展开的角色（由模拟器或由你扮演），再为它的知识图谱评分。数据库：")
+                     "让搜索智能体面对一个需求逐阶段展开的角色（由模拟器或由你扮演），再为它的知识图谱评分。")
 _ZH_LABELS[KEYS_LINE] = ("<div class='vs-keys vs-muted'>快捷键：<kbd>1</kbd>–<kbd>9</kbd> 勾选 / 取消最前面列出的证据 · "
                          "<kbd>y</kbd> 已覆盖 / 有效 · <kbd>n</kbd> 未覆盖 / 无效 · <kbd>s</kbd> 跳过 · "
                          "<kbd>j</kbd> / <kbd>k</kbd> 下一个 / 上一个——在本页任何地方都可用，在文本框里输入时除外。</div>")

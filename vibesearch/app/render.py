@@ -42,24 +42,55 @@ def _esc(text: Any) -> str:
     return html.escape(str(text if text is not None else ""))
 
 
-# a fenced code block (drawn as code by Markdown, so nothing in it is HTML); inline code is not
-# skipped: a mismatched backtick run would leave its "code" to be drawn as HTML
-_CODE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.S | re.M)
+# a fenced code block (drawn as code by Markdown, so nothing in it is HTML) is left as it is, but
+# only one that every Markdown reader takes for code: its opening fence at the start of a line
+# (indented, it may belong to a list item, which an unindented line ends, with the "code"), its
+# closing fence the first line any reader closes it with. Inline code is not skipped: a
+# mismatched backtick run would leave its "code" to be drawn as HTML. An unclosed fence: no code.
+_FENCE_OPEN = re.compile(r"(`{3,})(?=[^`]*$)|(~{3,})")
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 
 
+def _fenced_blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each fenced code block of ``text`` (see above), the fences included."""
+    blocks: list[tuple[int, int]] = []
+    opened: tuple[str, int] | None = None
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        if opened is None:
+            m = _FENCE_OPEN.match(body)
+            if m:
+                opened = (m.group(0), pos)
+        else:
+            fence, start = opened
+            if re.fullmatch(r" {0,3}" + re.escape(fence) + r"[`~]*[ \t]*", body):
+                blocks.append((start, pos + len(body)))
+                opened = None
+        pos += len(line)
+    return blocks
+
+
 def inert(text: str) -> str:
-    """Untrusted text (a task's, an agent's, a page's) as Markdown that draws no HTML and loads
-    nothing: outside code, a ``<`` that would open a tag is shown as the character, and an image
-    (``![alt](url)``) becomes a plain link to it, so no form, button or remote picture appears."""
+    """Untrusted text (a task's, an agent's, a page's, a study's consent) as Markdown that draws
+    no HTML and loads nothing: outside code, a ``<`` that would open a tag (``<img>``) is shown as
+    the character, and an image (``![alt](url)``) becomes a plain link to it, so no form, button
+    or remote picture appears. Every piece of untrusted Markdown goes through here (a bubble's
+    title too: ``md_line``)."""
     out: list[str] = []
     last = 0
-    for m in _CODE.finditer(text):
-        out.append(_inert_prose(text[last:m.start()]))
-        out.append(m.group(0))  # code is shown as code: nothing in it is drawn
-        last = m.end()
+    for start, end in _fenced_blocks(text):
+        out.append(_inert_prose(text[last:start]))
+        out.append(text[start:end])  # code is shown as code: nothing in it is drawn
+        last = end
     out.append(_inert_prose(text[last:]))
     return "".join(out)
+
+
+def md_line(text: Any) -> str:
+    """Untrusted text in a one-line Markdown title (a stage's name, a tool call's arguments):
+    line breaks become spaces (so nothing in it is code) and it is made ``inert``."""
+    return inert(" ".join(str(text if text is not None else "").split()))
 
 
 def _inert_prose(text: str) -> str:
@@ -89,7 +120,7 @@ def call_title(call: ToolCallEvent) -> str:
         args = call.raw_arguments
     else:
         args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items())
-    return f"⚙ {call.tool}({_short(args, ARG_CHARS)})"
+    return md_line(f"⚙ {call.tool}({_short(args, ARG_CHARS)})")
 
 
 def _clip(text: str, limit: int = TOOL_RESULT_CHARS) -> str:
@@ -204,7 +235,7 @@ def stage_note(d: StageEvent, stages: Sequence[Any] = ()) -> gr.ChatMessage | No
     icon = _KIND_ICON.get(d.reply_kind, "•")
     total = len(stages)
     where = f" stage {d.stage_index + 1}/{total}" if total else f" stage {d.stage_index + 1}"
-    name = f" “{d.stage_name}”" if d.stage_name else ""
+    name = f" “{md_line(d.stage_name)}”" if d.stage_name else ""
     met = {True: "trigger met", False: "trigger not met", None: "trigger not judged"}[d.trigger_met]
     if d.shadow:
         title = f"◐ The simulator (shadow) would have: {d.reply_kind} ({met})"

@@ -8,7 +8,6 @@ state; the counters and the score (which name models) are kept on the server (``
 
 from __future__ import annotations
 
-import html
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,7 @@ from ._words import lang_of
 from .context import AppContext, RunView
 from .live import NotYourRun
 from .play import DECISION_CHOICES, SEND_HINT, TICK_S, decision_radio, human_card_html_waiting, refresh
-from .render import persona_html
+from .render import inert, md_line, persona_html
 
 
 @dataclass
@@ -111,11 +110,11 @@ def build(ctx: AppContext) -> PlayerHandles:
         if found is None:
             return {column: gr.skip()}
         play, study, config = found
-        out: dict = {column: gr.Column(visible=True), title: f"## {html.escape(study.name)}"}
+        out: dict = {column: gr.Column(visible=True), title: f"## {md_line(study.name)}"}
         if play.run_id:
             return _shown_run(play, out, who)
         task = ctx.catalog.tasks.get(play.task_id)
-        text = html.escape(config.consent) if config.consent else "This study records what you type and what the assistant answers."
+        text = inert(config.consent) if config.consent else "This study records what you type and what the assistant answers."
         limit = f"You have {config.time_limit_min:g} minutes for the play."
         out.update({consent_box: gr.Group(visible=True), consent: f"{text}\n\n{limit}",
                     play_box: gr.Column(visible=False), persona: persona_html(task) if task else ""})

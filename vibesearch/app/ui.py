@@ -44,7 +44,11 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         player_h = study_play.build(ctx)  # shown instead of everything below to a study's player
         with gr.Column(elem_id="vs-main") as main:
             gr.Markdown(ui_text(INTRO), elem_id="vs-title")
-            gr.Markdown(f"`{store.path}`", elem_id="vs-db-path", elem_classes=["vs-muted"])
+            with gr.Row(equal_height=True):
+                # where the database is: for admins only, filled in on load (``/config`` is everyone's)
+                db_path = gr.Markdown("", elem_id="vs-db-path", elem_classes=["vs-muted"], scale=5)
+                if auth_pairs(settings):
+                    gr.HTML(LOGOUT_FORM, elem_id="vs-logout", container=False, scale=1, min_width=120)
             if ctx.catalog.problems:
                 with gr.Accordion(f"⚠ {len(ctx.catalog.problems)} problem(s) while loading tasks", open=False):
                     gr.Markdown("\n".join(f"- {p}" for p in ctx.catalog.problems[:50]))
@@ -65,11 +69,13 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
 
         def player_load(request: gr.Request):
             out = player_h.on_load(request)
-            if ctx.who(request).player:
+            who = ctx.who(request)
+            if who.player:
                 out[main] = gr.Column(visible=False)
+            out[db_path] = f"Database: `{store.path}`" if ctx.access.sees_server(who) else ""
             return out
 
-        demo.load(player_load, None, [main, *player_h.outputs], api_visibility="private", show_progress="hidden")
+        demo.load(player_load, None, [main, db_path, *player_h.outputs], api_visibility="private", show_progress="hidden")
 
         def ensure_owner(tok: str) -> str:
             return ctx.access.fresh(tok)  # a token this server did not issue is replaced
@@ -129,6 +135,9 @@ def app_context(demo: gr.Blocks) -> AppContext:
     return ctx
 
 
+# logging out is a POST from this page (``_guard`` refuses a GET: any page could send one)
+LOGOUT_FORM = ('<form method="post" action="logout" style="display:flex;justify-content:flex-end;margin:0">'
+               '<button type="submit" id="vs-logout-btn" style="font-size:.85rem;padding:.2rem .7rem">Log out</button></form>')
 LOGIN_NOTE = ("After a few wrong passwords, further logins of that name (and from that address) wait a while, "
               "doubling each time: if the right password is refused, wait a minute and try again.")
 # the login page (HTML): what this is and what to type, then the note on throttling
@@ -191,6 +200,23 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, before)
 
 
+@contextmanager
+def _forwarded_only_from(proxies: list[str]) -> Iterator[None]:
+    """uvicorn (which Gradio starts without asking) believes ``X-Forwarded-For``/``-Proto`` from
+    the peers in ``FORWARDED_ALLOW_IPS``, by default 127.0.0.1: behind a local proxy passing the
+    client's header on, anyone could name any address. While Gradio makes its server, that list is
+    ``VIBESEARCH_TRUSTED_PROXIES`` (empty: no one; the peer is the client)."""
+    before = os.environ.get("FORWARDED_ALLOW_IPS")
+    os.environ["FORWARDED_ALLOW_IPS"] = ",".join(proxies)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("FORWARDED_ALLOW_IPS", None)
+        else:
+            os.environ["FORWARDED_ALLOW_IPS"] = before
+
+
 def launch(settings: Settings | None = None, *, host: str | None = None, port: int | None = None, db: str | Path | None = None, **kwargs) -> None:
     """Serve the app (blocking). Fake models named in VIBESEARCH_FAKE_MODELS are installed first.
     With a login and ``VIBESEARCH_SECRET_KEY``, logins are shared through the database (``_logins``)."""
@@ -217,27 +243,28 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
     app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
     app_kwargs["middleware"] = [guard, *app_kwargs.get("middleware", [])]
     try:
-        demo.launch(
-            server_name=server_name,
-            server_port=port or settings.port,
-            auth=pairs,
-            auth_message=LOGIN_MESSAGE if pairs else None,
-            share=False,
-            ssr_mode=False,
-            show_error=True,
-            theme=theme(),
-            css=CSS + PLAY_CSS,
-            js=page_script(SHORTCUTS_JS, PLAY_JS),
-            i18n=UI_I18N,
-            footer_links=["api"],
-            max_file_size=int(settings.load_max_file_mb * 1_000_000),
-            # Gradio makes its app object in launch(): return, so the shared logins go in before we
-            # block (with GRADIO_DEBUG=1 Gradio blocks in launch() itself and logins stay per process)
-            prevent_thread_lock=True,
-            app_kwargs=app_kwargs,
-            quiet=True,  # Gradio's own lines (its URL and a hint about share=True) make way for ours
-            **kwargs,
-        )
+        with _forwarded_only_from(settings.trusted_proxy_list()):
+            demo.launch(
+                server_name=server_name,
+                server_port=port or settings.port,
+                auth=pairs,
+                auth_message=LOGIN_MESSAGE if pairs else None,
+                share=False,
+                ssr_mode=False,
+                show_error=True,
+                theme=theme(),
+                css=CSS + PLAY_CSS,
+                js=page_script(SHORTCUTS_JS, PLAY_JS),
+                i18n=UI_I18N,
+                footer_links=["api"],
+                max_file_size=int(settings.load_max_file_mb * 1_000_000),
+                # Gradio makes its app object in launch(): return, so the shared logins go in before we
+                # block (with GRADIO_DEBUG=1 Gradio blocks in launch() itself and logins stay per process)
+                prevent_thread_lock=True,
+                app_kwargs=app_kwargs,
+                quiet=True,  # Gradio's own lines (its URL and a hint about share=True) make way for ours
+                **kwargs,
+            )
         if shared is not None:
             _logins.install(demo.server_app, shared)
         if not quiet:
