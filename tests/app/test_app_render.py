@@ -178,7 +178,7 @@ def test_markdown_that_only_looks_like_code_is_made_inert():
 
 def test_a_studys_consent_and_name_load_no_image(tmp_path):
     """The player's door (the study view's load) as a player's request: consent and name inert."""
-    from vibesearch.app._studies import StudyConfig, create_study
+    from vibesearch.app import StudyConfig, create_study
     from vibesearch.app.ui import app_context, build_app
     from vibesearch.config import Settings
 

@@ -21,7 +21,7 @@ from app_harness import start_app, stop_app
 from raw_gradio import RawSession
 from sec_kit import play_load, play_upload
 
-from vibesearch.app._studies import StudyConfig, create_study
+from vibesearch.app import StudyConfig, create_study
 from vibesearch.store import Store
 
 USERS = {"root": "pw-root", "alice": "pw-a", "dora": "pw-d"}

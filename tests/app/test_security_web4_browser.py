@@ -10,7 +10,7 @@ from browser_kit import WAIT_MS
 from playwright.sync_api import expect
 from sec_kit import Listener, wait_for
 
-from vibesearch.app._studies import StudyConfig, create_study
+from vibesearch.app import StudyConfig, create_study
 from vibesearch.store import Store
 
 pytestmark = pytest.mark.browser

@@ -86,7 +86,7 @@ def test_markdown_and_html_draw_the_same_rows(store):
 
 def test_the_leaderboard_tab_shows_the_report_s_stage_tables(store, settings):
     from vibesearch.app import leaderboard
-    from vibesearch.app._access import Access
+    from vibesearch.app import Access
     from vibesearch.app.catalog import TaskCatalog
     from vibesearch.app.context import AppContext
     from vibesearch.app.live import RunManager

@@ -26,7 +26,7 @@ LEAKS = [AGENT_MODEL, "site-blind-agent-q7", "react:", '"react"', "react (", "re
 def _contents(path: Path) -> bytes:
     """A file as a reader gets it: a gzipped file unpacked, a page with the replay data it embeds
     (gzipped and base64'd when large) spelled out."""
-    from vibesearch.site._html import read_json_script
+    from vibesearch.site import read_json_script
 
     data = path.read_bytes()
     if path.suffix == ".gz":
@@ -65,8 +65,8 @@ def played(settings, store):
     from vibesearch.llm import fake
 
     from vibesearch.app import study_play
-    from vibesearch.app._access import Access
-    from vibesearch.app._studies import StudyConfig, create_study, player_prefix
+    from vibesearch.app import Access
+    from vibesearch.app import StudyConfig, create_study, player_prefix
     from vibesearch.app.catalog import TaskCatalog
     from vibesearch.app.context import AppContext, RunView
     from vibesearch.app.live import RunManager
@@ -138,7 +138,7 @@ def test_the_compare_tab_names_a_blind_plays_agent_to_admins_only(played, settin
     import gradio as gr
 
     from vibesearch.app import compare_view
-    from vibesearch.app._access import AGENT_HIDDEN, Access
+    from vibesearch.app import AGENT_HIDDEN, Access
     from vibesearch.app.catalog import TaskCatalog
     from vibesearch.app.context import AppContext
     from vibesearch.app.live import RunManager

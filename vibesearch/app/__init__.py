@@ -38,7 +38,7 @@ _EXPORTS = {
     "report_html": "._label_report",
     **dict.fromkeys(["ExportRefused", "export_file"], "._label_export"),
     # studies (``_studies``)
-    **dict.fromkeys(["StudyConfig", "create_study"], "._studies"),
+    **dict.fromkeys(["StudyConfig", "create_study", "player_prefix"], "._studies"),
 }
 __getattr__ = lazy_exports(__name__, _EXPORTS)
 
