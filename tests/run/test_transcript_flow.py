@@ -49,3 +49,27 @@ def test_two_waiting_calls_of_one_id_each_show_their_own_result():
     bubbles = [m for m in chat_messages(_stored(datas)) if m.metadata.get("title", "").startswith("⚙")]
     assert [(m.metadata["title"], m.content, m.metadata["status"]) for m in bubbles] == [
         ("⚙ search()", "first", "done"), ("⚙ visit()", "second", "done")]
+
+
+def test_as_dict_is_the_flow_as_json_with_each_call_carrying_its_result():
+    datas = [
+        ev.StageEvent(stage_index=0, reply_kind="open", decided_by="rules"),
+        MessageEvent(role="user", content="q"),
+        MessageEvent(role="assistant", content="", n_tool_calls=1),
+        ToolCallEvent(call_id="a", tool="search", arguments={"query": "x"}),
+        ev.UsageEvent(purpose="agent", model="fake/m", input_tokens=3, output_tokens=2),
+        ToolResultEvent(call_id="a", tool="search", content="found", elapsed_s=0.5),
+        MessageEvent(role="assistant", content="answer", final=True),
+        ev.EndEvent(termination="max_user_turns"),
+    ]
+    view = Transcript.of(_stored(datas))
+    got = view.as_dict()
+    assert [(p["kind"], p["turn_index"]) for p in got["parts"]] == [
+        ("stage", 0), ("message", 1), ("message", 1), ("tool_call", 1), ("message", 1), ("end", 1)]
+    assert got["parts"][0]["user_turn"] == 1
+    call = got["parts"][3]
+    assert call["arguments"] == {"query": "x"} and call["result"]["content"] == "found" and call["result"]["elapsed_s"] == 0.5
+    assert got["counts"] == view.summary() and got["counts"]["tool_calls"] == 1
+    import json
+
+    assert json.loads(json.dumps(got)) == got  # plain JSON

@@ -386,6 +386,12 @@ class Transcript:
         for turn in self.turns:
             yield from turn.flow
 
+    def as_dict(self) -> dict[str, Any]:
+        """The view as plain JSON (what the static site's replay reads): ``parts``, every turn's
+        flow in stored order (``part_dict``, each with its turn's index), and ``counts`` (``summary``)."""
+        return {"parts": [{**part_dict(p), "turn_index": i} for i, turn in enumerate(self.turns) for p in turn.flow],
+                "counts": self.summary()}
+
     @property
     def stage_index(self) -> int:
         """The stage pointer after the last non-shadow decision (0 before any)."""
@@ -441,3 +447,16 @@ def _turn_view(t: dict[str, Any]) -> TurnView:
         else:
             flow.append(part)
     return TurnView(user=t["user"], steps=steps, usage=tuple(t["usage"]), notes=tuple(t["notes"]), flow=tuple(flow))
+
+
+def part_dict(part: Part) -> dict[str, Any]:
+    """One part of a turn's flow as plain JSON: its event's fields (``kind`` says which); a step is
+    its message, a tool call carries its ``result`` (None while it has none), a stage decision the
+    ``user_turn`` it was taken on."""
+    if isinstance(part, StepView):
+        return part.message.model_dump(mode="json")
+    if isinstance(part, ToolCall):
+        return {**part.call.model_dump(mode="json"), "result": part.result.model_dump(mode="json") if part.result is not None else None}
+    if isinstance(part, Decided):
+        return {**part.event.model_dump(mode="json"), "user_turn": part.turn}
+    return part.model_dump(mode="json")
