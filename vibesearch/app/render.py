@@ -13,6 +13,7 @@ import re
 from typing import Any, Iterable, Literal, Sequence
 
 import gradio as gr
+from gradio.components.chatbot import MetadataDict
 
 from ..run.events import (
     CompactionEvent,
@@ -156,7 +157,8 @@ def _result_body(d: ToolResultEvent) -> str:
 def call_bubble(tc: ToolCall) -> gr.ChatMessage:
     """A tool call's bubble: ``pending`` ("running…") until its result is stored, then ``done``
     with the result as its body (and the call's duration)."""
-    meta: dict[str, Any] = {"title": call_title(tc.call), "status": "pending", "id": f"call-{tc.call.call_id}"}
+    title = call_title(tc.call)
+    meta: MetadataDict = {"title": title, "status": "pending", "id": f"call-{tc.call.call_id}"}
     d = tc.result
     if d is None:
         return gr.ChatMessage(role="assistant", content="running…", metadata=meta)
@@ -164,7 +166,7 @@ def call_bubble(tc: ToolCall) -> gr.ChatMessage:
     if d.elapsed_s is not None:
         meta["duration"] = round(float(d.elapsed_s), 2)
     if d.error:
-        meta["title"] = meta["title"] + "  ⚠ error"
+        meta["title"] = title + "  ⚠ error"
     return gr.ChatMessage(role="assistant", content=_result_body(d), metadata=meta)
 
 
