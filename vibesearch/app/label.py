@@ -163,224 +163,224 @@ def agreement_html(ctx: AppContext, v: LabelView, *, scope: str = "run", who: Wh
 
 
 # --------------------------------------------------------------------------- the tab
-def build(ctx: AppContext) -> dict[str, Any]:
-    """The tab; returns ``on_show`` (fills the run and campaign lists and, with a login, the
-    annotator name) and its ``outputs``, for the page's load event and the tab's select event (app/ui.py)."""
-    from . import label_campaign as lc
+class LabelTab:
+    """The tab's components (attributes) and its event handlers (methods); ``wire`` connects them.
+    ``on_label``, ``on_move`` and ``on_resolve`` make the handler of one button."""
 
-    view = gr.State(LabelView())
+    def __init__(self, ctx: AppContext) -> None:
+        from . import label_campaign as lc
 
-    def card() -> dict[str, Any]:
-        c: dict[str, Any] = {}
+        self.ctx, self.lc = ctx, lc
+        self.view = gr.State(LabelView())
+        self.camp, _ = lc.build_panel(self._card)
+        # each key press carries the card it was pressed on; a page's presses are handled one at a time
+        # in the order it made them, and one meant for a card no longer shown is refused (``_label_keys``)
+        self.presses = PressLine()
+        self.outs = [self.view, self.status, self.progress, self.triple, self.search, self.evidence, self.note, self.verdict, self.agreement,
+                     self.scope, self.yes_btn, self.no_btn, self.camp.progress, self.camp.who, self.refused_line]
+
+    def _card(self) -> None:
+        """The one-run row, the card and what is under it (inside the campaign panel: ``label_campaign.build_panel``)."""
         with gr.Row(equal_height=False):
-            c["annotator"] = gr.Textbox(label=ui_text("Annotator name"), scale=1, min_width=200, elem_id="vs-label-annotator")
+            self.annotator = gr.Textbox(label=ui_text("Annotator name"), scale=1, min_width=200, elem_id="vs-label-annotator")
             # the one-run labelling (hidden while a campaign hands out the items)
-            with gr.Column(scale=5, elem_id="vs-label-one-run") as c["one_run"]:
+            with gr.Column(scale=5, elem_id="vs-label-one-run") as self.one_run:
                 with gr.Row():
                     # filled per person when the page loads and when the tab is shown (the read policy applies)
-                    c["run_pick"] = gr.Dropdown([], label=ui_text("Run (finished, with a graph)"), scale=3, elem_id="vs-label-run")
-                    c["side_pick"] = gr.Radio(ui_choices((n, k) for k, n in SIDE_NAMES.items()), value="coverage", label=ui_text("Side"), scale=2,
+                    self.run_pick = gr.Dropdown([], label=ui_text("Run (finished, with a graph)"), scale=3, elem_id="vs-label-run")
+                    self.side_pick = gr.Radio(ui_choices((n, k) for k, n in SIDE_NAMES.items()), value="coverage", label=ui_text("Side"), scale=2,
                                               elem_id="vs-label-side")
                     with gr.Column(scale=1, min_width=120):
-                        c["load_btn"] = gr.Button(ui_text("Start labelling"), variant="primary", elem_id="vs-label-load")
-                        c["reload_btn"] = gr.Button(ui_text("Refresh run list"), size="sm")
+                        self.load_btn = gr.Button(ui_text("Start labelling"), variant="primary", elem_id="vs-label-load")
+                        self.reload_btn = gr.Button(ui_text("Refresh run list"), size="sm")
         with gr.Row(equal_height=False, elem_id="vs-label-work"):
             with gr.Column(scale=3):
-                c["triple"] = gr.HTML(elem_id="vs-label-card")
+                self.triple = gr.HTML(elem_id="vs-label-card")
                 with gr.Row():
-                    c["prev_btn"] = gr.Button(ui_text("◀ Previous (k)"), elem_id="vs-label-prev", size="sm", scale=0, min_width=110)
-                    c["yes_btn"] = gr.Button(ui_text("Covered (y)"), variant="primary", elem_id="vs-label-yes", scale=1, min_width=130)
-                    c["no_btn"] = gr.Button(ui_text("Not covered (n)"), variant="stop", elem_id="vs-label-no", scale=1, min_width=130)
-                    c["skip_btn"] = gr.Button(ui_text("Skip (s)"), elem_id="vs-label-skip", size="sm", scale=0, min_width=80)
-                    c["next_btn"] = gr.Button(ui_text("Next (j) ▶"), elem_id="vs-label-next", size="sm", scale=0, min_width=100)
+                    self.prev_btn = gr.Button(ui_text("◀ Previous (k)"), elem_id="vs-label-prev", size="sm", scale=0, min_width=110)
+                    self.yes_btn = gr.Button(ui_text("Covered (y)"), variant="primary", elem_id="vs-label-yes", scale=1, min_width=130)
+                    self.no_btn = gr.Button(ui_text("Not covered (n)"), variant="stop", elem_id="vs-label-no", scale=1, min_width=130)
+                    self.skip_btn = gr.Button(ui_text("Skip (s)"), elem_id="vs-label-skip", size="sm", scale=0, min_width=80)
+                    self.next_btn = gr.Button(ui_text("Next (j) ▶"), elem_id="vs-label-next", size="sm", scale=0, min_width=100)
                 gr.HTML(ui_text(KEYS_LINE), elem_id="vs-label-keys")
                 # a key meant for a card no longer shown: refused on this line (``_label_keys``)
-                c["refused"] = gr.Markdown(elem_id="vs-label-refused")
+                self.refused_line = gr.Markdown(elem_id="vs-label-refused")
                 # under the buttons: a refusal or a longer line never moves the card
-                c["progress"] = gr.Markdown(elem_id="vs-label-progress")
-                c["status"] = gr.Markdown(elem_id="vs-label-status")
-                c["search"] = gr.Textbox(label=ui_text("Search the supporting triples"), placeholder=ui_text("words that must all appear"),
+                self.progress = gr.Markdown(elem_id="vs-label-progress")
+                self.status = gr.Markdown(elem_id="vs-label-status")
+                self.search = gr.Textbox(label=ui_text("Search the supporting triples"), placeholder=ui_text("words that must all appear"),
                                          elem_id="vs-label-search")
                 # both read by the page when a key is pressed (``_label_keys``), so no event takes them in: interactive said here
-                c["evidence"] = gr.CheckboxGroup([], label=ui_text("Evidence: predicted triples that cover it"), elem_id="vs-label-evidence",
+                self.evidence = gr.CheckboxGroup([], label=ui_text("Evidence: predicted triples that cover it"), elem_id="vs-label-evidence",
                                                  interactive=True)
-                c["note"] = gr.Textbox(label=ui_text("Note (optional)"), lines=1, elem_id="vs-label-note", interactive=True)
+                self.note = gr.Textbox(label=ui_text("Note (optional)"), lines=1, elem_id="vs-label-note", interactive=True)
             with gr.Column(scale=2):
-                c["show_anyway"] = gr.Checkbox(False, label=ui_text("Show the judges' verdicts before I label"), elem_id="vs-label-show")
-                c["verdict"] = gr.HTML(elem_id="vs-label-verdict")
+                self.show_anyway = gr.Checkbox(False, label=ui_text("Show the judges' verdicts before I label"), elem_id="vs-label-show")
+                self.verdict = gr.HTML(elem_id="vs-label-verdict")
         with gr.Column(elem_id="vs-label-compare"):
             with gr.Row():
                 gr.Markdown("**Judge comparison** — each judge (per protocol profile) against the people's labels, "
                             "95% bootstrap intervals in brackets.")
-                c["scope"] = gr.Radio(ui_choices(REPORT_SCOPES), value="run", label=ui_text("Report over"), elem_id="vs-label-scope", scale=0, min_width=260)
-            c["agreement"] = gr.HTML(elem_id="vs-label-agreement")
+                self.scope = gr.Radio(ui_choices(REPORT_SCOPES), value="run", label=ui_text("Report over"), elem_id="vs-label-scope", scale=0, min_width=260)
+            self.agreement = gr.HTML(elem_id="vs-label-agreement")
         with gr.Accordion(ui_text("Export labels"), open=False, elem_id="vs-label-export"):
             with gr.Row():
-                c["ex_fmt"] = gr.Radio(ui_choices(EXPORT_FORMATS), value="jsonl", label=ui_text("Format"), elem_id="vs-label-export-format", scale=2)
-                c["ex_scope"] = gr.Radio(ui_choices(SCOPES), value="run", label=ui_text("Runs"), elem_id="vs-label-export-scope", scale=1)
-                c["ex_btn"] = gr.Button(ui_text("Export"), elem_id="vs-label-export-btn", scale=0, min_width=120)
-            c["ex_status"] = gr.Markdown(elem_id="vs-label-export-status")
-            c["ex_file"] = gr.File(label=ui_text("Download"), interactive=False, elem_id="vs-label-export-file")
-        return c
+                self.ex_fmt = gr.Radio(ui_choices(EXPORT_FORMATS), value="jsonl", label=ui_text("Format"), elem_id="vs-label-export-format", scale=2)
+                self.ex_scope = gr.Radio(ui_choices(SCOPES), value="run", label=ui_text("Runs"), elem_id="vs-label-export-scope", scale=1)
+                self.ex_btn = gr.Button(ui_text("Export"), elem_id="vs-label-export-btn", scale=0, min_width=120)
+            self.ex_status = gr.Markdown(elem_id="vs-label-export-status")
+            self.ex_file = gr.File(label=ui_text("Download"), interactive=False, elem_id="vs-label-export-file")
 
-    camp, c = lc.build_panel(card)
-    annotator, one_run, run_pick, side_pick = c["annotator"], c["one_run"], c["run_pick"], c["side_pick"]
-    load_btn, reload_btn, triple, prev_btn, yes_btn, no_btn = c["load_btn"], c["reload_btn"], c["triple"], c["prev_btn"], c["yes_btn"], c["no_btn"]
-    skip_btn, next_btn, progress, status, search, evidence = c["skip_btn"], c["next_btn"], c["progress"], c["status"], c["search"], c["evidence"]
-    note, show_anyway, verdict, scope, agreement = c["note"], c["show_anyway"], c["verdict"], c["scope"], c["agreement"]
-    refused_line = c["refused"]
-    ex_fmt, ex_scope, ex_btn, ex_status, ex_file = c["ex_fmt"], c["ex_scope"], c["ex_btn"], c["ex_status"], c["ex_file"]
-
-    outs = [view, status, progress, triple, search, evidence, note, verdict, agreement, scope, yes_btn, no_btn,
-            camp.progress, camp.who, refused_line]
-
-    def render(v: LabelView, show: bool, who: Who, *, agree: bool = True) -> dict:
+    # ------------------------------------------------------------------ what the card shows
+    def render(self, v: LabelView, show: bool, who: Who, *, agree: bool = True) -> dict:
         own = v.mine.get(v.idx)
         sel = own[1] if own else []
         yes, no = v.words()
         what = "predicted triples that cover it" if v.side == "coverage" else "ground-truth triples that support it"
         out = {
-            view: v, status: "", progress: progress_text(v), triple: triple_html(v), search: "",
-            evidence: gr.CheckboxGroup(choices=evidence_choices(v, "", sel), value=[evidence_value(v, i) for i in sel], label=f"Evidence: {what}"),
-            note: "",
-            verdict: verdict_html(v, show), yes_btn: gr.Button(f"{yes.capitalize()} (y)"), no_btn: gr.Button(f"{no.capitalize()} (n)"),
+            self.view: v, self.status: "", self.progress: progress_text(v), self.triple: triple_html(v), self.search: "",
+            self.evidence: gr.CheckboxGroup(choices=evidence_choices(v, "", sel), value=[evidence_value(v, i) for i in sel], label=f"Evidence: {what}"),
+            self.note: "",
+            self.verdict: verdict_html(v, show), self.yes_btn: gr.Button(f"{yes.capitalize()} (y)"), self.no_btn: gr.Button(f"{no.capitalize()} (n)"),
         }
         if agree:
-            out[agreement] = agreement_html(ctx, v, scope=v.scope, who=who)
-            out[scope] = gr.Radio(value=v.scope)
+            out[self.agreement] = agreement_html(self.ctx, v, scope=v.scope, who=who)
+            out[self.scope] = gr.Radio(value=v.scope)
         if v.campaign:
-            out.update(camp.labelled(ctx, v.campaign, v.annotator, who))
+            out.update(self.camp.labelled(self.ctx, v.campaign, v.annotator, who))
         return out
 
-    def refused(message: str) -> dict:
+    def refused(self, message: str) -> dict:
         """One clear line on the status line; every other component is left as it is."""
-        return {status: f"⚠ {message}"}
+        return {self.status: f"⚠ {message}"}
 
-    def on_load(v: LabelView, run_id: str, side: str, typed: str, show: bool, request: gr.Request):
+    def queue_view(self, name: str, person: str, who: Who, skipped: list[str] | None = None) -> LabelView | str:
+        lc = self.lc
+        skip = [lc.parse_key(k) for k in skipped or []]
+        got = lc.queue_next(self.ctx, name, person, lc.reader(self.ctx, who), skip)
+        if isinstance(got, str):
+            return got
+        v = load_view(self.ctx, got.run_id, person, got.side)
+        v.campaign, v.idx, v.skipped = name, got.index, [k for k in skipped or [] if k != got.key()]
+        return v
+
+    def pressed(self, request: gr.Request, raw: Any, v: LabelView, key: str, act: Callable[[Press], dict]) -> dict:
+        """``act(press)`` for a press made on the card the view holds; any other press refused on its line."""
+        with self.presses.turn(request, v, raw, key) as (why_not, press):
+            if why_not:
+                v.refusal_of = press.seq or 0
+                return {self.refused_line: f"⚠ {why_not}"}
+            out = act(press)
+            return {**out, self.refused_line: ""} if clears_refusal(v, press.seq) else out
+
+    # ------------------------------------------------------------------ handlers
+    def on_load(self, v: LabelView, run_id: str, side: str, typed: str, show: bool, request: gr.Request):
+        ctx = self.ctx
         who = ctx.who(request)
         name = annotator_for(who, typed)
         problem = start_problem(run_id, name)
         if problem:
-            return refused(problem)
+            return self.refused(problem)
         try:
             if not ctx.readable(who, ctx.store.get_run(run_id)):
                 raise KeyError(f"no run with id {run_id!r} in this database")
             loaded = load_view(ctx, run_id, name, side)
         except (KeyError, ValueError) as exc:
-            return refused(str(exc).strip("'\""))
-        with presses.hold(request):
+            return self.refused(str(exc).strip("'\""))
+        with self.presses.hold(request):
             v.refusal_of = None
-            return {**render(v.take(loaded), show, who), refused_line: ""}
+            return {**self.render(v.take(loaded), show, who), self.refused_line: ""}
 
-    def queue_view(name: str, person: str, who: Who, skipped: list[str] | None = None) -> LabelView | str:
-        skip = [lc.parse_key(k) for k in skipped or []]
-        got = lc.queue_next(ctx, name, person, lc.reader(ctx, who), skip)
-        if isinstance(got, str):
-            return got
-        v = load_view(ctx, got.run_id, person, got.side)
-        v.campaign, v.idx, v.skipped = name, got.index, [k for k in skipped or [] if k != got.key()]
-        return v
-
-    def on_next_item(v: LabelView, name: str, typed: str, show: bool, request: gr.Request):
-        who = ctx.who(request)
-        with presses.hold(request):
-            got = queue_view(name, annotator_for(who, typed), who)
+    def on_next_item(self, v: LabelView, name: str, typed: str, show: bool, request: gr.Request):
+        who = self.ctx.who(request)
+        with self.presses.hold(request):
+            got = self.queue_view(name, annotator_for(who, typed), who)
             if isinstance(got, str):
-                return {**refused(got), **(camp.labelled(ctx, name, annotator_for(who, typed), who) if name else {})}
+                return {**self.refused(got), **(self.camp.labelled(self.ctx, name, annotator_for(who, typed), who) if name else {})}
             v.refusal_of = None
-            return {**render(v.take(got), show, who), refused_line: ""}
+            return {**self.render(v.take(got), show, who), self.refused_line: ""}
 
-    # each key press carries the card it was pressed on; a page's presses are handled one at a time
-    # in the order it made them, and one meant for a card no longer shown is refused (``_label_keys``)
-    presses = PressLine()
-
-    def pressed(request: gr.Request, raw: Any, v: LabelView, key: str, act: Callable[[Press], dict]) -> dict:
-        """``act(press)`` for a press made on the card the view holds; any other press refused on its line."""
-        with presses.turn(request, v, raw, key) as (why_not, press):
-            if why_not:
-                v.refusal_of = press.seq or 0
-                return {refused_line: f"⚠ {why_not}"}
-            out = act(press)
-            return {**out, refused_line: ""} if clears_refusal(v, press.seq) else out
-
-    def on_label(covered: bool):
+    def on_label(self, covered: bool):
         def handler(v: LabelView, press: Any, show: bool, request: gr.Request):
-            return pressed(request, press, v, "y" if covered else "n", lambda p: labelled(v, p, show, request))
+            return self.pressed(request, press, v, "y" if covered else "n", lambda p: labelled(v, p, show, request))
 
         def labelled(v: LabelView, p: Press, show: bool, request: gr.Request):
-            who = ctx.who(request)
+            who = self.ctx.who(request)
             ev = ticked(p.evidence, p.card or "")
             if covered and ev is None:
-                return refused(OTHER_CARDS_EVIDENCE)
+                return self.refused(OTHER_CARDS_EVIDENCE)
             try:
-                record_label(ctx, v, covered, ev, p.note)
+                record_label(self.ctx, v, covered, ev, p.note)
             except LabelRefused as exc:
-                return refused(str(exc))
+                return self.refused(str(exc))
             if v.campaign:  # on to the next item of the queue
                 last, name = v.last, v.campaign
-                got = queue_view(name, v.annotator, who, v.skipped)
+                got = self.queue_view(name, v.annotator, who, v.skipped)
                 if isinstance(got, str):
-                    out = render(v, show, who)
-                    out[status] = f"{last} {got}"
+                    out = self.render(v, show, who)
+                    out[self.status] = f"{last} {got}"
                     return out
                 got.last, got.scope = last, v.scope
-                return render(v.take(got), show, who)
-            return render(v, show, who)
+                return self.render(v.take(got), show, who)
+            return self.render(v, show, who)
         return handler
 
-    def on_move(step: int):
+    def on_move(self, step: int):
         def handler(v: LabelView, press: Any, show: bool, request: gr.Request):
-            return pressed(request, press, v, "j" if step > 0 else "k", lambda _p: moved(v, step, show, request))
+            return self.pressed(request, press, v, "j" if step > 0 else "k", lambda _p: self.moved(v, step, show, request))
         return handler
 
-    def moved(v: LabelView, step: int, show: bool, request: gr.Request) -> dict:
+    def moved(self, v: LabelView, step: int, show: bool, request: gr.Request) -> dict:
         if not v.items:
-            return {view: v}
+            return {self.view: v}
         v.idx = max(0, min(len(v.items) - 1, v.idx + step))
-        return render(v, show, ctx.who(request), agree=False)
+        return self.render(v, show, self.ctx.who(request), agree=False)
 
-    def on_skip(v: LabelView, press: Any, show: bool, request: gr.Request):
+    def on_skip(self, v: LabelView, press: Any, show: bool, request: gr.Request):
         """``s``: leave this item unlabelled. One run: the next triple; a campaign: the next item of
         the queue, the skipped ones coming back only when nothing else is left."""
-        return pressed(request, press, v, "s", lambda _p: skipped(v, show, request))
+        return self.pressed(request, press, v, "s", lambda _p: self.skipped(v, show, request))
 
-    def skipped(v: LabelView, show: bool, request: gr.Request):
+    def skipped(self, v: LabelView, show: bool, request: gr.Request):
         if not v.items:
-            return {view: v}
+            return {self.view: v}
         if not v.campaign:
             v.idx = min(len(v.items) - 1, v.idx + 1)
-            return render(v, show, ctx.who(request), agree=False)
-        who = ctx.who(request)
+            return self.render(v, show, self.ctx.who(request), agree=False)
+        who = self.ctx.who(request)
         key = Item(v.run_id or "", "validity" if v.side == "validity" else "coverage", v.idx).key()
         skipped = [*[k for k in v.skipped if k != key], key]
-        got = queue_view(v.campaign, v.annotator, who, skipped)
+        got = self.queue_view(v.campaign, v.annotator, who, skipped)
         if isinstance(got, str):
-            return {**refused(got), view: v}
+            return {**self.refused(got), self.view: v}
         if (got.run_id, got.side, got.idx) == (v.run_id, v.side, v.idx):
-            return {view: v, status: "Nothing else is left in your queue: this is the last item without your label."}
+            return {self.view: v, self.status: "Nothing else is left in your queue: this is the last item without your label."}
         got.last, got.scope = f"Skipped {v.side} #{v.idx + 1} of run {v.run_id}.", v.scope
-        return render(v.take(got), show, who, agree=False)
+        return self.render(v.take(got), show, who, agree=False)
 
-    def on_search(v: LabelView, q: str, sel: list[str] | None):
+    def on_search(self, v: LabelView, q: str, sel: list[str] | None):
         ids = [i for value in sel or [] for i in ticked([value], card_id(v)) or []]
         return gr.CheckboxGroup(choices=evidence_choices(v, q, ids), value=[evidence_value(v, i) for i in ids])
 
-    def on_pick_campaign(name: str, typed: str, show_all: bool, request: gr.Request):
+    def on_pick_campaign(self, name: str, typed: str, show_all: bool, request: gr.Request):
         """Campaign mode on (a campaign picked) or off: the one-run row hides, the panel refreshes
         itself while it is shown."""
-        who = ctx.who(request)
+        camp = self.camp
+        who = self.ctx.who(request)
         on = bool(name)
-        return {**camp.refreshed(ctx, name or "", annotator_for(who, typed), who, show_all=show_all), camp.status: "",
-                camp.timer: gr.Timer(active=on), one_run: gr.Column(visible=not on), camp.tools: gr.Row(visible=on),
+        return {**camp.refreshed(self.ctx, name or "", annotator_for(who, typed), who, show_all=show_all), camp.status: "",
+                camp.timer: gr.Timer(active=on), self.one_run: gr.Column(visible=not on), camp.tools: gr.Row(visible=on),
                 camp.tail: gr.Column(visible=on), camp.confirm: None}
 
-    def on_refresh(name: str, typed: str, show_all: bool, picked: Any, shown: Any, request: gr.Request):
+    def on_refresh(self, name: str, typed: str, show_all: bool, picked: Any, shown: Any, request: gr.Request):
         if not name:
-            return {camp.progress: gr.skip()}
-        who = ctx.who(request)
-        return camp.refreshed(ctx, name, annotator_for(who, typed), who, show_all=show_all, picked=picked, shown=shown)
+            return {self.camp.progress: gr.skip()}
+        who = self.ctx.who(request)
+        return self.camp.refreshed(self.ctx, name, annotator_for(who, typed), who, show_all=show_all, picked=picked, shown=shown)
 
-    def on_resolve(label: bool):
+    def on_resolve(self, label: bool):
+        ctx, camp, lc = self.ctx, self.camp, self.lc
+
         def handler(name: str, key: Any, typed: str, comment: str, show_all: bool, waiting: Any, request: gr.Request):
             reader = ctx.who(request)
             who = annotator_for(reader, typed)
@@ -394,11 +394,12 @@ def build(ctx: AppContext) -> dict[str, Any]:
                     camp.comment: "", camp.confirm: None}
         return handler
 
-    def on_scope(v: LabelView, sc: str, request: gr.Request):
+    def on_scope(self, v: LabelView, sc: str, request: gr.Request):
         v.scope = "all" if sc == "all" else "run"
-        return v, agreement_html(ctx, v, scope=v.scope, who=ctx.who(request))
+        return v, agreement_html(self.ctx, v, scope=v.scope, who=self.ctx.who(request))
 
-    def on_export(fmt: str, where: str, run_id: Any, v: LabelView, typed: str, request: gr.Request):
+    def on_export(self, fmt: str, where: str, run_id: Any, v: LabelView, typed: str, request: gr.Request):
+        ctx = self.ctx
         who = ctx.who(request)
         picked = run_id if isinstance(run_id, str) and run_id else v.run_id
         if where == "run" and not picked:
@@ -409,45 +410,55 @@ def build(ctx: AppContext) -> dict[str, Any]:
             return f"⚠ {exc}", None
         # the copy Gradio serves, made here so that only this login is served it; the folder the
         # export was written in goes at once
-        served = processing_utils.save_file_to_cache(path, ex_file.GRADIO_CACHE)
+        served = processing_utils.save_file_to_cache(path, self.ex_file.GRADIO_CACHE)
         shutil.rmtree(path.parent, ignore_errors=True)
         ctx.serve_privately(served, who.login)
         return line, served
 
-    camp_outs = [*camp.outputs(), camp.status, camp.comment, camp.confirm]
-    mode_outs = [*camp.outputs(), camp.status, camp.timer, one_run, camp.tools, camp.tail, camp.confirm]
-    refresh_in = [camp.pick, annotator, camp.show_all, camp.dispute, camp.shown]
-    load_btn.click(on_load, [view, run_pick, side_pick, annotator, show_anyway], outs, api_visibility="private")
-    camp.next_btn.click(on_next_item, [view, camp.pick, annotator, show_anyway], outs, api_visibility="private")
-    camp.pick.change(on_pick_campaign, [camp.pick, annotator, camp.show_all], mode_outs, api_visibility="private", show_progress="hidden")
-    camp.leave_btn.click(lambda: None, None, camp.pick, api_visibility="private", show_progress="hidden")
-    camp.refresh_btn.click(on_refresh, refresh_in, camp.outputs(), api_visibility="private", show_progress="hidden")
-    camp.show_all.input(on_refresh, refresh_in, camp.outputs(), api_visibility="private", show_progress="hidden")
-    camp.timer.tick(None, None, None, js=lc.REFRESH_JS, api_visibility="private")
-    camp.dispute.input(lambda: None, None, camp.confirm, api_visibility="private", show_progress="hidden")
-    resolve_in = [camp.pick, camp.dispute, annotator, camp.comment, camp.show_all, camp.confirm]
-    camp.resolve_yes.click(on_resolve(True), resolve_in, camp_outs, api_visibility="private")
-    camp.resolve_no.click(on_resolve(False), resolve_in, camp_outs, api_visibility="private")
-    scope.input(on_scope, [view, scope], [view, agreement], api_visibility="private")
-    ex_btn.click(on_export, [ex_fmt, ex_scope, run_pick, view, annotator], [ex_status, ex_file], api_visibility="private")
+    def on_reload(self, request: gr.Request):
+        return gr.Dropdown(choices=labelable_runs(self.ctx, self.ctx.who(request)))
 
-    def on_reload(request: gr.Request):
-        return gr.Dropdown(choices=labelable_runs(ctx, ctx.who(request)))
-
-    def on_show(request: gr.Request):
-        who = ctx.who(request)
+    def on_show(self, request: gr.Request):
+        who = self.ctx.who(request)
         if who.player:  # a study's player labels nothing
             return gr.skip(), gr.skip(), gr.skip()
         name = gr.Textbox(value=who.login, interactive=False, info=ui_text("labels are stored under your login")) if who.login else gr.skip()
-        return gr.Dropdown(choices=labelable_runs(ctx, who)), name, gr.Dropdown(choices=lc.campaign_choices(ctx))
+        return gr.Dropdown(choices=labelable_runs(self.ctx, who)), name, gr.Dropdown(choices=self.lc.campaign_choices(self.ctx))
 
-    reload_btn.click(on_reload, None, run_pick, api_visibility="private")
-    # each press goes with the card it was pressed on (``_label_keys``; the stamp rides in ``press``),
-    # and every press is one event ("multiple": Gradio would drop a press made while one is pending)
-    press = gr.Textbox(visible=False, elem_id="vs-label-press")
-    for btn, fn, key in ((yes_btn, on_label(True), "y"), (no_btn, on_label(False), "n"), (next_btn, on_move(1), "j"),
-                         (skip_btn, on_skip, "s"), (prev_btn, on_move(-1), "k")):
-        btn.click(fn, [view, press, show_anyway], outs, js=press_js(key, 1), api_visibility="private", trigger_mode="multiple")
-    search.input(on_search, [view, search, evidence], evidence, api_visibility="private", show_progress="hidden")
-    show_anyway.change(lambda v, s: verdict_html(v, s), [view, show_anyway], verdict, api_visibility="private")
-    return {"on_show": on_show, "outputs": [run_pick, annotator, camp.pick]}
+    # ------------------------------------------------------------------ events
+    def wire(self) -> dict[str, Any]:
+        """Connect the components to the handlers (in the page's fixed order); ``on_show`` and its
+        ``outputs``, for the page's load event and the tab's select event (app/ui.py)."""
+        camp, lc, view, outs, annotator = self.camp, self.lc, self.view, self.outs, self.annotator
+        camp_outs = [*camp.outputs(), camp.status, camp.comment, camp.confirm]
+        mode_outs = [*camp.outputs(), camp.status, camp.timer, self.one_run, camp.tools, camp.tail, camp.confirm]
+        refresh_in = [camp.pick, annotator, camp.show_all, camp.dispute, camp.shown]
+        self.load_btn.click(self.on_load, [view, self.run_pick, self.side_pick, annotator, self.show_anyway], outs, api_visibility="private")
+        camp.next_btn.click(self.on_next_item, [view, camp.pick, annotator, self.show_anyway], outs, api_visibility="private")
+        camp.pick.change(self.on_pick_campaign, [camp.pick, annotator, camp.show_all], mode_outs, api_visibility="private", show_progress="hidden")
+        camp.leave_btn.click(lambda: None, None, camp.pick, api_visibility="private", show_progress="hidden")
+        camp.refresh_btn.click(self.on_refresh, refresh_in, camp.outputs(), api_visibility="private", show_progress="hidden")
+        camp.show_all.input(self.on_refresh, refresh_in, camp.outputs(), api_visibility="private", show_progress="hidden")
+        camp.timer.tick(None, None, None, js=lc.REFRESH_JS, api_visibility="private")
+        camp.dispute.input(lambda: None, None, camp.confirm, api_visibility="private", show_progress="hidden")
+        resolve_in = [camp.pick, camp.dispute, annotator, camp.comment, camp.show_all, camp.confirm]
+        camp.resolve_yes.click(self.on_resolve(True), resolve_in, camp_outs, api_visibility="private")
+        camp.resolve_no.click(self.on_resolve(False), resolve_in, camp_outs, api_visibility="private")
+        self.scope.input(self.on_scope, [view, self.scope], [view, self.agreement], api_visibility="private")
+        self.ex_btn.click(self.on_export, [self.ex_fmt, self.ex_scope, self.run_pick, view, annotator], [self.ex_status, self.ex_file], api_visibility="private")
+        self.reload_btn.click(self.on_reload, None, self.run_pick, api_visibility="private")
+        # each press goes with the card it was pressed on (``_label_keys``; the stamp rides in ``press``),
+        # and every press is one event ("multiple": Gradio would drop a press made while one is pending)
+        press = gr.Textbox(visible=False, elem_id="vs-label-press")
+        for btn, fn, key in ((self.yes_btn, self.on_label(True), "y"), (self.no_btn, self.on_label(False), "n"), (self.next_btn, self.on_move(1), "j"),
+                             (self.skip_btn, self.on_skip, "s"), (self.prev_btn, self.on_move(-1), "k")):
+            btn.click(fn, [view, press, self.show_anyway], outs, js=press_js(key, 1), api_visibility="private", trigger_mode="multiple")
+        self.search.input(self.on_search, [view, self.search, self.evidence], self.evidence, api_visibility="private", show_progress="hidden")
+        self.show_anyway.change(lambda v, s: verdict_html(v, s), [view, self.show_anyway], self.verdict, api_visibility="private")
+        return {"on_show": self.on_show, "outputs": [self.run_pick, annotator, camp.pick]}
+
+
+def build(ctx: AppContext) -> dict[str, Any]:
+    """The tab; returns ``on_show`` (fills the run and campaign lists and, with a login, the
+    annotator name) and its ``outputs``, for the page's load event and the tab's select event (app/ui.py)."""
+    return LabelTab(ctx).wire()

@@ -83,94 +83,104 @@ def _catalog(ctx: AppContext, mine: TaskCatalog | None) -> TaskCatalog:
     return mine if mine is not None else ctx.catalog
 
 
-def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
-    s = ctx.settings
-    default_task = ctx.catalog.default_id()
-    view = gr.State(RunView())
-    my_catalog = gr.State(None)  # this browser session's catalog once it loads a folder
+class PlayTab:
+    """The tab's components (attributes) and its event handlers (methods); ``wire`` connects them."""
 
-    with gr.Row(equal_height=False):
-        with gr.Column(scale=1, min_width=290):
-            form_show = gr.Button(ui_text("Show the run form"), size="sm", visible=False, elem_id="vs-form-show")
-            with gr.Column(elem_id="vs-play-form") as form:  # folded while a replay plays (Start still reads it)
-                task = gr.Dropdown(ctx.catalog.choices(), value=default_task, label=ui_text("Task"), elem_id="vs-task")
-                with gr.Accordion(ui_text("Load tasks from a folder"), open=False):
-                    folder = gr.Textbox(label=ui_text("Folder or file on the server"), placeholder="/path/to/personas")
-                    load_btn = gr.Button(ui_text("Load"), size="sm")
-                    uploads = gr.File(label=ui_text("…or upload task files (JSON / YAML, with their gold CSVs)"), file_count="multiple",
-                                      file_types=sorted(UPLOAD_SUFFIXES), type="filepath", elem_id="vs-upload")
-                    upload_btn = gr.Button(ui_text("Load uploaded files"), size="sm")
-                    load_msg = gr.Markdown()
-                users = user_choices()
-                user = gr.Radio(ui_choices(users), value=s.user if s.user in dict(users).values() else "rules", label=ui_text("User"), elem_id="vs-user")
-                agent = gr.Radio(ui_choices(agent_choices()), value=s.agent, label=ui_text("Agent"), elem_id="vs-agent")
-                with gr.Accordion(ui_text("Models and options"), open=False):
-                    agent_model = gr.Textbox(value=s.agent_model or "", label=ui_text("Agent model (litellm string)"), placeholder="openai/gpt-4o-mini", elem_id="vs-agent-model")
-                    sim_model = gr.Textbox(value=s.simulator_model or "", label=ui_text("Simulator model"), placeholder=ui_text("for the LLM / paper simulator and the shadow"), elem_id="vs-sim-model")
-                    backend = gr.Dropdown(BACKENDS, value=s.search_backend, label=ui_text("Search backend"))
-                    judge = gr.Textbox(value=s.judge_model or "", label=ui_text("Judge model (empty: offline judge)"), elem_id="vs-judge")
-                    shadow = gr.Checkbox(False, label=ui_text("Shadow simulator beside me (me mode)"), elem_id="vs-shadow")
-                    endpoint_url = gr.Textbox(value=s.endpoint_url or "", label=ui_text("Endpoint URL (endpoint agent)"))
-                    endpoint_model = gr.Textbox(value=s.endpoint_model, label=ui_text("Endpoint model name"))
-                    endpoint_key = gr.Textbox(value="", type="password", label=ui_text("Endpoint key (kept in memory only)"))
-                    max_turns = gr.Number(value=s.max_user_turns or 0, precision=0, minimum=0, maximum=MAX_TURNS,
-                                          label=ui_text("Max user turns (0: the profile's own, 30 ours, 50 official)"))
-                    pace = gr.Number(value=DEFAULT_PACE_S, minimum=0, maximum=30, label=ui_text("Watch pace: seconds before each simulated user turn (0 = full speed)"))
-                    protocol = gr.Dropdown(
-                        ui_choices(PROTOCOL_CHOICES), value="vibesearch", label=ui_text("Protocol profile"), elem_id="opt-protocol",
-                        info=ui_text("official: the paper's harness rule by rule, with the server's configured prompts (docs/protocol.md)"),
-                    )
-            with gr.Row():
-                start = gr.Button(ui_text("Start"), variant="primary", elem_id="vs-start")
-                stop = gr.Button(ui_text("Stop"), variant="stop", elem_id="vs-stop")
-            with gr.Column(visible=False, elem_id="vs-stop-confirm", variant="panel") as stop_box:  # a person's run: Stop asks first
-                gr.Markdown("Stop for good? The run is **cancelled**: it is never scored and is left out of every score.",
-                            elem_id="vs-stop-question")
+    def __init__(self, ctx: AppContext, owner: gr.BrowserState) -> None:
+        self.ctx, self.owner = ctx, owner
+        s = ctx.settings
+        default_task = ctx.catalog.default_id()
+        self.view = gr.State(RunView())
+        self.my_catalog = gr.State(None)  # this browser session's catalog once it loads a folder
+
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=1, min_width=290):
+                self.form_show = gr.Button(ui_text("Show the run form"), size="sm", visible=False, elem_id="vs-form-show")
+                with gr.Column(elem_id="vs-play-form") as self.form:  # folded while a replay plays (Start still reads it)
+                    self.task = gr.Dropdown(ctx.catalog.choices(), value=default_task, label=ui_text("Task"), elem_id="vs-task")
+                    with gr.Accordion(ui_text("Load tasks from a folder"), open=False):
+                        self.folder = gr.Textbox(label=ui_text("Folder or file on the server"), placeholder="/path/to/personas")
+                        self.load_btn = gr.Button(ui_text("Load"), size="sm")
+                        self.uploads = gr.File(label=ui_text("…or upload task files (JSON / YAML, with their gold CSVs)"), file_count="multiple",
+                                               file_types=sorted(UPLOAD_SUFFIXES), type="filepath", elem_id="vs-upload")
+                        self.upload_btn = gr.Button(ui_text("Load uploaded files"), size="sm")
+                        self.load_msg = gr.Markdown()
+                    users = user_choices()
+                    self.user = gr.Radio(ui_choices(users), value=s.user if s.user in dict(users).values() else "rules", label=ui_text("User"), elem_id="vs-user")
+                    self.agent = gr.Radio(ui_choices(agent_choices()), value=s.agent, label=ui_text("Agent"), elem_id="vs-agent")
+                    with gr.Accordion(ui_text("Models and options"), open=False):
+                        self.agent_model = gr.Textbox(value=s.agent_model or "", label=ui_text("Agent model (litellm string)"), placeholder="openai/gpt-4o-mini", elem_id="vs-agent-model")
+                        self.sim_model = gr.Textbox(value=s.simulator_model or "", label=ui_text("Simulator model"), placeholder=ui_text("for the LLM / paper simulator and the shadow"), elem_id="vs-sim-model")
+                        self.backend = gr.Dropdown(BACKENDS, value=s.search_backend, label=ui_text("Search backend"))
+                        self.judge = gr.Textbox(value=s.judge_model or "", label=ui_text("Judge model (empty: offline judge)"), elem_id="vs-judge")
+                        self.shadow = gr.Checkbox(False, label=ui_text("Shadow simulator beside me (me mode)"), elem_id="vs-shadow")
+                        self.endpoint_url = gr.Textbox(value=s.endpoint_url or "", label=ui_text("Endpoint URL (endpoint agent)"))
+                        self.endpoint_model = gr.Textbox(value=s.endpoint_model, label=ui_text("Endpoint model name"))
+                        self.endpoint_key = gr.Textbox(value="", type="password", label=ui_text("Endpoint key (kept in memory only)"))
+                        self.max_turns = gr.Number(value=s.max_user_turns or 0, precision=0, minimum=0, maximum=MAX_TURNS,
+                                                   label=ui_text("Max user turns (0: the profile's own, 30 ours, 50 official)"))
+                        self.pace = gr.Number(value=DEFAULT_PACE_S, minimum=0, maximum=30, label=ui_text("Watch pace: seconds before each simulated user turn (0 = full speed)"))
+                        self.protocol = gr.Dropdown(
+                            ui_choices(PROTOCOL_CHOICES), value="vibesearch", label=ui_text("Protocol profile"), elem_id="opt-protocol",
+                            info=ui_text("official: the paper's harness rule by rule, with the server's configured prompts (docs/protocol.md)"),
+                        )
                 with gr.Row():
-                    stop_yes = gr.Button(ui_text("Yes, cancel the run"), variant="stop", size="sm", elem_id="vs-stop-yes")
-                    stop_no = gr.Button(ui_text("Keep playing"), size="sm", elem_id="vs-stop-no")
-            status = gr.Markdown("Choose a task and press **Start**.", elem_id="vs-play-status")
-        with gr.Column(scale=3, min_width=420):
-            persona = gr.HTML(persona_html(ctx.catalog.get(default_task)) if default_task else "", elem_id="vs-persona")
-            chat = gr.Chatbot(label=ui_text("Conversation"), height=600, elem_id="vs-play-chat", feedback_options=None, show_label=False,
-                              layout="bubble", buttons=CHAT_BUTTONS)
-        with gr.Column(scale=1, min_width=280):
-            # a person's turn: the decision, the message and Send sit beside the chat, at the top of
-            # this column (in the first screen of a laptop), the stage card with its help under them
-            with gr.Group(visible=False, elem_id="vs-human-box") as human_box:
-                human_turn = gr.HTML(elem_id="vs-human-turn")
-                decision = gr.Radio(DECISION_CHOICES, value=None, label=ui_text("What do you do this turn?"), elem_id="vs-decision",
-                                    info=ui_text("Nothing is chosen for you: pick one each turn."))
-                message = gr.Textbox(label=ui_text("Your message (as the persona)"), lines=3, elem_id="vs-human-msg", info=ui_text(SEND_HINT),
-                                     placeholder=ui_text("'disclose' prefills the stage line; left empty, the message the card shows for your choice is sent."))
-                send = gr.Button(ui_text("Send"), variant="primary", elem_id="vs-send", interactive=False)
-                human_card = gr.HTML(elem_id="vs-human-card")
-            replay_controls = replay_ui.controls()  # beside the chat, so a demo's controls are where its eyes are
-            stepper = gr.HTML(elem_id="vs-stepper")
-            counters = gr.HTML(elem_id="vs-counters")
-    with gr.Column(elem_id="vs-play-result"):
-        score = gr.HTML(elem_id="vs-play-score")
-        table_answer = gr.HTML(elem_id="vs-play-table")
-        pred_table = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], label=ui_text("The agent's extracted graph"), wrap=True, max_height=360, interactive=False, visible=False)
-    timer = gr.Timer(TICK_S, active=False)
+                    self.start = gr.Button(ui_text("Start"), variant="primary", elem_id="vs-start")
+                    self.stop = gr.Button(ui_text("Stop"), variant="stop", elem_id="vs-stop")
+                with gr.Column(visible=False, elem_id="vs-stop-confirm", variant="panel") as self.stop_box:  # a person's run: Stop asks first
+                    gr.Markdown("Stop for good? The run is **cancelled**: it is never scored and is left out of every score.",
+                                elem_id="vs-stop-question")
+                    with gr.Row():
+                        self.stop_yes = gr.Button(ui_text("Yes, cancel the run"), variant="stop", size="sm", elem_id="vs-stop-yes")
+                        self.stop_no = gr.Button(ui_text("Keep playing"), size="sm", elem_id="vs-stop-no")
+                self.status = gr.Markdown("Choose a task and press **Start**.", elem_id="vs-play-status")
+            with gr.Column(scale=3, min_width=420):
+                self.persona = gr.HTML(persona_html(ctx.catalog.get(default_task)) if default_task else "", elem_id="vs-persona")
+                self.chat = gr.Chatbot(label=ui_text("Conversation"), height=600, elem_id="vs-play-chat", feedback_options=None, show_label=False,
+                                       layout="bubble", buttons=CHAT_BUTTONS)
+            with gr.Column(scale=1, min_width=280):
+                # a person's turn: the decision, the message and Send sit beside the chat, at the top of
+                # this column (in the first screen of a laptop), the stage card with its help under them
+                with gr.Group(visible=False, elem_id="vs-human-box") as self.human_box:
+                    self.human_turn = gr.HTML(elem_id="vs-human-turn")
+                    self.decision = gr.Radio(DECISION_CHOICES, value=None, label=ui_text("What do you do this turn?"), elem_id="vs-decision",
+                                             info=ui_text("Nothing is chosen for you: pick one each turn."))
+                    self.message = gr.Textbox(label=ui_text("Your message (as the persona)"), lines=3, elem_id="vs-human-msg", info=ui_text(SEND_HINT),
+                                              placeholder=ui_text("'disclose' prefills the stage line; left empty, the message the card shows for your choice is sent."))
+                    self.send = gr.Button(ui_text("Send"), variant="primary", elem_id="vs-send", interactive=False)
+                    self.human_card = gr.HTML(elem_id="vs-human-card")
+                self.replay_controls = replay_ui.controls()  # beside the chat, so a demo's controls are where its eyes are
+                self.stepper = gr.HTML(elem_id="vs-stepper")
+                self.counters = gr.HTML(elem_id="vs-counters")
+        with gr.Column(elem_id="vs-play-result"):
+            self.score = gr.HTML(elem_id="vs-play-score")
+            self.table_answer = gr.HTML(elem_id="vs-play-table")
+            self.pred_table = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], label=ui_text("The agent's extracted graph"), wrap=True, max_height=360, interactive=False, visible=False)
+        self.timer = gr.Timer(TICK_S, active=False)
 
-    live_outputs = [view, chat, stepper, counters, status, human_box, human_card, send, score, table_answer, pred_table, timer, persona, start,
-                    human_turn, stop_box]
+        self.live_outputs = [self.view, self.chat, self.stepper, self.counters, self.status, self.human_box, self.human_card, self.send,
+                             self.score, self.table_answer, self.pred_table, self.timer, self.persona, self.start, self.human_turn, self.stop_box]
+        # what ``refresh`` and the replay draw into, by name
+        self.comps = {name: getattr(self, name) for name in (
+            "view", "chat", "stepper", "counters", "status", "human_box", "human_card", "send", "score", "table_answer", "pred_table",
+            "timer", "persona", "start", "human_turn", "stop_box", "form", "form_show")}
 
     # ------------------------------------------------------------------ handlers
-    def on_task(task_id: str, mine: TaskCatalog | None):
+    def on_task(self, task_id: str, mine: TaskCatalog | None):
         try:
-            chosen = _catalog(ctx, mine).get(task_id)
+            chosen = _catalog(self.ctx, mine).get(task_id)
         except KeyError:
             return "", gr.skip()
         return persona_html(chosen), decision_radio(chosen)  # the choices speak the task's language
 
-    def on_load_folder(tok, path: str, mine: TaskCatalog | None, request: gr.Request):
+    def on_load_folder(self, tok, path: str, mine: TaskCatalog | None, request: gr.Request):
+        ctx = self.ctx
         cat = (mine or ctx.catalog).copy()
         msg = cat.add_folder(path if isinstance(path, str) else "", ctx.settings, ctx.who(request, tok).owner)
         return cat, gr.Dropdown(choices=cat.choices()), msg
 
-    def on_upload(tok, files, mine: TaskCatalog | None, request: gr.Request):
+    def on_upload(self, tok, files, mine: TaskCatalog | None, request: gr.Request):
+        ctx = self.ctx
         cat = (mine or ctx.catalog).copy()
         try:
             files = files if isinstance(files, list) else [files] if files else []
@@ -179,7 +189,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             msg = str(exc)
         return cat, gr.Dropdown(choices=cat.choices()), msg, None
 
-    def on_start(tok, v: RunView, mine, task_id, user_kind, agent_kind, a_model, s_model, be, j_model, shad, e_url, e_model, e_key, turns, pace_s, proto, request: gr.Request):
+    def on_start(self, tok, v: RunView, mine, task_id, user_kind, agent_kind, a_model, s_model, be, j_model, shad, e_url, e_model, e_key, turns, pace_s, proto, request: gr.Request):
+        ctx = self.ctx
         tok = ctx.access.fresh(tok)
         who = ctx.who(request, tok)
         if v.run_id and ctx.manager.is_live(v.run_id):
@@ -202,43 +213,44 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             raise gr.Error(for_surface(exc, "app")) from None  # names the form's fields, not the CLI's flags
         nv = RunView(run_id=run_id)
         return {
-            owner: tok,
-            view: nv,
-            chat: [],
-            stepper: stepper_html(task_obj, []),
-            counters: "",
-            status: f"Run `{run_id}` {how} — {plain_md(task_obj.id)}, agent **{plain_md(agent_kind)}**, user **{plain_md(user_kind)}**.",
-            human_box: gr.Group(visible=is_person(user_kind)),
-            human_card: "",
-            human_turn: "",
-            stop_box: gr.Column(visible=False),
-            score: "",
-            table_answer: "",
-            pred_table: gr.Dataframe(value=[], visible=False),
-            timer: gr.Timer(active=True),
-            persona: persona_html(task_obj),
-            start: gr.Button(interactive=False),  # greyed while the run goes, whoever plays the user
+            self.owner: tok,
+            self.view: nv,
+            self.chat: [],
+            self.stepper: stepper_html(task_obj, []),
+            self.counters: "",
+            self.status: f"Run `{run_id}` {how} — {plain_md(task_obj.id)}, agent **{plain_md(agent_kind)}**, user **{plain_md(user_kind)}**.",
+            self.human_box: gr.Group(visible=is_person(user_kind)),
+            self.human_card: "",
+            self.human_turn: "",
+            self.stop_box: gr.Column(visible=False),
+            self.score: "",
+            self.table_answer: "",
+            self.pred_table: gr.Dataframe(value=[], visible=False),
+            self.timer: gr.Timer(active=True),
+            self.persona: persona_html(task_obj),
+            self.start: gr.Button(interactive=False),  # greyed while the run goes, whoever plays the user
         }
 
-    def on_tick(tok, v: RunView, request: gr.Request):
-        return refresh(ctx, ctx.who(request, tok), v, comps)
+    def on_tick(self, tok, v: RunView, request: gr.Request):
+        return refresh(self.ctx, self.ctx.who(request, tok), v, self.comps)
 
-    def on_stop(tok, v: RunView, request: gr.Request):
+    def on_stop(self, tok, v: RunView, request: gr.Request):
         """Stop: a simulated run at once; a run the person plays asks first (a cancelled run is
         never scored, and a playthrough is long to redo)."""
-        live = ctx.manager.get(v.run_id) if v.run_id else None
+        live = self.ctx.manager.get(v.run_id) if v.run_id else None
         if live is not None and live.human is not None and not live.finished:
             return gr.Column(visible=True)
-        really_stop(tok, v, request)
+        self.really_stop(tok, v, request)
         return gr.Column(visible=False)
 
-    def on_stop_yes(tok, v: RunView, request: gr.Request):
-        really_stop(tok, v, request)
+    def on_stop_yes(self, tok, v: RunView, request: gr.Request):
+        self.really_stop(tok, v, request)
         return gr.Column(visible=False)
 
-    def really_stop(tok, v: RunView, request: gr.Request) -> None:
+    def really_stop(self, tok, v: RunView, request: gr.Request) -> None:
         # The status line is the timer's alone: a reply written here could land after the tick
         # that showed "cancelled" and hide it for good, so Stop answers with a notice.
+        ctx = self.ctx
         if not v.run_id:
             gr.Info("No run to stop.")
             return
@@ -260,18 +272,19 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
             return
         gr.Info(f"Stopping run {v.run_id}: cancelled, {CANCELLED_NOTE}.")
 
-    def on_decision(choice: str, v: RunView, text: str):
+    def on_decision(self, choice: str, v: RunView, text: str):
         if choice != "disclose" or not v.run_id:
             return gr.skip()
         try:
-            run = ctx.store.get_run(v.run_id)
+            run = self.ctx.store.get_run(v.run_id)
         except RunNotFound:
             return gr.skip()
-        task_obj = ctx.task_of_run(run)
+        task_obj = self.ctx.task_of_run(run)
         line = next_line(task_obj, stage_pointer(v.events)) if task_obj else ""
         return line or gr.skip()
 
-    def on_send(tok, v: RunView, choice: str, text: str, request: gr.Request):
+    def on_send(self, tok, v: RunView, choice: str, text: str, request: gr.Request):
+        ctx = self.ctx
         if not v.run_id:
             raise gr.Error("No run is going.")
         if choice not in DECISIONS:  # a warning, not an error: an error would cover the controls until the next event
@@ -285,53 +298,57 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
         lang = lang_of(ctx.task_of_run(ctx.store.get_run(v.run_id)))
         return "", gr.Radio(value=None), gr.Button(interactive=False), human_card_html_waiting(lang), turn_html(False, lang)
 
-    def reattach(tok, v: RunView, request: gr.Request):
+    def reattach(self, tok, v: RunView, request: gr.Request):
         """After a page load: follow this browser's (or this login's) newest live run, if any, and show it at once."""
+        ctx = self.ctx
         who = ctx.who(request, tok)
         if v.run_id or not who.owner or who.player:  # a study's player follows their play in the player view
-            return {view: gr.skip()}  # not ``v``: a Start pressed meanwhile has put its own view there
+            return {self.view: gr.skip()}  # not ``v``: a Start pressed meanwhile has put its own view there
         active = ctx.manager.active_for(who.owner)
         if not active:
-            return {view: gr.skip()}
+            return {self.view: gr.skip()}
         live = active[0]
         nv = RunView(run_id=live.run_id)
-        out = refresh(ctx, who, nv, comps)
+        out = refresh(ctx, who, nv, self.comps)
         out.update({
-            view: nv,
-            timer: gr.Timer(active=True),
-            status: f"Reattached to your run `{live.run_id}` ({plain_md(live.task.id)}).",
-            task: gr.Dropdown(value=live.task.id) if live.task.id in ctx.catalog.tasks else gr.skip(),
-            user: live.config.user.kind,
-            agent: live.config.agent.kind,
+            self.view: nv,
+            self.timer: gr.Timer(active=True),
+            self.status: f"Reattached to your run `{live.run_id}` ({plain_md(live.task.id)}).",
+            self.task: gr.Dropdown(value=live.task.id) if live.task.id in ctx.catalog.tasks else gr.skip(),
+            self.user: live.config.user.kind,
+            self.agent: live.config.agent.kind,
         })
         return out
 
-    comps = dict(view=view, chat=chat, stepper=stepper, counters=counters, status=status, human_box=human_box,
-                 human_card=human_card, send=send, score=score, table_answer=table_answer, pred_table=pred_table,
-                 timer=timer, persona=persona, start=start, human_turn=human_turn, stop_box=stop_box, form=form, form_show=form_show)
+    # ------------------------------------------------------------------ events
+    def wire(self) -> PlayHandles:
+        """Connect the components to the handlers (in the page's fixed order); the handles other tabs use."""
+        owner, view = self.owner, self.view
+        self.task.change(self.on_task, [self.task, self.my_catalog], [self.persona, self.decision], api_visibility="private")
+        self.load_btn.click(self.on_load_folder, [owner, self.folder, self.my_catalog], [self.my_catalog, self.task, self.load_msg],
+                            api_visibility="private", concurrency_limit=2, concurrency_id="vs-load")
+        self.upload_btn.click(self.on_upload, [owner, self.uploads, self.my_catalog], [self.my_catalog, self.task, self.load_msg, self.uploads],
+                              api_visibility="private", concurrency_limit=2, concurrency_id="vs-load")
+        form = [self.task, self.user, self.agent, self.agent_model, self.sim_model, self.backend, self.judge, self.shadow, self.endpoint_url,
+                self.endpoint_model, self.endpoint_key, self.max_turns, self.pace, self.protocol]
+        self.start.click(self.on_start, [owner, view, self.my_catalog, *form], [owner, *self.live_outputs], api_visibility="private")
+        self.timer.tick(self.on_tick, [owner, view], self.live_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden",
+                        trigger_mode="always_last")
+        self.stop.click(self.on_stop, [owner, view], self.stop_box, api_visibility="private")
+        self.stop_yes.click(self.on_stop_yes, [owner, view], self.stop_box, api_visibility="private")
+        self.stop_no.click(lambda: gr.Column(visible=False), None, self.stop_box, api_visibility="private")
+        self.form_show.click(lambda: (gr.Column(visible=True), gr.Button(visible=False)), None, [self.form, self.form_show], api_visibility="private")
+        self.decision.change(self.on_decision, [self.decision, view, self.message], self.message, api_visibility="private", show_progress="hidden")
+        human = [self.message, self.decision, self.send, self.human_card, self.human_turn]
+        self.send.click(self.on_send, [owner, view, self.decision, self.message], human, api_visibility="private")
+        self.message.submit(self.on_send, [owner, view, self.decision, self.message], human, api_visibility="private")
+        replay_h = replay_ui.wire(self.ctx, owner, self.replay_controls, self.comps, self.start)
+        return PlayHandles(view=view, timer=self.timer, catalog=self.my_catalog, outputs=[*self.live_outputs, self.task, self.user, self.agent],
+                           reattach=self.reattach, replay=replay_h, task=self.task, user=self.user, agent=self.agent)
 
-    task.change(on_task, [task, my_catalog], [persona, decision], api_visibility="private")
-    load_btn.click(on_load_folder, [owner, folder, my_catalog], [my_catalog, task, load_msg], api_visibility="private",
-                   concurrency_limit=2, concurrency_id="vs-load")
-    upload_btn.click(on_upload, [owner, uploads, my_catalog], [my_catalog, task, load_msg, uploads], api_visibility="private",
-                     concurrency_limit=2, concurrency_id="vs-load")
-    start.click(
-        on_start,
-        [owner, view, my_catalog, task, user, agent, agent_model, sim_model, backend, judge, shadow, endpoint_url, endpoint_model, endpoint_key, max_turns, pace, protocol],
-        [owner, *live_outputs],
-        api_visibility="private",
-    )
-    timer.tick(on_tick, [owner, view], live_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden", trigger_mode="always_last")
-    stop.click(on_stop, [owner, view], stop_box, api_visibility="private")
-    stop_yes.click(on_stop_yes, [owner, view], stop_box, api_visibility="private")
-    stop_no.click(lambda: gr.Column(visible=False), None, stop_box, api_visibility="private")
-    form_show.click(lambda: (gr.Column(visible=True), gr.Button(visible=False)), None, [form, form_show], api_visibility="private")
-    decision.change(on_decision, [decision, view, message], message, api_visibility="private", show_progress="hidden")
-    send.click(on_send, [owner, view, decision, message], [message, decision, send, human_card, human_turn], api_visibility="private")
-    message.submit(on_send, [owner, view, decision, message], [message, decision, send, human_card, human_turn], api_visibility="private")
-    replay_h = replay_ui.wire(ctx, owner, replay_controls, comps, start)
-    return PlayHandles(view=view, timer=timer, catalog=my_catalog, outputs=[*live_outputs, task, user, agent], reattach=reattach, replay=replay_h,
-                       task=task, user=user, agent=agent)
+
+def build(ctx: AppContext, owner: gr.BrowserState) -> PlayHandles:
+    return PlayTab(ctx, owner).wire()
 
 
 def human_card_html_waiting(lang: Lang = "en") -> str:

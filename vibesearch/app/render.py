@@ -13,6 +13,7 @@ import re
 from typing import Any, Iterable, Literal, Sequence
 
 import gradio as gr
+from gradio.components.chatbot import MetadataDict
 
 from ..run.events import (
     CompactionEvent,
@@ -26,7 +27,7 @@ from ..run.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from ..run.transcript import Transcript
+from ..run.transcript import Decided, StepView, ToolCall, Transcript
 from ..tasks.models import Task
 from ..users import reply_kind_help
 from ._words import DECISION_WORDS, KIND_MEANING_ZH, lang_of, words
@@ -131,71 +132,73 @@ def _clip(text: str, limit: int = TOOL_RESULT_CHARS) -> str:
 
 # --------------------------------------------------------------------------- the chat
 def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> list[gr.ChatMessage]:
-    """The run as a chat: user and agent messages, each tool call a collapsible bubble.
+    """The run as a chat, read from its ``Transcript`` view: user and agent messages, each tool
+    call a collapsible bubble.
 
     A tool call is ``pending`` until its result event arrives, then ``done`` with the result as
     its body. Stage decisions, compactions, errors, the extracted graph and the end of the run
     appear as small collapsible notes in the flow.
     """
     out: list[gr.ChatMessage] = []
-    calls: dict[str, int] = {}  # call_id -> index in out
     stages = task.persona.stages if task is not None else []
-    for ev in events:
-        d = ev.data
-        if isinstance(d, MessageEvent):
-            _add_message(out, d)
-        elif isinstance(d, ToolCallEvent):
-            calls[d.call_id] = len(out)
-            out.append(
-                gr.ChatMessage(
-                    role="assistant",
-                    content="running…",
-                    metadata={"title": call_title(d), "status": "pending", "id": f"call-{d.call_id}"},
-                )
-            )
-        elif isinstance(d, ToolResultEvent):
-            idx = calls.get(d.call_id)
-            body = ("⚠ " if d.error else "") + inert(_clip(d.content or "(empty result)"))
-            if idx is None:  # a result without its call (imported runs): show it on its own
-                out.append(gr.ChatMessage(role="assistant", content=body, metadata={"title": f"⚙ {d.tool}", "status": "done"}))
-                continue
-            msg = out[idx]
-            meta = msg.metadata.copy()
-            meta["status"] = "done"
-            if d.elapsed_s is not None:
-                meta["duration"] = round(float(d.elapsed_s), 2)
-            if d.error:
-                meta["title"] = meta.get("title", "") + "  ⚠ error"
-            out[idx] = gr.ChatMessage(role="assistant", content=body, metadata=meta)
-        elif isinstance(d, StageEvent):
-            note = stage_note(d, stages)
+    for part in Transcript.of(events).parts():
+        if isinstance(part, MessageEvent):
+            _add_message(out, part)
+        elif isinstance(part, StepView):
+            _add_message(out, part.message)
+        elif isinstance(part, ToolCall):
+            out.append(call_bubble(part))
+        elif isinstance(part, ToolResultEvent):  # a result without its call (imported runs): shown on its own
+            out.append(gr.ChatMessage(role="assistant", content=_result_body(part), metadata={"title": f"⚙ {part.tool}", "status": "done"}))
+        elif isinstance(part, Decided):
+            note = stage_note(part.event, stages)
             if note is not None:
                 out.append(note)
-        elif isinstance(d, CompactionEvent):
+        elif isinstance(part, CompactionEvent):
             out.append(
                 gr.ChatMessage(
                     role="assistant",
-                    content=inert(d.summary or "(no summary)"),
-                    metadata={"title": f"⇲ Context compacted: {d.tokens_before:,} → {d.tokens_after:,} tokens", "status": "done"},
+                    content=inert(part.summary or "(no summary)"),
+                    metadata={"title": f"⇲ Context compacted: {part.tokens_before:,} → {part.tokens_after:,} tokens", "status": "done"},
                 )
             )
-        elif isinstance(d, ErrorEvent):
-            title = f"{'✖ Fatal error' if d.fatal else '⚠ Error'} ({d.source})"
-            out.append(gr.ChatMessage(role="assistant", content=inert(d.message), metadata={"title": title, "status": "done"}))
-        elif isinstance(d, GraphEvent):
-            out.append(graph_note(d))
-        elif isinstance(d, EndEvent):
-            detail = f" — {d.detail}" if d.detail else ""
+        elif isinstance(part, ErrorEvent):
+            title = f"{'✖ Fatal error' if part.fatal else '⚠ Error'} ({part.source})"
+            out.append(gr.ChatMessage(role="assistant", content=inert(part.message), metadata={"title": title, "status": "done"}))
+        elif isinstance(part, GraphEvent):
+            out.append(graph_note(part))
+        elif isinstance(part, EndEvent):
+            detail = f" — {part.detail}" if part.detail else ""
             out.append(
                 gr.ChatMessage(
                     role="assistant",
-                    content=f"The run ended: **{d.termination}**{_esc(detail)}",
-                    metadata={"title": f"■ Run ended ({d.termination})", "status": "done"},
+                    content=f"The run ended: **{part.termination}**{_esc(detail)}",
+                    metadata={"title": f"■ Run ended ({part.termination})", "status": "done"},
                 )
             )
-        elif isinstance(d, NoteEvent) and d.text:
-            out.append(gr.ChatMessage(role="assistant", content=inert(d.text), metadata={"title": "ℹ Note", "status": "done"}))
+        elif isinstance(part, NoteEvent) and part.text:
+            out.append(gr.ChatMessage(role="assistant", content=inert(part.text), metadata={"title": "ℹ Note", "status": "done"}))
     return out
+
+
+def _result_body(d: ToolResultEvent) -> str:
+    return ("⚠ " if d.error else "") + inert(_clip(d.content or "(empty result)"))
+
+
+def call_bubble(tc: ToolCall) -> gr.ChatMessage:
+    """A tool call's bubble: ``pending`` ("running…") until its result is stored, then ``done``
+    with the result as its body (and the call's duration)."""
+    title = call_title(tc.call)
+    meta: MetadataDict = {"title": title, "status": "pending", "id": f"call-{tc.call.call_id}"}
+    d = tc.result
+    if d is None:
+        return gr.ChatMessage(role="assistant", content="running…", metadata=meta)
+    meta["status"] = "done"
+    if d.elapsed_s is not None:
+        meta["duration"] = round(float(d.elapsed_s), 2)
+    if d.error:
+        meta["title"] = title + "  ⚠ error"
+    return gr.ChatMessage(role="assistant", content=_result_body(d), metadata=meta)
 
 
 def _add_message(out: list[gr.ChatMessage], d: MessageEvent) -> None:

@@ -123,59 +123,66 @@ def score_rows(ctx: AppContext, run_id: str) -> list[list[Any]]:
     ]
 
 
-def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHandles) -> dict[str, Any]:
-    ch = filter_choices(ctx)
-    with gr.Row():
-        f_task = gr.Dropdown(ch["task"], value=ANY, label=ui_text("Task"), allow_custom_value=True)
-        f_agent = gr.Dropdown(ch["agent"], value=ANY, label=ui_text("Agent"), allow_custom_value=True)
-        f_user = gr.Dropdown(ch["user"], value=ANY, label=ui_text("User"), allow_custom_value=True)
-        f_status = gr.Dropdown(STATUSES, value=ANY, label=ui_text("Status"))
-        f_profile = gr.Dropdown(PROFILES, value=ANY, label=ui_text("Profile"), elem_id="vs-runs-profile")
-        f_search = gr.Textbox(label=ui_text("Search"), placeholder=ui_text("model, batch, date (2026-12-01), id…"), max_lines=1,
-                              max_length=MAX_SEARCH, elem_id="vs-runs-search")
-        refresh_btn = gr.Button(ui_text("Refresh"), size="sm", elem_id="vs-runs-refresh")
-    initial = [] if ctx.access.read_own else run_rows(ctx, ANY, ANY, ANY, ANY)  # the page's config is the same for everyone
-    table = gr.Dataframe(headers=RUN_HEADERS, value=initial, interactive=False, max_height=300,
-                         label=ui_text("Runs (click a row to open it)"), elem_id="vs-runs-table")
-    with gr.Accordion(ui_text("Queued batches (driven by vibesearch worker processes)"), open=True, visible=shows_queue(ctx),
-                      elem_id="vs-runs-queued-box"):
-        queued = gr.Dataframe(headers=QUEUED_HEADERS, value=[] if ctx.access.read_own else queued_rows(ctx, None), interactive=False,
-                              max_height=220, elem_id="vs-runs-queued")
-    with gr.Row():
-        run_id_box = gr.Textbox(label=ui_text("Run id"), scale=3, elem_id="vs-runs-id")
-        open_btn = gr.Button(ui_text("Open"), variant="primary", scale=1, elem_id="vs-runs-open")
-        resume_btn = gr.Button(ui_text("Continue in Play"), visible=False, scale=1, elem_id="vs-runs-continue")
-        stop_btn = gr.Button(ui_text("Stop run"), variant="stop", visible=False, scale=1, elem_id="vs-runs-stop")  # owner or admin
-        replay_btn = gr.Button(ui_text("Replay in Play"), scale=1, elem_id="vs-runs-replay")  # plays the opened run back (app/replay.py)
-    header = gr.Markdown(elem_id="vs-runs-header")
-    with gr.Row(equal_height=False):
-        with gr.Column(scale=3):
-            chat = gr.Chatbot(label=ui_text("Transcript"), height=560, elem_id="vs-runs-chat", feedback_options=None, show_label=False)
-        with gr.Column(scale=2):
-            stepper = gr.HTML(elem_id="vs-runs-stepper")
-            stats = gr.HTML(elem_id="vs-runs-stats")
-    with gr.Tabs():
-        with gr.Tab("Graph"):
-            with gr.Row():
-                judge_pick = gr.Dropdown([], label=ui_text("Colour by the verdicts of"), scale=2, elem_id="vs-runs-judge")
-                score_judge = gr.Textbox(label=ui_text("Score again with (empty: offline judge)"), scale=2)
-                score_btn = gr.Button(ui_text("Score"), scale=1, elem_id="vs-runs-score")
-            gpanel = graph_panel("vs-runs-graph", "Ground truth against prediction (drag to pan, scroll or box to zoom; hover for names)")
-            table_html = gr.HTML()
-        with gr.Tab("Scores"):
-            scores_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, label=ui_text("Scores"), elem_id="vs-runs-scores")
-            missed = gr.HTML(elem_id="vs-runs-missed")
-            gt_df = gr.Dataframe(headers=GT_HEADERS, column_widths=["5%", "17%", "14%", "17%", "10%", "20%", "17%"], value=[], interactive=False,
-                                 wrap=True, max_height=400, label=ui_text("Ground-truth triples: covered or missed, the judge's rule and evidence"), elem_id="vs-runs-gt")
-            pred_df = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], interactive=False, wrap=True, max_height=400, label=ui_text("Predicted triples"))
-        with gr.Tab("Stage timeline"):
-            timeline = gr.HTML()
-    view = gr.State(RunView())
-    timer = gr.Timer(1.0, active=False)
+class RunsTab:
+    """The tab's components (attributes) and its event handlers (methods); ``wire`` connects them."""
 
-    detail_outputs = [view, header, chat, stepper, stats, timeline, scores_df, missed, gt_df, pred_df, judge_pick, *gpanel.outputs, table_html, timer, resume_btn, stop_btn]
+    def __init__(self, ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHandles) -> None:
+        self.ctx, self.owner, self.tabs, self.play = ctx, owner, tabs, play
+        ch = filter_choices(ctx)
+        with gr.Row():
+            self.f_task = gr.Dropdown(ch["task"], value=ANY, label=ui_text("Task"), allow_custom_value=True)
+            self.f_agent = gr.Dropdown(ch["agent"], value=ANY, label=ui_text("Agent"), allow_custom_value=True)
+            self.f_user = gr.Dropdown(ch["user"], value=ANY, label=ui_text("User"), allow_custom_value=True)
+            self.f_status = gr.Dropdown(STATUSES, value=ANY, label=ui_text("Status"))
+            self.f_profile = gr.Dropdown(PROFILES, value=ANY, label=ui_text("Profile"), elem_id="vs-runs-profile")
+            self.f_search = gr.Textbox(label=ui_text("Search"), placeholder=ui_text("model, batch, date (2026-12-01), id…"), max_lines=1,
+                                       max_length=MAX_SEARCH, elem_id="vs-runs-search")
+            self.refresh_btn = gr.Button(ui_text("Refresh"), size="sm", elem_id="vs-runs-refresh")
+        initial = [] if ctx.access.read_own else run_rows(ctx, ANY, ANY, ANY, ANY)  # the page's config is the same for everyone
+        self.table = gr.Dataframe(headers=RUN_HEADERS, value=initial, interactive=False, max_height=300,
+                                  label=ui_text("Runs (click a row to open it)"), elem_id="vs-runs-table")
+        with gr.Accordion(ui_text("Queued batches (driven by vibesearch worker processes)"), open=True, visible=shows_queue(ctx),
+                          elem_id="vs-runs-queued-box"):
+            self.queued = gr.Dataframe(headers=QUEUED_HEADERS, value=[] if ctx.access.read_own else queued_rows(ctx, None), interactive=False,
+                                       max_height=220, elem_id="vs-runs-queued")
+        with gr.Row():
+            self.run_id_box = gr.Textbox(label=ui_text("Run id"), scale=3, elem_id="vs-runs-id")
+            self.open_btn = gr.Button(ui_text("Open"), variant="primary", scale=1, elem_id="vs-runs-open")
+            self.resume_btn = gr.Button(ui_text("Continue in Play"), visible=False, scale=1, elem_id="vs-runs-continue")
+            self.stop_btn = gr.Button(ui_text("Stop run"), variant="stop", visible=False, scale=1, elem_id="vs-runs-stop")  # owner or admin
+            self.replay_btn = gr.Button(ui_text("Replay in Play"), scale=1, elem_id="vs-runs-replay")  # plays the opened run back (app/replay.py)
+        self.header = gr.Markdown(elem_id="vs-runs-header")
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=3):
+                self.chat = gr.Chatbot(label=ui_text("Transcript"), height=560, elem_id="vs-runs-chat", feedback_options=None, show_label=False)
+            with gr.Column(scale=2):
+                self.stepper = gr.HTML(elem_id="vs-runs-stepper")
+                self.stats = gr.HTML(elem_id="vs-runs-stats")
+        with gr.Tabs():
+            with gr.Tab("Graph"):
+                with gr.Row():
+                    self.judge_pick = gr.Dropdown([], label=ui_text("Colour by the verdicts of"), scale=2, elem_id="vs-runs-judge")
+                    self.score_judge = gr.Textbox(label=ui_text("Score again with (empty: offline judge)"), scale=2)
+                    self.score_btn = gr.Button(ui_text("Score"), scale=1, elem_id="vs-runs-score")
+                self.gpanel = graph_panel("vs-runs-graph", "Ground truth against prediction (drag to pan, scroll or box to zoom; hover for names)")
+                self.table_html = gr.HTML()
+            with gr.Tab("Scores"):
+                self.scores_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, label=ui_text("Scores"), elem_id="vs-runs-scores")
+                self.missed = gr.HTML(elem_id="vs-runs-missed")
+                self.gt_df = gr.Dataframe(headers=GT_HEADERS, column_widths=["5%", "17%", "14%", "17%", "10%", "20%", "17%"], value=[], interactive=False,
+                                          wrap=True, max_height=400, label=ui_text("Ground-truth triples: covered or missed, the judge's rule and evidence"), elem_id="vs-runs-gt")
+                self.pred_df = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], interactive=False, wrap=True, max_height=400, label=ui_text("Predicted triples"))
+            with gr.Tab("Stage timeline"):
+                self.timeline = gr.HTML()
+        self.view = gr.State(RunView())
+        self.timer = gr.Timer(1.0, active=False)
 
-    def graph_of(run_id: str, judge: str | None):
+        self.detail_outputs = [self.view, self.header, self.chat, self.stepper, self.stats, self.timeline, self.scores_df, self.missed, self.gt_df,
+                               self.pred_df, self.judge_pick, *self.gpanel.outputs, self.table_html, self.timer, self.resume_btn, self.stop_btn]
+
+    # ------------------------------------------------------------------ what an opened run shows
+    def graph_of(self, run_id: str, judge: str | None):
+        ctx = self.ctx
         run = ctx.store.get_run(run_id)
         task = ctx.task_of_run(run)
         scores = latest_scores(ctx.store, run_id)
@@ -186,52 +193,54 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         title = f"{len(gt)} ground-truth vs {len(pred)} predicted triples" + (f" · verdicts of the {chosen.judge} judge" if chosen else " · not scored")
         return GraphData(gt, pred, verdicts, title), predicted_rows(pred, verdicts), chosen
 
-    def ground_truth_of(run_id: str, chosen: ScoreRow | None) -> tuple[str, list[list[Any]]]:
+    def ground_truth_of(self, run_id: str, chosen: ScoreRow | None) -> tuple[str, list[list[Any]]]:
         """The missed ground-truth triples and every ground-truth triple's verdict, for one score."""
-        run = ctx.store.get_run(run_id)
-        gt, rows = ground_truth(run), verdict_rows(ctx.store, chosen)
+        store = self.ctx.store
+        run = store.get_run(run_id)
+        gt, rows = ground_truth(run), verdict_rows(store, chosen)
         listed = missed_html(gt, rows, judge=chosen.judge, elem_id="vs-runs-missed-list") if chosen is not None else ""
         return listed or "<div class='vs-muted'>Not scored yet: the missed ground-truth triples appear once the run is scored.</div>", \
-            gt_rows(gt, predicted_triples(ctx.store, run_id), rows)
+            gt_rows(gt, predicted_triples(store, run_id), rows)
 
-    def show(who: Who, v: RunView, full: bool) -> dict:
-        out: dict = {view: v}
+    def show(self, who: Who, v: RunView, full: bool) -> dict:
+        ctx = self.ctx
+        out: dict = {self.view: v}
         try:
             run = ctx.store.get_run(v.run_id or "")
             if not ctx.readable(who, run):
                 raise RunNotFound(run.id)
         except RunNotFound:
-            out[header] = f"No run `{v.run_id}` in this database."
-            out[timer] = gr.Timer(active=False)
+            out[self.header] = f"No run `{v.run_id}` in this database."
+            out[self.timer] = gr.Timer(active=False)
             return out
         got_new = v.pull(ctx.store)
         task = ctx.task_of_run(run)
         running = run.status == "running"
         live = ctx.manager.get(run.id)
         if full or got_new:
-            out[chat] = chat_messages(v.events, task)
+            out[self.chat] = chat_messages(v.events, task)
             if task is not None:
-                out[stepper] = stepper_html(task, v.events, running=running)
-            out[timeline] = stage_timeline_html(task, v.events)
+                out[self.stepper] = stepper_html(task, v.events, running=running)
+            out[self.timeline] = stage_timeline_html(task, v.events)
             try:
                 st = compute_stats(ctx.store, run.id)
             except Exception:  # noqa: BLE001 - the counters are a view; the page shows the run without them
                 st = None
-            out[stats] = stats_html(st, no_model=no_model(run))
+            out[self.stats] = stats_html(st, no_model=no_model(run))
         sig = (run.status, tuple(s.id for s in ctx.store.scores(run.id)))
         if full or v.changed("scores", sig):
             scores = latest_scores(ctx.store, run.id)
-            out[scores_df] = score_rows(ctx, run.id)
-            out[judge_pick] = gr.Dropdown(choices=[s.judge for s in scores], value=scores[-1].judge if scores else None)
+            out[self.scores_df] = score_rows(ctx, run.id)
+            out[self.judge_pick] = gr.Dropdown(choices=[s.judge for s in scores], value=scores[-1].judge if scores else None)
             if run.kind == "table":
-                out[table_html] = table_answer_html(ctx.store, run)
-                out.update(gpanel.fill(None))
-                out[missed], out[gt_df] = "", []
+                out[self.table_html] = table_answer_html(ctx.store, run)
+                out.update(self.gpanel.fill(None))
+                out[self.missed], out[self.gt_df] = "", []
             else:
-                data, rows, chosen = graph_of(run.id, None)
-                out.update(gpanel.fill(data))
-                out[pred_df] = rows
-                out[missed], out[gt_df] = ground_truth_of(run.id, chosen)
+                data, rows, chosen = self.graph_of(run.id, None)
+                out.update(self.gpanel.fill(data))
+                out[self.pred_df] = rows
+                out[self.missed], out[self.gt_df] = self.ground_truth_of(run.id, chosen)
         asked = ctx.store.stop_request(run.id) if running and (live is None or live.finished) else None
         stopping = " · stopping (asked on another server)" if asked is not None and asked.pending else ""
         title = plain_md(task.title if task is not None and task.title else run.task_id)
@@ -239,7 +248,7 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         agent = f"**{plain_md(run.agent)}**{model}"
         if agent_hidden(who, run):
             agent = AGENT_HIDDEN.removeprefix("agent ")
-        out[header] = (
+        out[self.header] = (
             f"### Run `{run.id}` — {title}\n"
             f"agent {agent} · user **{plain_md(run.user)}** · status **{run.status}**"
             f"{' (' + run.termination + ')' if run.termination else ''}{stopping} · source {plain_md(run.source)} · "
@@ -251,45 +260,47 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         can_continue = (going and live is not None and live.human is not None and ctx.access.may_write(who, live.owner)) or (
             not going and ctx.access.may_write(who, run.owner) and (run.status in CONTINUABLE or (running and is_orphaned(ctx.store, run.id)))
         )
-        out[resume_btn] = gr.Button(visible=can_continue)
-        out[stop_btn] = gr.Button(visible=ctx.access.may_write(who, run.owner) and run.status in STOPPABLE)
+        out[self.resume_btn] = gr.Button(visible=can_continue)
+        out[self.stop_btn] = gr.Button(visible=ctx.access.may_write(who, run.owner) and run.status in STOPPABLE)
         busy = running or (live is not None and not live.finished)
-        out[timer] = gr.Timer(active=busy)
+        out[self.timer] = gr.Timer(active=busy)
         return out
 
-    def on_open(tok, run_id: str, request: gr.Request):
+    # ------------------------------------------------------------------ handlers
+    def on_open(self, tok, run_id: str, request: gr.Request):
         run_id = (run_id if isinstance(run_id, str) else "").strip()[:200]
         if not run_id:
             raise gr.Error("Type or click a run id first.")
-        return show(ctx.who(request, tok), RunView(run_id=run_id), True)
+        return self.show(self.ctx.who(request, tok), RunView(run_id=run_id), True)
 
-    def on_select(tok, evt: gr.SelectData, request: gr.Request):
+    def on_select(self, tok, evt: gr.SelectData, request: gr.Request):
         row = evt.row_value if evt is not None else None
         if not row:  # an empty dict would be read as one value, not as "no updates"
-            return {run_id_box: gr.skip()}
-        out = show(ctx.who(request, tok), RunView(run_id=str(row[0])[:200]), True)
-        out[run_id_box] = str(row[0])[:200]
+            return {self.run_id_box: gr.skip()}
+        out = self.show(self.ctx.who(request, tok), RunView(run_id=str(row[0])[:200]), True)
+        out[self.run_id_box] = str(row[0])[:200]
         return out
 
-    def on_tick(tok, v: RunView, request: gr.Request):
-        return show(ctx.who(request, tok), v, False)
+    def on_tick(self, tok, v: RunView, request: gr.Request):
+        return self.show(self.ctx.who(request, tok), v, False)
 
-    def on_rows(tok, t, a, u, st, prof, find, request: gr.Request):
-        return run_rows(ctx, t, a, u, st, ctx.who(request, tok), prof, find)
+    def on_rows(self, tok, t, a, u, st, prof, find, request: gr.Request):
+        return run_rows(self.ctx, t, a, u, st, self.ctx.who(request, tok), prof, find)
 
-    def on_refresh(tok, t, a, u, st, prof, find, request: gr.Request):
-        ctx.manager.close_orphaned()  # runs whose driver died since: interrupted, offered to continue
-        ch2 = filter_choices(ctx)
-        return on_rows(tok, t, a, u, st, prof, find, request), gr.Dropdown(choices=ch2["task"]), gr.Dropdown(choices=ch2["agent"]), gr.Dropdown(choices=ch2["user"])
+    def on_refresh(self, tok, t, a, u, st, prof, find, request: gr.Request):
+        self.ctx.manager.close_orphaned()  # runs whose driver died since: interrupted, offered to continue
+        ch2 = filter_choices(self.ctx)
+        return self.on_rows(tok, t, a, u, st, prof, find, request), gr.Dropdown(choices=ch2["task"]), gr.Dropdown(choices=ch2["agent"]), gr.Dropdown(choices=ch2["user"])
 
-    def on_judge(v: RunView, judge: str):
+    def on_judge(self, v: RunView, judge: str):
         if not v.run_id:
-            return {pred_df: gr.skip()}
-        data, rows, chosen = graph_of(v.run_id, judge)
-        listed, gt_table = ground_truth_of(v.run_id, chosen)
-        return {**gpanel.fill(data), pred_df: rows, missed: listed, gt_df: gt_table}
+            return {self.pred_df: gr.skip()}
+        data, rows, chosen = self.graph_of(v.run_id, judge)
+        listed, gt_table = self.ground_truth_of(v.run_id, chosen)
+        return {**self.gpanel.fill(data), self.pred_df: rows, self.missed: listed, self.gt_df: gt_table}
 
-    def on_score(tok, v: RunView, judge: str, request: gr.Request):
+    def on_score(self, tok, v: RunView, judge: str, request: gr.Request):
+        ctx = self.ctx
         if not v.run_id:
             raise gr.Error("Open a run first.")
         who = ctx.who(request, tok)
@@ -310,9 +321,10 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
         gaps = judge_gaps(row)
         if gaps.failed:  # the official rule graded them not covered: said as ``vibesearch score`` says it
             gr.Warning(gaps.warning(v.run_id))
-        return show(who, v, True)
+        return self.show(who, v, True)
 
-    def on_continue(tok, v: RunView, request: gr.Request):
+    def on_continue(self, tok, v: RunView, request: gr.Request):
+        ctx, play = self.ctx, self.play
         who = ctx.who(request, tok)
         live = ctx.manager.get(v.run_id or "")
         if live is None or live.finished:  # a run no process drives: continue it here
@@ -324,7 +336,7 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
                 raise gr.Error(str(exc).strip("'\"")) from None
         elif not ctx.access.may_write(who, live.owner):
             raise gr.Error("Only the browser or login that started this run can play it.")
-        out = {play.view: RunView(run_id=live.run_id), play.timer: gr.Timer(active=True), tabs: gr.Tabs(selected="play")}
+        out = {play.view: RunView(run_id=live.run_id), play.timer: gr.Timer(active=True), self.tabs: gr.Tabs(selected="play")}
         if play.task is not None:  # Play's form names the continued run, so a later Start does not launch the old one
             out[play.task] = gr.Dropdown(value=live.task.id) if live.task.id in ctx.catalog.tasks else gr.skip()
             user, agent = live.config.user.kind, live.config.agent.kind
@@ -334,7 +346,8 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
             out.update(play.replay.end())
         return out
 
-    def on_stop(tok, v: RunView, request: gr.Request):
+    def on_stop(self, tok, v: RunView, request: gr.Request):
+        ctx = self.ctx
         if not v.run_id:
             raise gr.Error("Open a run first.")
         who = ctx.who(request, tok)
@@ -344,40 +357,49 @@ def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHand
             raise gr.Error("Only the browser or login that started this run (or an admin) can stop it.") from None
         except (ValueError, KeyError, LeaseHeld) as exc:
             raise gr.Error(str(exc).strip("'\"")) from None
-        return show(who, v, True)
+        return self.show(who, v, True)
 
-    def on_queued(tok, request: gr.Request):
-        return queued_rows(ctx, ctx.who(request, tok))
+    def on_queued(self, tok, request: gr.Request):
+        return queued_rows(self.ctx, self.ctx.who(request, tok))
 
-    filters = [f_task, f_agent, f_user, f_status, f_profile, f_search]
-    refresh_btn.click(on_refresh, [owner, *filters], [table, f_task, f_agent, f_user], api_visibility="private").then(
-        on_queued, [owner], queued, api_visibility="private", show_progress="hidden")
-    for f in (f_task, f_agent, f_user, f_status, f_profile):
-        f.change(on_rows, [owner, *filters], table, api_visibility="private", show_progress="hidden")
-    f_search.submit(on_rows, [owner, *filters], table, api_visibility="private", show_progress="hidden")  # Enter, not each key
-    open_btn.click(on_open, [owner, run_id_box], detail_outputs, api_visibility="private")
-    run_id_box.submit(on_open, [owner, run_id_box], detail_outputs, api_visibility="private")
-    table.select(on_select, [owner], [*detail_outputs, run_id_box], api_visibility="private")
-    timer.tick(on_tick, [owner, view], detail_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden", trigger_mode="always_last")
-    judge_pick.input(on_judge, [view, judge_pick], [*gpanel.outputs, pred_df, missed, gt_df], api_visibility="private")
-    score_btn.click(on_score, [owner, view, score_judge], detail_outputs, api_visibility="private")
-    continued = [play.view, play.timer, tabs] + ([play.task, play.user, play.agent] if play.task is not None else [])
-    continued += play.replay.end_outputs if play.replay is not None else []
-    resume_btn.click(on_continue, [owner, view], continued, api_visibility="private")
-    stop_btn.click(on_stop, [owner, view], detail_outputs, api_visibility="private")
-    if play.replay is not None:
-        rp = play.replay
-        replay_btn.click(rp.opener(tabs), [owner, view, rp.controls.speed, play.view], [*rp.outputs, tabs], api_visibility="private")
-    def on_link(tok, request: gr.Request):
+    def on_link(self, tok, request: gr.Request):
         """``?run=ID`` in the page's address opens that run here (within the read policy: a run
         the caller may not read reads as one that does not exist)."""
         wanted = (request.query_params.get("run") or "").strip()[:200] if request is not None else ""
-        if not wanted or ctx.who(request, tok).player:  # a study's player sees only their play
-            return {run_id_box: gr.skip()}
-        out = show(ctx.who(request, tok), RunView(run_id=wanted), True)
-        out[run_id_box] = wanted
-        out[tabs] = gr.Tabs(selected="runs")
+        if not wanted or self.ctx.who(request, tok).player:  # a study's player sees only their play
+            return {self.run_id_box: gr.skip()}
+        out = self.show(self.ctx.who(request, tok), RunView(run_id=wanted), True)
+        out[self.run_id_box] = wanted
+        out[self.tabs] = gr.Tabs(selected="runs")
         return out
 
-    return {"table": table, "refresh": refresh_btn, "filters": [owner, *filters], "on_show": on_rows, "queued": queued, "on_queued": on_queued,
-            "on_link": on_link, "link_outputs": [*detail_outputs, run_id_box, tabs]}
+    # ------------------------------------------------------------------ events
+    def wire(self) -> dict[str, Any]:
+        """Connect the components to the handlers (in the page's fixed order); what the page (app/ui.py) wires further."""
+        owner, view, play, detail_outputs = self.owner, self.view, self.play, self.detail_outputs
+        filters = [self.f_task, self.f_agent, self.f_user, self.f_status, self.f_profile, self.f_search]
+        self.refresh_btn.click(self.on_refresh, [owner, *filters], [self.table, self.f_task, self.f_agent, self.f_user], api_visibility="private").then(
+            self.on_queued, [owner], self.queued, api_visibility="private", show_progress="hidden")
+        for f in (self.f_task, self.f_agent, self.f_user, self.f_status, self.f_profile):
+            f.change(self.on_rows, [owner, *filters], self.table, api_visibility="private", show_progress="hidden")
+        self.f_search.submit(self.on_rows, [owner, *filters], self.table, api_visibility="private", show_progress="hidden")  # Enter, not each key
+        self.open_btn.click(self.on_open, [owner, self.run_id_box], detail_outputs, api_visibility="private")
+        self.run_id_box.submit(self.on_open, [owner, self.run_id_box], detail_outputs, api_visibility="private")
+        self.table.select(self.on_select, [owner], [*detail_outputs, self.run_id_box], api_visibility="private")
+        self.timer.tick(self.on_tick, [owner, view], detail_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden",
+                        trigger_mode="always_last")
+        self.judge_pick.input(self.on_judge, [view, self.judge_pick], [*self.gpanel.outputs, self.pred_df, self.missed, self.gt_df], api_visibility="private")
+        self.score_btn.click(self.on_score, [owner, view, self.score_judge], detail_outputs, api_visibility="private")
+        continued = [play.view, play.timer, self.tabs] + ([play.task, play.user, play.agent] if play.task is not None else [])
+        continued += play.replay.end_outputs if play.replay is not None else []
+        self.resume_btn.click(self.on_continue, [owner, view], continued, api_visibility="private")
+        self.stop_btn.click(self.on_stop, [owner, view], detail_outputs, api_visibility="private")
+        if play.replay is not None:
+            rp = play.replay
+            self.replay_btn.click(rp.opener(self.tabs), [owner, view, rp.controls.speed, play.view], [*rp.outputs, self.tabs], api_visibility="private")
+        return {"table": self.table, "refresh": self.refresh_btn, "filters": [owner, *filters], "on_show": self.on_rows, "queued": self.queued,
+                "on_queued": self.on_queued, "on_link": self.on_link, "link_outputs": [*detail_outputs, self.run_id_box, self.tabs]}
+
+
+def build(ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHandles) -> dict[str, Any]:
+    return RunsTab(ctx, owner, tabs, play).wire()

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Iterable, Mapping, Union
+from typing import Any, Iterable, Iterator, Mapping, Union
 
 from .events import (
     DONE_MARKER,
@@ -277,16 +277,24 @@ class Decided:
     event: StageEvent
 
 
+# one shown part of a turn, in ``TurnView.flow``: the user message, a step (its message), a tool
+# call with its result, a stage decision, a note, or a result whose call is not in the run
+Part = Union[MessageEvent, StepView, ToolCall, Decided, CompactionEvent, ErrorEvent, NoteEvent, GraphEvent, EndEvent, ToolResultEvent]
+
+
 @dataclass(frozen=True)
 class TurnView:
     """A user message and what followed it until the next: the agent's steps, its model calls,
     and the notes (compactions, errors, notes, the graph, the end). ``user`` is None for what came
-    before the first user message."""
+    before the first user message. ``flow``: the turn's parts in the order they were stored (what
+    a transcript is read in: the chat); a step's calls are parts of their own, after it, and so are
+    a call made before any step of its turn and a result whose call is not in the run."""
 
     user: MessageEvent | None
     steps: tuple[StepView, ...] = ()
     usage: tuple[UsageEvent, ...] = ()
     notes: tuple[Note, ...] = ()
+    flow: tuple[Part, ...] = ()
 
     @property
     def phase(self) -> str:
@@ -324,28 +332,36 @@ class Transcript:
                 stored += 1
             tally.add(d)
             if isinstance(d, MessageEvent) and d.role == "user" or not turns:
-                turns.append({"user": None, "steps": [], "usage": [], "notes": []})
+                turns.append({"user": None, "steps": [], "usage": [], "notes": [], "flow": []})
             turn = turns[-1]
+            flow = turn["flow"]  # parts in stored order; steps and calls resolved when the view is made
             if isinstance(d, MessageEvent):
                 if d.role == "user":
                     turn["user"] = d
                     user_turns += is_user_turn(d)
+                    flow.append(d)
                 elif d.role == "assistant":
                     turn["steps"].append((d, []))
+                    flow.append(("step", len(turn["steps"]) - 1))
             elif isinstance(d, ToolCallEvent):
+                slot: list[Any] = [d, None]
                 if turn["steps"]:
-                    slot: list[Any] = [d, None]
                     turn["steps"][-1][1].append(slot)
-                    waiting.setdefault(d.call_id, []).append(slot)
+                waiting.setdefault(d.call_id, []).append(slot)
+                flow.append(("call", slot))
             elif isinstance(d, ToolResultEvent):
                 if waiting.get(d.call_id):  # the oldest call of that id still waiting (ids may repeat)
                     waiting[d.call_id].pop(0)[1] = d
+                else:
+                    flow.append(d)  # a result without its call (an imported excerpt): shown on its own
             elif isinstance(d, UsageEvent):
                 turn["usage"].append(d)
             elif isinstance(d, StageEvent):
                 decisions.append(Decided(user_turns + 1, d))
+                flow.append(decisions[-1])
             elif isinstance(d, (CompactionEvent, ErrorEvent, NoteEvent, GraphEvent, EndEvent)):
                 turn["notes"].append(d)
+                flow.append(d)
                 if isinstance(d, GraphEvent):
                     graph = d
                 elif isinstance(d, EndEvent):
@@ -355,14 +371,7 @@ class Transcript:
             counts = counts.as_the_file_says(file_meta)
         return cls(
             turns=tuple(
-                TurnView(
-                    user=t["user"],
-                    steps=tuple(StepView(m, tuple(ToolCall(c, r) for c, r in calls)) for m, calls in t["steps"]),
-                    usage=tuple(t["usage"]),
-                    notes=tuple(t["notes"]),
-                )
-                for t in turns
-                if t["user"] is not None or t["steps"] or t["usage"] or t["notes"]
+                _turn_view(t) for t in turns if t["user"] is not None or t["steps"] or t["usage"] or t["notes"] or t["flow"]
             ),
             decisions=tuple(decisions),
             counts=counts,
@@ -371,6 +380,17 @@ class Transcript:
             started=started if stored >= 2 else None,
             last=last,
         )
+
+    def parts(self) -> Iterator[Part]:
+        """Every turn's ``flow``, in stored order."""
+        for turn in self.turns:
+            yield from turn.flow
+
+    def as_dict(self) -> dict[str, Any]:
+        """The view as plain JSON (what the static site's replay reads): ``parts``, every turn's
+        flow in stored order (``part_dict``, each with its turn's index), and ``counts`` (``summary``)."""
+        return {"parts": [{**part_dict(p), "turn_index": i} for i, turn in enumerate(self.turns) for p in turn.flow],
+                "counts": self.summary()}
 
     @property
     def stage_index(self) -> int:
@@ -410,3 +430,33 @@ class Transcript:
             "termination": c.termination,
             "official": {k: getattr(c.official, k) for k in OFFICIAL_COUNT_KEYS},
         }
+
+
+def _turn_view(t: dict[str, Any]) -> TurnView:
+    """One turn as ``Transcript.of`` collected it: its steps, calls and flow made into the view's
+    objects (a call is the same ``ToolCall`` in its step and in the flow)."""
+    calls = {id(slot): ToolCall(slot[0], slot[1]) for m, slots in t["steps"] for slot in slots}
+    steps = tuple(StepView(m, tuple(calls[id(slot)] for slot in slots)) for m, slots in t["steps"])
+    flow: list[Part] = []
+    for part in t["flow"]:
+        if isinstance(part, tuple) and part[0] == "step":
+            flow.append(steps[part[1]])
+        elif isinstance(part, tuple):
+            slot = part[1]
+            flow.append(calls.get(id(slot)) or ToolCall(slot[0], slot[1]))
+        else:
+            flow.append(part)
+    return TurnView(user=t["user"], steps=steps, usage=tuple(t["usage"]), notes=tuple(t["notes"]), flow=tuple(flow))
+
+
+def part_dict(part: Part) -> dict[str, Any]:
+    """One part of a turn's flow as plain JSON: its event's fields (``kind`` says which); a step is
+    its message, a tool call carries its ``result`` (None while it has none), a stage decision the
+    ``user_turn`` it was taken on."""
+    if isinstance(part, StepView):
+        return part.message.model_dump(mode="json")
+    if isinstance(part, ToolCall):
+        return {**part.call.model_dump(mode="json"), "result": part.result.model_dump(mode="json") if part.result is not None else None}
+    if isinstance(part, Decided):
+        return {**part.event.model_dump(mode="json"), "user_turn": part.turn}
+    return part.model_dump(mode="json")

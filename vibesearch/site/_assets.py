@@ -73,7 +73,8 @@ SORT_JS = """
 })();
 """
 
-# the replay: the run's events (embedded JSON, maybe gzipped) shown one at a time
+# the replay: the run's transcript view (its parts in stored order: ``Transcript.as_dict``; embedded
+# JSON, maybe gzipped) shown one part at a time; a tool call comes with its result
 REPLAY_JS = """
 (function(){
   var holder = document.getElementById('run-events');
@@ -93,7 +94,6 @@ REPLAY_JS = """
     var shown = document.getElementById('replay-position');
     var state = document.getElementById('replay-state');
     var speed = document.getElementById('replay-speed');
-    var calls = {};
     function setState(s){state.textContent=s; state.setAttribute('data-state',s);}
     function update(){shown.textContent = pos + ' / ' + events.length;}
     function stage(ev){
@@ -112,12 +112,12 @@ REPLAY_JS = """
       } else if(k==='tool_call'){
         var d = el('details','tool'); d.appendChild(el('summary',null,'tool call: '+(ev.tool||'')));
         d.appendChild(el('pre',null,JSON.stringify(ev.arguments||{},null,2)));
-        calls[ev.call_id]=d; log.appendChild(d);
-      } else if(k==='tool_result'){
-        var home = calls[ev.call_id];
-        var pre = el('pre',null,(ev.error?'error: ':'')+(ev.content||''));
-        if(home){home.appendChild(el('div','event','result'));home.appendChild(pre);}
-        else {var d2=el('details','tool'); d2.appendChild(el('summary',null,'tool result: '+(ev.tool||''))); d2.appendChild(pre); log.appendChild(d2);}
+        var r = ev.result;
+        if(r){d.appendChild(el('div','event','result')); d.appendChild(el('pre',null,(r.error?'error: ':'')+(r.content||'')));}
+        log.appendChild(d);
+      } else if(k==='tool_result'){  // a result whose call is not in the run
+        var d2=el('details','tool'); d2.appendChild(el('summary',null,'tool result: '+(ev.tool||'')));
+        d2.appendChild(el('pre',null,(ev.error?'error: ':'')+(ev.content||''))); log.appendChild(d2);
       } else if(k==='stage'){
         if(!ev.shadow) stage(ev);
         log.appendChild(el('div','event',(ev.shadow?'shadow ':'')+'stage '+(ev.stage_index+1)+(ev.stage_name?' ('+ev.stage_name+')':'')+' · '+(ev.reply_kind||'')+(ev.advanced?' · advanced':'')));
@@ -129,15 +129,13 @@ REPLAY_JS = """
         log.appendChild(el('div','event','error ('+(ev.source||'')+'): '+(ev.message||'')));
       } else if(k==='compaction'){
         log.appendChild(el('div','event','compaction: '+ev.tokens_before+' → '+ev.tokens_after+' tokens'));
-      } else if(k==='usage'){
-        log.appendChild(el('div','event','usage: '+(ev.model||'')+' · '+(ev.purpose||'')));
       } else {
         log.appendChild(el('div','event',k+(ev.text?': '+ev.text:'')));
       }
       log.scrollTop = log.scrollHeight;
     }
     function begin(){  // the page opens showing the run's outcome; the replay starts from nothing
-      if(pos===0){log.textContent=''; calls={}; stage({stage_index:-1});}
+      if(pos===0){log.textContent=''; stage({stage_index:-1});}
     }
     function step(){
       if(pos>=events.length){stop('ended');return false;}
@@ -152,13 +150,13 @@ REPLAY_JS = """
       timer = setInterval(step, Math.max(20, 500/Number(speed.value||1)));
       setState('playing');
     }
-    function reset(){stop('paused'); pos=0; calls={}; log.textContent=''; stage({stage_index:-1}); update();}
+    function reset(){stop('paused'); pos=0; log.textContent=''; stage({stage_index:-1}); update();}
     document.getElementById('replay-play').addEventListener('click',play);
     document.getElementById('replay-pause').addEventListener('click',function(){stop('paused');});
     document.getElementById('replay-step').addEventListener('click',function(){stop('paused'); step();});
     document.getElementById('replay-reset').addEventListener('click',reset);
     speed.addEventListener('change',function(){if(timer) play();});
-    log.appendChild(el('p','note','Press Play or Step to replay the '+events.length+' stored events of this run.'));
+    log.appendChild(el('p','note','Press Play or Step to replay the '+events.length+' parts of the transcript of this run.'));
     update(); setState('ready');
   });
 })();

@@ -1,8 +1,8 @@
 """One page per run: persona card, conversation, stage stepper, replay, score, graph, verdicts.
 
 Everything from the task, the agent, the user or a web page is escaped (``_html.esc``); the replay
-reads the run's events from embedded JSON (``_html.json_script``) and writes them with
-``textContent`` only (``_assets.REPLAY_JS``). Stable element ids for tests and links:
+reads the run's transcript view (``Transcript.as_dict``: its parts in stored order) from embedded
+JSON (``_html.json_script``) and writes them with ``textContent`` only (``_assets.REPLAY_JS``). Stable element ids for tests and links:
 ``replay-play``, ``replay-pause``, ``replay-step``, ``replay-reset``, ``replay-speed``,
 ``replay-position``, ``replay-state``, ``replay-log``, ``replay-stepper``, ``score``,
 ``missed-triples``, ``graph``, ``verdicts``, ``conversation``, ``persona``, ``counts`` (the transcript view's counts,
@@ -27,11 +27,6 @@ from .collect import RunData
 
 SCORE_FIELDS = [("precision", "P"), ("recall", "R"), ("f1", "F1")]
 COUNT_FIELDS = [("n_gt", "ground truth"), ("n_pred", "predicted"), ("n_covered", "covered"), ("n_valid", "valid"), ("n_unscored", "unscored")]
-
-
-def replay_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What the replay needs of each stored event: its sequence number and its data."""
-    return [{"seq": e["seq"], **e["data"]} for e in events]
 
 
 def _persona(data: RunData) -> str:
@@ -134,6 +129,7 @@ def run_page(data: RunData, *, app_url: str | None = None, stem: str | None = No
     run = data.run
     recs = data.records
     view = data.transcript
+    shown = view.as_dict()  # what the replay reads: the view's parts in stored order, and its counts
     files = stem or run.id
     stats_rec = recs[0] if recs else None
     reached = stats_rec.stats.stages_reached if stats_rec else None
@@ -171,7 +167,7 @@ def run_page(data: RunData, *, app_url: str | None = None, stem: str | None = No
         '<button id="replay-reset" type="button">Reset</button><label>speed <select id="replay-speed">'
         '<option value="1">1×</option><option value="2">2×</option><option value="4" selected>4×</option>'
         '<option value="16">16×</option></select></label>'
-        f'<span id="replay-position">0 / {len(data.events)}</span> <span id="replay-state" class="note">loading</span></div>'
+        f'<span id="replay-position">0 / {len(shown["parts"])}</span> <span id="replay-state" class="note">loading</span></div>'
         '<div id="replay-log"></div>'
     )
     body = (
@@ -183,6 +179,6 @@ def run_page(data: RunData, *, app_url: str | None = None, stem: str | None = No
         + f'<p class="note">Bundled data: <a href="../samples/{esc(files)}.json">scores and verdicts</a> · '
           f'<a href="../events/{esc(files)}.json.gz">events</a></p>'
     )
-    scripts = (json_script("run-events", replay_events(data.events)) + json_script("run-counts", view.summary())
+    scripts = (json_script("run-events", shown["parts"]) + json_script("run-counts", shown["counts"])
                + f"<script>{REPLAY_JS}</script>")
     return page(f"Run {run.id}", body, root="../", scripts=scripts)
