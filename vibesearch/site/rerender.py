@@ -20,6 +20,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from ..run.events import StoredEvent
+from ..run.transcript import Decided, StepView, ToolCall, Transcript
 from ..scoring.aggregate import RunRecord
 from ..scoring.stored import stored_prediction
 from ..store import Store, TaskSnapshotError
@@ -28,7 +30,7 @@ from .bundle import RESULTS, SUMS, first_difference, read_sums, site_files
 from .build import front_page, run_entry, stem
 from .collect import RunData
 from .rows import ROWS
-from .run_page import replay_events, run_page
+from .run_page import run_page
 
 CSP = re.compile(r"<meta[^>]*content-security-policy[^>]*>", re.I)
 SCRIPT_OPEN = re.compile(r"<script\b", re.I)
@@ -122,16 +124,39 @@ def events_problem(events_rel: str, page_rel: str, page: str, rebuilt: str, even
     found_shown, found_rebuilt = EVENTS_ELEMENT.search(page), EVENTS_ELEMENT.search(rebuilt)
     if found_shown is not None and found_rebuilt is not None and found_shown.group(0) == found_rebuilt.group(0):
         return None
-    bundled = replay_events(events)
+    bundled, seqs = replay_parts(events)
     shown = _embedded_events(page, 2 * len(json.dumps(bundled, ensure_ascii=False)) + 1_000_000)
     if shown is None:
-        return f"{page_rel}: does not hold readable events for its replay (the build embeds the run's {len(bundled)} events)"
+        return f"{page_rel}: does not hold readable events for its replay (the build embeds the run's {len(bundled)} parts)"
     found = first_difference(shown, bundled)
     where = found[0] if found else ""
     index = re.match(r"\[(\d+)\]", where)
-    event = bundled[int(index.group(1))] if index and int(index.group(1)) < len(bundled) else None
-    which = f"event seq {event.get('seq')} ({event.get('kind')})" if isinstance(event, dict) else f"the events ({where or 'their encoding'})"
+    n = int(index.group(1)) if index else None
+    part = bundled[n] if n is not None and n < len(bundled) else None
+    which = (f"event seq {seqs[n]} ({part.get('kind')})" if isinstance(part, dict) and n is not None
+             else f"the events ({where or 'their encoding'})")
     return f"{events_rel}: {which} is not what {page_rel} shows and was built from"
+
+
+def replay_parts(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[int | None]]:
+    """What a run page embeds for its replay, made from the bundled events (the transcript view's
+    parts, ``Transcript.as_dict``), and the sequence number of the event each part shows."""
+    stored = [StoredEvent.model_validate(e) for e in events]
+    view = Transcript.of(stored)
+    seq_of = {id(ev.data): ev.seq for ev in stored}
+    seqs = [seq_of.get(id(_part_event(p))) for p in view.parts()]
+    return view.as_dict()["parts"], seqs
+
+
+def _part_event(part: Any) -> Any:
+    """The stored event data a part of a turn's flow shows (a step its message, a call its call)."""
+    if isinstance(part, StepView):
+        return part.message
+    if isinstance(part, ToolCall):
+        return part.call
+    if isinstance(part, Decided):
+        return part.event
+    return part
 
 
 def expected_files(results: dict[str, Any], official_files: list[str]) -> set[str]:
