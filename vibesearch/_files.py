@@ -326,6 +326,13 @@ def read_structured(path: str | Path) -> Any:
 
 
 # ---------------------------------------------------------------------- small values
+def first_invalid(exc: Any) -> tuple[str, str]:
+    """(field path, message) of a pydantic ``ValidationError``'s first error, without its input
+    (which may be long, or a key)."""
+    err = exc.errors(include_url=False, include_context=False, include_input=False)[0]
+    return ".".join(str(p) for p in err["loc"]), str(err["msg"])
+
+
 def whole_number(value: Any, path: str | Path, field: str, *, high: int = 1_000_000_000) -> int:
     """A non-negative whole number no larger than ``high`` (an int, an integral float or a string of
     ASCII digits); anything else is an error naming the field."""
@@ -334,8 +341,8 @@ def whole_number(value: Any, path: str | Path, field: str, *, high: int = 1_000_
         number = None
     elif isinstance(value, int):
         number = value
-    elif isinstance(value, float) and value.is_integer():
-        number = int(value)
+    elif isinstance(value, float) and value.is_integer() and math.copysign(1.0, value) > 0:
+        number = int(value)  # -0.0 is refused: a sign is no part of a whole number from 0
     elif isinstance(value, str):
         text = value.strip()
         if text.isascii() and text.isdigit() and len(text) <= len(str(high)):

@@ -58,7 +58,8 @@ _DB_URL = re.compile(r"^(postgres(?:ql)?(?:\+\w+)?):/+", re.IGNORECASE)
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="VIBESEARCH_", env_file=".env", extra="ignore", env_file_encoding="utf-8"
+        env_prefix="VIBESEARCH_", env_file=".env", extra="ignore", env_file_encoding="utf-8",
+        allow_inf_nan=False,  # VIBESEARCH_BUDGET_USD=nan (or inf) is refused, not a budget that never stops a run
     )
 
     # storage and tasks
@@ -131,8 +132,8 @@ class Settings(BaseSettings):
     max_user_turns: int | None = Field(default=None, ge=1)
     max_steps_per_turn: int = 30
     stop_on_final_answer: bool = False
-    budget_tokens: int | None = None
-    budget_usd: float | None = None
+    budget_tokens: int | None = Field(default=None, ge=0)
+    budget_usd: float | None = Field(default=None, ge=0)
     context_window: int = 256_000
     compaction_threshold: float = 0.8
     # a run is driven by one process at a time: its lease expires this long after the driver's

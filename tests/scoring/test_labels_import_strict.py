@@ -29,6 +29,19 @@ def _jsonl(path, rows):
     return path
 
 
+def _csv(path, rows):
+    """The rows as a label CSV (every cell text, evidence space-separated): where a padded name
+    is normalised (a JSONL value must already be in its one form)."""
+    import csv
+
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        out = csv.DictWriter(fh, fieldnames=["run_id", "gt_index", "annotator", "covered", "evidence", "note"])
+        out.writeheader()
+        for r in rows:
+            out.writerow({**r, "covered": str(r["covered"]).lower(), "evidence": " ".join(map(str, r["evidence"]))})
+    return path
+
+
 def _rows(store):
     return [(r.gt_index, r.annotator, r.covered, json.loads(r.evidence_json), r.note) for r in store.labels()]
 
@@ -52,6 +65,7 @@ def _good(rid, **over):
     ({"annotator": "an\x00n"}, r": line 2\.annotator: holds a NUL character"),
     ({"note": "ok\x00"}, r": line 2\.note: holds a NUL character"),
     ({"coverd": True}, r":2: 'coverd': not a label field"),
+    ({"annotator": " ann "}, r":2: annotator: ' ann ' is not a name in its one form \(write 'ann'"),
 ])
 def test_a_bad_jsonl_row_is_refused_naming_file_row_and_field(store, rid, tmp_path, bad, message):
     path = _jsonl(tmp_path / "labels.jsonl", [_good(rid), {**_good(rid, gt_index=1), **bad}])
@@ -88,19 +102,19 @@ def test_a_bad_csv_row_is_refused_naming_file_row_and_field(store, rid, tmp_path
 
 
 def test_two_rows_for_one_item_must_agree(store, rid, tmp_path):
-    path = _jsonl(tmp_path / "labels.jsonl", [_good(rid), _good(rid, gt_index=1), _good(rid, annotator=" ann  ", evidence=[1])])
-    with pytest.raises(LabelFileError, match=r":3: evidence: contradicts line 1, which labels the same item"):
+    path = _csv(tmp_path / "labels.csv", [_good(rid), _good(rid, gt_index=1), _good(rid, annotator=" ann  ", evidence=[1])])
+    with pytest.raises(LabelFileError, match=r":4: evidence: contradicts row 2, which labels the same item"):
         import_labels(store, path)
     assert store.labels() == []
     # the same label twice (a file pasted twice) is one label; another person's label is not a repeat
-    same = _jsonl(tmp_path / "twice.jsonl", [_good(rid), _good(rid, annotator="ann ", evidence=[0]), _good(rid, annotator="bob", covered=False, evidence=[])])
+    same = _csv(tmp_path / "twice.csv", [_good(rid), _good(rid, annotator="ann ", evidence=[0]), _good(rid, annotator="bob", covered=False, evidence=[])])
     assert len(read_label_file(same)) == 2
     import_labels(store, same)
     assert _rows(store) == [(0, "ann", True, [0], ""), (0, "bob", False, [], "")]
 
 
 def test_names_are_stored_in_one_form(store, rid, tmp_path):
-    path = _jsonl(tmp_path / "labels.jsonl", [_good(rid, annotator="  Ann   Lee\t"), _good(rid, gt_index=1, annotator="Ann Lee")])
+    path = _csv(tmp_path / "labels.csv", [_good(rid, annotator="  Ann   Lee\t"), _good(rid, gt_index=1, annotator="Ann Lee")])
     import_labels(store, path)
     assert {r.annotator for r in store.labels()} == {"Ann Lee"}
 
@@ -109,8 +123,8 @@ def test_a_padded_name_cannot_adjudicate_its_own_disagreement(store, rid, tmp_pa
     """The hole the issue names: "ann " labelled an item, then "ann" resolved the disagreement as
     if she were a third person."""
     create_campaign(store, "c", runs=[rid], annotators=["ann", "bob"], sides=["coverage"], overlap=2)
-    _jsonl(tmp_path / "labels.jsonl", [_good(rid, annotator=" ann "), _good(rid, annotator="bob", covered=False, evidence=[])])
-    import_labels(store, tmp_path / "labels.jsonl")
+    _csv(tmp_path / "labels.csv", [_good(rid, annotator=" ann "), _good(rid, annotator="bob", covered=False, evidence=[])])
+    import_labels(store, tmp_path / "labels.csv")
     with pytest.raises(CampaignError, match="third person"):
         adjudicate(store, get_campaign(store, "c"), Item(rid, "coverage", 0), "ann", True)
     assert adjudicate(store, get_campaign(store, "c"), Item(rid, "coverage", 0), "cy", True).adjudicator == "cy"

@@ -26,6 +26,7 @@ from ..store import LeaseHeld, Run, RunNotFound
 from ..users.registry import is_person
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import MAX_ID, form_request
+from ._refusals import one_line
 from .context import AppContext
 from .live import NotYourRun
 from .panels import latest_scores
@@ -175,4 +176,4 @@ def register(ctx: AppContext) -> None:
         ]
 
     for fn in (new_owner_token, start_run, run_events, run_status, stop_run, continue_run, submit_turn, list_tasks):
-        gr.api(fn, api_name=fn.__name__, concurrency_limit=None)
+        gr.api(one_line(fn), api_name=fn.__name__, concurrency_limit=None)

@@ -53,6 +53,12 @@ class NotYourRun(PermissionError):
     pass
 
 
+def _one_line(exc: BaseException) -> str:
+    """An error in one line for the log (a database error's text spans several, with its SQL)."""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {first}"[:300]
+
+
 def _serve(loop: asyncio.AbstractEventLoop) -> None:
     """The runner thread: the loop until ``_end`` stops it, then closed."""
     try:
@@ -136,8 +142,8 @@ class RunManager:
 
         try:
             closed = close_orphaned(self.store, self.settings)
-        except Exception:  # noqa: BLE001 - the app starts anyway; the Runs tab still lists the runs
-            log.exception("could not close the runs a stopped process left running")
+        except Exception as exc:  # noqa: BLE001 - the app starts anyway; the Runs tab still lists the runs
+            log.warning("could not close the runs a stopped process left running (%s)", _one_line(exc))
             return []
         if closed:
             log.warning("closed %d run(s) left running by a stopped process as interrupted: %s", len(closed), ", ".join(closed))
@@ -156,6 +162,7 @@ class RunManager:
 
     async def _watch_stops(self) -> None:
         """Cancel the runs this server drives that another server was asked to stop."""
+        outage = False
         while True:
             await asyncio.sleep(STOP_POLL_S)
             with self._lock:
@@ -170,8 +177,14 @@ class RunManager:
                         log.warning("run %s: stopped on request from another app server (%s)", req.run_id, req.requested_by)
                         self._cancel(live)
                     await asyncio.to_thread(self.store.stop_done, req.run_id)
-            except Exception:  # noqa: BLE001 - a database hiccup: look again next time
-                log.exception("could not read the stop requests")
+            except Exception as exc:  # noqa: BLE001 - a database hiccup: look again next time
+                if not outage:  # one line per outage, not a traceback per look
+                    log.warning("could not read the stop requests (%s); looking again every %.0f s", _one_line(exc), STOP_POLL_S)
+                outage = True
+            else:
+                if outage:
+                    log.warning("the stop requests can be read again")
+                outage = False
 
     def _cancel(self, live: LiveRun) -> None:
         """On the runner loop: ask the session to stop; cancel its task after the grace period."""

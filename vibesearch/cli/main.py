@@ -37,11 +37,21 @@ def describe_error(exc: BaseException) -> str:
     names = {cls.__name__ for cls in type(exc).__mro__}
     if names & USER_ERRORS:
         return one_line(exc)
-    if "ValidationError" in names and "Settings" in str(exc)[:200]:
-        return "invalid setting: " + " ".join(str(exc).split())[:300]
+    if "ValidationError" in names and getattr(exc, "title", "") == "Settings":
+        return _setting_error(exc)
     text = " ".join(str(exc).split())
     text = text if len(text) <= 300 else text[:300] + "…"
     return f"unexpected error ({type(exc).__name__}: {text}); set VIBESEARCH_DEBUG=1 to see the traceback"
+
+
+def _setting_error(exc: Any) -> str:
+    """A setting that does not validate, named as the variable that set it (its value is not
+    repeated: it may be a key)."""
+    from .._files import first_invalid
+
+    field, message = first_invalid(exc)
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"invalid setting {field} (VIBESEARCH_{field.upper()}): {message}{more}"
 
 
 def _plain_number(ctx: Any, param: Any, value: Any) -> Any:

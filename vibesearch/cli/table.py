@@ -21,20 +21,26 @@ def register(app: typer.Typer) -> None:
     app.add_typer(table_app, name="table")
 
 
-def _load(path: Path):
+def _load(path: Path, *, refused: str | None = None):
+    """The table tasks of ``path`` and its problems (printed). ``refused``: a task id whose own
+    error ends the command as its one ``error:`` line (the id's problem, not a second line)."""
     from ..tables import load_table_tasks_with_problems
 
     if not path.exists():
         fail(f"no such file or folder: {path}")
     tasks, problems = load_table_tasks_with_problems([path])
     errors = [p for p in problems if not p.warning]
+    own = [p for p in errors if refused is not None and p.task_id == refused]
+    if own and not any(t.id == refused for t in tasks):
+        more = f" (and {len(errors) - 1} more problem(s): `vibesearch tasks validate {path}`)" if len(errors) > 1 else ""
+        fail(f"{own[0]}{more}")
     for p in problems:
         typer.echo(("warning: " if p.warning else "") + str(p), err=True)
     return tasks, errors
 
 
 def _find(path: Path, instance_id: str):
-    tasks, errors = _load(path)
+    tasks, errors = _load(path, refused=instance_id)
     for tt in tasks:
         if tt.id == instance_id:
             return tt
@@ -168,6 +174,9 @@ def score_answer(
             answer = read_text(answer_file)
         except InputFileError as exc:
             fail(f"no such answer file: {answer_file}" if exc.message == "no such file" else f"the answer file {exc}")
+    if "\x00" in answer:  # a cell cannot hold it (nor can a database store it): refused, never scored
+        line = answer.count("\n", 0, answer.index("\x00")) + 1
+        fail(f"{answer_file}: line {line}: the answer holds a NUL character (\\u0000)")
     tt = _find(tasks_path, instance_id)
     score = score_table(tt, answer, judge=judge)
     if as_json:

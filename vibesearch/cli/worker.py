@@ -121,9 +121,12 @@ def batch_status(
     for col in ("run", "task", "state", "run status", "tries", "worker"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r.run_id, f"{r.task_id}#{r.run_index}", r.state, r.run_status or "-", str(r.attempts + (r.state == "running")), r.worker or "-")
+        table.add_row(r.run_id, "?" if r.problem else f"{r.task_id}#{r.run_index}", r.state, r.run_status or "-", str(r.attempts + (r.state == "running")), r.worker or "-")
     console.print(table)
-    console.print(" · ".join(f"{k} {v}" for k, v in totals.items()), highlight=False, soft_wrap=True)
+    console.print(" · ".join(f"{k} {v}" for k, v in totals.items() if k != "bad" or v), highlight=False, soft_wrap=True)
+    for r in rows:
+        if r.problem:  # a job row that cannot be read: said in one line each (the others are shown above)
+            err_console.print(f"warning: bad job row: {r.problem}", highlight=False, soft_wrap=True, markup=False)
 
 
 @batch_app.command("cancel")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .._files import InputFileError, check_tree, parse_json, read_json, short, whole_number
+from .._files import InputFileError, check_tree, first_invalid, parse_json, read_json, short, whole_number
 from ..tasks.models import MAX_ID_CHARS
 from ._answer import is_cut
 
@@ -82,6 +82,34 @@ def _check_turns(turns: list[Any], path: Path, field: str) -> None:
                 raise ImportFileError(f"{where}.tool_calls[{k}].name: expected a tool name, got {short(call['name'])}")
 
 
+Share = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+
+
+class FileMetrics(BaseModel):
+    """The official judge's figures a trajectory's header carries: each a share from 0 to 1 (other
+    keys are kept as they are)."""
+
+    model_config = ConfigDict(extra="allow")
+    node_precision: Share | None = None
+    node_recall: Share | None = None
+    node_f1: Share | None = None
+    triplet_precision: Share | None = None
+    triplet_recall: Share | None = None
+    triplet_f1: Share | None = None
+
+
+def _check_metrics(metrics: Any, path: Path) -> None:
+    if metrics is None:
+        return
+    if not isinstance(metrics, dict):
+        raise ImportFileError(f"{path}: metrics: expected an object of the official judge's figures, got {short(metrics)}")
+    try:
+        FileMetrics.model_validate(metrics, strict=False)
+    except ValidationError as exc:
+        field, message = first_invalid(exc)
+        raise ImportFileError(f"{path}: metrics.{field}: {message}, got {short(metrics.get(field))}") from None
+
+
 def _check_header(header: dict[str, Any], path: Path) -> None:
     qid = header.get("qid")
     if qid is None or qid == "":
@@ -93,6 +121,7 @@ def _check_header(header: dict[str, Any], path: Path) -> None:
             header["sample_idx"] = whole_number(header["sample_idx"], path, "sample_idx", high=MAX_SAMPLE_IDX)
         except InputFileError as exc:
             raise ImportFileError(str(exc)) from None
+    _check_metrics(header.get("metrics"), path)
 
 
 def read_trajectory(path: str | Path) -> Trajectory:

@@ -5,7 +5,9 @@ One case a line::
     {"id": "alias-01", "gt": {"head", "relation", "tail"}, "pred": [{"head", "relation", "tail"}, ...],
      "covered": true, "evidence": [0]}
 
-(extra keys such as ``category`` and ``note`` are kept for reading). Each case is judged on its
+(extra keys such as ``category`` and ``note`` are kept for reading). ``covered`` is a JSON boolean
+and ``evidence`` whole numbers from 0, as typed (``"yes"``, ``1`` or ``-0.0`` is refused naming the
+line and field). Each case is judged on its
 own; the report gives percent agreement with the labels, Cohen's kappa, precision and recall of
 "covered", the number of false "covered", the confusion matrix, agreement per category, the
 time taken and the cost (USD as litellm reports it; none for the offline judge), the ids the
@@ -20,11 +22,11 @@ import asyncio
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, StrictBool, StrictInt, ValidationError
 
-from .._files import InputFileError, parse_jsonl, read_text, short
+from .._files import InputFileError, first_invalid, parse_jsonl, read_text, short
 from ..config import Settings, get_settings
 from ..tasks.models import Triple
 from .agreement import cohen_kappa, confusion
@@ -38,8 +40,8 @@ class Case(BaseModel):
     id: str
     gt: Triple
     pred: list[Triple] = Field(default_factory=list)
-    covered: bool
-    evidence: list[int] = Field(default_factory=list)
+    covered: StrictBool  # a JSON true/false: "yes" or 1 is refused, not read as a label
+    evidence: list[Annotated[StrictInt, Field(ge=0)]] = Field(default_factory=list)  # -0.0 or 1.0 is not an index
     category: str = ""
     note: str = ""
 
@@ -60,9 +62,8 @@ def load_cases(path: str | Path) -> list[Case]:
         try:
             case = Case.model_validate(record)
         except ValidationError as exc:
-            err = exc.errors(include_url=False, include_context=False, include_input=False)[0]
-            where = ".".join(str(p) for p in err["loc"])
-            raise CaseFileError(f"{path}:{n}: {where + ': ' if where else ''}{err['msg']}") from None
+            where, message = first_invalid(exc)
+            raise CaseFileError(f"{path}:{n}: {where + ': ' if where else ''}{message}") from None
         if case.id in seen:
             raise CaseFileError(f"{path}:{n}: duplicate case id {short(case.id)}")
         seen.add(case.id)

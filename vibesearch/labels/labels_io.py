@@ -13,8 +13,9 @@ labels, and a reader who wants one label per item takes ``final_label``.
 * JSONL: each value has its JSON type: ``covered`` a boolean (``"true"`` is refused),
   ``gt_index`` a whole number, ``evidence`` a list of whole numbers, the rest text.
 * The annotator's name is normalised by ``vibesearch._names.annotator_name`` (surrounding and
-  repeated whitespace dropped; empty, multi-line and control characters refused); no text may
-  hold a NUL character.
+  repeated whitespace dropped; empty, multi-line and control characters refused) in a CSV cell; a
+  JSONL value must already be in that form (``" ann "`` is refused there); no text may hold a NUL
+  character.
 * One file labels an item (run, ground-truth triple, annotator) once: a row repeating an earlier
   row is dropped, one contradicting it is refused.
 * On import, ``gt_index`` must be a triple of the run's ground truth and every ``evidence`` index
@@ -171,11 +172,17 @@ def _text(value: Any, where: str, field: str, limit: int, typed: bool) -> str:
     return text
 
 
-def _name(value: Any, where: str) -> str:
+def _name(value: Any, where: str, typed: bool) -> str:
+    """The annotator's name in its one form. A CSV cell (a spreadsheet pads and re-spaces text) is
+    normalised; a JSONL value, typed by a program, must already be in that form."""
     try:
-        return annotator_name(value)
+        name = annotator_name(value)
     except PersonNameError as exc:
         raise LabelFileError(f"{where}: annotator: {exc}") from None
+    if typed and name != value:
+        raise LabelFileError(f"{where}: annotator: {short(value)} is not a name in its one form (write {short(name)}: "
+                             "no surrounding or repeated whitespace, Unicode NFC)")
+    return name
 
 
 def _parse_record(rec: dict[str, Any], where: str, typed: bool) -> dict[str, Any]:
@@ -201,7 +208,7 @@ def _parse_record(rec: dict[str, Any], where: str, typed: bool) -> dict[str, Any
     return {
         "run_id": _text(rec["run_id"], where, "run_id", 200, typed),
         "gt_index": _index(rec["gt_index"], where, "gt_index", typed),
-        "annotator": _name(rec["annotator"], where),
+        "annotator": _name(rec["annotator"], where, typed),
         "covered": _bool(rec["covered"], where, typed),
         "evidence": _evidence(rec.get("evidence"), where, typed),
         "note": "" if note in (None, "") else _text(note, where, "note", 100_000, typed),

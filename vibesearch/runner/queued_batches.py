@@ -6,7 +6,9 @@ and the app.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterable
 
 from ..run.result import RESUMABLE
@@ -19,17 +21,18 @@ class BatchRow:
     run_id: str
     task_id: str
     run_index: int
-    state: str  # planned | running | finished | failed | cancelled
+    state: str  # planned | running | finished | failed | cancelled | bad (a job row that cannot be read)
     job_status: str
     run_status: str | None
     attempts: int  # the tries that ended (procrastinate's count; a try under way is not in it)
     worker: str | None  # host:pid of the run's driver while it runs
+    problem: str | None = None  # a job row this code cannot read (state "bad"): what is wrong with it
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
-STATES = ("planned", "running", "finished", "failed", "cancelled")
+STATES = ("planned", "running", "finished", "failed", "cancelled", "bad")
 _JOBS_SQL = (
     "SELECT id, status::text, attempts, args FROM procrastinate_jobs "
     "WHERE task_name = :task AND args->>'batch_id' = :batch ORDER BY id"
@@ -50,12 +53,45 @@ def has_queue(store: Store) -> bool:
     return "procrastinate_jobs" in set(inspect(store.engine).get_table_names())
 
 
-def _jobs(store: Store, batch_id: str) -> list[tuple[int, str, int, dict[str, Any]]]:
+def _jobs(store: Store, batch_id: str) -> list[tuple[int, str, int, Any]]:
+    """The batch's job rows: (job id, job status, attempts, args as stored: normally an object)."""
     from sqlalchemy import text
 
     with store.engine.connect() as conn:
         rows = conn.execute(text(_JOBS_SQL), {"task": TASK_NAME, "batch": batch_id}).all()
-    return [(int(r[0]), str(r[1]), int(r[2]), dict(r[3])) for r in rows]
+    return [(int(r[0]), str(r[1]), int(r[2]), r[3]) for r in rows]
+
+
+class _BadJob(ValueError):
+    """A job row whose arguments this code cannot read (written by hand, or by another version)."""
+
+
+@lru_cache(maxsize=64)
+def _task_id_of(task_json: str) -> str:
+    try:
+        task = json.loads(task_json)
+    except ValueError as exc:
+        raise _BadJob(f"task_json is not JSON ({exc})") from None
+    if not isinstance(task, dict) or not isinstance(task.get("id"), str):
+        raise _BadJob("task_json has no task id")
+    return str(task["id"])
+
+
+def _job_fields(args: Any) -> tuple[str, str, int]:
+    """(run id, task id, run index) from a job's arguments; ``_BadJob`` naming the field when not."""
+    if not isinstance(args, dict):
+        raise _BadJob(f"args is a JSON {type(args).__name__}, not an object")
+    run_id, index = args.get("run_id"), args.get("run_index")
+    if not isinstance(run_id, str) or not run_id:
+        raise _BadJob("args.run_id is missing or not a string")
+    if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+        raise _BadJob("args.run_index is missing or not a whole number >= 0")
+    if isinstance(args.get("task_json"), str):
+        return run_id, _task_id_of(args["task_json"]), index
+    task = args.get("task")  # a job queued before the task was sent as text
+    if isinstance(task, dict) and isinstance(task.get("id"), str):
+        return run_id, str(task["id"]), index
+    raise _BadJob("args.task_json is missing or not text")
 
 
 def _state(job_status: str, run_status: str | None) -> str:
@@ -71,16 +107,22 @@ def _state(job_status: str, run_status: str | None) -> str:
 
 
 def batch_rows(store: Store, batch_id: str) -> list[BatchRow]:
-    """One row per planned run of the batch (empty: no such queued batch)."""
+    """One row per planned run of the batch (empty: no such queued batch). A job row whose
+    arguments cannot be read is a row of state ``bad`` saying what is wrong; the others are shown."""
     runs = {r.id: r for r in store.list_runs(batch_id=batch_id)}
     rows = []
-    for _id, status, attempts, args in _jobs(store, batch_id):
-        run_id = str(args.get("run_id"))
+    for job_id, status, attempts, args in _jobs(store, batch_id):
+        try:
+            run_id, task_id, run_index = _job_fields(args)
+        except _BadJob as exc:
+            rows.append(BatchRow(run_id=f"job {job_id}", task_id="?", run_index=0, state="bad", job_status=status,
+                                 run_status=None, attempts=attempts, worker=None, problem=f"job {job_id}: {exc}"))
+            continue
         run = runs.get(run_id)
         state = _state(status, run.status if run is not None else None)
         lease = holder(store, run_key(run_id)) if state == "running" else None
         rows.append(BatchRow(
-            run_id=run_id, task_id=str((args.get("task") or {}).get("id", "?")), run_index=int(args.get("run_index", 0)),
+            run_id=run_id, task_id=task_id, run_index=run_index,
             state=state, job_status=status, run_status=run.status if run is not None else None, attempts=attempts,
             worker=f"{lease.host}:{lease.pid}" if lease is not None else None,
         ))
@@ -134,7 +176,9 @@ async def cancel_batch(store: Store, db: str, batch_id: str, by: str) -> tuple[i
                 cancelled += 1
                 continue
             if status in ("todo", "doing"):  # it started meanwhile, or is running: its driver stops it
-                run_id = str(args.get("run_id"))
+                if not isinstance(args, dict) or not isinstance(args.get("run_id"), str):
+                    continue  # a job row that cannot be read (``bad``): no run to stop
+                run_id = args["run_id"]
                 try:
                     if store.get_run(run_id).status not in RESUMABLE:
                         continue

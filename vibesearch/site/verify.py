@@ -4,6 +4,8 @@ every page rendered again from it, every file's sha256 checked.
 Steps 1-6 in this order, stopping at the first thing that does not match (one line naming the
 file, and the number where there is one):
 
+0. every entry of the bundle is a folder or a regular file (no symbolic link), and no file holds
+   more than ``MAX_FILE_BYTES`` (a gzipped one is read in blocks and refused at that cap);
 1. each task file's name is the sha256 of its content;
 2. each run's per-sample file: P/R/F1 and the counts of every score recomputed from its verdicts
    and graded triples (``metrics.compute_metrics``), an official sample's triplet metrics from its
@@ -33,7 +35,9 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import stat
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -52,6 +56,7 @@ from .bundle import (
 
 CHECK = re.compile(r'data-check="([^"]*)" data-value="([^"]*)"')
 STEP = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+MAX_FILE_BYTES = 64 << 20  # the most one bundled file may hold (decompressed): far above any run's events
 
 
 class Mismatch(Exception):
@@ -62,16 +67,51 @@ def one_line_of(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:200]
 
 
-def _load(out: Path, rel: str) -> Any:
+def _check_entries(out: Path) -> None:
+    """Every entry of the bundle is a folder or a regular file: a symbolic link (which could point
+    out of the bundle), a FIFO or a device is refused before anything is read."""
+    for folder, dirs, files in os.walk(out, followlinks=False):
+        for name in sorted(dirs + files):
+            path = Path(folder, name)
+            mode = path.lstat().st_mode
+            if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+                continue
+            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+            raise Mismatch(f"{path.relative_to(out).as_posix()}: {kind}; a bundle holds regular files only")
+
+
+def _bundle_file(out: Path, rel: str) -> Path:
+    """The regular file ``rel`` names inside the bundle (never a path that leads out of it)."""
     path = out / rel
+    if Path(rel).is_absolute() or ".." in Path(rel).parts:
+        raise Mismatch(f"{rel}: not a path inside the bundle")
+    if path.is_symlink():
+        raise Mismatch(f"{rel}: a symbolic link; a bundle holds regular files only")
     if not path.is_file():
         raise Mismatch(f"{rel}: missing")
-    try:
-        if rel.endswith(".gz"):
-            import gzip
+    return path
 
-            return json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
-        return json.loads(path.read_text(encoding="utf-8"))
+
+def _read_capped(path: Path, rel: str) -> bytes:
+    """The file's bytes (gunzipped for ``.gz``), read in blocks and refused past ``MAX_FILE_BYTES``:
+    a small file that decompresses to gigabytes stops at the cap, not at the machine's memory."""
+    import gzip
+
+    chunks, size = [], 0
+    with path.open("rb") as raw, (gzip.GzipFile(fileobj=raw) if rel.endswith(".gz") else raw) as handle:
+        while block := handle.read(1 << 20):
+            size += len(block)
+            if size > MAX_FILE_BYTES:
+                what = "decompresses to" if rel.endswith(".gz") else "holds"
+                raise Mismatch(f"{rel}: {what} more than {MAX_FILE_BYTES >> 20} MiB, the most a bundle's file may hold")
+            chunks.append(block)
+    return b"".join(chunks)
+
+
+def _load(out: Path, rel: str) -> Any:
+    path = _bundle_file(out, rel)
+    try:
+        return json.loads(_read_capped(path, rel).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, OSError, EOFError) as exc:
         raise Mismatch(f"{rel}: not valid {'gzipped ' if rel.endswith('.gz') else ''}JSON ({one_line_of(exc)})") from None
 
@@ -240,6 +280,7 @@ def _verify(out: Path) -> tuple[int, list[str]]:
     raise ``Mismatch`` at the first that does not match)."""
     if not out.is_dir():
         raise Mismatch(f"{out}: no such folder")
+    _check_entries(out)
     results = _load(out, RESULTS)
     gt_counts: dict[str, int] = {}
     snapshots: dict[str, dict[str, Any]] = {}

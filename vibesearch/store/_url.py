@@ -8,6 +8,7 @@ is the relative file x and ``sqlite:////x`` the absolute /x, as in SQLAlchemy.
 
 from __future__ import annotations
 
+import errno
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,4 +65,19 @@ def db_target(value: str | Path) -> DbTarget:
         path = Path(raw or ":memory:")
     else:
         path = Path(text)
+    _refuse_link_loop(path)
     return DbTarget(url=f"sqlite:///{path}", path=path, shown=str(path))
+
+
+def _refuse_link_loop(path: Path) -> None:
+    """A path whose symbolic links lead round in a circle names no file: one line, not the
+    ``RuntimeError`` pathlib raises when it is resolved."""
+    if str(path) == ":memory:":
+        return
+    try:
+        path.resolve()
+    except (RuntimeError, OSError) as exc:
+        from ._open import StoreOpenError
+
+        reason = "its symbolic links loop" if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP else str(exc)
+        raise StoreOpenError(f"{path}: not a database file ({reason})") from None

@@ -31,7 +31,9 @@ from sqlmodel import SQLModel
 
 from . import tables as _tables  # noqa: F401 - registers the tables on SQLModel.metadata
 from ._engine import make_engine, upgrade_database
-from ._url import db_target
+from ._open import StoreOpenError
+from ._url import DbTarget, db_target
+from .migrations import SchemaError
 
 # foreign-key order; ``leases``, ``stop_requests``, ``logins``, ``login_failures`` and ``provider_backoff`` are left out on purpose (see the module's docstring)
 COPIED = ("meta", "runs", "events", "graphs", "scores", "verdicts", "labels", "pred_labels", "campaigns", "adjudications",
@@ -124,7 +126,8 @@ def _reset_sequences(conn: Connection) -> None:
 
 
 def copy_database(src: str | Path, dst: str | Path) -> list[TableCheck]:
-    """Copy SRC into DST (new or empty) and return each table's counts and checksums."""
+    """Copy SRC into DST (new or empty) and return each table's counts and checksums. A DST file
+    this call created is removed again when the copy fails."""
     from ._open import check_db_file
 
     s_target, d_target = db_target(src), db_target(dst)
@@ -134,8 +137,31 @@ def copy_database(src: str | Path, dst: str | Path) -> list[TableCheck]:
         if not s_target.path.exists():
             raise CopyError(f"{s_target.shown}: no such database file")
         check_db_file(s_target.path)
+    created = d_target.path is not None and not d_target.path.exists()
+    try:
+        return _copy(s_target, d_target, dst, created)
+    except BaseException:
+        if created:  # a file this copy made (a full disk, a copy that failed): not left behind, not even empty
+            assert d_target.path is not None
+            _remove_sqlite_file(d_target.path)
+        raise
+
+
+def _remove_sqlite_file(path: Path) -> None:
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def _copy(s_target: DbTarget, d_target: DbTarget, dst: str | Path, created: bool) -> list[TableCheck]:
     src_engine = make_engine(s_target, read_only=s_target.is_sqlite)
-    upgrade_database(dst)
+    try:
+        upgrade_database(dst)
+    except (StoreOpenError, SchemaError):
+        src_engine.dispose()
+        raise
+    except Exception as exc:  # a full disk, a destination that cannot be written: one line naming it
+        src_engine.dispose()
+        raise CopyError(f"{d_target.shown}: cannot make the destination's tables ({_short(exc)})") from None
     dst_engine = make_engine(d_target)
     try:
         from .migrations import current
@@ -152,8 +178,12 @@ def copy_database(src: str | Path, dst: str | Path) -> list[TableCheck]:
                     _copy_table(src_engine, dst_engine, name)
         except Exception as exc:
             # DST was empty: leave it empty again, so the copy can simply be run once more
-            cleaned = _empty_again(dst_engine)
-            left = "nothing was left in it" if cleaned else "the rows copied so far could not be removed: empty it before trying again"
+            if created:  # ``copy_database`` removes the file
+                left = "the new file was removed"
+            elif _empty_again(dst_engine):
+                left = "nothing was left in it"
+            else:
+                left = "the rows copied so far could not be removed: empty it before trying again"
             raise CopyError(f"{d_target.shown}: copying {name} failed ({_short(exc)}); {left}") from None
         if dst_engine.dialect.name == "postgresql":
             with dst_engine.begin() as conn:
@@ -198,7 +228,7 @@ def _empty_again(engine: Engine) -> bool:
 
 
 def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    text = " ".join(str(exc).split("(Background on this error at:")[0].split()) or type(exc).__name__
     return text if len(text) <= 200 else text[:200] + "…"
 
 

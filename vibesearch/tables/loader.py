@@ -47,7 +47,11 @@ def _our_record(record: dict[str, Any], path: Path, prefix: str) -> tuple[TableT
     if tt.rows is None and tt.gold:
         csv_path = path.parent / tt.gold
         folder = path.parent.resolve()
-        if not csv_path.resolve().is_relative_to(folder):  # absolute, '..' or a link out: never read
+        try:
+            inside = csv_path.resolve().is_relative_to(folder)
+        except (RuntimeError, OSError):  # pathlib's "Symlink loop"
+            return None, [TaskProblem(str(csv_path), join_path(prefix, "gold"), "cannot read the gold CSV: its symbolic links loop", tid)]
+        if not inside:  # absolute, '..' or a link out: never read
             return None, [TaskProblem(file, join_path(prefix, "gold"), "the gold CSV must be a file in the task file's folder (or below it)", tid)]
         rows, problems = read_gold_csv(
             csv_path, tt.columns, tt.primary_key, task_id=tt.id, field=join_path(prefix, "gold"), duplicates_are_errors=True
