@@ -11,8 +11,7 @@ import logging
 import gradio as gr
 import pytest
 
-from vibesearch.app._access import Access
-from vibesearch.app._refusals import UNREACHABLE
+from vibesearch.app import UNREACHABLE, Access
 from vibesearch.app.catalog import TaskCatalog
 from vibesearch.app.context import AppContext
 from vibesearch.app.live import RunManager

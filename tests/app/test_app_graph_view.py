@@ -179,3 +179,30 @@ def test_drawing_150_by_150_takes_under_a_second(n_gt, n_pred):
     graph_figure(gt, pred, verdicts)
     took = time.perf_counter() - started
     assert took < 2.0, f"{took:.2f}s"  # about 0.2 s on an idle core; the bound leaves room for a loaded CI
+
+
+LAYOUT_PROBE = """
+import json
+from vibesearch.results.graph_layout import layout
+hub = [("hub", f"leaf {i}") for i in range(40)]
+small = [("a", "b"), ("b", "c"), ("c", "d"), ("x", "y"), ("y", "z")]
+nodes = ["hub", *[f"leaf {i}" for i in range(40)], "a", "b", "c", "d", "x", "y", "z"]
+print(json.dumps({k: [round(v[0], 9), round(v[1], 9)] for k, v in layout(nodes, hub + small).items()}))
+"""
+
+
+def test_the_layout_is_the_same_in_every_process():
+    """A small component of a big graph is placed the same whatever the process's hash seed (a
+    subgraph view listed its nodes in a set's order: ``site verify`` then drew another picture
+    than the build and refused every such page)."""
+    import os
+    import subprocess
+    import sys
+
+    seen = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", LAYOUT_PROBE], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        seen.add(done.stdout)
+    assert len(seen) == 1

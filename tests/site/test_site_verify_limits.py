@@ -20,8 +20,8 @@ from vibesearch.site.verify import MAX_FILE_BYTES
 
 REPO = Path(__file__).resolve().parents[2]
 BOMB_BYTES = 200 << 20
-PEAK = ("import resource, sys\nfrom vibesearch.site.verify import verify_site\nok, line = verify_site(sys.argv[1])\n"
-        "print(ok, line)\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+PEAK = ("import resource, sys\nfrom vibesearch.site.verify import verify_site\ncheck = verify_site(sys.argv[1])\n"
+        "print(check.ok, ' | '.join(check.problems))\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
 
 
 @pytest.fixture

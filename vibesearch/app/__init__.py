@@ -32,6 +32,8 @@ _EXPORTS = {
     **dict.fromkeys(["failure_html", "failure_reason", "status_reason"], "._failure"),
     **dict.fromkeys(["DECISION_WORDS", "lang_of"], "._words"),
     **dict.fromkeys(["CHAT_IDS", "PLAY_CSS"], "._play_assets"),
+    # a refused API call: one line in the log (``_refusals``)
+    "UNREACHABLE": "._refusals",
     # the owner tokens' secret, kept beside the database (``_secret``)
     **dict.fromkeys(["secret_file", "server_secret"], "._secret"),
     # the Label tab's report and its export (``_label_report``, ``_label_export``)

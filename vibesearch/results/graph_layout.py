@@ -38,7 +38,12 @@ def _component(g: nx.Graph, nodes: list[str]) -> Pos:
         return {nodes[0]: (0.0, 0.0)}
     if n == 2:
         return {nodes[0]: (-0.5, 0.0), nodes[1]: (0.5, 0.0)}
-    sub = g.subgraph(nodes)
+    # a graph of its own, its nodes in ``nodes`` order: a subgraph view of a small part of ``g``
+    # lists its nodes in the order of a set (another order in every process, so another picture,
+    # and ``site verify`` could not render a page again)
+    sub = nx.Graph()
+    sub.add_nodes_from(nodes)
+    sub.add_edges_from(g.subgraph(nodes).edges())
     # a longer ideal edge than networkx's default spreads the leaves around each hub
     raw = nx.spring_layout(sub, seed=SEED, iterations=150 if n <= 200 else 80, k=2.0 / math.sqrt(n))
     xs = [float(raw[v][0]) for v in nodes]
