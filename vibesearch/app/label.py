@@ -29,6 +29,7 @@ from gradio import processing_utils
 
 from .._names import PersonNameError, annotator_name
 from ..labels.campaigns import Item
+from . import campaign_new
 from ._access import AGENT_HIDDEN, Who
 from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
 from ._label_keys import Press, PressLine, clears_refusal, press_js
@@ -172,12 +173,17 @@ class LabelTab:
 
         self.ctx, self.lc = ctx, lc
         self.view = gr.State(LabelView())
-        self.camp, _ = lc.build_panel(self._card)
+        self.new_camp: campaign_new.NewCampaignForm | None = None
+        self.camp, _ = lc.build_panel(self._card, extra=self._new_campaign)
         # each key press carries the card it was pressed on; a page's presses are handled one at a time
         # in the order it made them, and one meant for a card no longer shown is refused (``_label_keys``)
         self.presses = PressLine()
         self.outs = [self.view, self.status, self.progress, self.triple, self.search, self.evidence, self.note, self.verdict, self.agreement,
                      self.scope, self.yes_btn, self.no_btn, self.camp.progress, self.camp.who, self.refused_line]
+
+    def _new_campaign(self) -> None:
+        """The admins' "New campaign" form, closed, under the campaign picker (``campaign_new``)."""
+        self.new_camp = campaign_new.build_form()
 
     def _card(self) -> None:
         """The one-run row, the card and what is under it (inside the campaign panel: ``label_campaign.build_panel``)."""
@@ -455,6 +461,8 @@ class LabelTab:
             btn.click(fn, [view, press, self.show_anyway], outs, js=press_js(key, 1), api_visibility="private", trigger_mode="multiple")
         self.search.input(self.on_search, [view, self.search, self.evidence], self.evidence, api_visibility="private", show_progress="hidden")
         self.show_anyway.change(lambda v, s: verdict_html(v, s), [view, self.show_anyway], self.verdict, api_visibility="private")
+        if self.new_camp is not None:
+            campaign_new.wire(self.new_camp, self.ctx, self.ctx.who, camp.pick, lambda: lc.campaign_choices(self.ctx))
         return {"on_show": self.on_show, "outputs": [self.run_pick, annotator, camp.pick]}
 
 

@@ -305,11 +305,12 @@ class CampaignPanel:
         }
 
 
-def build_panel(card: Callable[[], Any]) -> tuple[CampaignPanel, Any]:
+def build_panel(card: Callable[[], Any], extra: Callable[[], Any] | None = None) -> tuple[CampaignPanel, Any]:
     """The components (the Label tab wires them: they share its view and its annotator) around
-    the tab's card, which ``card`` builds: above it only the campaign picker and its progress line
-    (so the card stays where it is as labels come in), below it who labelled what and the
-    adjudication. Returns the panel and what ``card`` returned."""
+    the tab's card, which ``card`` builds: above it only the campaign picker, its progress line
+    and what ``extra`` builds under them (the admins' closed "New campaign" form), so the card
+    stays where it is as labels come in; below it who labelled what and the adjudication.
+    Returns the panel and what ``card`` returned."""
     with gr.Column(elem_id="vs-camp-box"):
         with gr.Row(equal_height=False):
             pick = gr.Dropdown([], label=ui_text("Campaign"), scale=3, elem_id="vs-camp-pick")
@@ -319,6 +320,8 @@ def build_panel(card: Callable[[], Any]) -> tuple[CampaignPanel, Any]:
                     leave_btn = gr.Button(ui_text("Label one run instead"), size="sm", elem_id="vs-camp-leave")
                     refresh_btn = gr.Button(ui_text("Refresh"), size="sm", elem_id="vs-camp-refresh")
         progress_box = gr.Markdown(elem_id="vs-camp-progress")
+        if extra is not None:
+            extra()
     timer = gr.Timer(REFRESH_S, active=False)
     inner = card()
     with gr.Column(visible=False, elem_id="vs-camp-tail") as tail:  # shown while a campaign is picked
