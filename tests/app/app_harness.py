@@ -58,9 +58,10 @@ class AppServer:
         return self.log.stat().st_size
 
 
-def start_app(tmp: Path, *, fakes: bool = True, extra_env: dict | None = None, timeout: float = 90.0) -> AppServer:
-    """``python app.py`` in a clean environment (no keys, no network settings), waited for."""
-    port = free_port()
+def start_app(tmp: Path, *, fakes: bool = True, extra_env: dict | None = None, timeout: float = 90.0, port: int | None = None) -> AppServer:
+    """``python app.py`` in a clean environment (no keys, no network settings), waited for (on
+    ``port`` when given: a restarted server at the same address, so a browser keeps its data)."""
+    port = port or free_port()
     db = tmp / "app.db"
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_") and not k.endswith("_API_KEY")}
     env.update(

@@ -55,3 +55,13 @@ def test_a_postgresql_database_keeps_its_secret_in_the_state_folder_without_the_
     path = secret_file(url)
     assert path.parent == tmp_path / "state" / "vibesearch" and "hunter2" not in str(path)
     assert secret_file("postgresql+psycopg://ann:another@db.example:5432/vibes") == path  # the same database
+
+
+def test_the_pages_stored_token_key_outlives_a_restart_and_hides_the_secret(tmp_path):
+    """``gr.BrowserState`` encrypts the page's stored owner token with a key the page's config
+    carries: a random one per start made every restarted server forget every browser."""
+    settings = Settings(db=tmp_path / "app.db", tasks="")
+    key = Access(settings).browser_key()
+    assert key == Access(settings).browser_key() and len(key) == 32
+    assert key != Access(Settings(db=tmp_path / "other.db", tasks="")).browser_key()
+    assert server_secret(settings).hex()[:16] not in key and key not in secret_file(settings.db).read_text()

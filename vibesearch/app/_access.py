@@ -50,6 +50,12 @@ class Access:
         self._secret = server_secret(settings)
 
     # ------------------------------------------------------------------ tokens
+    def browser_key(self) -> str:
+        """The key the page's stored owner token is encrypted with (``gr.BrowserState``'s secret,
+        which the page's config carries): derived from the server's secret one way, so it is the
+        same after a restart and tells nothing of the secret."""
+        return hmac.new(self._secret, b"vibesearch browser state", hashlib.sha256).hexdigest()[:32]
+
     def _mac(self, nonce: str) -> str:
         return hmac.new(self._secret, nonce.encode(), hashlib.sha256).hexdigest()[:32]
 

@@ -113,7 +113,8 @@ class PlayTab:
                         self.sim_model = gr.Textbox(value=s.simulator_model or "", label=ui_text("Simulator model"), placeholder=ui_text("for the LLM / paper simulator and the shadow"), elem_id="vs-sim-model")
                         self.backend = gr.Dropdown(BACKENDS, value=s.search_backend, label=ui_text("Search backend"))
                         self.judge = gr.Textbox(value=s.judge_model or "", label=ui_text("Judge model (empty: offline judge)"), elem_id="vs-judge")
-                        self.shadow = gr.Checkbox(False, label=ui_text("Shadow simulator beside me (me mode)"), elem_id="vs-shadow")
+                        self.shadow = gr.Checkbox(True, label=ui_text("Shadow simulator beside me (me mode)"), elem_id="vs-shadow",
+                                                  info=ui_text("On by default: its decisions, taken beside yours, are what the fidelity study compares"))
                         self.endpoint_url = gr.Textbox(value=s.endpoint_url or "", label=ui_text("Endpoint URL (endpoint agent)"))
                         self.endpoint_model = gr.Textbox(value=s.endpoint_model, label=ui_text("Endpoint model name"))
                         self.endpoint_key = gr.Textbox(value="", type="password", label=ui_text("Endpoint key (kept in memory only)"))

@@ -123,6 +123,10 @@ def score_rows(ctx: AppContext, run_id: str) -> list[list[Any]]:
     ]
 
 
+CONTINUE_REFUSED = ("Continue is not offered to you: only the browser or login that started this run (or an admin) can "
+                    "continue it. A browser keeps its claim while it keeps this site's data and the server keeps its secret.")
+
+
 class RunsTab:
     """The tab's components (attributes) and its event handlers (methods); ``wire`` connects them."""
 
@@ -213,10 +217,13 @@ class RunsTab:
             out[self.header] = f"No run `{v.run_id}` in this database."
             out[self.timer] = gr.Timer(active=False)
             return out
+        live = ctx.manager.get(run.id)
+        if full and run.status == "running" and (live is None or live.finished) and is_orphaned(ctx.store, run.id):
+            ctx.manager.close_orphaned()  # its driver died (a restart): interrupted, so it can be continued
+            run = ctx.store.get_run(run.id)
         got_new = v.pull(ctx.store)
         task = ctx.task_of_run(run)
         running = run.status == "running"
-        live = ctx.manager.get(run.id)
         if full or got_new:
             out[self.chat] = chat_messages(v.events, task)
             if task is not None:
@@ -261,6 +268,9 @@ class RunsTab:
             not going and ctx.access.may_write(who, run.owner) and (run.status in CONTINUABLE or (running and is_orphaned(ctx.store, run.id)))
         )
         out[self.resume_btn] = gr.Button(visible=can_continue)
+        if not can_continue and not going and (run.status in CONTINUABLE or (running and is_orphaned(ctx.store, run.id))):
+            # a run that could go on, but not for this caller: say why rather than hide Continue silently
+            out[self.header] += "\n\n" + CONTINUE_REFUSED
         out[self.stop_btn] = gr.Button(visible=ctx.access.may_write(who, run.owner) and run.status in STOPPABLE)
         busy = running or (live is not None and not live.finished)
         out[self.timer] = gr.Timer(active=busy)
@@ -283,6 +293,12 @@ class RunsTab:
 
     def on_tick(self, tok, v: RunView, request: gr.Request):
         return self.show(self.ctx.who(request, tok), v, False)
+
+    def on_show(self, tok, t, a, u, st, prof, find, request: gr.Request):
+        """The tab opened: runs left "running" by a server that stopped are closed first (each then
+        shows as interrupted and can be continued), then the table."""
+        self.ctx.manager.close_orphaned()
+        return self.on_rows(tok, t, a, u, st, prof, find, request)
 
     def on_rows(self, tok, t, a, u, st, prof, find, request: gr.Request):
         return run_rows(self.ctx, t, a, u, st, self.ctx.who(request, tok), prof, find)
@@ -397,7 +413,7 @@ class RunsTab:
         if play.replay is not None:
             rp = play.replay
             self.replay_btn.click(rp.opener(self.tabs), [owner, view, rp.controls.speed, play.view], [*rp.outputs, self.tabs], api_visibility="private")
-        return {"table": self.table, "refresh": self.refresh_btn, "filters": [owner, *filters], "on_show": self.on_rows, "queued": self.queued,
+        return {"table": self.table, "refresh": self.refresh_btn, "filters": [owner, *filters], "on_show": self.on_show, "queued": self.queued,
                 "on_queued": self.on_queued, "on_link": self.on_link, "link_outputs": [*detail_outputs, self.run_id_box, self.tabs]}
 
 

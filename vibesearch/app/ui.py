@@ -40,7 +40,8 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
     )
 
     with gr.Blocks(title="VibeSearch evaluator", analytics_enabled=False) as demo:
-        owner = gr.BrowserState("", storage_key=OWNER_KEY)
+        # the same key after a restart: the browser's stored token is read again (``_secret``)
+        owner = gr.BrowserState("", storage_key=OWNER_KEY, secret=ctx.access.browser_key())
         player_h = study_play.build(ctx)  # shown instead of everything below to a study's player
         with gr.Column(elem_id="vs-main") as main:
             gr.Markdown(ui_text(INTRO), elem_id="vs-title")
