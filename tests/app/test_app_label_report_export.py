@@ -28,7 +28,7 @@ class _Ctx:
 
     def __init__(self, store: Store, *, own: bool):
         self.store = store
-        settings = Settings(auth=SecretStr("alice:a,bob:b"), read_runs="own" if own else "all")
+        settings = Settings(auth=SecretStr("alice:a,bob:b"), read_runs="own" if own else "all", db=store.path)
         self.access = Access(settings)
 
     def readable(self, who, run) -> bool:

@@ -74,11 +74,15 @@ def test_the_owner_stops_from_the_other_server_and_an_orphan_is_ended_there_and_
     assert close_orphaned(b.store, b.settings) == []
 
 
-def test_owner_tokens_pass_on_every_server_with_the_same_secret_key():
-    shared = Settings(secret_key="one value for the whole lab")
+def test_owner_tokens_pass_on_every_server_with_the_same_secret_key(tmp_path):
+    shared = Settings(secret_key="one value for the whole lab", db=tmp_path / "lab.db")
     a, b = Access(shared), Access(shared)
     token = a.issue()
     assert b.valid(token) and b.who(None, token).owner == a.who(None, token).owner
-    assert not Access(Settings(secret_key="another value")).valid(token)
-    assert not Access(Settings()).valid(token) and not Access(Settings()).valid(Access(Settings()).issue())
+    assert not Access(Settings(secret_key="another value", db=tmp_path / "lab.db")).valid(token)
+    # without a key: the secret kept beside each database (``app/_secret.py``) — the servers of one
+    # SQLite file share it, another database's do not, and none takes a keyed server's tokens
+    one, other = Settings(db=tmp_path / "one.db"), Settings(db=tmp_path / "other.db")
+    assert not Access(one).valid(token) and Access(one).valid(Access(one).issue())
+    assert not Access(other).valid(Access(one).issue())
     assert "secret_key" not in shared.snapshot() and "one value" not in repr(shared)
