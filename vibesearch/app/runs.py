@@ -104,11 +104,13 @@ def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str, who
     return rows
 
 
-def filter_choices(ctx: AppContext) -> dict[str, list[str]]:
+def filter_choices(ctx: AppContext, who: Who | None = None) -> dict[str, list[str]]:
+    """The filters' menus; the agent menu holds no agent only a run hidden from ``who`` had (the
+    agent kinds the app offers aside: those are everyone's)."""
     runs = ctx.store.list_runs()
     return {
         "task": [ANY, *sorted({r.task_id for r in runs} | set(ctx.catalog.tasks))],
-        "agent": [ANY, *sorted({r.agent for r in runs if r.agent} | {name for _, name in agent_choices()})],
+        "agent": [ANY, *sorted({r.agent for r in runs if r.agent and not agent_hidden(who, r)} | {name for _, name in agent_choices()})],
         "user": [ANY, *sorted({r.user for r in runs if r.user} | {name for _, name in user_choices()})],
     }
 
@@ -289,7 +291,7 @@ class RunsTab:
 
     def on_refresh(self, tok, t, a, u, st, prof, find, request: gr.Request):
         self.ctx.manager.close_orphaned()  # runs whose driver died since: interrupted, offered to continue
-        ch2 = filter_choices(self.ctx)
+        ch2 = filter_choices(self.ctx, self.ctx.who(request, tok))
         return self.on_rows(tok, t, a, u, st, prof, find, request), gr.Dropdown(choices=ch2["task"]), gr.Dropdown(choices=ch2["agent"]), gr.Dropdown(choices=ch2["user"])
 
     def on_judge(self, v: RunView, judge: str):
