@@ -325,9 +325,20 @@ class RunsTab:
             gr.Warning(gaps.warning(v.run_id))
         return self.show(who, v, True)
 
+    def must_read(self, who: Who, run_id: str) -> None:
+        """Refuse a run that does not exist and one ``who`` may not read with the same answer
+        (``VIBESEARCH_READ_RUNS=own``: Stop and Continue must not tell that another's run exists)."""
+        try:
+            readable = self.ctx.readable(who, self.ctx.store.get_run(run_id))
+        except RunNotFound:
+            readable = False
+        if not readable:
+            raise gr.Error(str(RunNotFound(run_id)))
+
     def on_continue(self, tok, v: RunView, request: gr.Request):
         ctx, play = self.ctx, self.play
         who = ctx.who(request, tok)
+        self.must_read(who, v.run_id or "")
         live = ctx.manager.get(v.run_id or "")
         if live is None or live.finished:  # a run no process drives: continue it here
             try:
@@ -353,6 +364,7 @@ class RunsTab:
         if not v.run_id:
             raise gr.Error("Open a run first.")
         who = ctx.who(request, tok)
+        self.must_read(who, v.run_id)
         try:
             gr.Info(ctx.manager.stop_any(v.run_id, who.owner, admin=who.admin))
         except NotYourRun:
