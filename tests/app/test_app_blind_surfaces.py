@@ -91,3 +91,24 @@ def test_the_runs_agent_menu_never_offers_an_agent_only_a_blind_play_had(app_ctx
     for who in (None, Who(owner="user:ann", login="ann")):
         assert SECRET[0] not in filter_choices(app_ctx, who)["agent"]
     assert SECRET[0] in filter_choices(app_ctx, Who(owner="user:root", login="root", admin=True))["agent"]
+
+
+def test_the_study_tab_counts_blind_plays_for_admins_only(app_ctx):
+    """The fidelity report groups people's runs by agent: a blind play is not in a non-admin's."""
+    from fidelity_runs import person_run, simulator_run
+
+    from vibesearch.app import study_view
+
+    store = app_ctx.store
+    blind = person_run(store, "t1", 0.6)
+    store.update_run(blind, agent=SECRET[0], agent_model=SECRET[1], meta={"study": "s1", "blind": True})
+    simulator_run(store, "t1", 0.4)
+    person_run(store, "t2", 0.5)
+    simulator_run(store, "t2", 0.7)
+    app_ctx.access.admins = {"root"}
+    with gr.Blocks() as blocks:
+        study_view.build(app_ctx, gr.BrowserState(""))
+    (show,) = [bf.fn for bf in blocks.fns.values() if getattr(bf.fn, "__name__", "") == "show"]
+    seen = {login: show("", "", "", "", "", SimpleNamespace(username=login))[0] for login in ("ann", "root")}
+    assert SECRET[0] in seen["root"] and blind in seen["root"]
+    assert SECRET[0] not in seen["ann"] and blind not in seen["ann"] and "baseline" in seen["ann"]
