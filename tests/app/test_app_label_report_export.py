@@ -151,3 +151,21 @@ def test_the_campaign_panel_hides_runs_the_person_may_not_read(store, runs):
     assert lc.queue_next(ctx, "c", "alice", lc.reader(open_ := _ctx(store, own=False), ALICE)).run_id == theirs  # type: ignore[union-attr]
     # with an open read policy everything shows
     assert theirs in lc.who_html(open_, "c", lc.reader(open_, ALICE))
+
+
+def test_the_official_export_leaves_a_blind_play_out_for_all_but_admins(store, tmp_path):
+    """Its folders are named after a configuration (agent and model): a blind study's play is not in
+    it for a non-admin; our labels (no agent in them) still are."""
+    _run(store, "user:alice")
+    blind = _run(store, "user:alice", "t3")
+    store.update_run(blind, meta={"study": "s1", "blind": True}, agent="secret-kind", agent_model="secret/model")
+    ctx = _ctx(store, own=False)
+    with pytest.raises(ExportRefused, match="blind study's play"):
+        export_file(ctx, ALICE, "official", run_id=blind, out_dir=tmp_path / "a")
+    names = zipfile.ZipFile(export_file(ctx, ALICE, "official", out_dir=tmp_path / "b")[0]).namelist()
+    assert not [n for n in names if "t3" in n or "secret" in n] and "gt_recall_check/t1_sample0.csv" in names
+    admin = Who(owner="user:root", login="root", admin=True)
+    names = zipfile.ZipFile(export_file(ctx, admin, "official", out_dir=tmp_path / "c")[0]).namelist()
+    assert any("t3_sample0" in n and "secret" in n for n in names), names  # an admin's: under the agent's folder
+    path, _ = export_file(ctx, ALICE, "jsonl", run_id=blind, out_dir=tmp_path / "d")
+    assert "secret" not in path.read_text() and path.read_text().strip()

@@ -3,7 +3,9 @@ text), or the official meta-eval CSV folder (``gt_recall_check/``, ``pred_precis
 a zip. The same writers as ``vibesearch labels export`` (``labels.labels_io``,
 ``labels.meta_eval_csv``), so the same human label: each item's final label (adjudication, else
 strict majority; ``labels.human_label``), never one person's; only runs the person may read are
-written, and the status line says which rule filled the label."""
+written, and the status line says which rule filled the label. The official CSVs leave out a blind
+study's play for anyone but an admin (``_access.agent_hidden``): their folders are named after a
+configuration, its agent and model included."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from typing import Any
 from ..labels.human_label import FINAL_RULE
 from ..labels.labels_io import export_labels
 from ..labels.meta_eval_csv import export_official_report
-from ._access import Who
+from ._access import Who, agent_hidden
 from .context import AppContext
 
 EXPORT_FORMATS = [("Our labels (JSONL)", "jsonl"), ("Our labels (CSV)", "csv"), ("Official meta-eval CSVs (zip)", "official")]
@@ -50,7 +52,9 @@ def export_file(ctx: AppContext, who: Who, fmt: Any, *, run_id: Any = None, out_
         return path, (f"Exported {n} coverage label(s) of {'run ' + run_id if run_id else 'the runs you may read'} as {fmt.upper()}; "
                       f"final_label: {FINAL_RULE}.")
     scored = {s.run_id for s in ctx.store.scores()}
-    persona = {r.id for r in ctx.store.list_runs() if r.kind != "table"}
+    persona = {r.id for r in ctx.store.list_runs() if r.kind != "table" and not agent_hidden(who, r)}
+    if run_id and run_id in scored and run_id not in persona and ctx.store.get_run(run_id).kind != "table":
+        raise ExportRefused("A blind study's play is not exported as the official CSVs (they are named after its agent); export our labels instead.")
     ids = [i for i in ids if i in scored and i in persona]
     if not ids:
         raise ExportRefused("No scored run to export: the official CSVs carry the judge's decisions, so a run needs a score first.")

@@ -42,10 +42,11 @@ from .._plot_text import plot_text
 from ..judges.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
 from ..reports.stages import stages_html
 from ..reports.text import ci as _ci
+from ..results.blind import hidden_records, hidden_run
 from ..results.stage_view import stage_view
 from ..store.tables import Run
 from ..tables import aggregate_table_scores, table_score_of
-from ._access import Who
+from ._access import Who, agent_hidden
 from ._words import ui_text
 from .queued_view import queued_line
 from .context import AppContext
@@ -97,10 +98,11 @@ def judges(ctx: AppContext) -> list[str]:
 
 
 def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: dict[str, list[str]] | None = None,
-           choices: dict[str, list[str]] | None = None):
+           choices: dict[str, list[str]] | None = None, blind: Keep | None = None):
     """The tab's figures over the runs ``keep`` accepts (every run without it) and the filters
     ``where`` (``scoring.aggregate.where_filter``) let through. ``choices``: filled with the
-    values each filter can take among the readable runs."""
+    values each filter can take among the readable runs. ``blind``: the runs whose agent must not
+    show (grouped, filtered and drawn as ``results.blind.BLIND_AGENT``)."""
     from ..scoring import collect_runs, interaction_table, score_table
     from ..scoring.aggregate import filter_values, left_out_runs, where_filter
     from ..scoring.errors import f1_by_compactions, termination_types
@@ -108,6 +110,8 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     from ..scoring.noise_rank import noise_of, rank_marks
 
     records, used = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge, keep=keep)
+    if blind is not None:
+        records = hidden_records(records, [run for run in ctx.store.list_runs() if blind(run)])
     if choices is not None:
         choices.update(filter_values(records))
     records = [r for r in records if where_filter(where)(r)]
@@ -223,8 +227,9 @@ def without_repeats(scores: list[dict]) -> list[dict]:
     return out
 
 
-def table_rows(ctx: AppContext, keep: Keep | None = None) -> list[list[str | int]]:
-    """WideSearch-style figures of the table-task runs ``keep`` accepts, per configuration (latest score per run)."""
+def table_rows(ctx: AppContext, keep: Keep | None = None, blind: Keep | None = None) -> list[list[str | int]]:
+    """WideSearch-style figures of the table-task runs ``keep`` accepts, per configuration (latest
+    score per run; a run ``blind`` takes under ``results.blind.BLIND_AGENT``)."""
     from ..scoring.aggregate import config_key
 
     latest = {}
@@ -233,7 +238,7 @@ def table_rows(ctx: AppContext, keep: Keep | None = None) -> list[list[str | int
     by_config: dict[str, list] = {}
     for run in ctx.store.list_runs(kind="table"):
         if run.id in latest and (keep is None or keep(run)):
-            by_config.setdefault(config_key(run), []).append((run.task_id, table_score_of(latest[run.id])))
+            by_config.setdefault(config_key(hidden_run(run) if blind is not None and blind(run) else run), []).append((run.task_id, table_score_of(latest[run.id])))
     rows: list[list[str | int]] = []
     for config, pairs in sorted(by_config.items()):
         agg = aggregate_table_scores(pairs)
@@ -304,6 +309,12 @@ def reader(ctx: AppContext, who: Who) -> Keep | None:
     return lambda run: ctx.readable(who, run)
 
 
+def blind_to(who: Who) -> Keep:
+    """The runs whose agent ``who`` may not know (``_access.agent_hidden``: a blind study's plays,
+    for anyone but an admin)."""
+    return lambda run: agent_hidden(who, run)
+
+
 def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
     with gr.Row():
         judge = gr.Dropdown(judges(ctx), value=AUTO, label=ui_text("Scores of the judge"), scale=3)
@@ -332,12 +343,12 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
         keep = reader(ctx, who)
         picked = [subset, language, agent, model, profile]
         offered: dict[str, list[str]] = {}
-        s, sr, ir, er, f1, pr, st = tables(ctx, j, keep, chosen_filters(picked), offered)
+        s, sr, ir, er, f1, pr, st = tables(ctx, j, keep, chosen_filters(picked), offered, blind_to(who))
         going = queued_line(ctx, who)  # runs workers are still driving are not in these numbers yet
         s = f"{s}\n\n{going}" if going else s
         menus = [gr.Dropdown(choices=[ALL, *offered.get(key, [])], value=v if v in offered.get(key, []) else ALL)
                  for (_, key), v in zip(FILTERS, picked)]
-        return gr.Dropdown(choices=judges(ctx)), s, sr, ir, er, f1, pr, table_rows(ctx, keep), *menus, st
+        return gr.Dropdown(choices=judges(ctx)), s, sr, ir, er, f1, pr, table_rows(ctx, keep, blind_to(who)), *menus, st
 
     outs = [judge, summary, score_df, inter_df, err_df, f1_plot, pr_plot, table_df, *filters, stages]
     inputs = [owner, judge, *filters]

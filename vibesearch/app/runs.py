@@ -104,11 +104,13 @@ def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str, who
     return rows
 
 
-def filter_choices(ctx: AppContext) -> dict[str, list[str]]:
+def filter_choices(ctx: AppContext, who: Who | None = None) -> dict[str, list[str]]:
+    """The filters' menus; the agent menu holds no agent only a run hidden from ``who`` had (the
+    agent kinds the app offers aside: those are everyone's)."""
     runs = ctx.store.list_runs()
     return {
         "task": [ANY, *sorted({r.task_id for r in runs} | set(ctx.catalog.tasks))],
-        "agent": [ANY, *sorted({r.agent for r in runs if r.agent} | {name for _, name in agent_choices()})],
+        "agent": [ANY, *sorted({r.agent for r in runs if r.agent and not agent_hidden(who, r)} | {name for _, name in agent_choices()})],
         "user": [ANY, *sorted({r.user for r in runs if r.user} | {name for _, name in user_choices()})],
     }
 
@@ -305,7 +307,7 @@ class RunsTab:
 
     def on_refresh(self, tok, t, a, u, st, prof, find, request: gr.Request):
         self.ctx.manager.close_orphaned()  # runs whose driver died since: interrupted, offered to continue
-        ch2 = filter_choices(self.ctx)
+        ch2 = filter_choices(self.ctx, self.ctx.who(request, tok))
         return self.on_rows(tok, t, a, u, st, prof, find, request), gr.Dropdown(choices=ch2["task"]), gr.Dropdown(choices=ch2["agent"]), gr.Dropdown(choices=ch2["user"])
 
     def on_judge(self, v: RunView, judge: str):
@@ -339,9 +341,20 @@ class RunsTab:
             gr.Warning(gaps.warning(v.run_id))
         return self.show(who, v, True)
 
+    def must_read(self, who: Who, run_id: str) -> None:
+        """Refuse a run that does not exist and one ``who`` may not read with the same answer
+        (``VIBESEARCH_READ_RUNS=own``: Stop and Continue must not tell that another's run exists)."""
+        try:
+            readable = self.ctx.readable(who, self.ctx.store.get_run(run_id))
+        except RunNotFound:
+            readable = False
+        if not readable:
+            raise gr.Error(str(RunNotFound(run_id)))
+
     def on_continue(self, tok, v: RunView, request: gr.Request):
         ctx, play = self.ctx, self.play
         who = ctx.who(request, tok)
+        self.must_read(who, v.run_id or "")
         live = ctx.manager.get(v.run_id or "")
         if live is None or live.finished:  # a run no process drives: continue it here
             try:
@@ -367,6 +380,7 @@ class RunsTab:
         if not v.run_id:
             raise gr.Error("Open a run first.")
         who = ctx.who(request, tok)
+        self.must_read(who, v.run_id)
         try:
             gr.Info(ctx.manager.stop_any(v.run_id, who.owner, admin=who.admin))
         except NotYourRun:

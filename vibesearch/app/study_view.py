@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from .._plot_text import plot_text
 from ..labels.fidelity import FIDELITY_FILTERS, FidelityError, fidelity_report, number_text, rate_text
 from ..users.registry import is_person
+from ._access import agent_hidden
 from ._policy import study_agents
 from ._studies import MAX_PLAYS, OUTCOMES, StudyConfig, StudyRefused, checked_config, create_study, finished_runs, progress
 from ._words import ui_text
@@ -134,7 +135,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
         values = (task, subset, language, simulator)
         wanted = {k: str(v).strip()[:200] for k, v in zip(FIDELITY_FILTERS, values) if str(v or "").strip()}
         try:
-            report = fidelity_report(ctx.store, wanted, may_read=lambda run: ctx.readable(who, run))
+            # a blind study's plays count for admins only: the report groups people's runs by agent
+            report = fidelity_report(ctx.store, wanted, may_read=lambda run: ctx.readable(who, run) and not agent_hidden(who, run))
         except FidelityError as exc:
             return f"<div class='vs-card vs-muted'>{_esc(exc)}</div>", gr.Plot(visible=False)
         return report_html(report), gr.Plot(value=pace_figure(report), visible=True)

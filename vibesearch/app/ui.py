@@ -23,6 +23,7 @@ from . import api, compare_view, label, leaderboard, play, runs, study_play, stu
 from ._access import Access
 from ._assets import CSS, SHORTCUTS_JS, theme
 from ._play_assets import PLAY_CSS, PLAY_JS
+from ._refusals import quiet_refusals
 from ._words import INTRO, UI_I18N, ui_text
 from .catalog import TaskCatalog
 from .context import AppContext
@@ -102,6 +103,7 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         lb_tab.select(lb_h["on_refresh"], lb_h["inputs"], lb_h["outputs"], api_visibility="private", show_progress="hidden")
         cmp_tab.select(cmp_h.on_show, cmp_h.show_io, cmp_h.show_io[1:], api_visibility="private", show_progress="hidden")
 
+    quiet_refusals(demo)  # a handler's refusal is one line in the log, not a traceback
     demo.queue(default_concurrency_limit=settings.app_concurrency, max_size=settings.app_max_queue)
     ctx.player_fns.update(_player_fns(demo, player_h.fns))
     demo.vibesearch = ctx  # tests and launch() reach the context here, through app_context()

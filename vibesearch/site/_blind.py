@@ -14,11 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from ..scoring.aggregate import RunRecord, config_key
+from ..results.blind import BLIND_AGENT
 from ..store import Store
 from ..store.tables import Run
-
-BLIND_AGENT = "blind study agent"
 
 
 def study_plays(store: Store, runs: Iterable[Run]) -> dict[str, bool]:
@@ -66,16 +64,6 @@ def _scrub(value: Any, names: list[str]) -> Any:
     if isinstance(value, dict):
         return {k: _scrub(v, names) for k, v in value.items()}
     return value
-
-
-def hidden_run(run: Run) -> Run:
-    """The run as a site shows a blind study's play: no agent kind, model or run config."""
-    return Run.model_validate({**run.model_dump(), "agent": BLIND_AGENT, "agent_model": None, "run_config_json": None})
-
-
-def hidden_record(record: RunRecord, run: Run) -> RunRecord:
-    """A record of a blind play as published (``run``: the play as ``hidden_run`` made it)."""
-    return record.model_copy(update={"agent": BLIND_AGENT, "agent_model": None, "config": config_key(run)})
 
 
 def hidden_events(run: Run, events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -23,7 +23,8 @@ from ..scoring.stats import stages_total_of
 from ..store import Store, TaskSnapshotError
 from ..store.tables import GraphRow, Run
 from ..tasks.models import Task
-from ._blind import hidden_events, hidden_record, hidden_run, study_plays
+from ..results.blind import hidden_record, hidden_run
+from ._blind import hidden_events, study_plays
 
 
 class SiteInputError(ValueError):
