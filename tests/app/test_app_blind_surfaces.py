@@ -112,3 +112,23 @@ def test_the_study_tab_counts_blind_plays_for_admins_only(app_ctx):
     seen = {login: show("", "", "", "", "", SimpleNamespace(username=login))[0] for login in ("ann", "root")}
     assert SECRET[0] in seen["root"] and blind in seen["root"]
     assert SECRET[0] not in seen["ann"] and blind not in seen["ann"] and "baseline" in seen["ann"]
+
+
+def test_a_blind_plays_transcript_names_no_model_of_its_agent(app_ctx):
+    """What the Runs tab draws of a blind play for a non-admin (``results.blind.hidden_stored_events``):
+    an error quoting the model and the agent's usage records carry no name of it."""
+    from vibesearch.app.render import chat_messages
+    from vibesearch.results.blind import hidden_stored_events
+    from vibesearch.run import ErrorEvent, UsageEvent
+
+    run = app_ctx.store.create_run("t1", task_json={**SNAPSHOT, "id": "t1"}, status="finished", agent=SECRET[0], agent_model=SECRET[1],
+                                   user="human", meta={"study": "s1", "blind": True})
+    app_ctx.store.append(run.id, ErrorEvent(source="agent", message=f"litellm.RateLimitError: {SECRET[1]} is over its quota"))
+    app_ctx.store.append(run.id, UsageEvent(purpose="agent", model=SECRET[1], input_tokens=5, output_tokens=2))
+    app_ctx.store.append(run.id, EndEvent(termination="error"))
+    events = app_ctx.store.events(run.id)
+    assert SECRET[1] in json.dumps([e.model_dump(mode="json") for e in events])  # what an admin's view holds
+    shown = hidden_stored_events(app_ctx.store.get_run(run.id), events)
+    text = json.dumps([e.model_dump(mode="json") for e in shown]) + json.dumps([str(m) for m in chat_messages(shown, None)])
+    assert SECRET[1] not in text and BLIND_AGENT in text
+    assert [e.seq for e in shown] == [e.seq for e in events]

@@ -21,6 +21,7 @@ from ..judges.registry import judge_for
 from ..run.config import OFFLINE_JUDGE
 from ..runner import is_orphaned
 from ..store import LeaseHeld, RunNotFound, ScoreRow
+from ..results.blind import hidden_stored_events
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import check_model
 from ._words import ui_text
@@ -227,15 +228,17 @@ class RunsTab:
         task = ctx.task_of_run(run)
         running = run.status == "running"
         if full or got_new:
-            out[self.chat] = chat_messages(v.events, task)
+            hide = agent_hidden(who, run)  # a blind play: no name of its agent's model in what is shown
+            events = hidden_stored_events(run, v.events) if hide else v.events
+            out[self.chat] = chat_messages(events, task)
             if task is not None:
-                out[self.stepper] = stepper_html(task, v.events, running=running)
-            out[self.timeline] = stage_timeline_html(task, v.events)
+                out[self.stepper] = stepper_html(task, events, running=running)
+            out[self.timeline] = stage_timeline_html(task, events)
             try:
                 st = compute_stats(ctx.store, run.id)
             except Exception:  # noqa: BLE001 - the counters are a view; the page shows the run without them
                 st = None
-            out[self.stats] = stats_html(st, no_model=no_model(run))
+            out[self.stats] = stats_html(st, no_model=no_model(run) and not hide)  # "no model calls" would name the baseline
         sig = (run.status, tuple(s.id for s in ctx.store.scores(run.id)))
         if full or v.changed("scores", sig):
             scores = latest_scores(ctx.store, run.id)

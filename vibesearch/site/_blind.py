@@ -12,11 +12,14 @@ usage records, an error quoting the model). The figures are computed from what i
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Iterable
 
-from ..results.blind import BLIND_AGENT
+from ..results.blind import hidden_events
 from ..store import Store
 from ..store.tables import Run
+
+
+__all__ = ["hidden_events", "study_plays"]
 
 
 def study_plays(store: Store, runs: Iterable[Run]) -> dict[str, bool]:
@@ -36,43 +39,4 @@ def study_plays(store: Store, runs: Iterable[Run]) -> dict[str, bool]:
         meta = run.meta()
         if meta.get("study") or meta.get("blind"):
             out[run.id] = out.get(run.id, False) or bool(meta.get("blind"))
-    return out
-
-
-def _agent_names(run: Run) -> list[str]:
-    """What names the run's agent, longest first: its model(s) and endpoint, ``kind:model``."""
-    names = {run.agent_model or ""}
-    try:
-        config = run.run_config()
-    except ValueError:
-        config = None
-    if config is not None:
-        agent = config.model_dump(mode="json").get("agent") or {}
-        names |= {str(v) for k, v in agent.items() if isinstance(v, str) and ("model" in k or k == "endpoint_url")}
-    if run.agent_model:
-        names.add(f"{run.agent}:{run.agent_model}")
-    return sorted((n for n in names if len(n) >= 3), key=len, reverse=True)
-
-
-def _scrub(value: Any, names: list[str]) -> Any:
-    if isinstance(value, str):
-        for name in names:
-            value = value.replace(name, BLIND_AGENT)
-        return value
-    if isinstance(value, list):
-        return [_scrub(v, names) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub(v, names) for k, v in value.items()}
-    return value
-
-
-def hidden_events(run: Run, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A blind play's events with every name of its agent's model written out."""
-    names = _agent_names(run)
-    out = []
-    for ev in events:
-        data = _scrub(ev.get("data"), names)
-        if isinstance(data, dict) and data.get("kind") == "usage" and data.get("purpose") == "agent":
-            data["model"] = BLIND_AGENT
-        out.append({**ev, "data": data})
     return out
