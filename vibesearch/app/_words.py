@@ -218,6 +218,37 @@ _ZH_LABELS.update({
     "Task subset": "任务子集",
     "Language": "语言",
     "Model": "模型",
+    "Stop for good? The run is **cancelled**: it is never scored and is left out of every score.":
+        "要彻底停止吗？这次运行会被**取消**：它不会被评分，也不计入任何得分。",
+    "Choose a task and press **Start**.": "选择一个任务，然后点**开始**。",
+    "Two runs of one persona side by side: when each stage was reached, what each spent on it, what each covered.":
+        "同一角色的两次运行并排对比：各阶段何时到达、各自在上面花了多少、各自覆盖了什么。",
+    "### Two configurations\nIs B better than A? The F1 difference per task both played, with a paired 95% "
+    "bootstrap interval; a difference inside the noise is not a ranking.":
+        "### 两个配置\nB 比 A 好吗？两者都运行过的每个任务上的 F1 差值，附配对的 95% 自助法区间；落在噪声范围内的差值不构成排名。",
+    "**Judge comparison** — each judge (per protocol profile) against the people's labels, "
+    "95% bootstrap intervals in brackets.":
+        "**评判对比**——每个评判（按协议配置）与人工标注的一致程度，括号内为 95% 自助法区间。",
+    "**Adjudication** — items the annotators disagree on; resolved by someone who did not label them.":
+        "**裁定**——标注者意见不一的条目；由没有标注过它们的人来裁定。",
+    "### By stage: recall of the ground truth, where runs stall, F1 by stages reached":
+        "### 按阶段：标准答案的召回率、运行在哪里停滞、按到达阶段数的 F1",
+    "How far is the user simulator from a person? Over the runs people played beside a shadow simulator "
+    "(and the simulator's own runs of the same personas): decision agreement, pace, outcome gap and style, "
+    "with 95% bootstrap intervals. `vibesearch fidelity --csv` writes every disagreeing turn out.":
+        "用户模拟器离真人有多远？基于真人在影子模拟器旁边完成的运行（以及模拟器对同一批角色的运行）："
+        "决策一致率、节奏、结果差距和风格，附 95% 自助法区间。`vibesearch fidelity --csv` 会写出每个不一致的轮次。",
+    "Each play gets a link with a one-time code: the player needs no account, reads the consent and "
+    "the persona card and plays that persona once. The agent is not named to the player.":
+        "每次扮演都有一个带一次性邀请码的链接：玩家不需要账号，先阅读知情同意和角色卡，然后扮演该角色一次。不会向玩家透露智能体的名字。",
+    "Graph": "图谱",
+    "All triples": "全部三元组",
+    "Missed ground truth only": "只看遗漏的标准答案",
+    "Invalid predictions only": "只看无效的预测",
+    "One entity's neighbourhood": "单个实体的邻域",
+    "Stage timeline": "阶段时间线",
+    "Ground truth against prediction (drag to pan, scroll or box to zoom; hover for names)":
+        "标准答案与预测对照（拖动平移，滚轮或框选缩放；悬停查看名称）",
 })
 
 # two longer texts: the page's heading and the Label tab's keys

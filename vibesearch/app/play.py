@@ -128,12 +128,12 @@ class PlayTab:
                     self.start = gr.Button(ui_text("Start"), variant="primary", elem_id="vs-start")
                     self.stop = gr.Button(ui_text("Stop"), variant="stop", elem_id="vs-stop")
                 with gr.Column(visible=False, elem_id="vs-stop-confirm", variant="panel") as self.stop_box:  # a person's run: Stop asks first
-                    gr.Markdown("Stop for good? The run is **cancelled**: it is never scored and is left out of every score.",
+                    gr.Markdown(ui_text("Stop for good? The run is **cancelled**: it is never scored and is left out of every score."),
                                 elem_id="vs-stop-question")
                     with gr.Row():
                         self.stop_yes = gr.Button(ui_text("Yes, cancel the run"), variant="stop", size="sm", elem_id="vs-stop-yes")
                         self.stop_no = gr.Button(ui_text("Keep playing"), size="sm", elem_id="vs-stop-no")
-                self.status = gr.Markdown("Choose a task and press **Start**.", elem_id="vs-play-status")
+                self.status = gr.Markdown(ui_text("Choose a task and press **Start**."), elem_id="vs-play-status")
             with gr.Column(scale=3, min_width=420):
                 self.persona = gr.HTML(persona_html(ctx.catalog.get(default_task)) if default_task else "", elem_id="vs-persona")
                 self.chat = gr.Chatbot(label=ui_text("Conversation"), height=600, elem_id="vs-play-chat", feedback_options=None, show_label=False,

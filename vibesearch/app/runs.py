@@ -159,20 +159,20 @@ class RunsTab:
                 self.stepper = gr.HTML(elem_id="vs-runs-stepper")
                 self.stats = gr.HTML(elem_id="vs-runs-stats")
         with gr.Tabs():
-            with gr.Tab("Graph"):
+            with gr.Tab(ui_text("Graph")):
                 with gr.Row():
                     self.judge_pick = gr.Dropdown([], label=ui_text("Colour by the verdicts of"), scale=2, elem_id="vs-runs-judge")
                     self.score_judge = gr.Textbox(label=ui_text("Score again with (empty: offline judge)"), scale=2)
                     self.score_btn = gr.Button(ui_text("Score"), scale=1, elem_id="vs-runs-score")
                 self.gpanel = graph_panel("vs-runs-graph", "Ground truth against prediction (drag to pan, scroll or box to zoom; hover for names)")
                 self.table_html = gr.HTML()
-            with gr.Tab("Scores"):
+            with gr.Tab(ui_text("Scores")):
                 self.scores_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, label=ui_text("Scores"), elem_id="vs-runs-scores")
                 self.missed = gr.HTML(elem_id="vs-runs-missed")
                 self.gt_df = gr.Dataframe(headers=GT_HEADERS, column_widths=["5%", "17%", "14%", "17%", "10%", "20%", "17%"], value=[], interactive=False,
                                           wrap=True, max_height=400, label=ui_text("Ground-truth triples: covered or missed, the judge's rule and evidence"), elem_id="vs-runs-gt")
                 self.pred_df = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], interactive=False, wrap=True, max_height=400, label=ui_text("Predicted triples"))
-            with gr.Tab("Stage timeline"):
+            with gr.Tab(ui_text("Stage timeline")):
                 self.timeline = gr.HTML()
         self.view = gr.State(RunView())
         self.timer = gr.Timer(1.0, active=False)

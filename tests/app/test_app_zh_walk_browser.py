@@ -1,0 +1,117 @@
+"""A Chinese browser (locale zh-CN) walks every tab — Play with a Chinese task played by a person
+(the persona header, the card, the status line, the Stop question), Runs with that run opened,
+Label, Leaderboard, Compare, Study — and finds no English word in what the page shows, outside
+proper names, model names, ids and units (``ALLOWED`` below, and the id patterns of ``_is_id``).
+
+Each tab's screenshot is kept under ``VIBESEARCH_PLAY_SHOTS`` (default /tmp/play_shots) to be
+looked at with a CJK font (fonts-noto-cjk)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from browser_kit import WAIT_MS, choose, shows, start, wait_ready
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
+ZH = "daily-zh-traditional-festivals"
+SHOTS = Path(os.environ.get("VIBESEARCH_PLAY_SHOTS", "/tmp/play_shots"))
+
+# proper names, product and format names, units and the keyboard's keys: English by nature
+ALLOWED = {
+    "VibeSearch", "vibesearch", "VibeSearchBench", "WideSearch", "OpenClaw", "OpenAI", "ReAct", "LLM", "litellm",
+    "JSON", "JSONL", "YAML", "CSV", "CSVs", "zip", "PNG", "SVG", "HTML", "URL", "API", "ID",
+    "Avg", "Best", "Row", "Item", "P", "R", "F1", "Shift", "Enter",  # the paper's metric names and keys
+    "official", "ours",  # the protocol profiles' names (values the CLI and the stored runs use)
+    "worker",  # `vibesearch worker`: a command's name
+    "Gradio",  # the "Use via API · Built with Gradio" footer
+}
+# Still English in a Chinese browser: none left is the goal. Shrink-only: remove a word once
+# the text holding it is translated; never add one.
+NOT_YET: set[str] = set()
+
+
+def _is_id(token: str) -> bool:
+    """A run id, a task id, a model string, a path, a date or a number: not a word to translate."""
+    return bool(re.search(r"\d|/|_|@|\.\w|^[a-z]+(-[a-z0-9]+){2,}$", token))
+
+
+def english_words(text: str) -> set[str]:
+    found: set[str] = set()
+    for token in re.split(r"[\s\u3000-\u303f\uff00-\uffef,;:()\[\]{}<>\"'`·•—–…|=+*?!]+", text):
+        if not re.search(r"[A-Za-z]{2}", token) or _is_id(token):
+            continue
+        for word in re.findall(r"[A-Za-z][A-Za-z'-]*[A-Za-z]", token):
+            if word not in ALLOWED and word not in NOT_YET:
+                found.add(word)
+    return found
+
+
+def visible(page: Page) -> str:
+    """What the page shows now: the open tab's text plus any toast."""
+    return page.locator("body").inner_text()
+
+
+def look(page: Page, name: str, left: dict[str, set[str]]) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"zh_walk_{name}.png"), full_page=True)
+    text = visible(page)
+    (SHOTS / f"zh_walk_{name}.txt").write_text(text)
+    words = english_words(text)
+    if words:
+        left[name] = words
+
+
+def zh_tab(page: Page, name: str) -> None:
+    page.get_by_role("tab", name=name, exact=True).click()
+    expect(page.get_by_role("tab", name=name, exact=True)).to_have_attribute("aria-selected", "true")
+
+
+def test_a_chinese_browser_sees_no_english_on_any_tab(browser, app_server):
+    ctx = browser.new_context(locale="zh-CN", viewport={"width": 1366, "height": 900})
+    left: dict[str, set[str]] = {}
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(app_server.url)
+        wait_ready(page, tab="运行")
+        look(page, "play_form", left)
+        choose(page, "vs-task", ZH)
+        page.locator("#vs-user").get_by_label("我——由我扮演角色", exact=True).check()
+        rid = start(page)
+        shows(page, "vs-your-turn", "轮到你了")
+        look(page, "play_turn", left)
+        page.click("#vs-stop")
+        expect(page.locator("#vs-stop-yes")).to_be_visible()
+        look(page, "play_stop_question", left)
+        page.click("#vs-stop-yes")
+        expect(page.locator("#vs-stop-yes")).to_be_hidden()
+        shows(page, "vs-play-status", rid)
+        look(page, "play_stopped", left)
+
+        zh_tab(page, "运行记录")
+        expect(page.locator("#vs-runs-table")).to_contain_text(rid)
+        page.locator("#vs-runs-id").locator("textarea, input").fill(rid)
+        page.click("#vs-runs-open")
+        shows(page, "vs-runs-header", rid)
+        look(page, "runs_opened", left)
+
+        zh_tab(page, "标注")
+        expect(page.locator("#vs-label-load")).to_be_visible()
+        look(page, "label", left)
+        zh_tab(page, "排行榜")
+        expect(page.locator("#vs-lb-refresh")).to_be_visible()
+        look(page, "leaderboard", left)
+        zh_tab(page, "对比")
+        expect(page.locator("#vs-cmp-a")).to_be_visible()
+        look(page, "compare", left)
+        zh_tab(page, "研究")
+        look(page, "study", left)
+    finally:
+        ctx.close()
+    report = "\n".join(f"{name}: {' '.join(sorted(words))}" for name, words in left.items())
+    total = len(set().union(*left.values())) if left else 0
+    assert not left, f"{total} English words left in a Chinese browser:\n{report}"
