@@ -38,6 +38,25 @@ _WORDS: dict[str, dict[Lang, str]] = {
     "disclosed": {"en": "disclosed", "zh": "已透露"},
     "waiting_for": {"en": "waiting for", "zh": "等待"},
     "not_reached": {"en": "not reached — trigger", "zh": "未到达——触发条件"},
+    # a run's status line (Play) and header (Runs)
+    "run": {"en": "Run", "zh": "运行"},
+    "run_meta": {"en": "agent {agent} · user **{user}** · status **{status}**{end}{stopping} · source {source} · started {at} UTC",
+                 "zh": "智能体 {agent} · 用户 **{user}** · 状态 **{status}**{end}{stopping} · 来源 {source} · 开始于 {at} UTC"},
+    "stopping_elsewhere": {"en": " · stopping (asked on another server)", "zh": " · 正在停止（在另一台服务器上请求）"},
+    "cancelled_note": {"en": "not scored, and left out of every score", "zh": "不评分，也不计入任何得分"},
+    "scoring": {"en": "scoring…", "zh": "评分中……"},
+    "stopping_cancelled": {"en": "Stopping run {id}: cancelled, not scored, and left out of every score.",
+                           "zh": "正在停止运行 {id}：已取消，不评分，也不计入任何得分。"},
+    "run_cancelled": {"en": "This run was cancelled: not scored, and left out of every score.",
+                      "zh": "这次运行已取消：不评分，也不计入任何得分。"},
+    # the persona card's header (app/render.py persona_html)
+    "subset": {"en": "subset {name}", "zh": "子集 {name}"},
+    "table_task": {"en": "table task", "zh": "表格任务"},
+    "count_stage": {"en": "{n} stages", "zh": "{n} 个阶段"},
+    "count_ground-truth triple": {"en": "{n} ground-truth triples", "zh": "{n} 个标准答案三元组"},
+    "opening_query": {"en": "Opening query:", "zh": "开场问题："},
+    "who_the_user_is": {"en": "Who the user is", "zh": "用户是谁"},
+    "behaviour": {"en": "Behaviour:", "zh": "行为特点："},
 }
 
 DECISION_WORDS: dict[str, dict[Lang, str]] = {
@@ -66,6 +85,42 @@ def lang_of(task: Any) -> Lang:
 def words(key: str, lang: Lang, **values: Any) -> str:
     text = _WORDS[key][lang]
     return text.format(**values) if values else text
+
+
+# the run's counters (app/panels.py stats_html): their labels and fixed values in Chinese
+_STATS_ZH = {
+    "Assistant steps (#Asst)": "助手步数 (#Asst)", "User turns (#User)": "用户轮次 (#User)",
+    "Tool calls": "工具调用", "Tokens in / out": "输入 / 输出词元", "Cost": "费用", "Compactions": "压缩次数",
+    "Stages reached": "到达的阶段", "Elapsed": "已用时间", "Wall time": "总用时", "Termination": "结束方式",
+    "Perfunctory rate": "敷衍率", "Redirect rate": "拉回率", "Errors": "错误",
+    "n/a (no model calls)": "不适用（没有模型调用）", "unknown (usage not recorded)": "未知（未记录用量）",
+    "n/a": "不适用", "none": "无",
+}
+
+
+# a run's status and termination (``RunStatus``, ``Termination``) and its source, as shown
+_STATUS_ZH = {
+    "running": "进行中", "finished": "已结束", "failed": "失败", "cancelled": "已取消", "interrupted": "已中断",
+    "abandoned": "已放弃", "done": "完成", "answer": "给出答案", "max_user_turns": "达到用户轮次上限", "budget": "预算用尽",
+    "max_rounds": "达到调用轮数上限", "error_loop": "连续出错", "empty_response": "空回复", "malformed_tool_call": "工具调用格式错误",
+    "no_response": "无回复", "error": "出错", "context_length": "超出上下文长度", "imported": "导入", "live": "实时",
+}
+
+
+def status_word(value: str, lang: Lang) -> str:
+    return _STATUS_ZH.get(value, value) if lang == "zh" else value
+
+
+# a stage trigger's kind (``TriggerKind``) as the card and the stepper show it
+_TRIGGER_ZH = {"start": "开场", "mentions": "提到", "asks": "询问", "completes": "完成"}
+
+
+def trigger_word(kind: str, lang: Lang) -> str:
+    return _TRIGGER_ZH.get(kind, kind) if lang == "zh" else kind
+
+
+def stat_label(text: str, lang: Lang) -> str:
+    return _STATS_ZH.get(text, text) if lang == "zh" else text
 
 
 def decision_choices(lang: Lang, kinds: Any) -> list[tuple[str, str]]:

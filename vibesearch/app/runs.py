@@ -23,7 +23,7 @@ from ..runner import is_orphaned
 from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import check_model
-from ._words import ui_text
+from ._words import lang_of, status_word, ui_text, words
 from .context import AppContext, RunView
 from .graph_view import GraphData, graph_panel
 from .live import NotYourRun
@@ -226,7 +226,7 @@ class RunsTab:
                 st = compute_stats(ctx.store, run.id)
             except Exception:  # noqa: BLE001 - the counters are a view; the page shows the run without them
                 st = None
-            out[self.stats] = stats_html(st, no_model=no_model(run))
+            out[self.stats] = stats_html(st, no_model=no_model(run), lang=lang_of(task))
         sig = (run.status, tuple(s.id for s in ctx.store.scores(run.id)))
         if full or v.changed("scores", sig):
             scores = latest_scores(ctx.store, run.id)
@@ -242,18 +242,17 @@ class RunsTab:
                 out[self.pred_df] = rows
                 out[self.missed], out[self.gt_df] = self.ground_truth_of(run.id, chosen)
         asked = ctx.store.stop_request(run.id) if running and (live is None or live.finished) else None
-        stopping = " · stopping (asked on another server)" if asked is not None and asked.pending else ""
+        lang = lang_of(task)
+        stopping = words("stopping_elsewhere", lang) if asked is not None and asked.pending else ""
         title = plain_md(task.title if task is not None and task.title else run.task_id)
         model = f" ({plain_md(run.agent_model)})" if run.agent_model else ""
         agent = f"**{plain_md(run.agent)}**{model}"
         if agent_hidden(who, run):
             agent = AGENT_HIDDEN.removeprefix("agent ")
-        out[self.header] = (
-            f"### Run `{run.id}` — {title}\n"
-            f"agent {agent} · user **{plain_md(run.user)}** · status **{run.status}**"
-            f"{' (' + run.termination + ')' if run.termination else ''}{stopping} · source {plain_md(run.source)} · "
-            f"started {run.created_at:%Y-%m-%d %H:%M:%S} UTC"
-        )
+        end = f" ({status_word(run.termination, lang)})" if run.termination else ""
+        out[self.header] = f"### {words('run', lang)} `{run.id}` — {title}\n" + words(
+            "run_meta", lang, agent=agent, user=plain_md(run.user), status=status_word(run.status, lang), end=end,
+            stopping=stopping, source=plain_md(status_word(run.source, lang)), at=f"{run.created_at:%Y-%m-%d %H:%M:%S}")
         going = live is not None and not live.finished
         # Continue: a person's run live here (take it back into Play), or one no process drives
         # (interrupted, abandoned, or left running by a stopped server) for its owner or an admin
