@@ -45,6 +45,9 @@ _WORDS: dict[str, dict[Lang, str]] = {
     "stopping_elsewhere": {"en": " · stopping (asked on another server)", "zh": " · 正在停止（在另一台服务器上请求）"},
     "cancelled_note": {"en": "not scored, and left out of every score", "zh": "不评分，也不计入任何得分"},
     "scoring": {"en": "scoring…", "zh": "评分中……"},
+    "run_ended": {"en": "The run ended: **{end}**", "zh": "运行已结束：**{end}**"},
+    "run_ended_title": {"en": "Run ended ({end})", "zh": "运行已结束（{end}）"},
+    "database": {"en": "Database: `{path}`", "zh": "数据库：`{path}`"},
     "stopping_cancelled": {"en": "Stopping run {id}: cancelled, not scored, and left out of every score.",
                            "zh": "正在停止运行 {id}：已取消，不评分，也不计入任何得分。"},
     "run_cancelled": {"en": "This run was cancelled: not scored, and left out of every score.",
@@ -120,7 +123,7 @@ def trigger_word(kind: str, lang: Lang) -> str:
 
 
 def stat_label(text: str, lang: Lang) -> str:
-    return _STATS_ZH.get(text, text) if lang == "zh" else text
+    return _STATS_ZH.get(text, _STATUS_ZH.get(text, text)) if lang == "zh" else text
 
 
 def decision_choices(lang: Lang, kinds: Any) -> list[tuple[str, str]]:
@@ -273,6 +276,9 @@ _ZH_LABELS.update({
     "Task subset": "任务子集",
     "Language": "语言",
     "Model": "模型",
+    "Pick run A": "选择运行 A",
+    "Pick run B (same task as A)": "选择运行 B（与 A 同一任务）",
+    "subset": "子集", "language": "语言", "simulator": "模拟器",
     "Stop for good? The run is **cancelled**: it is never scored and is left out of every score.":
         "要彻底停止吗？这次运行会被**取消**：它不会被评分，也不计入任何得分。",
     "Choose a task and press **Start**.": "选择一个任务，然后点**开始**。",
@@ -318,12 +324,30 @@ _ZH_LABELS[INTRO] = ("## VibeSearch 评测器\n"
 _ZH_LABELS[KEYS_LINE] = ("<div class='vs-keys vs-muted'>快捷键：<kbd>1</kbd>–<kbd>9</kbd> 勾选 / 取消最前面列出的证据 · "
                          "<kbd>y</kbd> 已覆盖 / 有效 · <kbd>n</kbd> 未覆盖 / 无效 · <kbd>s</kbd> 跳过 · "
                          "<kbd>j</kbd> / <kbd>k</kbd> 下一个 / 上一个——在本页任何地方都可用，在文本框里输入时除外。</div>")
+# the Runs table's headers (drawn by the server: ``column_words``)
+_ZH_LABELS.update({
+    "run": "运行", "started (UTC)": "开始时间（UTC）", "task": "任务", "agent": "智能体", "agent model": "智能体模型",
+    "user": "用户", "status": "状态", "termination": "结束方式", "judge": "评判", "source": "来源",
+})
 UI_I18N = gr.I18n(en={k: k for k in _ZH_LABELS}, zh=dict(_ZH_LABELS), **{"zh-CN": dict(_ZH_LABELS)})
 
 
 def ui_text(text: str) -> Any:
     """``text`` as a label the browser shows in its language (Chinese or English)."""
     return UI_I18N(text) if text in _ZH_LABELS else text
+
+
+def browser_lang(request: Any) -> Lang:
+    """The language of the browser that sent ``request`` (its Accept-Language's first choice): for
+    what the server draws that belongs to no task, such as a table's headers."""
+    headers = getattr(request, "headers", None) or {}
+    first = str(headers.get("accept-language", "")).split(",")[0].split(";")[0].strip().lower()
+    return "zh" if first == "zh" or first.startswith("zh-") else "en"
+
+
+def column_words(headers: list[str], lang: Lang) -> list[str]:
+    """A table's column headers in ``lang`` (the same Chinese as the labels Gradio translates)."""
+    return [_ZH_LABELS.get(h, h) for h in headers] if lang == "zh" else list(headers)
 
 
 def ui_choices(pairs: Any) -> list[tuple[Any, Any]]:

@@ -30,7 +30,7 @@ from ..run.events import (
 from ..run.transcript import Decided, StepView, ToolCall, Transcript
 from ..tasks.models import Task
 from ..users import reply_kind_help
-from ._words import DECISION_WORDS, KIND_MEANING_ZH, Lang, lang_of, trigger_word, words
+from ._words import DECISION_WORDS, KIND_MEANING_ZH, Lang, lang_of, status_word, trigger_word, words
 
 TOOL_RESULT_CHARS = 4000  # what a tool-call bubble shows of its result
 ARG_CHARS = 140  # what a tool-call title shows of its arguments
@@ -141,6 +141,7 @@ def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> li
     """
     out: list[gr.ChatMessage] = []
     stages = task.persona.stages if task is not None else []
+    lang = lang_of(task)
     for part in Transcript.of(events).parts():
         if isinstance(part, MessageEvent):
             _add_message(out, part)
@@ -172,8 +173,8 @@ def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> li
             out.append(
                 gr.ChatMessage(
                     role="assistant",
-                    content=f"The run ended: **{part.termination}**{_esc(detail)}",
-                    metadata={"title": f"■ Run ended ({part.termination})", "status": "done"},
+                    content=words("run_ended", lang, end=status_word(part.termination, lang)) + _esc(detail),
+                    metadata={"title": f"■ {words('run_ended_title', lang, end=status_word(part.termination, lang))}", "status": "done"},
                 )
             )
         elif isinstance(part, NoteEvent) and part.text:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import gradio as gr
+import pandas as pd
 
 from ..run.result import CONTINUABLE, RUN_STATUSES, STOPPABLE
 from ..judges.judge_failures import judge_gaps
@@ -23,7 +24,7 @@ from ..runner import is_orphaned
 from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import check_model
-from ._words import lang_of, status_word, ui_text, words
+from ._words import browser_lang, column_words, lang_of, status_word, ui_text, words
 from .context import AppContext, RunView
 from .graph_view import GraphData, graph_panel
 from .live import NotYourRun
@@ -51,6 +52,7 @@ from .render import chat_messages, plain_md, stage_timeline_html, stepper_html
 ANY = "(any)"
 RUN_HEADERS = ["run", "started (UTC)", "task", "agent", "agent model", "user", "status", "termination", "F1", "judge", "source"]
 STATUSES = [ANY, *RUN_STATUSES]
+WORD_COLUMNS = {RUN_HEADERS.index(h) for h in ("status", "termination", "source")}  # shown in the browser's language
 SCORE_HEADERS = ["judge", "profile", "P", "R", "F1", "covered / GT", "valid / predicted", "unscored", "when"]
 
 
@@ -284,7 +286,9 @@ class RunsTab:
         return self.show(self.ctx.who(request, tok), v, False)
 
     def on_rows(self, tok, t, a, u, st, prof, find, request: gr.Request):
-        return run_rows(self.ctx, t, a, u, st, self.ctx.who(request, tok), prof, find)
+        rows, lang = run_rows(self.ctx, t, a, u, st, self.ctx.who(request, tok), prof, find), browser_lang(request)
+        shown = [[status_word(c, lang) if i in WORD_COLUMNS else c for i, c in enumerate(row)] for row in rows]
+        return pd.DataFrame(shown, columns=column_words(RUN_HEADERS, lang))  # headers and statuses in the browser's language
 
     def on_refresh(self, tok, t, a, u, st, prof, find, request: gr.Request):
         self.ctx.manager.close_orphaned()  # runs whose driver died since: interrupted, offered to continue
