@@ -38,6 +38,28 @@ _WORDS: dict[str, dict[Lang, str]] = {
     "disclosed": {"en": "disclosed", "zh": "已透露"},
     "waiting_for": {"en": "waiting for", "zh": "等待"},
     "not_reached": {"en": "not reached — trigger", "zh": "未到达——触发条件"},
+    # a run's status line (Play) and header (Runs)
+    "run": {"en": "Run", "zh": "运行"},
+    "run_meta": {"en": "agent {agent} · user **{user}** · status **{status}**{end}{stopping} · source {source} · started {at} UTC",
+                 "zh": "智能体 {agent} · 用户 **{user}** · 状态 **{status}**{end}{stopping} · 来源 {source} · 开始于 {at} UTC"},
+    "stopping_elsewhere": {"en": " · stopping (asked on another server)", "zh": " · 正在停止（在另一台服务器上请求）"},
+    "cancelled_note": {"en": "not scored, and left out of every score", "zh": "不评分，也不计入任何得分"},
+    "scoring": {"en": "scoring…", "zh": "评分中……"},
+    "run_ended": {"en": "The run ended: **{end}**", "zh": "运行已结束：**{end}**"},
+    "run_ended_title": {"en": "Run ended ({end})", "zh": "运行已结束（{end}）"},
+    "database": {"en": "Database: `{path}`", "zh": "数据库：`{path}`"},
+    "stopping_cancelled": {"en": "Stopping run {id}: cancelled, not scored, and left out of every score.",
+                           "zh": "正在停止运行 {id}：已取消，不评分，也不计入任何得分。"},
+    "run_cancelled": {"en": "This run was cancelled: not scored, and left out of every score.",
+                      "zh": "这次运行已取消：不评分，也不计入任何得分。"},
+    # the persona card's header (app/render.py persona_html)
+    "subset": {"en": "subset {name}", "zh": "子集 {name}"},
+    "table_task": {"en": "table task", "zh": "表格任务"},
+    "count_stage": {"en": "{n} stages", "zh": "{n} 个阶段"},
+    "count_ground-truth triple": {"en": "{n} ground-truth triples", "zh": "{n} 个标准答案三元组"},
+    "opening_query": {"en": "Opening query:", "zh": "开场问题："},
+    "who_the_user_is": {"en": "Who the user is", "zh": "用户是谁"},
+    "behaviour": {"en": "Behaviour:", "zh": "行为特点："},
 }
 
 DECISION_WORDS: dict[str, dict[Lang, str]] = {
@@ -66,6 +88,42 @@ def lang_of(task: Any) -> Lang:
 def words(key: str, lang: Lang, **values: Any) -> str:
     text = _WORDS[key][lang]
     return text.format(**values) if values else text
+
+
+# the run's counters (app/panels.py stats_html): their labels and fixed values in Chinese
+_STATS_ZH = {
+    "Assistant steps (#Asst)": "助手步数 (#Asst)", "User turns (#User)": "用户轮次 (#User)",
+    "Tool calls": "工具调用", "Tokens in / out": "输入 / 输出词元", "Cost": "费用", "Compactions": "压缩次数",
+    "Stages reached": "到达的阶段", "Elapsed": "已用时间", "Wall time": "总用时", "Termination": "结束方式",
+    "Perfunctory rate": "敷衍率", "Redirect rate": "拉回率", "Errors": "错误",
+    "n/a (no model calls)": "不适用（没有模型调用）", "unknown (usage not recorded)": "未知（未记录用量）",
+    "n/a": "不适用", "none": "无",
+}
+
+
+# a run's status and termination (``RunStatus``, ``Termination``) and its source, as shown
+_STATUS_ZH = {
+    "running": "进行中", "finished": "已结束", "failed": "失败", "cancelled": "已取消", "interrupted": "已中断",
+    "abandoned": "已放弃", "done": "完成", "answer": "给出答案", "max_user_turns": "达到用户轮次上限", "budget": "预算用尽",
+    "max_rounds": "达到调用轮数上限", "error_loop": "连续出错", "empty_response": "空回复", "malformed_tool_call": "工具调用格式错误",
+    "no_response": "无回复", "error": "出错", "context_length": "超出上下文长度", "imported": "导入", "live": "实时",
+}
+
+
+def status_word(value: str, lang: Lang) -> str:
+    return _STATUS_ZH.get(value, value) if lang == "zh" else value
+
+
+# a stage trigger's kind (``TriggerKind``) as the card and the stepper show it
+_TRIGGER_ZH = {"start": "开场", "mentions": "提到", "asks": "询问", "completes": "完成"}
+
+
+def trigger_word(kind: str, lang: Lang) -> str:
+    return _TRIGGER_ZH.get(kind, kind) if lang == "zh" else kind
+
+
+def stat_label(text: str, lang: Lang) -> str:
+    return _STATS_ZH.get(text, _STATUS_ZH.get(text, text)) if lang == "zh" else text
 
 
 def decision_choices(lang: Lang, kinds: Any) -> list[tuple[str, str]]:
@@ -218,6 +276,40 @@ _ZH_LABELS.update({
     "Task subset": "任务子集",
     "Language": "语言",
     "Model": "模型",
+    "Pick run A": "选择运行 A",
+    "Pick run B (same task as A)": "选择运行 B（与 A 同一任务）",
+    "subset": "子集", "language": "语言", "simulator": "模拟器",
+    "Stop for good? The run is **cancelled**: it is never scored and is left out of every score.":
+        "要彻底停止吗？这次运行会被**取消**：它不会被评分，也不计入任何得分。",
+    "Choose a task and press **Start**.": "选择一个任务，然后点**开始**。",
+    "Two runs of one persona side by side: when each stage was reached, what each spent on it, what each covered.":
+        "同一角色的两次运行并排对比：各阶段何时到达、各自在上面花了多少、各自覆盖了什么。",
+    "### Two configurations\nIs B better than A? The F1 difference per task both played, with a paired 95% "
+    "bootstrap interval; a difference inside the noise is not a ranking.":
+        "### 两个配置\nB 比 A 好吗？两者都运行过的每个任务上的 F1 差值，附配对的 95% 自助法区间；落在噪声范围内的差值不构成排名。",
+    "**Judge comparison** — each judge (per protocol profile) against the people's labels, "
+    "95% bootstrap intervals in brackets.":
+        "**评判对比**——每个评判（按协议配置）与人工标注的一致程度，括号内为 95% 自助法区间。",
+    "**Adjudication** — items the annotators disagree on; resolved by someone who did not label them.":
+        "**裁定**——标注者意见不一的条目；由没有标注过它们的人来裁定。",
+    "### By stage: recall of the ground truth, where runs stall, F1 by stages reached":
+        "### 按阶段：标准答案的召回率、运行在哪里停滞、按到达阶段数的 F1",
+    "How far is the user simulator from a person? Over the runs people played beside a shadow simulator "
+    "(and the simulator's own runs of the same personas): decision agreement, pace, outcome gap and style, "
+    "with 95% bootstrap intervals. `vibesearch fidelity --csv` writes every disagreeing turn out.":
+        "用户模拟器离真人有多远？基于真人在影子模拟器旁边完成的运行（以及模拟器对同一批角色的运行）："
+        "决策一致率、节奏、结果差距和风格，附 95% 自助法区间。`vibesearch fidelity --csv` 会写出每个不一致的轮次。",
+    "Each play gets a link with a one-time code: the player needs no account, reads the consent and "
+    "the persona card and plays that persona once. The agent is not named to the player.":
+        "每次扮演都有一个带一次性邀请码的链接：玩家不需要账号，先阅读知情同意和角色卡，然后扮演该角色一次。不会向玩家透露智能体的名字。",
+    "Graph": "图谱",
+    "All triples": "全部三元组",
+    "Missed ground truth only": "只看遗漏的标准答案",
+    "Invalid predictions only": "只看无效的预测",
+    "One entity's neighbourhood": "单个实体的邻域",
+    "Stage timeline": "阶段时间线",
+    "Ground truth against prediction (drag to pan, scroll or box to zoom; hover for names)":
+        "标准答案与预测对照（拖动平移，滚轮或框选缩放；悬停查看名称）",
 })
 
 # two longer texts: the page's heading and the Label tab's keys
@@ -232,12 +324,30 @@ _ZH_LABELS[INTRO] = ("## VibeSearch 评测器\n"
 _ZH_LABELS[KEYS_LINE] = ("<div class='vs-keys vs-muted'>快捷键：<kbd>1</kbd>–<kbd>9</kbd> 勾选 / 取消最前面列出的证据 · "
                          "<kbd>y</kbd> 已覆盖 / 有效 · <kbd>n</kbd> 未覆盖 / 无效 · <kbd>s</kbd> 跳过 · "
                          "<kbd>j</kbd> / <kbd>k</kbd> 下一个 / 上一个——在本页任何地方都可用，在文本框里输入时除外。</div>")
+# the Runs table's headers (drawn by the server: ``column_words``)
+_ZH_LABELS.update({
+    "run": "运行", "started (UTC)": "开始时间（UTC）", "task": "任务", "agent": "智能体", "agent model": "智能体模型",
+    "user": "用户", "status": "状态", "termination": "结束方式", "judge": "评判", "source": "来源",
+})
 UI_I18N = gr.I18n(en={k: k for k in _ZH_LABELS}, zh=dict(_ZH_LABELS), **{"zh-CN": dict(_ZH_LABELS)})
 
 
 def ui_text(text: str) -> Any:
     """``text`` as a label the browser shows in its language (Chinese or English)."""
     return UI_I18N(text) if text in _ZH_LABELS else text
+
+
+def browser_lang(request: Any) -> Lang:
+    """The language of the browser that sent ``request`` (its Accept-Language's first choice): for
+    what the server draws that belongs to no task, such as a table's headers."""
+    headers = getattr(request, "headers", None) or {}
+    first = str(headers.get("accept-language", "")).split(",")[0].split(";")[0].strip().lower()
+    return "zh" if first == "zh" or first.startswith("zh-") else "en"
+
+
+def column_words(headers: list[str], lang: Lang) -> list[str]:
+    """A table's column headers in ``lang`` (the same Chinese as the labels Gradio translates)."""
+    return [_ZH_LABELS.get(h, h) for h in headers] if lang == "zh" else list(headers)
 
 
 def ui_choices(pairs: Any) -> list[tuple[Any, Any]]:

@@ -114,7 +114,7 @@ def coverage_html(result: dict[str, Any]) -> str:
 
 
 def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
-    gr.Markdown("Two runs of one persona side by side: when each stage was reached, what each spent on it, what each covered.")
+    gr.Markdown(ui_text("Two runs of one persona side by side: when each stage was reached, what each spent on it, what each covered."))
     with gr.Row():
         pick_a = gr.Dropdown(label=ui_text("Pick run A"), choices=[], scale=2, elem_id="vs-cmp-pick-a")
         pick_b = gr.Dropdown(label=ui_text("Pick run B (same task as A)"), choices=[], scale=2, elem_id="vs-cmp-pick-b")
@@ -267,8 +267,8 @@ def configs_html(result: dict[str, Any]) -> str:
 
 def _configs_section(ctx: AppContext, owner: gr.BrowserState) -> tuple[Any, list[Any]]:
     """The two-configuration block; returns the handler that fills its lists and its inputs."""
-    gr.Markdown("### Two configurations\nIs B better than A? The F1 difference per task both played, with a paired 95% "
-                "bootstrap interval; a difference inside the noise is not a ranking.")
+    gr.Markdown(ui_text("### Two configurations\nIs B better than A? The F1 difference per task both played, with a paired 95% "
+                        "bootstrap interval; a difference inside the noise is not a ranking."))
     with gr.Row():
         pick_a = gr.Dropdown(label=ui_text("Configuration A"), choices=[], scale=3, elem_id="vs-cmp-config-a")
         pick_b = gr.Dropdown(label=ui_text("Configuration B"), choices=[], scale=3, elem_id="vs-cmp-config-b")

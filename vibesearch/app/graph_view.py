@@ -100,11 +100,11 @@ document.addEventListener('mouseover', (ev) => {
 def graph_panel(elem_id: str, label: str) -> GraphPanel:
     """The plot (``elem_id``), its filter (``<elem_id>-show``) and entity picker (``<elem_id>-focus``)."""
     with gr.Row():
-        show = gr.Radio([(text, value) for value, text in FILTERS.items()], value="all", label=ui_text("Show"),
+        show = gr.Radio([(ui_text(text), value) for value, text in FILTERS.items()], value="all", label=ui_text("Show"),
                         scale=3, elem_id=f"{elem_id}-show")
         focus = gr.Dropdown([], value=None, label=ui_text("Entity (its neighbourhood)"), filterable=True, scale=2,
                             elem_id=f"{elem_id}-focus")
-    plot = gr.Plot(label=label, elem_id=elem_id)
+    plot = gr.Plot(label=ui_text(label), elem_id=elem_id)
     bridge = gr.HTML("<span class='vs-muted'>Click an entity to see its neighbourhood.</span>",
                      js_on_load=_CLICK_JS % elem_id, elem_id=f"{elem_id}-click")
     data = gr.State(None)

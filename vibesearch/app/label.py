@@ -225,8 +225,8 @@ class LabelTab:
                 self.verdict = gr.HTML(elem_id="vs-label-verdict")
         with gr.Column(elem_id="vs-label-compare"):
             with gr.Row():
-                gr.Markdown("**Judge comparison** — each judge (per protocol profile) against the people's labels, "
-                            "95% bootstrap intervals in brackets.")
+                gr.Markdown(ui_text("**Judge comparison** — each judge (per protocol profile) against the people's labels, "
+                                    "95% bootstrap intervals in brackets."))
                 self.scope = gr.Radio(ui_choices(REPORT_SCOPES), value="run", label=ui_text("Report over"), elem_id="vs-label-scope", scale=0, min_width=260)
             self.agreement = gr.HTML(elem_id="vs-label-agreement")
         with gr.Accordion(ui_text("Export labels"), open=False, elem_id="vs-label-export"):

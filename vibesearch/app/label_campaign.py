@@ -328,7 +328,7 @@ def build_panel(card: Callable[[], Any], extra: Callable[[], Any] | None = None)
         with gr.Accordion(ui_text("Who labelled what"), open=True, elem_id="vs-camp-who-box"):
             who = gr.HTML(elem_id="vs-camp-who")
         with gr.Group(elem_id="vs-camp-adjudicate"):
-            gr.Markdown("**Adjudication** — items the annotators disagree on; resolved by someone who did not label them.")
+            gr.Markdown(ui_text("**Adjudication** — items the annotators disagree on; resolved by someone who did not label them."))
             show_all = gr.Checkbox(False, label=SHOW_RESOLVED, elem_id="vs-camp-show-all")
             disputes = gr.HTML(elem_id="vs-camp-disputes")
             with gr.Row():

@@ -331,7 +331,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
                             label=ui_text("Interaction statistics, mean per run (paper table 4)"), elem_id="vs-lb-interaction")
     table_df = gr.Dataframe(headers=TABLE_HEADERS, value=[], interactive=False, wrap=True,
                             label=ui_text("Table tasks (WideSearch): success rate, Row-F1 and Item-F1 (%)"), elem_id="vs-lb-tables")
-    gr.Markdown("### By stage: recall of the ground truth, where runs stall, F1 by stages reached")
+    gr.Markdown(ui_text("### By stage: recall of the ground truth, where runs stall, F1 by stages reached"))
     stages = gr.HTML(elem_id="vs-lb-stages")
     with gr.Accordion(ui_text("Error analysis: F1 by number of compactions"), open=False):
         err_df = gr.Dataframe(headers=ERROR_HEADERS, value=[], interactive=False)

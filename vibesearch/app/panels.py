@@ -12,6 +12,7 @@ from ..judges.judge_failures import MARK, judge_gaps
 from ..judges.registry import judge_for
 from ..store import Run, ScoreRow, Store, TaskSnapshotError, VerdictRow
 from ..tables import render_table_html, table_score_of
+from ._words import Lang, stat_label
 
 BASELINE_LABEL = "retrieval baseline with oracle reader"
 
@@ -33,11 +34,12 @@ def _num(x: Any, digits: int = 0) -> str:
     return f"{int(x):,}" if isinstance(x, (int, float)) else _esc(x)
 
 
-def stats_html(stats: Any, *, elapsed_s: float | None = None, live: bool = False, no_model: bool = False) -> str:
+def stats_html(stats: Any, *, elapsed_s: float | None = None, live: bool = False, no_model: bool = False, lang: Lang = "en") -> str:
     """The run's counters (a ``vibesearch.scoring.RunStats``) as a compact card. ``no_model``: the
     agent calls no model (the offline baseline); without any model call in the run (no simulator
     either) tokens and cost read "n/a", not a measured zero. A run that kept no usage at all and
-    whose cost is unknown (an imported trajectory) reads "unknown" for its tokens, not 0."""
+    whose cost is unknown (an imported trajectory) reads "unknown" for its tokens, not 0. Its labels
+    are in ``lang`` (the task's language, as the card around them: ``_words``)."""
     if stats is None:
         return "<div class='vs-card vs-muted'>No statistics yet.</div>"
     no_calls = no_model and not stats.input_tokens and not stats.output_tokens and not stats.cost_usd
@@ -65,7 +67,7 @@ def stats_html(stats: Any, *, elapsed_s: float | None = None, live: bool = False
             rows.append((label, "—" if v is None else f"{100 * v:.0f}%"))
         if stats.errors:
             rows.append(("Errors", _num(stats.errors)))
-    body = "".join(f"<tr><td>{k}</td><td class='vs-num'>{v}</td></tr>" for k, v in rows)
+    body = "".join(f"<tr><td>{stat_label(k, lang)}</td><td class='vs-num'>{stat_label(v, lang)}</td></tr>" for k, v in rows)
     return f"<div class='vs-card vs-stats'><table>{body}</table></div>"
 
 

@@ -23,7 +23,7 @@ from ._access import Who
 from ._failure import failure_html, failure_reason, status_reason
 from ._loading import UPLOAD_SUFFIXES, LoadRefused, load_uploads
 from ._policy import MAX_TURNS, agent_choices, form_request, user_choices
-from ._words import Lang, decision_choices, lang_of, ui_choices, ui_text, words
+from ._words import Lang, decision_choices, lang_of, status_word, ui_choices, ui_text, words
 from .catalog import TaskCatalog
 from .context import AppContext, RunView
 from .live import NotYourRun
@@ -62,7 +62,6 @@ TICK_S = 0.6
 # wipes the view with no undo: PLAY_CSS hides it (``_play_assets``).
 CHAT_BUTTONS: list = ["copy"]
 SEND_HINT = "Shift+Enter sends, Enter starts a new line."
-CANCELLED_NOTE = "not scored, and left out of every score"  # what a cancelled run comes to
 DEFAULT_PACE_S = 1.0  # the offline run takes well under a second; slow it down enough to watch
 
 
@@ -129,12 +128,12 @@ class PlayTab:
                     self.start = gr.Button(ui_text("Start"), variant="primary", elem_id="vs-start")
                     self.stop = gr.Button(ui_text("Stop"), variant="stop", elem_id="vs-stop")
                 with gr.Column(visible=False, elem_id="vs-stop-confirm", variant="panel") as self.stop_box:  # a person's run: Stop asks first
-                    gr.Markdown("Stop for good? The run is **cancelled**: it is never scored and is left out of every score.",
+                    gr.Markdown(ui_text("Stop for good? The run is **cancelled**: it is never scored and is left out of every score."),
                                 elem_id="vs-stop-question")
                     with gr.Row():
                         self.stop_yes = gr.Button(ui_text("Yes, cancel the run"), variant="stop", size="sm", elem_id="vs-stop-yes")
                         self.stop_no = gr.Button(ui_text("Keep playing"), size="sm", elem_id="vs-stop-no")
-                self.status = gr.Markdown("Choose a task and press **Start**.", elem_id="vs-play-status")
+                self.status = gr.Markdown(ui_text("Choose a task and press **Start**."), elem_id="vs-play-status")
             with gr.Column(scale=3, min_width=420):
                 self.persona = gr.HTML(persona_html(ctx.catalog.get(default_task)) if default_task else "", elem_id="vs-persona")
                 self.chat = gr.Chatbot(label=ui_text("Conversation"), height=600, elem_id="vs-play-chat", feedback_options=None, show_label=False,
@@ -262,7 +261,7 @@ class PlayTab:
             if not who.admin and queued.owner != who.owner:
                 raise gr.Error(f"run {v.run_id} belongs to another browser session or login")
             queue.cancel(queued, who.owner or "?")
-            gr.Info(f"Stopping run {v.run_id}: cancelled, {CANCELLED_NOTE}.")
+            gr.Info(words("stopping_cancelled", self.lang_of_run(v.run_id), id=v.run_id))
             return
         try:
             ctx.manager.stop(v.run_id, who.owner, admin=who.admin)
@@ -271,7 +270,14 @@ class PlayTab:
         except KeyError:
             gr.Info(f"Run {v.run_id} is not running.")
             return
-        gr.Info(f"Stopping run {v.run_id}: cancelled, {CANCELLED_NOTE}.")
+        gr.Info(words("stopping_cancelled", self.lang_of_run(v.run_id), id=v.run_id))
+
+    def lang_of_run(self, run_id: str) -> Lang:
+        """The language of a run's task (its notices follow it, as its card does)."""
+        try:
+            return lang_of(self.ctx.task_of_run(self.ctx.store.get_run(run_id)))
+        except RunNotFound:
+            return "en"
 
     def on_decision(self, choice: str, v: RunView, text: str):
         if choice != "disclose" or not v.run_id:
@@ -410,7 +416,7 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any
             stats = live_stats(v.run_id, v.events, task.stage_count() if task is not None else None) if running else compute_stats(ctx.store, v.run_id)
         except Exception:  # noqa: BLE001 - counters are a view; the run goes on
             stats = None
-        out[c["counters"]] = stats_html(stats, elapsed_s=elapsed if running else None, live=running, no_model=no_model(run))
+        out[c["counters"]] = stats_html(stats, elapsed_s=elapsed if running else None, live=running, no_model=no_model(run), lang=lang_of(task))
     # the person's controls
     mine = live is not None and ctx.access.may_write(who, live.owner)
     human = live.human if (live is not None and mine) else None
@@ -426,16 +432,17 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any
         if "human_turn" in c:
             out[c["human_turn"]] = turn_html(bool(pending), lang_of(task)) if human is not None and running else ""
     # status line
-    what = "running" if running else f"{run.status} ({run.termination or '—'})"
+    lang = lang_of(task)
+    what = status_word("running", lang) if running else f"{status_word(run.status, lang)} ({status_word(run.termination or '—', lang)})"
     if running and pending:
-        what += " · " + words("status_your_turn", lang_of(task))
+        what += " · " + words("status_your_turn", lang)
     if run.status == "cancelled":
-        what += f" — {CANCELLED_NOTE}"
+        what += f" — {words('cancelled_note', lang)}"
     failed = failure_reason(v.events) if run.status == "failed" else None
     if not running and scoring:
-        what += " · scoring…"
+        what += " · " + words("scoring", lang)
     if v.changed("status", (what, failed)):
-        out[c["status"]] = f"Run `{run.id}` · {plain_md(task.id if task else run.task_id)} · **{what}**" + (f" — {status_reason(failed)}" if failed else "")
+        out[c["status"]] = f"{words('run', lang)} `{run.id}` · {plain_md(task.id if task else run.task_id)} · **{what}**" + (f" — {status_reason(failed)}" if failed else "")
     if failed and v.changed("failed", failed):  # a banner with the (scrubbed) reason, above the chat
         out[c["persona"]] = failure_html(failed) + (persona_html(task) if task is not None else "")
     # the result once the session is over
@@ -444,7 +451,7 @@ def refresh(ctx: AppContext, who: Who, v: RunView, c: dict[str, Any], shown: Any
         sig = (tuple((s.id, s.judge) for s in scores), scoring, score_error)
         if v.changed("result", sig):
             if run.status == "cancelled" and not scores:  # not "Not scored yet": it never will be
-                out[c["score"]] = f"<div class='vs-card vs-muted' id='vs-play-cancelled'>This run was cancelled: {CANCELLED_NOTE}.</div>"
+                out[c["score"]] = f"<div class='vs-card vs-muted' id='vs-play-cancelled'>{words('run_cancelled', lang)}</div>"
             else:
                 out[c["score"]] = score_html(run, scores, scoring=scoring, error=score_error)
             if run.kind != "table" and scores:  # the missed ground truth beside the score (the latest score's verdicts)

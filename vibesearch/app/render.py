@@ -30,7 +30,7 @@ from ..run.events import (
 from ..run.transcript import Decided, StepView, ToolCall, Transcript
 from ..tasks.models import Task
 from ..users import reply_kind_help
-from ._words import DECISION_WORDS, KIND_MEANING_ZH, lang_of, words
+from ._words import DECISION_WORDS, KIND_MEANING_ZH, Lang, lang_of, status_word, trigger_word, words
 
 TOOL_RESULT_CHARS = 4000  # what a tool-call bubble shows of its result
 ARG_CHARS = 140  # what a tool-call title shows of its arguments
@@ -141,6 +141,7 @@ def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> li
     """
     out: list[gr.ChatMessage] = []
     stages = task.persona.stages if task is not None else []
+    lang = lang_of(task)
     for part in Transcript.of(events).parts():
         if isinstance(part, MessageEvent):
             _add_message(out, part)
@@ -172,8 +173,8 @@ def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> li
             out.append(
                 gr.ChatMessage(
                     role="assistant",
-                    content=f"The run ended: **{part.termination}**{_esc(detail)}",
-                    metadata={"title": f"■ Run ended ({part.termination})", "status": "done"},
+                    content=words("run_ended", lang, end=status_word(part.termination, lang)) + _esc(detail),
+                    metadata={"title": f"■ {words('run_ended_title', lang, end=status_word(part.termination, lang))}", "status": "done"},
                 )
             )
         elif isinstance(part, NoteEvent) and part.text:
@@ -288,12 +289,12 @@ def stepper_html(task: Task, events: Sequence[StoredEvent], *, running: bool = T
             detail = words("disclosed_on", lang, n=turns[i]) if i in turns else words("disclosed", lang)
         elif i == pointer + 1 and running:
             mark, cls = "▶", "vs-current"
-            detail = f"{words('waiting_for', lang)}: <i>{_esc(st.trigger.kind)}</i> — {_esc(st.trigger.condition)}"
+            detail = f"{words('waiting_for', lang)}: <i>{_esc(trigger_word(st.trigger.kind, lang))}</i> — {_esc(st.trigger.condition)}"
         elif i == pointer + 1:
             mark, cls = "○", "vs-pending"
-            detail = f"{words('not_reached', lang)}: <i>{_esc(st.trigger.kind)}</i> — {_esc(st.trigger.condition)}"
+            detail = f"{words('not_reached', lang)}: <i>{_esc(trigger_word(st.trigger.kind, lang))}</i> — {_esc(st.trigger.condition)}"
         else:
-            mark, cls, detail = "○", "vs-pending", _esc(st.trigger.kind)
+            mark, cls, detail = "○", "vs-pending", _esc(trigger_word(st.trigger.kind, lang))
         rows.append(
             f'<li class="{cls}"><span class="vs-mark">{mark}</span> <b>{i + 1}. {_esc(st.name)}</b>'
             f'<div class="vs-detail">{detail}</div></li>'
@@ -302,8 +303,10 @@ def stepper_html(task: Task, events: Sequence[StoredEvent], *, running: bool = T
     return f"<div class='vs-stepper'>{head}<ol>{''.join(rows)}</ol></div>"
 
 
-def _count(n: int, noun: str) -> str:
-    """``1 stage``, ``3 stages``."""
+def _count(n: int, noun: str, lang: Lang = "en") -> str:
+    """``1 stage``, ``3 stages`` (``11 个阶段`` in Chinese)."""
+    if lang == "zh":
+        return words("count_" + noun, lang, n=n)
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
@@ -321,20 +324,23 @@ def task_missing(task: Task) -> bool:
 
 
 def persona_html(task: Task) -> str:
-    """The persona card: title and opening query always shown, the rest folded."""
+    """The persona card: title and opening query always shown, the rest folded (its words in the
+    task's language: ``_words``)."""
     p = task.persona
-    meta = " · ".join(x for x in (f"subset {task.subset}" if task.subset else "", task.language, task.domain) if x)
-    kind = " · table task" if task.kind == "table" and task.domain != "table" else ""
-    graph = "" if task.kind == "table" else f" · {_count(len(task.graph), 'ground-truth triple')}"
-    counts = f" · {_count(len(p.stages), 'stage')}{graph}" if not task_missing(task) else ""
+    lang = lang_of(task)
+    subset = words("subset", lang, name=task.subset) if task.subset else ""
+    meta = " · ".join(x for x in (subset, task.language, task.domain) if x)
+    kind = f" · {words('table_task', lang)}" if task.kind == "table" and task.domain != "table" else ""
+    graph = "" if task.kind == "table" else f" · {_count(len(task.graph), 'ground-truth triple', lang)}"
+    counts = f" · {_count(len(p.stages), 'stage', lang)}{graph}" if not task_missing(task) else ""
     return (
         "<div class='vs-card vs-persona'>"
         f"<div class='vs-card-title'>{_esc(task.title or task.id)}</div>"
         f"<div class='vs-muted'>{_esc(task.id)} · {_esc(meta)}{kind}{counts}</div>"
         + (TASK_MISSING_HTML if task_missing(task) else "")
-        + f"<p><b>Opening query:</b> {_esc(p.initial_query)}</p>"
-        f"<details><summary>Who the user is</summary><p>{_esc(p.background)}</p>"
-        + (f"<p><b>Behaviour:</b> {_esc(p.behavior)}</p>" if p.behavior else "")
+        + f"<p><b>{words('opening_query', lang)}</b> {_esc(p.initial_query)}</p>"
+        f"<details><summary>{words('who_the_user_is', lang)}</summary><p>{_esc(p.background)}</p>"
+        + (f"<p><b>{words('behaviour', lang)}</b> {_esc(p.behavior)}</p>" if p.behavior else "")
         + "</details></div>"
     )
 
@@ -355,7 +361,7 @@ def human_card_html(task: Task, pointer: int, *, waiting: bool, user_turns: int 
         st = stages[nxt]
         parts += [
             f"<p><b>{words('next_stage', lang, n=nxt + 1)}</b> {_esc(st.name)}</p>",
-            f"<p><b>{words('trigger', lang)}</b> (<i>{_esc(st.trigger.kind)}</i>): {_esc(st.trigger.condition)}</p>",
+            f"<p><b>{words('trigger', lang)}</b> (<i>{_esc(trigger_word(st.trigger.kind, lang))}</i>): {_esc(st.trigger.condition)}</p>",
             f"<p><b>{words('line', lang)}: {_esc(st.line)}</p>",
             f"<p><b>{words('fallback', lang)}: {_esc(st.fallback or '—')}</p>",
         ]

@@ -22,7 +22,7 @@ from ..store import RunNotFound, TaskSnapshotError
 from ..tasks.models import Task
 from ._access import Who
 from ._replay_cursor import DEFAULT_SPEED, SPEEDS, Cursor
-from ._words import ui_text
+from ._words import lang_of, ui_text
 from .context import AppContext, RunView
 from .panels import (
     compute_stats,
@@ -169,12 +169,12 @@ def render(ctx: AppContext, c: Cursor, comps: dict[str, Any], *, first: bool = F
             stats = compute_stats(ctx.store, run.id)
         except Exception:  # noqa: BLE001 - the counters are a view
             stats = None
-        out[comps["counters"]] = stats_html(stats, no_model=no_model(run))
+        out[comps["counters"]] = stats_html(stats, no_model=no_model(run), lang=lang_of(task))
         out.update(_result(ctx, run, comps))
     else:
         elapsed = (shown[-1].ts - c.events[0].ts).total_seconds() if shown and c.timed else None
         stats = live_stats(run.id, shown, task.stage_count() if task is not None else None, imported=run.source == "imported")
-        out[comps["counters"]] = stats_html(stats, elapsed_s=elapsed, live=True, no_model=no_model(run))
+        out[comps["counters"]] = stats_html(stats, elapsed_s=elapsed, live=True, no_model=no_model(run), lang=lang_of(task))
         out[comps["score"]] = ""
         out[comps["table_answer"]] = ""
         out[comps["pred_table"]] = gr.Dataframe(value=[], visible=False)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import gradio as gr
+import pandas as pd
 
 from ..run.result import CONTINUABLE, RUN_STATUSES, STOPPABLE
 from ..judges.judge_failures import judge_gaps
@@ -24,7 +25,7 @@ from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ..results.blind import hidden_stored_events
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import check_model
-from ._words import ui_text
+from ._words import browser_lang, column_words, lang_of, status_word, ui_text, words
 from .context import AppContext, RunView
 from .graph_view import GraphData, graph_panel
 from .live import NotYourRun
@@ -52,6 +53,7 @@ from .render import chat_messages, plain_md, stage_timeline_html, stepper_html
 ANY = "(any)"
 RUN_HEADERS = ["run", "started (UTC)", "task", "agent", "agent model", "user", "status", "termination", "F1", "judge", "source"]
 STATUSES = [ANY, *RUN_STATUSES]
+WORD_COLUMNS = {RUN_HEADERS.index(h) for h in ("status", "termination", "source")}  # shown in the browser's language
 SCORE_HEADERS = ["judge", "profile", "P", "R", "F1", "covered / GT", "valid / predicted", "unscored", "when"]
 
 
@@ -166,20 +168,20 @@ class RunsTab:
                 self.stepper = gr.HTML(elem_id="vs-runs-stepper")
                 self.stats = gr.HTML(elem_id="vs-runs-stats")
         with gr.Tabs():
-            with gr.Tab("Graph"):
+            with gr.Tab(ui_text("Graph")):
                 with gr.Row():
                     self.judge_pick = gr.Dropdown([], label=ui_text("Colour by the verdicts of"), scale=2, elem_id="vs-runs-judge")
                     self.score_judge = gr.Textbox(label=ui_text("Score again with (empty: offline judge)"), scale=2)
                     self.score_btn = gr.Button(ui_text("Score"), scale=1, elem_id="vs-runs-score")
                 self.gpanel = graph_panel("vs-runs-graph", "Ground truth against prediction (drag to pan, scroll or box to zoom; hover for names)")
                 self.table_html = gr.HTML()
-            with gr.Tab("Scores"):
+            with gr.Tab(ui_text("Scores")):
                 self.scores_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, label=ui_text("Scores"), elem_id="vs-runs-scores")
                 self.missed = gr.HTML(elem_id="vs-runs-missed")
                 self.gt_df = gr.Dataframe(headers=GT_HEADERS, column_widths=["5%", "17%", "14%", "17%", "10%", "20%", "17%"], value=[], interactive=False,
                                           wrap=True, max_height=400, label=ui_text("Ground-truth triples: covered or missed, the judge's rule and evidence"), elem_id="vs-runs-gt")
                 self.pred_df = gr.Dataframe(headers=PRED_HEADERS, column_widths=["6%", "30%", "24%", "28%", "12%"], value=[], interactive=False, wrap=True, max_height=400, label=ui_text("Predicted triples"))
-            with gr.Tab("Stage timeline"):
+            with gr.Tab(ui_text("Stage timeline")):
                 self.timeline = gr.HTML()
         self.view = gr.State(RunView())
         self.timer = gr.Timer(1.0, active=False)
@@ -238,7 +240,8 @@ class RunsTab:
                 st = compute_stats(ctx.store, run.id)
             except Exception:  # noqa: BLE001 - the counters are a view; the page shows the run without them
                 st = None
-            out[self.stats] = stats_html(st, no_model=no_model(run) and not hide)  # "no model calls" would name the baseline
+            # (a blind play: "no model calls" would name the baseline)
+            out[self.stats] = stats_html(st, no_model=no_model(run) and not hide, lang=lang_of(task))
         sig = (run.status, tuple(s.id for s in ctx.store.scores(run.id)))
         if full or v.changed("scores", sig):
             scores = latest_scores(ctx.store, run.id)
@@ -254,18 +257,17 @@ class RunsTab:
                 out[self.pred_df] = rows
                 out[self.missed], out[self.gt_df] = self.ground_truth_of(run.id, chosen)
         asked = ctx.store.stop_request(run.id) if running and (live is None or live.finished) else None
-        stopping = " · stopping (asked on another server)" if asked is not None and asked.pending else ""
+        lang = lang_of(task)
+        stopping = words("stopping_elsewhere", lang) if asked is not None and asked.pending else ""
         title = plain_md(task.title if task is not None and task.title else run.task_id)
         model = f" ({plain_md(run.agent_model)})" if run.agent_model else ""
         agent = f"**{plain_md(run.agent)}**{model}"
         if agent_hidden(who, run):
             agent = AGENT_HIDDEN.removeprefix("agent ")
-        out[self.header] = (
-            f"### Run `{run.id}` — {title}\n"
-            f"agent {agent} · user **{plain_md(run.user)}** · status **{run.status}**"
-            f"{' (' + run.termination + ')' if run.termination else ''}{stopping} · source {plain_md(run.source)} · "
-            f"started {run.created_at:%Y-%m-%d %H:%M:%S} UTC"
-        )
+        end = f" ({status_word(run.termination, lang)})" if run.termination else ""
+        out[self.header] = f"### {words('run', lang)} `{run.id}` — {title}\n" + words(
+            "run_meta", lang, agent=agent, user=plain_md(run.user), status=status_word(run.status, lang), end=end,
+            stopping=stopping, source=plain_md(status_word(run.source, lang)), at=f"{run.created_at:%Y-%m-%d %H:%M:%S}")
         going = live is not None and not live.finished
         # Continue: a person's run live here (take it back into Play), or one no process drives
         # (interrupted, abandoned, or left running by a stopped server) for its owner or an admin
@@ -306,7 +308,9 @@ class RunsTab:
         return self.on_rows(tok, t, a, u, st, prof, find, request)
 
     def on_rows(self, tok, t, a, u, st, prof, find, request: gr.Request):
-        return run_rows(self.ctx, t, a, u, st, self.ctx.who(request, tok), prof, find)
+        rows, lang = run_rows(self.ctx, t, a, u, st, self.ctx.who(request, tok), prof, find), browser_lang(request)
+        shown = [[status_word(c, lang) if i in WORD_COLUMNS else c for i, c in enumerate(row)] for row in rows]
+        return pd.DataFrame(shown, columns=column_words(RUN_HEADERS, lang))  # headers and statuses in the browser's language
 
     def on_refresh(self, tok, t, a, u, st, prof, find, request: gr.Request):
         self.ctx.manager.close_orphaned()  # runs whose driver died since: interrupted, offered to continue

@@ -119,13 +119,13 @@ def pace_figure(report: dict[str, Any]) -> go.Figure:
 
 
 def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
-    gr.Markdown("How far is the user simulator from a person? Over the runs people played beside a shadow simulator "
-                "(and the simulator's own runs of the same personas): decision agreement, pace, outcome gap and style, "
-                "with 95% bootstrap intervals. `vibesearch fidelity --csv` writes every disagreeing turn out.")
+    gr.Markdown(ui_text("How far is the user simulator from a person? Over the runs people played beside a shadow simulator "
+                        "(and the simulator's own runs of the same personas): decision agreement, pace, outcome gap and style, "
+                        "with 95% bootstrap intervals. `vibesearch fidelity --csv` writes every disagreeing turn out."))
     boxes: dict[str, gr.Textbox] = {}
     with gr.Row():
         for key in FIDELITY_FILTERS:
-            boxes[key] = gr.Textbox(label=key, max_lines=1, max_length=200, elem_id=f"vs-study-{key}")
+            boxes[key] = gr.Textbox(label=ui_text(key), max_lines=1, max_length=200, elem_id=f"vs-study-{key}")
         show_btn = gr.Button(ui_text("Show"), variant="primary", elem_id="vs-study-show")
     out = gr.HTML(elem_id="vs-study-report")
     pace_plot = gr.Plot(label=ui_text("Pace, people and simulator"), elem_id="vs-study-pace", visible=False)
@@ -183,8 +183,8 @@ def progress_html(ctx: AppContext, study: Any) -> str:
 def _studies_panel(ctx: AppContext, owner: gr.BrowserState) -> None:
     """Admins make studies for outside players here, get their links and follow their progress."""
     with gr.Accordion(ui_text("Studies for outside players (admins)"), open=False, elem_id="vs-studies"):
-        gr.Markdown("Each play gets a link with a one-time code: the player needs no account, reads the consent and "
-                    "the persona card and plays that persona once. The agent is not named to the player.")
+        gr.Markdown(ui_text("Each play gets a link with a one-time code: the player needs no account, reads the consent and "
+                            "the persona card and plays that persona once. The agent is not named to the player."))
         with gr.Row():
             name = gr.Textbox(label=ui_text("Study name"), max_length=120, elem_id="vs-study-name")
             tasks = gr.Dropdown(ctx.catalog.choices(), multiselect=True, label=ui_text("Personas"), elem_id="vs-study-tasks")

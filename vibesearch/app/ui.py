@@ -24,7 +24,7 @@ from ._access import Access
 from ._assets import CSS, SHORTCUTS_JS, theme
 from ._play_assets import PLAY_CSS, PLAY_JS
 from ._refusals import quiet_refusals
-from ._words import INTRO, UI_I18N, ui_text
+from ._words import INTRO, UI_I18N, browser_lang, ui_text, words
 from .catalog import TaskCatalog
 from .context import AppContext
 from .live import RunManager
@@ -74,7 +74,7 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
             who = ctx.who(request)
             if who.player:
                 out[main] = gr.Column(visible=False)
-            out[db_path] = f"Database: `{store.path}`" if ctx.access.sees_server(who) else ""
+            out[db_path] = words("database", browser_lang(request), path=store.path) if ctx.access.sees_server(who) else ""
             return out
 
         demo.load(player_load, None, [main, db_path, *player_h.outputs], api_visibility="private", show_progress="hidden")

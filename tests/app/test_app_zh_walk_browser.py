@@ -1,0 +1,145 @@
+"""A Chinese browser (locale zh-CN) walks every tab — Play with a Chinese task played by a person
+(the persona header, the card, the status line, the Stop question), Runs with that run opened,
+Label, Leaderboard, Compare, Study — and finds no English word in what the page shows, outside
+proper names, model names, ids and units (``ALLOWED`` below, and the id patterns of ``_is_id``).
+
+Each tab's screenshot is kept under ``VIBESEARCH_PLAY_SHOTS`` (default /tmp/play_shots) to be
+looked at with a CJK font (fonts-noto-cjk)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from browser_kit import WAIT_MS, choose, shows, start, wait_ready
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
+ZH = "daily-zh-traditional-festivals"
+SHOTS = Path(os.environ.get("VIBESEARCH_PLAY_SHOTS", "/tmp/play_shots"))
+
+# proper names, product and format names, units and the keyboard's keys: English by nature
+ALLOWED = {
+    "VibeSearch", "vibesearch", "VibeSearchBench", "WideSearch", "OpenClaw", "OpenAI", "ReAct", "LLM", "litellm",
+    "JSON", "JSONL", "YAML", "CSV", "CSVs", "zip", "PNG", "SVG", "HTML", "URL", "API", "ID",
+    "Avg", "Best", "Row", "Item", "P", "R", "F1", "Shift", "Enter",  # the paper's metric names and keys
+    "official", "ours",  # the protocol profiles' names (values the CLI and the stored runs use)
+    "worker",  # `vibesearch worker`: a command's name
+    "Gradio",  # the "Use via API · Built with Gradio" footer
+    "UTC",  # a time zone
+    "zh", "en", "daily", "pro",  # a task's language code and subset name (ids, as in its file)
+    "search", "visit", "fidelity", "csv",  # the agent's tool names (the counters' tool calls) and a CLI command shown as code
+    "baseline", "human", "react", "llm", "rule", "endpoint", "openclaw", "paper",  # agent and user kind ids (the CLI's --agent/--user)
+}
+# Still English in a Chinese browser: none left is the goal. Shrink-only: remove a word once
+# the text holding it is translated; never add one.
+_INFO = {"Info"}  # the title Gradio 6.31 writes on every gr.Info notice, in English whatever the locale
+_GRAPH = {  # the Runs graph: vibesearch/results/graph.py draws the figure's legend and caption server-side
+    "Click", "an", "entities", "entity", "ground", "ground-truth", "its", "judged", "neighbourhood", "not",
+    "predicted", "scored", "see", "to", "triples", "truth", "vs",
+}
+_ANY = {"any"}  # "(any)", the Runs filters' first value: a Dropdown whose choice labels go through
+# Gradio's i18n sends the translated label back as the value, which the server then refuses
+_LEADERBOARD = {  # the Leaderboard's tables (headers drawn by the server), summary line, empty-plot notes
+    "CI", "No", "Precision", "SD", "SR", "USD", "against", "all", "and", "by", "calls", "cancelled", "compactions",
+    "configuration", "cost", "figures", "finished", "group", "input", "judge", "left", "most", "next", "no", "node",
+    "not", "of", "offline", "one", "or", "out", "output", "per", "per-stage", "person", "persona", "point", "precision",
+    "profile", "readable", "recall", "run", "runs", "samples", "scored", "scores", "stages", "subset", "task", "tasks",
+    "the", "tokens", "tool", "tools", "turn", "user", "vs", "with", "yet",
+}
+NOT_YET: dict[str, set[str]] = {
+    "play_stopped": _INFO, "runs_opened": _INFO | _GRAPH | _ANY, "label": _INFO, "leaderboard": _INFO | _LEADERBOARD,
+    "compare": _INFO, "study": _INFO,
+}
+
+
+def _is_id(token: str) -> bool:
+    """A run id, a task id, a model string, a path, a date or a number: not a word to translate."""
+    return bool(re.search(r"\d|/|_|@|\.\w|^#|^[a-z]+(-[a-z0-9]+){2,}$", token))
+
+
+def english_words(text: str, screen: str = "") -> set[str]:
+    found: set[str] = set()
+    for token in re.split(r"[\s\u3000-\u303f\uff00-\uffef,;()\[\]{}<>\"'`·•—–…|=+*?!]+", text):
+        if not re.search(r"[A-Za-z]{2}", token) or _is_id(token):
+            continue
+        for word in re.findall(r"[A-Za-z][A-Za-z'-]*[A-Za-z]", token):
+            if word not in ALLOWED and word not in NOT_YET.get(screen, set()):
+                found.add(word)
+    return found
+
+
+def visible(page: Page) -> str:
+    """What the page shows now: the open tab's text plus any toast, and the shown value of each
+    dropdown (a filter's "(any)"); an agent's tool calls (lines starting ⚙) are code, left out."""
+    values = page.locator("input[role=listbox]:visible, input[role=combobox]:visible").evaluate_all("els => els.map(e => e.value)")
+    lines = page.locator("body").inner_text().splitlines() + values
+    return "\n".join(line for line in lines if not line.lstrip().startswith("⚙"))
+
+
+def look(page: Page, name: str, left: dict[str, set[str]]) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"zh_walk_{name}.png"), full_page=True)
+    text = visible(page)
+    (SHOTS / f"zh_walk_{name}.txt").write_text(text)
+    words = english_words(text, name)
+    if words:
+        left[name] = words
+
+
+def zh_tab(page: Page, name: str) -> None:
+    page.get_by_role("tab", name=name, exact=True).click()
+    expect(page.get_by_role("tab", name=name, exact=True)).to_have_attribute("aria-selected", "true")
+
+
+def test_a_chinese_browser_sees_no_english_on_any_tab(browser, app_server):
+    ctx = browser.new_context(locale="zh-CN", viewport={"width": 1366, "height": 900})
+    left: dict[str, set[str]] = {}
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(app_server.url)
+        wait_ready(page, tab="运行")
+        choose(page, "vs-task", ZH)  # (an English task's persona is English: the task's own words)
+        shows(page, "vs-persona", "开场问题")
+        look(page, "play_form", left)
+        page.locator("#vs-user").get_by_label("我——由我扮演角色", exact=True).check()
+        rid = start(page)
+        shows(page, "vs-your-turn", "轮到你了")
+        look(page, "play_turn", left)
+        page.click("#vs-stop")
+        expect(page.locator("#vs-stop-yes")).to_be_visible()
+        look(page, "play_stop_question", left)
+        page.click("#vs-stop-yes")
+        expect(page.locator("#vs-stop-yes")).to_be_hidden()
+        shows(page, "vs-play-status", rid)
+        look(page, "play_stopped", left)
+
+        zh_tab(page, "运行记录")
+        expect(page.locator("#vs-runs-table")).to_contain_text(rid)
+        page.locator("#vs-runs-id").locator("textarea, input").fill(rid)
+        page.click("#vs-runs-open")
+        shows(page, "vs-runs-header", rid)
+        look(page, "runs_opened", left)
+
+        zh_tab(page, "标注")
+        expect(page.locator("#vs-label-load")).to_be_visible()
+        look(page, "label", left)
+        zh_tab(page, "排行榜")
+        expect(page.locator("#vs-lb-refresh")).to_be_visible()
+        look(page, "leaderboard", left)
+        zh_tab(page, "对比")
+        expect(page.locator("#vs-cmp-a")).to_be_visible()
+        look(page, "compare", left)
+        zh_tab(page, "研究")
+        look(page, "study", left)
+    except AssertionError:
+        print(app_server.logs()[-3000:])
+        raise
+    finally:
+        ctx.close()
+    report = "\n".join(f"{name}: {' '.join(sorted(words))}" for name, words in left.items())
+    total = len(set().union(*left.values())) if left else 0
+    assert not left, f"{total} English words left in a Chinese browser:\n{report}"
