@@ -44,6 +44,11 @@ _WORDS: dict[str, dict[Lang, str]] = {
                  "zh": "智能体 {agent} · 用户 **{user}** · 状态 **{status}**{end}{stopping} · 来源 {source} · 开始于 {at} UTC"},
     "stopping_elsewhere": {"en": " · stopping (asked on another server)", "zh": " · 正在停止（在另一台服务器上请求）"},
     "cancelled_note": {"en": "not scored, and left out of every score", "zh": "不评分，也不计入任何得分"},
+    "continue_refused": {
+        "en": ("Continue is not offered to you: only the browser or login that started this run (or an admin) can "
+               "continue it. A browser keeps its claim while it keeps this site's data and the server keeps its secret."),
+        "zh": "你不能继续这次运行：只有发起它的浏览器或登录（或管理员）可以继续。浏览器保留本站数据、服务器保留其密钥时，这一归属一直有效。",
+    },
     "scoring": {"en": "scoring…", "zh": "评分中……"},
     "run_ended": {"en": "The run ended: **{end}**", "zh": "运行已结束：**{end}**"},
     "run_ended_title": {"en": "Run ended ({end})", "zh": "运行已结束（{end}）"},

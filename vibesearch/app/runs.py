@@ -128,10 +128,6 @@ def score_rows(ctx: AppContext, run_id: str) -> list[list[Any]]:
     ]
 
 
-CONTINUE_REFUSED = ("Continue is not offered to you: only the browser or login that started this run (or an admin) can "
-                    "continue it. A browser keeps its claim while it keeps this site's data and the server keeps its secret.")
-
-
 class RunsTab:
     """The tab's components (attributes) and its event handlers (methods); ``wire`` connects them."""
 
@@ -277,7 +273,7 @@ class RunsTab:
         out[self.resume_btn] = gr.Button(visible=can_continue)
         if not can_continue and not going and (run.status in CONTINUABLE or (running and is_orphaned(ctx.store, run.id))):
             # a run that could go on, but not for this caller: say why rather than hide Continue silently
-            out[self.header] += "\n\n" + CONTINUE_REFUSED
+            out[self.header] += "\n\n" + words("continue_refused", lang)
         out[self.stop_btn] = gr.Button(visible=ctx.access.may_write(who, run.owner) and run.status in STOPPABLE)
         busy = running or (live is not None and not live.finished)
         out[self.timer] = gr.Timer(active=busy)
