@@ -272,6 +272,7 @@ def test_a_key_pressed_during_the_redraw_labels_the_card_it_was_pressed_on_or_is
     page.wait_for_function("() => window.__vsPressedOn !== null")
     pressed_on = page.evaluate("() => window.__vsPressedOn")
     assert pressed_on in (f"coverage:0:{run_id}:{name}", f"coverage:1:{run_id}:{name}"), pressed_on
+    print(f"n pressed during the redraw ({moment}) on {pressed_on.split(':')[0]} {pressed_on.split(':')[1]}")  # the counts under load (-s)
     if pressed_on.startswith("coverage:1:"):  # pressed on the new card: that card is labelled
         shows(page, "vs-label-card", "Ground-truth triple 3 of 30")
         shows(page, "vs-label-progress", "2 / 30")
