@@ -233,3 +233,56 @@ def test_the_card_stays_put_through_twenty_campaign_labels(pages, app_server):
     shows(page, "vs-label-card", "Ground-truth triple 22 of 30")
     rows = Store(app_server.db).labels(run_id=run_id, annotator=name)
     assert len(rows) == 20 and sum(r.covered for r in rows) == 14
+
+
+# the moment during the answer to ``y`` at which ``n`` is pressed: the first change the page makes
+# after the press (the card still the one labelled), the card replaced, the evidence relisted
+REDRAW_MOMENTS = {
+    "pending": "() => true",
+    "card": "() => card() !== first",
+    "evidence": "() => { const b = document.querySelector('#vs-label-evidence input[type=checkbox]'); return !!b && !b.name.endsWith('@' + first); }",
+}
+
+
+@pytest.mark.parametrize("moment", sorted(REDRAW_MOMENTS))
+def test_a_key_pressed_during_the_redraw_labels_the_card_it_was_pressed_on_or_is_refused(pages, app_server, moment):
+    """``n`` pressed at a moment of the redraw after ``y``: it labels the card the page showed when it
+    was pressed (the new one), or — pressed while the labelled card was still shown — it is refused
+    on its line; it never labels another card and never vanishes (run ten times beside a busy core)."""
+    run_id, name = new_run(app_server.db), unique(f"during-{moment}-")
+    page = pages()
+    page.set_viewport_size({"width": 1366, "height": 768})
+    start_one_run(page, run_id, name)
+    page.keyboard.press("1")
+    expect(evidence(page).nth(0)).to_be_checked()
+    page.evaluate("""(when) => {
+        const card = () => { const c = document.querySelector('#vs-label-card [data-card]'); return c ? c.dataset.card : ''; };
+        const first = card();
+        const ready = eval(when);
+        window.__vsPressedOn = null;
+        const seen = new MutationObserver(() => {
+            if (!ready()) return;
+            seen.disconnect();
+            window.__vsPressedOn = card();
+            document.dispatchEvent(new KeyboardEvent('keydown', {key: 'n', bubbles: true}));
+        });
+        seen.observe(document.getElementById('vs-label-panel'), {childList: true, subtree: true, attributes: true, characterData: true});
+    }""", REDRAW_MOMENTS[moment])
+    page.keyboard.press("y")
+    page.wait_for_function("() => window.__vsPressedOn !== null")
+    pressed_on = page.evaluate("() => window.__vsPressedOn")
+    assert pressed_on in (f"coverage:0:{run_id}:{name}", f"coverage:1:{run_id}:{name}"), pressed_on
+    print(f"n pressed during the redraw ({moment}) on {pressed_on.split(':')[0]} {pressed_on.split(':')[1]}")  # the counts under load (-s)
+    if pressed_on.startswith("coverage:1:"):  # pressed on the new card: that card is labelled
+        shows(page, "vs-label-card", "Ground-truth triple 3 of 30")
+        shows(page, "vs-label-progress", "2 / 30")
+        expect(page.locator("#vs-label-refused")).to_be_hidden()
+        want = [(0, True), (1, False)]
+    else:  # pressed while the labelled card was still shown: refused where it can be read
+        shows(page, "vs-label-refused", "“n” was pressed on ground-truth triple 1, no longer the card shown (now ground-truth triple 2)")
+        expect(page.locator("#vs-label-refused")).to_be_in_viewport()
+        shows(page, "vs-label-card", "Ground-truth triple 2 of 30")
+        shows(page, "vs-label-progress", "1 / 30")
+        want = [(0, True)]
+    rows = Store(app_server.db).labels(run_id=run_id, annotator=name)
+    assert [(r.gt_index, r.covered) for r in rows] == want, (moment, pressed_on, [(r.gt_index, r.covered) for r in rows])

@@ -2,7 +2,7 @@
 tests): an imported official trajectory replays at a fixed pace per event (not at import speed);
 a person's turn puts the decision, the message box and Send in the first screen of a laptop and
 says so in the status line; the decision starts unchosen and Send asks for one; Stop in a person's
-run asks first and then says the run is cancelled and unscored; Runs → Continue in Play sets
+run asks first (the question in the window at once, at 1440×1000) and then says the run is cancelled and unscored; Runs → Continue in Play sets
 Play's form to the continued run. Fake models only; screenshots go to /tmp/play_shots/.
 
 Every wait is on a state the page shows (elem_ids, visible text), never a fixed sleep; each test
@@ -153,9 +153,15 @@ def test_your_turn_controls_are_in_the_first_screen_of_a_laptop(laptop):
 
 def test_stop_in_a_persons_run_asks_first_and_says_what_happened(pages):
     page = pages()
+    page.set_viewport_size({"width": 1440, "height": 1000})  # a desktop's window: the form ends near its bottom
     rid = _me_run(page, ANALYSIS)
     page.click("#vs-stop")
     shows(page, "vs-stop-confirm", "never scored")
+    # the confirmation opens where the button is: in the window at once, its two buttons with it
+    expect(page.locator("#vs-stop-confirm")).to_be_in_viewport(ratio=0.95)  # (its edge may sit a fraction of a pixel out)
+    for button in ("#vs-stop-yes", "#vs-stop-no"):
+        expect(page.locator(button)).to_be_in_viewport(ratio=1)
+    _shot(page, "stop_confirm_1440.png")
     page.click("#vs-stop-no")  # changed their mind: the run goes on
     expect(page.locator("#vs-stop-confirm")).to_be_hidden()
     your_turn(page)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gradio as gr
 
 SYSTEM_FONTS = ["ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "Helvetica", "Arial", "sans-serif"]
@@ -75,6 +77,8 @@ input[role="combobox"] { padding-right: 2.2em !important; text-overflow: ellipsi
 /* the Label tab: the first nine evidence choices carry the number key that ticks them */
 #vs-label-evidence .wrap { counter-reset: vs-ev; flex-direction: column; align-items: flex-start; }
 #vs-label-evidence .wrap > label { counter-increment: vs-ev; }
+/* the evidence list beside the card scrolls in its own box: card, buttons and list fit a laptop's window */
+#vs-label-evidence .wrap { max-height: max(220px, calc(100vh - 190px)); overflow-y: auto; flex-wrap: nowrap; }
 #vs-label-evidence .wrap > label:nth-of-type(-n+9)::before {
   content: counter(vs-ev); display: inline-block; min-width: 1.3em; margin-right: 4px; text-align: center;
   border: 1px solid var(--border-color-primary); border-radius: 4px; font-size: 0.8em; font-family: var(--font-mono); }
@@ -135,4 +139,20 @@ SHORTCUTS_JS = """
     if (btn && !btn.disabled && btn.offsetParent !== null) { ev.preventDefault(); btn.click(); }
   });
 }
+"""
+
+
+def scroll_when_shown_js(target_id: str, shown: str, block: str = "nearest") -> str:
+    """An event's page side that scrolls ``#target_id`` into the window (``block`` as in
+    ``scrollIntoView``) once an element matching ``shown`` is on screen; it looks for about 30
+    frames, so the answer the event waited for has been drawn (a ``.then`` after it)."""
+    return f"""
+() => {{
+  const at = (tries) => {{
+    const el = document.querySelector({json.dumps(shown)});
+    if (el && el.offsetParent !== null) {{ document.getElementById({json.dumps(target_id)}).scrollIntoView({{block: {json.dumps(block)}}}); return; }}
+    if (tries > 0) requestAnimationFrame(() => at(tries - 1));
+  }};
+  at(30);
+}}
 """

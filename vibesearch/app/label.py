@@ -31,6 +31,7 @@ from .._names import PersonNameError, annotator_name
 from ..labels.campaigns import Item
 from . import campaign_new
 from ._access import AGENT_HIDDEN, Who
+from ._assets import scroll_when_shown_js
 from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
 from ._label_keys import Press, PressLine, clears_refusal, press_js
 from ._label_report import report_html
@@ -45,6 +46,9 @@ NEEDS_GT_SUPPORT = ("Not stored: a \"valid\" label needs at least one supporting
                     "ground-truth triple(s) that support it (search the list if needed), or label it \"invalid\".")
 OTHER_CARDS_EVIDENCE = ("Not stored: evidence still ticked was listed for another card (the list was being redrawn). "
                         "Check the ticks and press the key again.")
+# once a card is shown, the page scrolls it (with its buttons and the evidence beside it) to the top
+# of the window; labelling then never scrolls the page (the evidence list scrolls in its own box)
+SHOW_CARD_JS = scroll_when_shown_js("vs-label-work", "#vs-label-card [data-card]", "start")
 SIDE_NAMES = {"coverage": "Coverage (ground-truth triples)", "validity": "Validity (predicted triples)"}
 
 
@@ -199,8 +203,10 @@ class LabelTab:
                     with gr.Column(scale=1, min_width=120):
                         self.load_btn = gr.Button(ui_text("Start labelling"), variant="primary", elem_id="vs-label-load")
                         self.reload_btn = gr.Button(ui_text("Refresh run list"), size="sm")
+        # a laptop's screen (1366×768) holds the card, its buttons and the evidence list side by side;
+        # the list scrolls inside its own box (``_assets.CSS``), so the page never scrolls the card away
         with gr.Row(equal_height=False, elem_id="vs-label-work"):
-            with gr.Column(scale=3):
+            with gr.Column(scale=1, min_width=420):
                 self.triple = gr.HTML(elem_id="vs-label-card")
                 with gr.Row():
                     self.prev_btn = gr.Button(ui_text("◀ Previous (k)"), elem_id="vs-label-prev", size="sm", scale=0, min_width=110)
@@ -214,15 +220,16 @@ class LabelTab:
                 # under the buttons: a refusal or a longer line never moves the card
                 self.progress = gr.Markdown(elem_id="vs-label-progress")
                 self.status = gr.Markdown(elem_id="vs-label-status")
-                self.search = gr.Textbox(label=ui_text("Search the supporting triples"), placeholder=ui_text("words that must all appear"),
-                                         elem_id="vs-label-search")
-                # both read by the page when a key is pressed (``_label_keys``), so no event takes them in: interactive said here
-                self.evidence = gr.CheckboxGroup([], label=ui_text("Evidence: predicted triples that cover it"), elem_id="vs-label-evidence",
-                                                 interactive=True)
+                # read by the page when a key is pressed (``_label_keys``), so no event takes it in: interactive said here
                 self.note = gr.Textbox(label=ui_text("Note (optional)"), lines=1, elem_id="vs-label-note", interactive=True)
-            with gr.Column(scale=2):
                 self.show_anyway = gr.Checkbox(False, label=ui_text("Show the judges' verdicts before I label"), elem_id="vs-label-show")
                 self.verdict = gr.HTML(elem_id="vs-label-verdict")
+            with gr.Column(scale=1, min_width=420, elem_id="vs-label-evidence-col"):
+                self.search = gr.Textbox(label=ui_text("Search the supporting triples"), placeholder=ui_text("words that must all appear"),
+                                         elem_id="vs-label-search")
+                # read by the page when a key is pressed (``_label_keys``), so no event takes it in: interactive said here
+                self.evidence = gr.CheckboxGroup([], label=ui_text("Evidence: predicted triples that cover it"), elem_id="vs-label-evidence",
+                                                 interactive=True)
         with gr.Column(elem_id="vs-label-compare"):
             with gr.Row():
                 gr.Markdown(ui_text("**Judge comparison** — each judge (per protocol profile) against the people's labels, "
@@ -428,7 +435,8 @@ class LabelTab:
         who = self.ctx.who(request)
         if who.player:  # a study's player labels nothing
             return gr.skip(), gr.skip(), gr.skip()
-        name = gr.Textbox(value=who.login, interactive=False, info=ui_text("labels are stored under your login")) if who.login else gr.skip()
+        # with a login the labels are stored under it (``annotator_for``): no name band to fill or read
+        name = gr.Textbox(value=who.login, interactive=False, visible=False) if who.login else gr.skip()
         return gr.Dropdown(choices=labelable_runs(self.ctx, who)), name, gr.Dropdown(choices=self.lc.campaign_choices(self.ctx))
 
     # ------------------------------------------------------------------ events
@@ -439,8 +447,10 @@ class LabelTab:
         camp_outs = [*camp.outputs(), camp.status, camp.comment, camp.confirm]
         mode_outs = [*camp.outputs(), camp.status, camp.timer, self.one_run, camp.tools, camp.tail, camp.confirm]
         refresh_in = [camp.pick, annotator, camp.show_all, camp.dispute, camp.shown]
-        self.load_btn.click(self.on_load, [view, self.run_pick, self.side_pick, annotator, self.show_anyway], outs, api_visibility="private")
-        camp.next_btn.click(self.on_next_item, [view, camp.pick, annotator, self.show_anyway], outs, api_visibility="private")
+        self.load_btn.click(self.on_load, [view, self.run_pick, self.side_pick, annotator, self.show_anyway], outs, api_visibility="private").then(
+            None, None, None, js=SHOW_CARD_JS, api_visibility="private")
+        camp.next_btn.click(self.on_next_item, [view, camp.pick, annotator, self.show_anyway], outs, api_visibility="private").then(
+            None, None, None, js=SHOW_CARD_JS, api_visibility="private")
         camp.pick.change(self.on_pick_campaign, [camp.pick, annotator, camp.show_all], mode_outs, api_visibility="private", show_progress="hidden")
         camp.leave_btn.click(lambda: None, None, camp.pick, api_visibility="private", show_progress="hidden")
         camp.refresh_btn.click(self.on_refresh, refresh_in, camp.outputs(), api_visibility="private", show_progress="hidden")

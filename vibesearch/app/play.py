@@ -20,6 +20,7 @@ from ..store import RunNotFound
 from ..users.registry import is_person
 from . import replay as replay_ui
 from ._access import Who
+from ._assets import scroll_when_shown_js
 from ._failure import failure_html, failure_reason, status_reason
 from ._loading import UPLOAD_SUFFIXES, LoadRefused, load_uploads
 from ._policy import MAX_TURNS, agent_choices, form_request, user_choices
@@ -80,6 +81,9 @@ class PlayHandles:
 
 def _catalog(ctx: AppContext, mine: TaskCatalog | None) -> TaskCatalog:
     return mine if mine is not None else ctx.catalog
+
+
+SHOW_STOP_CONFIRM_JS = scroll_when_shown_js("vs-stop-confirm", "#vs-stop-confirm")
 
 
 class PlayTab:
@@ -341,7 +345,10 @@ class PlayTab:
         self.start.click(self.on_start, [owner, view, self.my_catalog, *form], [owner, *self.live_outputs], api_visibility="private")
         self.timer.tick(self.on_tick, [owner, view], self.live_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden",
                         trigger_mode="always_last")
-        self.stop.click(self.on_stop, [owner, view], self.stop_box, api_visibility="private")
+        # the confirmation opens under the button; the page scrolls it into the window at once (a laptop's
+        # window ends above it when the form is long)
+        self.stop.click(self.on_stop, [owner, view], self.stop_box, api_visibility="private").then(None, None, None, js=SHOW_STOP_CONFIRM_JS,
+                                                                                                 api_visibility="private")
         self.stop_yes.click(self.on_stop_yes, [owner, view], self.stop_box, api_visibility="private")
         self.stop_no.click(lambda: gr.Column(visible=False), None, self.stop_box, api_visibility="private")
         self.form_show.click(lambda: (gr.Column(visible=True), gr.Button(visible=False)), None, [self.form, self.form_show], api_visibility="private")
