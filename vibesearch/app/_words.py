@@ -334,6 +334,16 @@ _ZH_LABELS.update({
     "run": "运行", "started (UTC)": "开始时间（UTC）", "task": "任务", "agent": "智能体", "agent model": "智能体模型",
     "user": "用户", "status": "状态", "termination": "结束方式", "judge": "评判", "source": "来源",
 })
+# the Label tab's "New campaign" form (``campaign_new``) and Play's shadow switch
+_ZH_LABELS.update({
+    "New campaign (admins)": "新建标注活动（管理员）", "Campaign name": "活动名称", "Runs (pick them…)": "运行（逐个选择……）",
+    "…or a filter": "……或用筛选条件", "Annotators (comma-separated)": "标注者（逗号分隔）", "Sides": "标注方面",
+    "Labels per item (overlap k)": "每项的标注数（重叠 k）", "Create the campaign": "创建活动",
+    "key=value, comma-separated; keys: task, subset, language, agent, agent_model, status":
+        "键=值，逗号分隔；可用的键：task, subset, language, agent, agent_model, status",
+    "On by default: its decisions, taken beside yours, are what the fidelity study compares":
+        "默认开启：它在你身旁做出的决定，正是保真度研究所比较的内容",
+})
 UI_I18N = gr.I18n(en={k: k for k in _ZH_LABELS}, zh=dict(_ZH_LABELS), **{"zh-CN": dict(_ZH_LABELS)})
 
 

@@ -23,6 +23,7 @@ from .context import AppContext
 
 NOT_ADMIN = ("Only an admin (a login named in VIBESEARCH_ADMINS) makes campaigns here; "
              "without one, use `vibesearch campaign create`.")
+FILTER_INFO = "key=value, comma-separated; keys: " + ", ".join(FILTER_KEYS)
 MAX_ANNOTATORS = 50
 MAX_FIELD = 2000
 
@@ -51,7 +52,7 @@ def build_form() -> NewCampaignForm:
             runs = gr.Dropdown([], multiselect=True, label=ui_text("Runs (pick them…)"), scale=3, elem_id="vs-camp-new-runs")
             filters = gr.Textbox(label=ui_text("…or a filter"), max_lines=1, scale=2, elem_id="vs-camp-new-filter",
                                  placeholder="task=pro-en-analysis-history, agent=react",
-                                 info=ui_text("key=value, comma-separated; keys: ") + ", ".join(FILTER_KEYS))
+                                 info=ui_text(FILTER_INFO))
         annotators = gr.Textbox(label=ui_text("Annotators (comma-separated)"), max_lines=1, elem_id="vs-camp-new-annotators")
         with gr.Row():
             sides = gr.CheckboxGroup(list(SIDES), value=list(SIDES), label=ui_text("Sides"), elem_id="vs-camp-new-sides")
