@@ -40,7 +40,7 @@ def test_bad_forms_are_refused_in_one_line(app_ctx, store, settings):
     bad = [
         (("", [a], "", "ann", ["coverage"], 1), "name"),
         (("x", [a], "task=t", "ann", ["coverage"], 1), "not both"),
-        (("x", [], "", "ann", ["coverage"], 1), "either as a list"),
+        (("x", [], "", "ann", ["coverage"], 1), "name the campaign's runs"),
         (("x", [a], "", "", ["coverage"], 1), "at least one annotator"),
         (("x", [a], "", "ann", [], 1), "at least one side"),
         (("x", [a], "", "ann", ["coverage"], 3), "overlap 3"),

@@ -124,7 +124,7 @@ def test_a_filter_picks_finished_runs_with_a_graph(store, make_run):
     ("kwargs", "message"),
     [
         ({"runs": ["nope"]}, "run 'nope': no such run"),
-        ({"runs": None, "filters": None}, "either as a list"),
+        ({"runs": None, "filters": None}, "name the campaign's runs"),
         ({"filters": {"language": "xx"}, "runs": None}, "no finished run with a graph matches the filter language=xx"),
         ({"overlap": 3}, "overlap 3 must be between 1 and the number of annotators"),
         ({"sides": ["recall"]}, "unknown side 'recall'"),

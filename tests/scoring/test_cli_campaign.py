@@ -80,7 +80,7 @@ def test_a_filter_makes_a_campaign(cli, tmp_db, labelled):
     ("args", "message"),
     [
         (["create", "c", "--runs", "nope", "--annotator", "a", "--overlap", "1"], "run 'nope': no such run"),
-        (["create", "c", "--annotator", "a", "--overlap", "1"], "either as a list"),
+        (["create", "c", "--annotator", "a", "--overlap", "1"], "name the campaign's runs"),
         (["create", "c", "--filter", "colour=red", "--annotator", "a", "--overlap", "1"], "unknown key 'colour'"),
         (["create", "c", "--filter", "language=en", "--annotator", "a", "--overlap", "2"], "overlap 2 must be between"),
         (["create", "c", "--filter", "language=en", "--annotator", "a", "--overlap", "1", "--sides", "both"], "unknown side 'both'"),

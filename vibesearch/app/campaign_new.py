@@ -104,7 +104,7 @@ def make_campaign(ctx: AppContext, who: Any, name: Any, runs: Any, filters: Any,
             overlap=k, runs=picked or None, filters=wanted, created_by=str(getattr(who, "login", "") or ""),
         )
     except CampaignError as exc:
-        return f"Not created: {html.escape(str(exc))}"
+        return f"Not created: {html.escape(str(exc), quote=False)}"
     return (f"Campaign **{html.escape(row.name)}** made: {len(row.run_ids())} runs, sides {', '.join(row.sides())}, "
             f"annotators {html.escape(', '.join(row.annotators()))}, k = {row.overlap}. Pick it above to start labelling.")
 

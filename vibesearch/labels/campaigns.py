@@ -139,7 +139,9 @@ def create_campaign(
         raise CampaignError(f"a campaign needs a name of 1 to {MAX_NAME} characters")
     if store.campaign(name) is not None:
         raise CampaignError(f"a campaign named {name!r} already exists")
-    if (runs is None) == (filters is None):
+    if runs is None and filters is None:
+        raise CampaignError("name the campaign's runs: a list (--runs) or a filter (--filter key=value)")
+    if runs is not None and filters is not None:
         raise CampaignError("give the runs either as a list (--runs) or as a filter (--filter key=value), not both")
     if not annotators:
         raise CampaignError("a campaign needs at least one annotator")
