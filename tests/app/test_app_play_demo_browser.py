@@ -96,7 +96,7 @@ def test_an_imported_trajectory_replays_at_a_fixed_pace_per_event(pages, app_ser
     assert elapsed <= at_least + NOMINAL_GAP_S + 15, f"{shown_now} events took {elapsed:.2f}s: the replay stalls"
     assert "finished" not in text_of(page, "vs-play-status")  # 1× is far from import speed
     # its tokens and cost were never recorded: "unknown", as in Runs, never a measured 0 / $0.0000
-    shows(page, "vs-counters", "unknown (usage not recorded)")
+    shows(page, "vs-counters", "未知（未记录用量）")  # "unknown (usage not recorded)", in the (Chinese) task's language
     assert "$0.0000" not in text_of(page, "vs-counters")
     # the run form is folded while the replay plays (its controls sit beside the chat), and comes back
     expect(page.locator("#vs-task")).to_be_hidden()

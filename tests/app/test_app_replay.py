@@ -197,9 +197,9 @@ def test_an_imported_official_trajectory_replays_to_its_end_without_writing(ctx,
     assert c.done and "finished" in status_line(c)
     titles = [m.metadata.get("title", "") for m in out["chat"] if m.metadata]
     assert any(t.startswith("⚙ search(") for t in titles)  # tool calls as collapsible messages
-    assert any("Run ended" in t for t in titles)
+    assert any("运行已结束" in t for t in titles)  # the run's end, in the task's language too
     assert "Official F1" in out["score"]  # the file's own score, as the official judge wrote it
-    assert "Wall time" in out["counters"]  # the finished run's counters
+    assert "总用时" in out["counters"]  # the finished run's counters (wall time), in the task's language
     assert _snapshot(store, run_id) == before  # nothing written, nothing changed
 
 

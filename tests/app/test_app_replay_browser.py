@@ -48,9 +48,9 @@ def test_an_official_trajectory_replays_to_its_last_stage(pages, imported_run):
     expect(stepper.locator("li.vs-done")).to_have_count(1)
     expect(stepper.locator("li.vs-current")).to_have_count(0)  # nothing left waiting at the end
     shows(page, "vs-play-score", "Official F1")
-    shows(page, "vs-play-chat", "Run ended")
+    shows(page, "vs-play-chat", "运行已结束")  # the run's end, in the task's language
     expect(page.locator("#vs-play-chat").get_by_text(re.compile(r"^⚙ search\(")).first).to_be_visible()
-    shows(page, "vs-counters", "Wall time")
+    shows(page, "vs-counters", "总用时")  # wall time
     expect(page.locator("#vs-replay-step")).to_be_disabled()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "replay_official_end.png"), full_page=True)
