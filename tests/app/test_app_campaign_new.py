@@ -25,6 +25,9 @@ def test_an_admin_makes_a_campaign_from_picked_runs_and_from_a_filter(app_ctx, s
     by_filter = make_campaign(app_ctx, ADMIN, "by task", [], f"task={JAPAN}", "ann", ["coverage", "validity"], 1)
     assert "made: 2 runs" in by_filter, by_filter
     assert sorted(store.campaign("by task").run_ids()) == sorted([a, b])
+    # what the form sent is shown inert: an image in a name is a link, never a picture loaded
+    shown = make_campaign(app_ctx, ADMIN, "![x](http://evil.example/p.png)", [a], "", "ann", ["coverage"], 1)
+    assert "made: 1 runs" in shown and "![" not in shown, shown
 
 
 def test_a_non_admin_is_refused_and_nothing_is_stored(app_ctx, store, settings):

@@ -11,7 +11,6 @@ page sends, and lists no run to them.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -20,6 +19,7 @@ import gradio as gr
 from ..labels.campaigns import FILTER_KEYS, SIDES, CampaignError, create_campaign, parse_filters
 from ._words import ui_text
 from .context import AppContext
+from .render import md_line
 
 NOT_ADMIN = ("Only an admin (a login named in VIBESEARCH_ADMINS) makes campaigns here; "
              "without one, use `vibesearch campaign create`.")
@@ -104,9 +104,9 @@ def make_campaign(ctx: AppContext, who: Any, name: Any, runs: Any, filters: Any,
             overlap=k, runs=picked or None, filters=wanted, created_by=str(getattr(who, "login", "") or ""),
         )
     except CampaignError as exc:
-        return f"Not created: {html.escape(str(exc), quote=False)}"
-    return (f"Campaign **{html.escape(row.name)}** made: {len(row.run_ids())} runs, sides {', '.join(row.sides())}, "
-            f"annotators {html.escape(', '.join(row.annotators()))}, k = {row.overlap}. Pick it above to start labelling.")
+        return f"Not created: {md_line(str(exc))}"
+    return (f"Campaign **{md_line(row.name)}** made: {len(row.run_ids())} runs, sides {', '.join(row.sides())}, "
+            f"annotators {md_line(', '.join(row.annotators()))}, k = {row.overlap}. Pick it above to start labelling.")
 
 
 def wire(form: NewCampaignForm, ctx: AppContext, who_of: Callable[..., Any], pick: gr.Dropdown,
