@@ -58,3 +58,13 @@ def test_bad_forms_are_refused_in_one_line(app_ctx, store, settings):
         assert line.startswith("Not created:") and why in line and "\n" not in line, (args, line)
         assert "<b>" not in line  # what the form sent is escaped when shown
     assert store.campaigns() == []
+
+
+def test_the_form_makes_a_blind_campaign_unless_unticked(app_ctx, store, settings):
+    a = new_run(settings.db, 5)
+    assert "k = 1, blind." in make_campaign(app_ctx, ADMIN, "quiet", [a], "", "ann", ["coverage"], 1)
+    assert "k = 1, not blind (judge review)." in make_campaign(app_ctx, ADMIN, "review", [a], "", "ann", ["coverage"], 1, False)
+    assert {c.name: c.blind for c in store.campaigns()} == {"quiet": True, "review": False}
+    refused = make_campaign(app_ctx, ADMIN, "odd", [a], "", "ann", ["coverage"], 1, "no")  # a page sending text
+    assert refused == "Not created: blind must be ticked or not (true or false)" and store.campaign("odd") is None
+    assert make_campaign(app_ctx, ANN, "mine", [a], "", "ann", ["coverage"], 1, False).startswith("Not created: Only an admin")

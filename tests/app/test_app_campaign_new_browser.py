@@ -1,6 +1,6 @@
 """Campaigns made where they are labelled (issue 39 item 8), in Chromium at 1366×768: an admin
 opens "New campaign" under the Label tab's picker, picks a run, names two annotators and creates
-it; the picker offers it at once. A logged-in annotator who is not an admin is refused, both when
+it (a judge review: "Blind", ticked by default, unticked); the picker offers it at once. A logged-in annotator who is not an admin is refused, both when
 the form opens and when they press Create anyway; nothing is stored for them."""
 
 from __future__ import annotations
@@ -54,8 +54,12 @@ def test_an_admin_makes_a_campaign_in_the_label_tab_and_an_annotator_cannot(brow
         page.keyboard.press("Escape")
         expect(page.locator("#vs-camp-new-runs")).to_contain_text(run_id)
         field(page, "vs-camp-new-annotators").fill("ann, bob")
+        blind = page.locator("#vs-camp-new-blind input[type=checkbox]")
+        expect(blind).to_be_checked()  # blind unless the admin says otherwise
+        blind.uncheck()  # a judge review
         page.click("#vs-camp-new-create")
         shows(page, "vs-camp-new-status", f"Campaign {name} made: 1 runs")
+        shows(page, "vs-camp-new-status", "not blind (judge review)")
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "campaign_new_admin.png"))
         choose(page, "vs-camp-pick", name)  # offered at once: label it right here
@@ -64,6 +68,7 @@ def test_an_admin_makes_a_campaign_in_the_label_tab_and_an_annotator_cannot(brow
         ctx.close()
     row = Store(app.db).campaign(name)
     assert row is not None and row.run_ids() == [run_id] and row.annotators() == ["ann", "bob"] and row.created_by == ADMIN[0]
+    assert row.blind is False
 
     ctx, page = _page(browser, app, ANN)
     try:

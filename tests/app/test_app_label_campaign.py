@@ -59,7 +59,7 @@ def test_valid_needs_a_supporting_ground_truth_triple(store, run_id):
 def test_the_panel_queue_progress_and_adjudication(store, run_id):
     ctx = _ctx(store)
     create_campaign(store, "c", runs=[run_id], annotators=["ann", "bob"], sides=["coverage", "validity"], overlap=2)
-    assert lc.campaign_choices(ctx) == [("c · 1 runs · coverage, validity · k=2", "c")]
+    assert lc.campaign_choices(ctx) == [("c · 1 runs · coverage, validity · k=2 · blind", "c")]
     assert lc.queue_next(ctx, "c", "ann") == Item(run_id, "coverage", 0)
     assert "not an annotator" in str(lc.queue_next(ctx, "c", "zed"))
     assert lc.queue_next(ctx, "", "ann") == "Pick a campaign first."

@@ -132,3 +132,43 @@ def test_adjudicate_from_the_cli_by_the_number_status_shows(cli, tmp_db, labelle
     (row,) = store.adjudications()
     assert (row.item_index, row.label, row.adjudicator, row.comment, row.campaign) == (1, False, "cy", "Nara is not in Kyoto", "c")
     assert json.loads(cli("campaign", "status", "c", "--json", "--db", tmp_db).stdout)["pending"] == []
+
+
+def test_blind_or_not_is_chosen_at_creation_and_said_by_list_status_and_export(cli, db_url, make_run, tmp_path):
+    """``--blind`` (the default) or ``--no-blind``, on SQLite and on PostgreSQL: ``campaign list``,
+    ``status`` (text and JSON) and both export formats say which a campaign is."""
+    store = Store(db_url)
+    r1 = make_run(store, GT, PRED)
+    made = cli("campaign", "create", "quiet", "--runs", r1, "--annotator", "ann", "--overlap", "1", "--db", db_url)
+    assert made.exit_code == 0 and made.stdout.strip().endswith("overlap 1, blind"), made.output
+    review = cli("campaign", "create", "review", "--runs", r1, "--annotator", "ann", "--overlap", "1", "--no-blind", "--db", db_url)
+    assert review.exit_code == 0 and "overlap 1, not blind (judge review)" in review.stdout, review.output
+    assert cli("campaign", "create", "loud", "--runs", r1, "--annotator", "ann", "--overlap", "1", "--blind", "--db", db_url).exit_code == 0
+    assert {c.name: c.blind for c in Store(db_url).campaigns()} == {"loud": True, "quiet": True, "review": False}
+
+    listed = cli("campaign", "list", "--json", "--db", db_url)
+    assert listed.exit_code == 0, listed.output
+    assert [(c["campaign"], c["blind"], c["runs"]) for c in json.loads(listed.stdout)] == [("loud", True, 1), ("quiet", True, 1), ("review", False, 1)]
+    text = cli("campaign", "list", "--db", db_url).stdout
+    shown = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in text.splitlines() if line.count("│") > 3 and line.split("│")[1].strip()}
+    assert shown == {"loud": "blind", "quiet": "blind", "review": "not blind (judge review)"}, text
+
+    assert json.loads(cli("campaign", "status", "review", "--json", "--db", db_url).stdout)["blind"] is False
+    assert json.loads(cli("campaign", "status", "quiet", "--json", "--db", db_url).stdout)["blind"] is True
+    assert cli("campaign", "status", "review", "--db", db_url).stdout.startswith("campaign review (not blind (judge review)):")
+
+    store.put_label(r1, 0, "ann", True, evidence=[0])
+    for name, blind in (("review", False), ("quiet", True)):
+        jsonl, as_csv = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.csv"
+        assert cli("campaign", "export", name, jsonl, "--db", db_url).exit_code == 0
+        assert cli("campaign", "export", name, as_csv, "--db", db_url).exit_code == 0
+        rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+        assert rows and all(r["blind"] is blind for r in rows)
+        table = list(csv.DictReader(as_csv.open(encoding="utf-8")))
+        assert table and {r["blind"] for r in table} == {"true" if blind else "false"}
+
+
+def test_campaign_list_with_none_says_so(cli, tmp_db):
+    out = cli("campaign", "list", "--db", tmp_db)
+    assert out.exit_code == 0 and "no campaign yet" in out.stdout
+    assert json.loads(cli("campaign", "list", "--json", "--db", tmp_db).stdout) == []

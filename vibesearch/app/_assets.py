@@ -48,6 +48,8 @@ CSS = """
 .vs-triple .vs-part { display: inline-block; padding: 2px 8px; margin: 2px; border-radius: 6px; background: var(--background-fill-secondary); }
 .vs-verdict-covered { color: #2e9e57; font-weight: 600; }
 .vs-verdict-missed { color: #d9534f; font-weight: 600; }
+/* a judge-review campaign's verdict on the card (not blind): set apart, so nobody takes it for their own label */
+.vs-triple .vs-review { font-size: 0.9em; margin-top: 6px; padding: 4px 8px; border-left: 4px solid #d97706; background: rgba(217, 119, 6, 0.08); }
 /* a dropdown's text stops before its arrow (long task and run labels ran under it) */
 input[role="combobox"] { padding-right: 2.2em !important; text-overflow: ellipsis; }
 /* the leaderboard's headers wrap between words, never inside one ("#Ass t") */

@@ -19,6 +19,9 @@ class LabelView:
     annotator: str = ""
     side: str = "coverage"  # "coverage": ground-truth triples are labelled; "validity": predicted ones
     campaign: str | None = None  # items come from this campaign's queue
+    # the judges' verdicts before a label: None, as the "show anyway" toggle says (one run of no blind
+    # campaign); True, never (a blind campaign, or a run of one); False, on the card (a judge review)
+    blind: bool | None = None
     idx: int = 0
     gt: list[dict] = field(default_factory=list)
     pred: list[dict] = field(default_factory=list)
@@ -101,8 +104,33 @@ def triple_html(v: LabelView) -> str:
     return (
         f"<div class='vs-card vs-triple' id='vs-label-triple' data-card='{_esc(card_id(v))}'><div class='vs-muted'>{kind} {v.idx + 1} of {len(v.items)}{where}</div>"
         f"<span class='vs-part'>{_esc(t['head'])}</span> — <span class='vs-part'>{_esc(t['relation'])}</span> → "
-        f"<span class='vs-part'>{_esc(t['tail'])}</span>{you}</div>"
+        f"<span class='vs-part'>{_esc(t['tail'])}</span>{you}{review_html(v)}</div>"
     )
+
+
+def review_html(v: LabelView) -> str:
+    """In a judge-review campaign (not blind), each judge's verdict on the card, marked as such."""
+    if v.blind is not False or not v.items:
+        return ""
+    if not v.verdicts:
+        return ("<div class='vs-review' id='vs-label-review'><b>Judge review</b> (this campaign is not blind): "
+                "no judge has scored this run yet.</div>")
+    said = []
+    for judge, verdicts in v.verdicts.items():
+        covered, evidence, _rule, _why = judge_says(v, verdicts, v.idx)
+        word = {True: v.words()[0], False: v.words()[1], None: "unscored"}[covered]
+        ev = f" (evidence {', '.join(f'#{i + 1}' for i in evidence)})" if evidence else ""
+        said.append(f"<b>{_esc(judge_text(judge))}</b> says <b>{word}</b>{_esc(ev)}")
+    return ("<div class='vs-review' id='vs-label-review'><b>Judge review</b> (this campaign is not blind) — "
+            "the judge's verdict, for you to check: " + "; ".join(said) + "</div>")
+
+
+def verdicts_hidden(v: LabelView, show_anyway: bool) -> bool:
+    """Whether the judges' verdicts on the shown item are withheld: until it is labelled, unless the
+    view is a judge review, or the toggle asks and the view is not blind (``LabelView.blind``)."""
+    if v.idx in v.mine or v.blind is False:
+        return False
+    return bool(v.blind) or not show_anyway
 
 
 def verdict_html(v: LabelView, show_anyway: bool) -> str:
@@ -110,7 +138,10 @@ def verdict_html(v: LabelView, show_anyway: bool) -> str:
         return ""
     if not v.verdicts:
         return "<div class='vs-muted'>No judge has scored this run yet (score it in the Runs tab).</div>"
-    if v.idx not in v.mine and not show_anyway:
+    if verdicts_hidden(v, show_anyway):
+        if v.blind:
+            return ("<div class='vs-muted' id='vs-label-blind'>Blind: the judges' verdicts on this triple appear once you have "
+                    "labelled it.</div>")
         return "<div class='vs-muted'>The judges' verdicts on this triple appear once you have labelled it.</div>"
     parts = []
     for judge, verdicts in v.verdicts.items():

@@ -339,6 +339,9 @@ _ZH_LABELS.update({
     "New campaign (admins)": "新建标注活动（管理员）", "Campaign name": "活动名称", "Runs (pick them…)": "运行（逐个选择……）",
     "…or a filter": "……或用筛选条件", "Annotators (comma-separated)": "标注者（逗号分隔）", "Sides": "标注方面",
     "Labels per item (overlap k)": "每项的标注数（重叠 k）", "Create the campaign": "创建活动",
+    "Blind": "盲评",
+    "Ticked: no judge's verdict, agent or score before a label. Unticked: a judge review, the judge's verdict on the card.":
+        "勾选：标注之前不显示评判的结论、智能体和得分。不勾选：评判复核，评判的结论显示在卡片上。",
     "key=value, comma-separated; keys: task, subset, language, agent, agent_model, status":
         "键=值，逗号分隔；可用的键：task, subset, language, agent, agent_model, status",
     "On by default: its decisions, taken beside yours, are what the fidelity study compares":

@@ -1,7 +1,9 @@
 """The Label tab's "New campaign" form: an admin makes a labelling campaign where it is labelled,
 beside the campaign picker (issue 39, item 8), with what ``vibesearch campaign create`` takes:
 a name, the runs (picked from the list, or a filter such as ``task=…, agent=…``), the annotators,
-the sides and the overlap k. (Admins read every run, so the list and a filter see the same runs.)
+the sides, the overlap k and whether it is blind (ticked by default: no judge's verdict, agent or
+score before a label; unticked, a judge review with the verdict on the card). (Admins read every
+run, so the list and a filter see the same runs.)
 
 The checks and the storing are ``labels.campaigns.create_campaign`` (nothing is stored when it
 refuses, and its one-line reason is shown under the form). Only an admin (a login named in
@@ -16,7 +18,7 @@ from typing import Any, Callable
 
 import gradio as gr
 
-from ..labels.campaigns import FILTER_KEYS, SIDES, CampaignError, create_campaign, parse_filters
+from ..labels.campaigns import FILTER_KEYS, SIDES, CampaignError, blind_words, create_campaign, parse_filters
 from ._words import ui_text
 from .context import AppContext
 from .render import md_line
@@ -37,11 +39,12 @@ class NewCampaignForm:
     annotators: gr.Textbox
     sides: gr.CheckboxGroup
     overlap: gr.Number
+    blind: gr.Checkbox
     create: gr.Button
     status: gr.Markdown
 
     def inputs(self) -> list[Any]:
-        return [self.name, self.runs, self.filters, self.annotators, self.sides, self.overlap]
+        return [self.name, self.runs, self.filters, self.annotators, self.sides, self.overlap, self.blind]
 
 
 def build_form() -> NewCampaignForm:
@@ -57,9 +60,12 @@ def build_form() -> NewCampaignForm:
         with gr.Row():
             sides = gr.CheckboxGroup(list(SIDES), value=list(SIDES), label=ui_text("Sides"), elem_id="vs-camp-new-sides")
             overlap = gr.Number(2, precision=0, minimum=1, label=ui_text("Labels per item (overlap k)"), elem_id="vs-camp-new-overlap")
+            blind = gr.Checkbox(True, label=ui_text("Blind"), elem_id="vs-camp-new-blind",
+                                info=ui_text("Ticked: no judge's verdict, agent or score before a label. "
+                                             "Unticked: a judge review, the judge's verdict on the card."))
         create = gr.Button(ui_text("Create the campaign"), variant="primary", size="sm", elem_id="vs-camp-new-create")
         status = gr.Markdown(elem_id="vs-camp-new-status")
-    return NewCampaignForm(box, name, runs, filters, annotators, sides, overlap, create, status)
+    return NewCampaignForm(box, name, runs, filters, annotators, sides, overlap, blind, create, status)
 
 
 def run_choices(ctx: AppContext, who: Any) -> list[tuple[str, str]]:
@@ -83,8 +89,10 @@ def _people(text: Any) -> list[str]:
     return names
 
 
-def make_campaign(ctx: AppContext, who: Any, name: Any, runs: Any, filters: Any, annotators: Any, sides: Any, overlap: Any) -> str:
-    """Store the campaign the form describes; the line to show (a refusal starts with "Not created")."""
+def make_campaign(ctx: AppContext, who: Any, name: Any, runs: Any, filters: Any, annotators: Any, sides: Any, overlap: Any,
+                  blind: Any = True) -> str:
+    """Store the campaign the form describes; the line to show (a refusal starts with "Not created").
+    ``blind`` must be a boolean (a page sends the checkbox's); anything else is refused."""
     if not getattr(who, "admin", False):
         return f"Not created: {NOT_ADMIN}"
     try:
@@ -99,14 +107,16 @@ def make_campaign(ctx: AppContext, who: Any, name: Any, runs: Any, filters: Any,
             k = int(overlap)
         except (TypeError, ValueError):
             raise CampaignError("the overlap k must be a whole number") from None
+        if not isinstance(blind, bool):
+            raise CampaignError("blind must be ticked or not (true or false)")
         row = create_campaign(
             ctx.store, name, annotators=_people(annotators), sides=[s for s in (sides or []) if isinstance(s, str)],
-            overlap=k, runs=picked or None, filters=wanted, created_by=str(getattr(who, "login", "") or ""),
+            overlap=k, runs=picked or None, filters=wanted, created_by=str(getattr(who, "login", "") or ""), blind=blind,
         )
     except CampaignError as exc:
         return f"Not created: {md_line(str(exc))}"
     return (f"Campaign **{md_line(row.name)}** made: {len(row.run_ids())} runs, sides {', '.join(row.sides())}, "
-            f"annotators {md_line(', '.join(row.annotators()))}, k = {row.overlap}. Pick it above to start labelling.")
+            f"annotators {md_line(', '.join(row.annotators()))}, k = {row.overlap}, {blind_words(row)}. Pick it above to start labelling.")
 
 
 def wire(form: NewCampaignForm, ctx: AppContext, who_of: Callable[..., Any], pick: gr.Dropdown,
@@ -119,8 +129,8 @@ def wire(form: NewCampaignForm, ctx: AppContext, who_of: Callable[..., Any], pic
             return gr.Dropdown(choices=[], value=[]), NOT_ADMIN
         return gr.Dropdown(choices=run_choices(ctx, who)), ""
 
-    def on_create(name: Any, runs: Any, filters: Any, annotators: Any, sides: Any, overlap: Any, request: gr.Request):
-        line = make_campaign(ctx, who_of(request), name, runs, filters, annotators, sides, overlap)
+    def on_create(name: Any, runs: Any, filters: Any, annotators: Any, sides: Any, overlap: Any, blind: Any, request: gr.Request):
+        line = make_campaign(ctx, who_of(request), name, runs, filters, annotators, sides, overlap, blind)
         return line, gr.Dropdown(choices=choices())
 
     form.box.expand(on_open, None, [form.runs, form.status], api_visibility="private", show_progress="hidden")

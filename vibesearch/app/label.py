@@ -13,7 +13,10 @@ come in (the who-labelled-what table and the adjudication are below it), so the 
 are stored under the login (the name box is filled and locked); without one the name is typed.
 Each label is stored at once (``Store.put_label``) and the agreement with every judge
 that scored the run is recomputed from the database. A judge's verdict on a triple stays hidden
-until the person has labelled it, so it cannot sway them (a toggle shows it anyway).
+until the person has labelled it, so it cannot sway them (a toggle shows it anyway, but not in a
+blind campaign nor on a run of one: there the verdicts, the run's agent and its scores in the judge
+comparison come only after the labels; ``LabelView.blind``). A campaign that is not blind is a
+judge review: the judge's verdict is on the card, marked as such.
 Under the card, the judge comparison (``_label_report``: intervals, kappa's caveats, splits) over
 this run or every labelled run, and the label export (``_label_export``: readable runs only).
 """
@@ -28,7 +31,7 @@ import gradio as gr
 from gradio import processing_utils
 
 from .._names import PersonNameError, annotator_name
-from ..labels.campaigns import Item
+from ..labels.campaigns import Item, blind_runs
 from . import campaign_new
 from ._access import AGENT_HIDDEN, Who
 from ._assets import scroll_when_shown_js
@@ -57,8 +60,10 @@ class LabelRefused(ValueError):
 
 
 def labelable_runs(ctx: AppContext, who: Any = None) -> list[tuple[str, str]]:
-    """Finished persona runs that have a graph, newest first (with ``who``: those it may read)."""
+    """Finished persona runs that have a graph, newest first (with ``who``: those it may read). A
+    blind study's play, and for anyone but an admin a run of a blind campaign, is listed without its agent."""
     out = []
+    hidden = set() if getattr(who, "admin", False) else blind_runs(ctx.store)
     for r in ctx.store.list_runs():
         if r.kind == "table" or r.status == "running":
             continue
@@ -66,7 +71,8 @@ def labelable_runs(ctx: AppContext, who: Any = None) -> list[tuple[str, str]]:
             continue
         if ctx.store.latest_graph(r.id) is None:
             continue
-        agent = AGENT_HIDDEN if r.meta().get("blind") else f"{r.agent}{' (' + r.agent_model + ')' if r.agent_model else ''}"
+        blind = r.meta().get("blind") or r.id in hidden
+        agent = AGENT_HIDDEN if blind else f"{r.agent}{' (' + r.agent_model + ')' if r.agent_model else ''}"
         out.append((f"{r.id} · {r.task_id} · {agent} · {r.status}", r.id))
     return out
 
@@ -144,10 +150,24 @@ def load_view(ctx: AppContext, run_id: str, annotator: str, side: str = "coverag
             for vr in ctx.store.verdicts(s.id)
         }
     v.idx = next((i for i in range(len(v.items)) if i not in v.mine), 0)
+    v.blind = True if run_id in blind_runs(ctx.store) else None  # a campaign's item: ``LabelTab.queue_view``
     return v
 
 
 REPORT_SCOPES = [("This run", "run"), ("Every labelled run", "all")]
+
+
+def report_withheld(ctx: AppContext, v: LabelView, who: Who | None) -> bool:
+    """A blind view (``LabelView.blind``) keeps the judge comparison, which holds the judges'
+    verdicts and the run's scores, back until the person has labelled every item of the view (this
+    run, this side) or, in a campaign, has no item left in their queue."""
+    if v.blind is not True or not v.run_id or all(i in v.mine for i in range(len(v.items))):
+        return False
+    if v.campaign:
+        from . import label_campaign as lc
+
+        return not isinstance(lc.queue_next(ctx, v.campaign, v.annotator, lc.reader(ctx, who)), str)
+    return True
 
 
 def agreement_html(ctx: AppContext, v: LabelView, *, scope: str = "run", who: Who | None = None) -> str:
@@ -155,6 +175,9 @@ def agreement_html(ctx: AppContext, v: LabelView, *, scope: str = "run", who: Wh
     of every labelled run — only for a reader who may read every run (admins, or no ``own`` policy)."""
     from ..labels.agreement import agreement_report
 
+    if report_withheld(ctx, v, who):
+        return ("<div class='vs-muted' id='vs-label-report'>Blind: the judge comparison (the judges' verdicts and this run's "
+                "scores) appears once you have labelled every triple of this run on this side, or emptied your campaign queue.</div>")
     if scope == "all":
         if ctx.access.read_own and not (who is not None and who.admin):
             return ("<div class='vs-muted' id='vs-label-report'>The report over every labelled run is for those who may read "
@@ -275,6 +298,9 @@ class LabelTab:
             return got
         v = load_view(self.ctx, got.run_id, person, got.side)
         v.campaign, v.idx, v.skipped = name, got.index, [k for k in skipped or [] if k != got.key()]
+        camp = self.ctx.store.campaign(name)
+        # a judge review shows the verdicts on the card, unless the run is in a blind campaign too
+        v.blind = True if camp is None or camp.blind or v.blind else False
         return v
 
     def pressed(self, request: gr.Request, raw: Any, v: LabelView, key: str, act: Callable[[Press], dict]) -> dict:
@@ -383,7 +409,9 @@ class LabelTab:
         on = bool(name)
         return {**camp.refreshed(self.ctx, name or "", annotator_for(who, typed), who, show_all=show_all), camp.status: "",
                 camp.timer: gr.Timer(active=on), self.one_run: gr.Column(visible=not on), camp.tools: gr.Row(visible=on),
-                camp.tail: gr.Column(visible=on), camp.confirm: None}
+                camp.tail: gr.Column(visible=on), camp.confirm: None,
+                # a campaign says whether verdicts come before a label (blind or a judge review): no toggle
+                self.show_anyway: gr.Checkbox(visible=not on)}
 
     def on_refresh(self, name: str, typed: str, show_all: bool, picked: Any, shown: Any, request: gr.Request):
         if not name:
@@ -445,7 +473,7 @@ class LabelTab:
         ``outputs``, for the page's load event and the tab's select event (app/ui.py)."""
         camp, lc, view, outs, annotator = self.camp, self.lc, self.view, self.outs, self.annotator
         camp_outs = [*camp.outputs(), camp.status, camp.comment, camp.confirm]
-        mode_outs = [*camp.outputs(), camp.status, camp.timer, self.one_run, camp.tools, camp.tail, camp.confirm]
+        mode_outs = [*camp.outputs(), camp.status, camp.timer, self.one_run, camp.tools, camp.tail, camp.confirm, self.show_anyway]
         refresh_in = [camp.pick, annotator, camp.show_all, camp.dispute, camp.shown]
         self.load_btn.click(self.on_load, [view, self.run_pick, self.side_pick, annotator, self.show_anyway], outs, api_visibility="private").then(
             None, None, None, js=SHOW_CARD_JS, api_visibility="private")

@@ -1,5 +1,7 @@
 """The Label tab's campaign panel (issue 13): pick a campaign, take the next item of your queue
-(either side), see the progress and who labelled what, and resolve disagreements.
+(either side), see the progress and who labelled what, and resolve disagreements. The picker and
+the progress line say whether the campaign is blind or a judge review (what the card then shows:
+``app.label``).
 
 The panel is in two parts so that the card never moves while someone labels: above the card only
 the campaign picker and one progress line; below it the who-labelled-what table (the newest
@@ -27,6 +29,7 @@ from ..labels.campaigns import (
     ItemLabels,
     Side,
     adjudicate,
+    blind_words,
     disagreements,
     get_campaign,
     item_texts,
@@ -65,7 +68,7 @@ def _esc(x: Any) -> str:
 def campaign_choices(ctx: AppContext) -> list[tuple[str, str]]:
     out = []
     for c in ctx.store.campaigns():
-        out.append((f"{c.name} · {len(c.run_ids())} runs · {', '.join(c.sides())} · k={c.overlap}", c.name))
+        out.append((f"{c.name} · {len(c.run_ids())} runs · {', '.join(c.sides())} · k={c.overlap} · {blind_words(c)}", c.name))
     return out
 
 
@@ -102,12 +105,13 @@ def progress_md(ctx: AppContext, name: str, annotator: str) -> str:
     if not name:
         return ""
     try:
-        p = progress(ctx.store, get_campaign(ctx.store, name))
+        camp = get_campaign(ctx.store, name)
+        p = progress(ctx.store, camp)
     except CampaignError as exc:
         return f"⚠ {exc}"
     mine = p["annotators"].get(annotator)
     you = f"**{_esc(annotator)}**: {mine['labelled']} labelled, {mine['queue']} left in your queue · " if mine else ""
-    return (f"Campaign **{_esc(name)}**: {you}items done {p['items_done']} / {p['items']} (k={p['overlap']}) · "
+    return (f"Campaign **{_esc(name)}** ({blind_words(camp)}): {you}items done {p['items_done']} / {p['items']} (k={p['overlap']}) · "
             f"labels {p['labels']} / {p['labels_needed']} · disagreements waiting: {p['disagreements_pending']}")
 
 

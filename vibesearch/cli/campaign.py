@@ -1,4 +1,4 @@
-"""CLI commands: the ``campaign`` group (labelling campaigns: create, status, adjudicate, export).
+"""CLI commands: the ``campaign`` group (labelling campaigns: create, list, status, adjudicate, export).
 
 Items are numbered from 1 here as in every view (``#1`` is the first ground-truth or predicted
 triple); the JSON of ``status`` keeps the stored 0-based ``index`` beside that ``number``."""
@@ -10,6 +10,7 @@ from typing import Optional
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from ._common import DbOption, JsonOption, console, fail, open_store, person, print_json
 
@@ -25,10 +26,13 @@ def campaign_create(
     annotators: list[str] = typer.Option([], "--annotator", help="A person who labels (repeat for each)"),
     sides: str = typer.Option("coverage,validity", "--sides", help="coverage, validity or both (comma-separated)"),
     overlap: int = typer.Option(2, "--overlap", help="How many people label each item (k)"),
+    blind: bool = typer.Option(True, "--blind/--no-blind",
+                               help="Blind (default): annotators see no judge verdict, agent or score before labelling an item; "
+                                    "--no-blind: a judge review, the judge's verdict shown on the card"),
     db: Optional[str] = DbOption,
 ) -> None:
     """Make a campaign. The runs are fixed now (a filter picks the finished runs with a graph)."""
-    from ..labels.campaigns import CampaignError, create_campaign, parse_filters
+    from ..labels.campaigns import CampaignError, blind_words, create_campaign, parse_filters
 
     annotators = [person("--annotator", a) for a in annotators]  # " ann" and "ann" are one person
     store = open_store(db)
@@ -36,19 +40,44 @@ def campaign_create(
         row = create_campaign(
             store, name, annotators=annotators, sides=[s for s in sides.split(",") if s.strip()], overlap=overlap,
             runs=runs.split(",") if runs is not None else None,
-            filters=parse_filters(filters) if filters else None,
+            filters=parse_filters(filters) if filters else None, blind=blind,
         )
     except CampaignError as exc:
         fail(str(exc))
     console.print(f"campaign {row.name}: {len(row.run_ids())} runs, sides {', '.join(row.sides())}, "
-                  f"annotators {', '.join(row.annotators())}, overlap {row.overlap}", highlight=False, soft_wrap=True)
+                  f"annotators {', '.join(row.annotators())}, overlap {row.overlap}, {blind_words(row)}",
+                  highlight=False, soft_wrap=True, markup=False)
+
+
+@campaign_app.command("list")
+def campaign_list(as_json: bool = JsonOption, db: Optional[str] = DbOption) -> None:
+    """Every campaign: its runs, sides, overlap, annotators and whether it is blind."""
+    from ..labels.campaigns import blind_words
+
+    store = open_store(db, writes=False)
+    camps = store.campaigns()
+    rows = [{"campaign": c.name, "blind": c.blind, "runs": len(c.run_ids()), "sides": c.sides(), "overlap": c.overlap,
+             "annotators": c.annotators(), "created_by": c.created_by,
+             "created_at": c.created_at.isoformat() if c.created_at else ""} for c in camps]
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        console.print("no campaign yet (make one with `vibesearch campaign create`)", highlight=False, markup=False)
+        return
+    table = Table(title="Campaigns")
+    for col_name in ("campaign", "blind", "runs", "sides", "k", "annotators"):
+        table.add_column(col_name, no_wrap=col_name in ("blind", "sides"))
+    for c in camps:  # names as Text: a bracket in one is not markup
+        table.add_row(Text(c.name), blind_words(c), str(len(c.run_ids())), ", ".join(c.sides()), str(c.overlap), Text(", ".join(c.annotators())))
+    console.print(table)
 
 
 @campaign_app.command("status")
 def campaign_status(name: str = typer.Argument(...), as_json: bool = JsonOption, db: Optional[str] = DbOption) -> None:
     """Progress overall and per annotator, the disagreements waiting for a third person, and the
     items resolved so far (with how many times each resolution was replaced)."""
-    from ..labels.campaigns import CampaignError, get_campaign, item_labels, progress, replaced_note
+    from ..labels.campaigns import CampaignError, blind_words, get_campaign, item_labels, progress, replaced_note
 
     store = open_store(db, writes=False)
     try:
@@ -67,9 +96,9 @@ def campaign_status(name: str = typer.Argument(...), as_json: bool = JsonOption,
                        for e in resolved if e.adjudication is not None]
         print_json({**prog, "pending": pending, "adjudicated": adjudicated})
         return
-    console.print(f"campaign {camp.name}: {prog['runs']} runs · {prog['items']} items · overlap {prog['overlap']} · "
+    console.print(f"campaign {camp.name} ({blind_words(camp)}): {prog['runs']} runs · {prog['items']} items · overlap {prog['overlap']} · "
                   f"{prog['items_done']}/{prog['items']} items done · {prog['labels']}/{prog['labels_needed']} labels",
-                  highlight=False, soft_wrap=True)
+                  highlight=False, soft_wrap=True, markup=False)
     table = Table(title="Per annotator")
     for col_name in ("annotator", "labelled", "left in queue"):
         table.add_column(col_name)

@@ -1,4 +1,5 @@
-"""A campaign's labels written out: one row per label, with the triple's text, the annotator,
+"""A campaign's labels written out: one row per label, with whether the campaign was blind
+(``blind``: its annotators saw no judge's verdict before labelling), the triple's text, the annotator,
 the item's adjudication, its final human label and the step of the one rule that gave it
 (``final_from``: ``adjudication``, ``majority``, or ``open tie`` with no final label;
 ``human_label``), and the adjudications the current one replaced
@@ -21,7 +22,7 @@ from ..store.tables import AdjudicationHistoryRow, CampaignRow, LabelRow, PredLa
 from .campaigns import CampaignError, item_labels, item_texts
 
 FIELDS = [
-    "campaign", "run_id", "side", "index", "head", "relation", "tail", "annotator", "label", "evidence", "note",
+    "campaign", "blind", "run_id", "side", "index", "head", "relation", "tail", "annotator", "label", "evidence", "note",
     "labelled_at", "adjudicated_label", "adjudicator", "adjudication_comment", "adjudicated_at", "final_label",
     "final_from", "adjudication_replaced", "adjudication_history",
 ]
@@ -56,7 +57,7 @@ def export_rows(store: Store, campaign: CampaignRow) -> list[dict[str, Any]]:
         for name in sorted(entry.labels):
             row = rows_of[(it.run_id, it.side, it.index, name)]
             out.append({
-                "campaign": campaign.name, "run_id": it.run_id, "side": it.side, "index": it.index,
+                "campaign": campaign.name, "blind": campaign.blind, "run_id": it.run_id, "side": it.side, "index": it.index,
                 "head": str(triple.get("head", "")), "relation": str(triple.get("relation", "")), "tail": str(triple.get("tail", "")),
                 "annotator": name, "label": entry.labels[name], "evidence": json.loads(row.evidence_json or "[]"),
                 "note": row.note, "labelled_at": row.created_at.isoformat() if row.created_at else "",

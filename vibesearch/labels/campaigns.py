@@ -4,6 +4,10 @@ An *item* is one thing a person decides: on the ``coverage`` side a run's ground
 (is it covered?), on the ``validity`` side a predicted triple (is it valid?). Labels are the
 store's ``labels`` and ``pred_labels`` rows, whoever wrote them (the Label tab, an import).
 
+* **Blind or not** (``blind``, chosen when it is made; blind by default): in a blind campaign an
+  annotator sees neither a judge's verdict nor the run's agent, configuration, model or score
+  before labelling an item; a campaign that is not blind is a judge review, and the judge's verdict
+  is on the card, marked as such. The Label tab applies it (``app.label``, ``app._label_view``).
 * **Queue**: an annotator's next item is the first one, in a stable order (the campaign's runs in
   order, then its sides, then the index), that they have not labelled and that has fewer than
   k labels.
@@ -132,8 +136,11 @@ def create_campaign(
     runs: Sequence[str] | None = None,
     filters: dict[str, str] | None = None,
     created_by: str = "",
+    blind: bool = True,
 ) -> CampaignRow:
-    """Check and store a campaign; ``CampaignError`` (nothing stored) names the first problem."""
+    """Check and store a campaign; ``CampaignError`` (nothing stored) names the first problem.
+    ``blind`` (the default): annotators see no judge's verdict, agent or score before labelling an
+    item; ``blind=False``: a judge review, the judge's verdict shown on the card (``blind_words``)."""
     name = (name or "").strip()
     if not name or len(name) > MAX_NAME:
         raise CampaignError(f"a campaign needs a name of 1 to {MAX_NAME} characters")
@@ -182,9 +189,20 @@ def create_campaign(
     row = CampaignRow(
         name=name, runs_json=json.dumps(run_ids), filter_json=json.dumps(filters or {}, ensure_ascii=False),
         annotators_json=json.dumps(people, ensure_ascii=False), sides_json=json.dumps(chosen), overlap=overlap,
-        created_by=created_by,
+        created_by=created_by, blind=bool(blind),
     )
     return store.add_campaign(row)
+
+
+def blind_words(campaign: CampaignRow) -> str:
+    """How every view names a campaign's blindness."""
+    return "blind" if campaign.blind else "not blind (judge review)"
+
+
+def blind_runs(store: Store) -> set[str]:
+    """The runs of every blind campaign: wherever one is labelled (another campaign, one run at a
+    time), its labeller sees no verdict before labelling, since the label counts in the blind one too."""
+    return {rid for c in store.campaigns() if c.blind for rid in c.run_ids()}
 
 
 def get_campaign(store: Store, name: str) -> CampaignRow:
@@ -294,6 +312,7 @@ def progress(store: Store, campaign: CampaignRow) -> dict[str, Any]:
     split = [e for e in entries if e.disagree]
     return {
         "campaign": campaign.name,
+        "blind": campaign.blind,
         "runs": len(campaign.run_ids()),
         "sides": campaign.sides(),
         "overlap": k,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from pydantic import ValidationError
-from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlalchemy import Boolean, Column, Index, Text, UniqueConstraint, true
 from sqlmodel import AutoString, Field, SQLModel, col
 
 from ..run.config import RunConfig
@@ -301,6 +301,10 @@ class CampaignRow(SQLModel, table=True):
     overlap: int = 2
     created_by: str = ""
     created_at: datetime = Field(default_factory=utcnow)
+    # blind (the default): an annotator sees neither a judge's verdict nor the run's agent or score
+    # before labelling an item; not blind: a judge-review campaign, the verdict shown on the card.
+    # Added by migration 0011 (a campaign made before was blind: today's rule)
+    blind: bool = Field(default=True, sa_column=Column(Boolean, nullable=False, server_default=true()))
 
     def run_ids(self) -> list[str]:
         return [str(x) for x in json.loads(self.runs_json or "[]")]
