@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from label_blind_runs import AGENT, JUDGE, MODEL, scored_run
 
-from vibesearch.app import Who
-from vibesearch.app._access import AGENT_HIDDEN
-from vibesearch.app._label_view import triple_html, verdict_html
-from vibesearch.app.label import agreement_html, labelable_runs, load_view, record_label
+from vibesearch.app import AGENT_HIDDEN, Who
+from vibesearch.app.label import agreement_html, labelable_runs, load_view, record_label, triple_html, verdict_html
 from vibesearch.labels.campaigns import create_campaign
 
 ADMIN = Who(owner="user:root", login="root", admin=True)

@@ -169,3 +169,26 @@ def test_the_official_export_leaves_a_blind_play_out_for_all_but_admins(store, t
     assert any("t3_sample0" in n and "secret" in n for n in names), names  # an admin's: under the agent's folder
     path, _ = export_file(ctx, ALICE, "jsonl", run_id=blind, out_dir=tmp_path / "d")
     assert "secret" not in path.read_text() and path.read_text().strip()
+
+
+def test_the_official_export_leaves_a_blind_campaigns_runs_out_for_all_but_admins(store, tmp_path):
+    """They carry the judge's decisions and name the agent: a blind campaign's run is not in a
+    non-admin's official export (a judge review's is); our labels still export."""
+    _run(store, "user:alice")
+    hidden = _run(store, "user:alice", "t3")
+    store.update_run(hidden, agent="secret-kind", agent_model="secret/model")
+    create_campaign(store, "quiet", runs=[hidden], annotators=["alice"], sides=["coverage"], overlap=1)
+    ctx = _ctx(store, own=False)
+    with pytest.raises(ExportRefused, match="run of a blind campaign"):
+        export_file(ctx, ALICE, "official", run_id=hidden, out_dir=tmp_path / "a")
+    names = zipfile.ZipFile(export_file(ctx, ALICE, "official", out_dir=tmp_path / "b")[0]).namelist()
+    assert not [n for n in names if "t3" in n or "secret" in n] and "gt_recall_check/t1_sample0.csv" in names
+    admin = Who(owner="user:root", login="root", admin=True)
+    names = zipfile.ZipFile(export_file(ctx, admin, "official", out_dir=tmp_path / "c")[0]).namelist()
+    assert any("t3_sample0" in n for n in names), names
+    path, _ = export_file(ctx, ALICE, "jsonl", run_id=hidden, out_dir=tmp_path / "d")
+    assert "secret" not in path.read_text() and path.read_text().strip()
+    review_store_run = _run(store, "user:alice", "t4")
+    create_campaign(store, "review", runs=[review_store_run], annotators=["alice"], sides=["coverage"], overlap=1, blind=False)
+    names = zipfile.ZipFile(export_file(ctx, ALICE, "official", out_dir=tmp_path / "e")[0]).namelist()
+    assert any("t4_sample0" in n for n in names), names

@@ -5,7 +5,8 @@ a zip. The same writers as ``vibesearch labels export`` (``labels.labels_io``,
 strict majority; ``labels.human_label``), never one person's; only runs the person may read are
 written, and the status line says which rule filled the label. The official CSVs leave out a blind
 study's play for anyone but an admin (``_access.agent_hidden``): their folders are named after a
-configuration, its agent and model included."""
+configuration, its agent and model included; for the same reason, and because they carry the
+judge's decisions, they leave out the runs of a blind campaign for anyone but an admin."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..labels.campaigns import blind_runs
 from ..labels.human_label import FINAL_RULE
 from ..labels.labels_io import export_labels
 from ..labels.meta_eval_csv import export_official_report
@@ -52,7 +54,11 @@ def export_file(ctx: AppContext, who: Who, fmt: Any, *, run_id: Any = None, out_
         return path, (f"Exported {n} coverage label(s) of {'run ' + run_id if run_id else 'the runs you may read'} as {fmt.upper()}; "
                       f"final_label: {FINAL_RULE}.")
     scored = {s.run_id for s in ctx.store.scores()}
-    persona = {r.id for r in ctx.store.list_runs() if r.kind != "table" and not agent_hidden(who, r)}
+    in_blind = set() if who.admin else blind_runs(ctx.store)
+    if run_id and run_id in scored and run_id in in_blind:
+        raise ExportRefused("A run of a blind campaign is not exported as the official CSVs (they carry the judge's decisions and "
+                            "name its agent); export our labels instead.")
+    persona = {r.id for r in ctx.store.list_runs() if r.kind != "table" and not agent_hidden(who, r) and r.id not in in_blind}
     if run_id and run_id in scored and run_id not in persona and ctx.store.get_run(run_id).kind != "table":
         raise ExportRefused("A blind study's play is not exported as the official CSVs (they are named after its agent); export our labels instead.")
     ids = [i for i in ids if i in scored and i in persona]
