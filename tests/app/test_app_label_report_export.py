@@ -153,6 +153,11 @@ def test_the_campaign_panel_hides_runs_the_person_may_not_read(store, runs):
     assert theirs in lc.who_html(open_, "c", lc.reader(open_, ALICE))
 
 
+def _official(ctx, who, out) -> list[str]:
+    """The files of ``who``'s official meta-eval export (the zip's names)."""
+    return zipfile.ZipFile(export_file(ctx, who, "official", out_dir=out)[0]).namelist()
+
+
 def test_the_official_export_leaves_a_blind_play_out_for_all_but_admins(store, tmp_path):
     """Its folders are named after a configuration (agent and model): a blind study's play is not in
     it for a non-admin; our labels (no agent in them) still are."""
@@ -162,10 +167,10 @@ def test_the_official_export_leaves_a_blind_play_out_for_all_but_admins(store, t
     ctx = _ctx(store, own=False)
     with pytest.raises(ExportRefused, match="blind study's play"):
         export_file(ctx, ALICE, "official", run_id=blind, out_dir=tmp_path / "a")
-    names = zipfile.ZipFile(export_file(ctx, ALICE, "official", out_dir=tmp_path / "b")[0]).namelist()
+    names = _official(ctx, ALICE, tmp_path / "b")
     assert not [n for n in names if "t3" in n or "secret" in n] and "gt_recall_check/t1_sample0.csv" in names
     admin = Who(owner="user:root", login="root", admin=True)
-    names = zipfile.ZipFile(export_file(ctx, admin, "official", out_dir=tmp_path / "c")[0]).namelist()
+    names = _official(ctx, admin, tmp_path / "c")
     assert any("t3_sample0" in n and "secret" in n for n in names), names  # an admin's: under the agent's folder
     path, _ = export_file(ctx, ALICE, "jsonl", run_id=blind, out_dir=tmp_path / "d")
     assert "secret" not in path.read_text() and path.read_text().strip()
@@ -181,14 +186,9 @@ def test_the_official_export_leaves_a_blind_campaigns_runs_out_for_all_but_admin
     ctx = _ctx(store, own=False)
     with pytest.raises(ExportRefused, match="run of a blind campaign"):
         export_file(ctx, ALICE, "official", run_id=hidden, out_dir=tmp_path / "a")
-    names = zipfile.ZipFile(export_file(ctx, ALICE, "official", out_dir=tmp_path / "b")[0]).namelist()
-    assert not [n for n in names if "t3" in n or "secret" in n] and "gt_recall_check/t1_sample0.csv" in names
-    admin = Who(owner="user:root", login="root", admin=True)
-    names = zipfile.ZipFile(export_file(ctx, admin, "official", out_dir=tmp_path / "c")[0]).namelist()
-    assert any("t3_sample0" in n for n in names), names
-    path, _ = export_file(ctx, ALICE, "jsonl", run_id=hidden, out_dir=tmp_path / "d")
-    assert "secret" not in path.read_text() and path.read_text().strip()
-    review_store_run = _run(store, "user:alice", "t4")
-    create_campaign(store, "review", runs=[review_store_run], annotators=["alice"], sides=["coverage"], overlap=1, blind=False)
-    names = zipfile.ZipFile(export_file(ctx, ALICE, "official", out_dir=tmp_path / "e")[0]).namelist()
-    assert any("t4_sample0" in n for n in names), names
+    assert not [n for n in _official(ctx, ALICE, tmp_path / "b") if "t3" in n or "secret" in n]
+    assert any("t3_sample0" in n for n in _official(ctx, Who(owner="user:root", login="root", admin=True), tmp_path / "c"))
+    assert "secret" not in export_file(ctx, ALICE, "jsonl", run_id=hidden, out_dir=tmp_path / "d")[0].read_text()
+    review_run = _run(store, "user:alice", "t4")
+    create_campaign(store, "review", runs=[review_run], annotators=["alice"], sides=["coverage"], overlap=1, blind=False)
+    assert any("t4_sample0" in n for n in _official(ctx, ALICE, tmp_path / "e"))  # a judge review's run is in it
