@@ -34,7 +34,7 @@ def _filled(path: Path) -> Store:
                     [VerdictRow(run_id=run.id, gt_index=0, covered=True), VerdictRow(run_id=run.id, gt_index=1, covered=None)])
     store.put_label(run.id, 0, "ann", True, [1], "yes")
     store.put_pred_labels([{"run_id": run.id, "pred_index": 0, "annotator": "ann", "valid": False}])
-    store.add_campaign(CampaignRow(name="c1", runs_json=f'["{run.id}"]', annotators_json='["ann","bob"]'))
+    store.add_campaign(CampaignRow(name="c1", runs_json=f'["{run.id}"]', annotators_json='["ann","bob"]', blind=False))
     store.put_adjudication(AdjudicationRow(run_id=run.id, side="coverage", item_index=0, label=True, adjudicator="eve", campaign="c1"))
     store.put_adjudication(AdjudicationRow(run_id=run.id, side="coverage", item_index=0, label=False, adjudicator="fay", campaign="c1"))
     store.add_study(StudyRow(id="0a1b2c3d", name="st ✓", config_json='{"tasks": ["t"]}', created_by="root", created_at=1.5),
@@ -73,6 +73,7 @@ def test_sqlite_to_postgresql_to_sqlite_gives_identical_counts_and_checksums(tmp
     new = store.add_score(ScoreRow(run_id=run.id, judge="offline", precision=1, recall=1, f1=1, n_gt=1, n_pred=1, n_covered=1, n_valid=1), [])
     assert new.id == 2
     assert store.labels(run.id)[0].evidence_json == "[1]" and store.campaign("c1").annotators() == ["ann", "bob"]
+    assert store.campaign("c1").blind is False  # a judge review stays one (migration 0011)
 
 
 def test_a_destination_that_is_not_empty_is_refused(tmp_path):
