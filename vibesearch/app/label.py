@@ -157,23 +157,11 @@ def load_view(ctx: AppContext, run_id: str, annotator: str, side: str = "coverag
 REPORT_SCOPES = [("This run", "run"), ("Every labelled run", "all")]
 
 
-def report_withheld(ctx: AppContext, v: LabelView, who: Who | None) -> bool:
-    """A blind view (``LabelView.blind``) keeps the judge comparison, which holds the judges'
-    verdicts and the run's scores, back until the person has labelled every item of the view (this
-    run, this side) or, in a campaign, has no item left in their queue."""
-    if v.blind is not True or not v.run_id or all(i in v.mine for i in range(len(v.items))):
-        return False
-    if v.campaign:
-        from . import label_campaign as lc
-
-        return not isinstance(lc.queue_next(ctx, v.campaign, v.annotator, lc.reader(ctx, who)), str)
-    return True
-
-
 def agreement_html(ctx: AppContext, v: LabelView, *, scope: str = "run", who: Who | None = None) -> str:
     """The judge-comparison report (``_label_report``) of the loaded run, or with ``scope="all"``
     of every labelled run — only for a reader who may read every run (admins, or no ``own`` policy)."""
     from ..labels.agreement import agreement_report
+    from .label_campaign import report_withheld
 
     if report_withheld(ctx, v, who):
         return ("<div class='vs-muted' id='vs-label-report'>Blind: the judge comparison (the judges' verdicts and this run's "

@@ -40,6 +40,7 @@ from ..labels.campaigns import (
 )
 from ..store import AdjudicationRow
 from ._access import Who
+from ._label_view import LabelView
 from ._words import ui_text
 from .context import AppContext
 
@@ -99,6 +100,17 @@ def queue_next(ctx: AppContext, name: str, annotator: str, may_read: MayRead | N
     if item is None:
         return f"Your queue in campaign {name} is empty: every item has your label or enough labels."
     return item
+
+
+def report_withheld(ctx: AppContext, v: LabelView, who: Who | None) -> bool:
+    """A blind view (``LabelView.blind``) keeps the judge comparison, which holds the judges'
+    verdicts and the run's scores, back until the person has labelled every item of the view (this
+    run, this side) or, in a campaign, has no item left in their queue."""
+    if v.blind is not True or not v.run_id or all(i in v.mine for i in range(len(v.items))):
+        return False
+    if v.campaign:
+        return not isinstance(queue_next(ctx, v.campaign, v.annotator, reader(ctx, who)), str)
+    return True
 
 
 def progress_md(ctx: AppContext, name: str, annotator: str) -> str:
