@@ -9,6 +9,8 @@ shape in reports and tables.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from pydantic import BaseModel, Field
 
 from ..run.events import StoredEvent
@@ -133,16 +135,16 @@ def stages_total_of(task: Task | None) -> int | None:
     return task.stage_count()
 
 
-def run_stats(store: Store, run_id: str) -> RunStats:
-    """Statistics of one run from its stored events (SPEC 5.2); an imported trajectory's counts
-    as its file states them (``as_the_file_says``)."""
+def run_stats(store: Store, run_id: str, *, events: Iterable[StoredEvent] | None = None) -> RunStats:
+    """Statistics of one run from its stored events (SPEC 5.2; ``events``: the run's, read already
+    by the caller); an imported trajectory's counts as its file states them (``as_the_file_says``)."""
     run = store.get_run(run_id)
     try:
         task: Task | None = run.task()
     except TaskSnapshotError:
         task = None
     imported = run.source == "imported"
-    view = Transcript.of(store.events(run_id), imported=imported, file_meta=run.meta() if imported else None)
+    view = Transcript.of(store.events(run_id) if events is None else events, imported=imported, file_meta=run.meta() if imported else None)
     return stats_of(run_id, view.counts, stages_total=stages_total_of(task), termination=run.termination, wall_time_s=view.wall_time_s())
 
 
