@@ -25,6 +25,7 @@ from ..scoring.bootstrap import bootstrap_settings, category_share_intervals, re
 from ..scoring.stats import RunStats, run_stats
 from ..store import Store, TaskSnapshotError
 from ..store.tables import Run
+from ..tasks.models import Task
 from .funnel import BUCKETS, Corpora, RunFunnel, RunTrace, stored_funnel, trace_stored
 from .measures import section_five
 
@@ -109,6 +110,7 @@ class _OnePass:
     def __init__(self) -> None:
         self.corpora = Corpora()
         self.traces: dict[str, tuple[RunTrace, int | None]] = {}
+        self.tasks: dict[str, Task] = {}
 
     def __call__(self, store: Store, run: Run) -> RunStats:
         events = store.events(run.id)
@@ -118,7 +120,8 @@ class _OnePass:
             task = None
         if task is not None and task.kind == "persona" and task.graph:
             self.traces[run.id] = trace_stored(store, run, task, events, self.corpora)
-        return run_stats(store, run.id, events=events)
+            self.tasks[run.id] = task
+        return run_stats(store, run.id, events=events, run=run, task=task)
 
 
 def funnels_of(store: Store, records: list[RunRecord], *, one_pass: _OnePass | None = None) -> list[tuple[RunRecord, RunFunnel]]:
@@ -132,8 +135,9 @@ def funnels_of(store: Store, records: list[RunRecord], *, one_pass: _OnePass | N
             continue
         done.add(r.run_id)
         trace = one_pass.traces.pop(r.run_id, None) if one_pass is not None else None
+        task = one_pass.tasks.pop(r.run_id, None) if one_pass is not None else None
         if r.scored and r.score_id is not None:
-            f = stored_funnel(store, r.run_id, r.score_id, corpora=corpora, trace=trace)
+            f = stored_funnel(store, r.run_id, r.score_id, corpora=corpora, trace=trace, task=task)
             if f is not None:
                 out.append((r, f))
     return out

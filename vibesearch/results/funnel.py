@@ -33,7 +33,7 @@ from functools import lru_cache
 from dataclasses import asdict, dataclass
 from typing import Any, Container, Iterable, Literal, Mapping, Sequence, get_args
 
-from ..judges.offline import PhraseText, PredictionNames, norm
+from ..judges.offline import PhraseText, PredictionNames, norm, phrase_text
 from ..run.events import MessageEvent, StageEvent, StoredEvent, ToolCallEvent, ToolResultEvent
 from ..run.transcript import is_user_turn
 from ..run.scores import Verdict
@@ -161,7 +161,7 @@ class CorpusPages:
         """A page's whole text, prepared once."""
         text = self._texts.get(doc.url)
         if text is None:
-            text = self._texts[doc.url] = PhraseText(doc.text)
+            text = self._texts[doc.url] = phrase_text(doc.text)
         return text
 
     def in_result(self, text: str) -> list[tuple[CorpusDoc, list[int], str]]:
@@ -214,7 +214,7 @@ def trace_run(task: Task, events: Iterable[StoredEvent], prediction: Sequence[Ma
     pred = _triples(prediction)
     disclosed: dict[int, Disclosure] = {}
     sightings: dict[int, Sighting] = {}
-    pred_seen: dict[int, bool] = dict.fromkeys(range(len(pred)), False)
+    received: dict[int, PhraseText] = {}  # each text once (a page visited twice is one text)
     calls: dict[str, tuple[int, str]] = {}
     turn, pending, tool_text = 0, [0], False
     for ev in events:
@@ -234,10 +234,12 @@ def trace_run(task: Task, events: Iterable[StoredEvent], prediction: Sequence[Ma
             if d.error and pages is None:
                 continue
             call_seq, tool = calls.get(d.call_id, (None, d.tool))
-            for i, url in _read_result(d.content, tool, gt, pred, pred_seen, pages, sightings):
+            found, texts = _read_result(d.content, tool, gt, pages, sightings)
+            for i, url in found:
                 sightings.setdefault(i, Sighting(ev.seq, call_seq, d.call_id, tool, max(turn, 1), url))
+            received.update((id(text), text) for text in texts)
     method: SeenMethod = "corpus" if pages is not None else "text" if tool_text else "none"
-    return RunTrace(method, disclosed, sightings, pred_seen, pred)
+    return RunTrace(method, disclosed, sightings, _predictions_seen(pred, received.values()), pred)
 
 
 def funnel_of(run_id: str, task: Task, trace: RunTrace, verdicts: Sequence[Verdict]) -> RunFunnel:
@@ -288,32 +290,36 @@ def run_funnel(run_id: str, task: Task, events: Iterable[StoredEvent], predictio
     return funnel_of(run_id, task, trace_run(task, events, prediction, pages=pages), verdicts)
 
 
-def _read_result(content: str, tool: str, gt: Sequence[Any], pred: Sequence[tuple[str, str, str]], pred_seen: dict[int, bool],
-                 pages: CorpusPages | None, sighted: Container[int]) -> list[tuple[int, str | None]]:
+def _read_result(content: str, tool: str, gt: Sequence[Any], pages: CorpusPages | None,
+                 sighted: Container[int]) -> tuple[list[tuple[int, str | None]], list[PhraseText]]:
     """What one tool result showed: the ground-truth triples (with the page, when the corpus says;
-    those ``sighted`` already are not looked for again), and the predictions (``pred_seen``)."""
+    those ``sighted`` already are not looked for again), and its texts as the agent received them
+    (a visited page whole; a list of search hits as one text)."""
     out: list[tuple[int, str | None]] = []
     if pages is not None:
+        texts = []
         for doc, facts, part in pages.in_result(content):
             whole = tool in PAGE_TOOLS and f"({doc.url})" in content
-            text = pages.text_of(doc) if whole else PhraseText(part)
+            if whole:
+                texts.append(pages.text_of(doc))
+            hit = None if whole else phrase_text(part)
             for i in facts:
-                if i not in sighted and (whole or (text.names(gt[i].head) and text.names(gt[i].tail))):
+                if i not in sighted and (hit is None or (hit.names(gt[i].head) and hit.names(gt[i].tail))):
                     out.append((i, doc.url))
-            _mark_predictions(text, pred, pred_seen)
-        return out
-    text = PhraseText(content)
+        if tool not in PAGE_TOOLS:
+            texts.append(phrase_text(content))
+        return out, texts
+    text = phrase_text(content)
     for i, t in enumerate(gt):
         if i not in sighted and text.names(t.head) and text.names(t.tail):
             out.append((i, None))
-    _mark_predictions(text, pred, pred_seen)
-    return out
+    return out, [text]
 
 
-def _mark_predictions(text: PhraseText, pred: Sequence[tuple[str, str, str]], pred_seen: dict[int, bool]) -> None:
-    for j, was in pred_seen.items():
-        if not was and text.names(pred[j][0]) and text.names(pred[j][2]):
-            pred_seen[j] = True
+def _predictions_seen(pred: Sequence[tuple[str, str, str]], received: Iterable[PhraseText]) -> dict[int, bool]:
+    """For each predicted triple: did one text the agent received name its head and its tail?"""
+    texts = list(received)
+    return {j: any(text.names(h) and text.names(t) for text in texts) for j, (h, _, t) in enumerate(pred)}
 
 
 def graded_prediction(store: Store, score: ScoreRow) -> list[dict[str, Any]]:
@@ -358,20 +364,21 @@ def trace_stored(store: Store, run: Run, task: Task, events: Iterable[StoredEven
 
 
 def stored_funnel(store: Store, run_id: str, score_id: int, *, corpora: Corpora | None = None,
-                  trace: tuple[RunTrace, int | None] | None = None) -> RunFunnel | None:
+                  trace: tuple[RunTrace, int | None] | None = None, task: Task | None = None) -> RunFunnel | None:
     """The funnel of a stored run under one of its scores (None: its task cannot be read, or no
     such score). ``trace``: the run's trace made already (``trace_stored``), used when the score
-    graded the graph it was made with; otherwise the run's events are streamed again."""
-    run = store.get_run(run_id)
-    try:
-        task = run.task()
-    except TaskSnapshotError:
-        return None
+    graded the graph it was made with; otherwise the run's events are streamed again. ``task``:
+    the run's task, read already."""
+    if task is None:
+        try:
+            task = store.get_run(run_id).task()
+        except TaskSnapshotError:
+            return None
     with store.session() as s:
         score = s.get(ScoreRow, score_id)
     if score is None:
         return None
     if trace is None or trace[1] != score.graph_id:
-        pages = (corpora or Corpora()).pages(run, task)
+        pages = (corpora or Corpora()).pages(store.get_run(run_id), task)
         trace = (trace_run(task, store.iter_events(run_id), graded_prediction(store, score), pages=pages), score.graph_id)
     return funnel_of(run_id, task, trace[0], stored_verdicts(store, score_id))

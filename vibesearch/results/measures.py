@@ -22,6 +22,7 @@ ones by configuration and subset, as the paper's tables are.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from functools import lru_cache
 from statistics import mean
 from typing import Any, Callable, Iterable
 
@@ -63,7 +64,8 @@ SUBJECTIVE_WORDS = (
 INVALID_TYPES = ("bibliographic", "subjective", "never_retrieved", "other", "unknown")
 
 
-def _has_word(text: str, words: Iterable[str]) -> bool:
+@lru_cache(maxsize=65536)
+def _has_word(text: str, words: tuple[str, ...]) -> bool:
     padded = f" {norm(text)} "
     return any((w in padded) if not w.isascii() else (f" {w} " in padded) for w in words)
 

@@ -9,7 +9,7 @@ match, the mentions of names in a text or a predicted graph: ``mentions``) are e
 
 from ._normalize import CJK, base, norm
 from ._relations import relation_matches
-from .mentions import PhraseText, PredictionNames, written_forms
+from .mentions import PhraseText, PredictionNames, phrase_text, written_forms
 from .offline_judge import OfflineJudge, as_text_triple
 
-__all__ = ["CJK", "OfflineJudge", "PhraseText", "PredictionNames", "as_text_triple", "base", "norm", "relation_matches", "written_forms"]
+__all__ = ["CJK", "OfflineJudge", "PhraseText", "PredictionNames", "as_text_triple", "base", "norm", "phrase_text", "relation_matches", "written_forms"]

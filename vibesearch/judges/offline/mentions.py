@@ -39,6 +39,12 @@ class PhraseText:
         return any(self.has_phrase(a) for a in written_forms(name))
 
 
+@lru_cache(maxsize=4096)
+def phrase_text(text: str) -> PhraseText:
+    """``PhraseText(text)``, kept for texts that come back (a page, a search result shown in many runs)."""
+    return PhraseText(text)
+
+
 @lru_cache(maxsize=65536)
 def written_forms(name: str) -> frozenset[str]:
     """The normalised forms a name may be written in (``name_of(...).aliases``), short ones left out:
