@@ -56,8 +56,9 @@ def crafted_run(store: Store, language: str, *, tool_text: bool = True, **run_fi
     """A run that disclosed stages 1 and 2 (never 3), searched once, wrote its prediction, and a
     score whose verdicts cover the first triple only. Returns the run id and some events' seqs."""
     case = CASES[language]
-    run = store.create_run(f"funnel-{language}", task_json=snapshot(language, case["gt"], case["lines"]), agent="react",
-                           agent_model="m", user="rules", status="finished", **run_fields)
+    run_fields = {"agent": "react", "agent_model": "m", **run_fields}
+    run = store.create_run(f"funnel-{language}", task_json=snapshot(language, case["gt"], case["lines"]), user="rules",
+                           status="finished", **run_fields)
     seqs = {}
     store.append(run.id, StageEvent(stage_index=0, reply_kind="open", decided_by="rules"))
     seqs["opening"] = store.append(run.id, MessageEvent(role="user", content=case["lines"][0])).seq
@@ -245,3 +246,22 @@ def test_the_report_carries_the_funnel_and_the_measures(tmp_db):
     assert "id='analysis'" in html and "Relation coverage: structural vs factual" in html
     assert "# analysis_funnel" in render(report, "csv")
 
+
+
+def test_compare_says_which_bucket_each_side_loses_facts_in(tmp_db):
+    from vibesearch.cli.main import app
+
+    store = Store(tmp_db)
+    a, _ = crafted_run(store, "en", agent_model="m1")
+    b, _ = crafted_run(store, "en", tool_text=False, agent_model="m2")
+    runner = CliRunner()
+    runs = json.loads(runner.invoke(app, ["compare", a, b, "--json", "--db", str(tmp_db)]).stdout)["coverage"]
+    # the third triple: A saw it and did not write it; B kept no tool text, so it was not written either
+    (only_neither,) = [i for i in runs["neither"] if i["number"] == 4]
+    assert (only_neither["bucket_a"], only_neither["bucket_b"]) == ("not_seen", "not_written")
+    assert runs["funnel"]["a"] == dict.fromkeys(BUCKETS, 1)
+    configs = json.loads(runner.invoke(app, ["compare", "--a", "agent_model=m1", "--b", "agent_model=m2", "--json", "--db", str(tmp_db)]).stdout)
+    assert configs["funnel"]["a"]["not_seen"] == 1 and configs["funnel"]["b"]["not_seen"] == 0
+    assert configs["funnel"]["b"]["not_written"] == 2 and configs["funnel"]["b"]["n_gt"] == 5
+    text = runner.invoke(app, ["compare", a, b, "--db", str(tmp_db)]).stdout
+    assert "facts lost, A: not asked 1 · not seen 1" in " ".join(text.split())

@@ -165,3 +165,12 @@ def analyse(store: Store, *, judge: str | None = None, protocol: ProtocolProfile
     chosen = list(first.values())
     funnels = funnels_of(store, chosen, one_pass=one_pass)
     return {"judge": used, "judge_label": judge_label(used), "where": dict(where or {}), **analysis_of(chosen, funnels, triples=triples)}
+
+
+def scored_funnel(store: Store, label: str, scores: list[tuple[str, int]]) -> dict[str, Any]:
+    """``funnel_row`` of the runs in ``scores`` ((run id, score id) pairs), each run's funnel under
+    that score (its events streamed): which bucket a set of runs loses its facts in."""
+    corpora = Corpora()
+    made = [f for f in (stored_funnel(store, run_id, score_id, corpora=corpora) for run_id, score_id in scores) if f is not None]
+    return funnel_row(label, [[f.counts()[b] for b in BUCKETS] for f in made], seen_unknown=sum(f.seen_unknown for f in made),
+                      unassigned=sum(f.unassigned for f in made))
