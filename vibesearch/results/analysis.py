@@ -94,8 +94,8 @@ def _stage_order(label: str) -> tuple[str, int]:
 
 def run_row(r: RunRecord, f: RunFunnel, *, triples: bool = False) -> dict[str, Any]:
     """One run's funnel as ``analyse`` lists it (``triples``: with every triple's fate)."""
-    counts = f.counts()
-    row = {"run_id": r.run_id, "task_id": r.task_id, "config": r.config, "language": r.language, "subset": r.subset,
+    counts: dict[str, int] = {b: n for b, n in f.counts().items()}
+    row: dict[str, Any] = {"run_id": r.run_id, "task_id": r.task_id, "config": r.config, "language": r.language, "subset": r.subset,
            "seen_method": f.seen_method, **counts, "n_gt": f.n_gt, "seen_unknown": f.seen_unknown, "unassigned": f.unassigned,
            "shares": _shares_of_one([counts[b] for b in BUCKETS])}
     if triples:

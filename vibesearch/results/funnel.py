@@ -130,7 +130,8 @@ class RunFunnel:
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON: the counts beside ``n_gt`` and every triple's fate."""
-        return {"run_id": self.run_id, "task_id": self.task_id, "seen_method": self.seen_method, **self.counts(),
+        counts: dict[str, int] = {b: n for b, n in self.counts().items()}
+        return {"run_id": self.run_id, "task_id": self.task_id, "seen_method": self.seen_method, **counts,
                 "n_gt": self.n_gt, "seen_unknown": self.seen_unknown, "unassigned": self.unassigned,
                 "triples": [asdict(f) for f in self.fates]}
 
