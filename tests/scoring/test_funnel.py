@@ -265,3 +265,18 @@ def test_compare_says_which_bucket_each_side_loses_facts_in(tmp_db):
     assert configs["funnel"]["b"]["not_written"] == 2 and configs["funnel"]["b"]["n_gt"] == 5
     text = runner.invoke(app, ["compare", a, b, "--db", str(tmp_db)]).stdout
     assert "facts lost, A: not asked 1 · not seen 1" in " ".join(text.split())
+
+
+def test_prediction_types_and_structural_relations_in_both_languages():
+    from vibesearch.results.measures import is_structural, prediction_type
+
+    assert prediction_type(("Paper X", "published in", "Nature"), True) == "bibliographic"
+    assert prediction_type(("论文X", "发表于", "自然"), True) == "bibliographic"
+    assert prediction_type(("Cauchy", "key contribution", "rigour"), True) == "subjective"
+    assert prediction_type(("柯西", "评价", "严格化"), True) == "subjective"
+    assert prediction_type(("Cauchy", "role", "of central importance"), True) == "subjective"
+    assert prediction_type(("Appellate Body", "has judge", "Someone"), False) == "never_retrieved"
+    assert prediction_type(("Appellate Body", "has judge", "Someone"), None) == "unknown"
+    assert prediction_type(("Kyoto", "capital until", "1869"), True) == "other"
+    assert is_structural("has_dimension") and is_structural("includes phase") and is_structural("理论基础维度")
+    assert not is_structural("founded in") and not is_structural("participating_country") and not is_structural("重组年份")

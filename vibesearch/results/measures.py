@@ -61,6 +61,9 @@ SUBJECTIVE_WORDS = (
     "notable", "famous", "recommended", "evaluation", "assessment", "highlight",
     "重要", "意义", "贡献", "创新", "影响", "价值", "优势", "局限", "著名", "推荐", "评价", "亮点",
 )
+# the words that make a tail a judgement (the relation may carry any of SUBJECTIVE_WORDS)
+SUBJECTIVE_TAIL_WORDS = ("importance", "important", "significance", "significant", "key contribution", "core contribution",
+                         "innovation", "novelty", "重要", "意义", "核心贡献", "创新")
 INVALID_TYPES = ("bibliographic", "subjective", "never_retrieved", "other", "unknown")
 
 
@@ -81,7 +84,7 @@ def prediction_type(triple: tuple[str, str, str], seen: bool | None) -> str:
     _, relation, tail = triple
     if _has_word(relation.replace("_", " "), BIBLIOGRAPHIC_WORDS):
         return "bibliographic"
-    if _has_word(relation.replace("_", " "), SUBJECTIVE_WORDS) or _has_word(tail, SUBJECTIVE_WORDS[:9]):
+    if _has_word(relation.replace("_", " "), SUBJECTIVE_WORDS) or _has_word(tail, SUBJECTIVE_TAIL_WORDS):
         return "subjective"
     if seen is None:
         return "unknown"
