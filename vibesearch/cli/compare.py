@@ -2,7 +2,7 @@
 ground truth (``labels/compare.py``); or two whole configurations, task by task, with a paired
 interval of the F1 difference and each one's noise floor (``labels/config_compare.py``).
 
-    vibesearch compare RUN_A RUN_B [--judge J] [--json]
+    vibesearch compare RUN_A RUN_B [--judge J] [--json]      # each lost fact's bucket on each side
     vibesearch compare --a agent=react --a agent_model=M --b agent=baseline [--judge J] [--json]
 """
 
@@ -100,10 +100,25 @@ def compare_command(
     f1_a, f1_b = (_marked(f"{cov['f1'][side]:.3f}", marked.get(side, False)) for side in ("a", "b"))
     console.print(f"ground truth by {cov['judge']}: F1 A {f1_a} · B {f1_b}", highlight=False, markup=False)
     _trust_lines(cov)
+    for side in ("a", "b"):
+        if (cov.get("funnel") or {}).get(side):
+            console.print(f"facts lost, {side.upper()}: {_buckets_text(cov['funnel'][side])}", highlight=False, markup=False)
     for key, title in (("both", "covered in both"), ("only_a", "only in A"), ("only_b", "only in B"), ("neither", "in neither")):
         console.print(f"[bold]{title}[/bold] ({len(cov[key])})")
         for item in cov[key]:
-            console.print(f"  #{item['number']} {item['triple']}", highlight=False, markup=False)
+            lost = [f"{side.upper()} {_bucket_word(item[f'bucket_{side}'])}" for side in ("a", "b")
+                    if item.get(f"bucket_{side}") not in (None, "covered")]
+            console.print(f"  #{item['number']} {item['triple']}" + (f"  ({', '.join(lost)})" if lost else ""), highlight=False, markup=False)
+
+
+def _bucket_word(bucket: str) -> str:
+    return bucket.replace("_", " ")
+
+
+def _buckets_text(counts: dict[str, int], n_gt: int | None = None) -> str:
+    """"not asked 3 · not seen 10 · … · covered 40 (of 70)": a funnel's counts in a line."""
+    total = n_gt if n_gt is not None else sum(counts.values())
+    return " · ".join(f"{_bucket_word(b)} {counts[b]}" for b in counts) + f" (of {total} ground-truth triples)"
 
 
 def _compare_configs(a: dict[str, str], b: dict[str, str], judge: Optional[str], as_json: bool, db: Optional[str],
@@ -124,6 +139,13 @@ def _compare_configs(a: dict[str, str], b: dict[str, str], judge: Optional[str],
     diff = result["difference"]
     shown_diff = _marked(f"{diff['b_minus_a']:+.3f}", both)
     console.print(f"B − A = {shown_diff} [{diff['ci'][0]:+.3f}, {diff['ci'][1]:+.3f}] over {diff['tasks']} task(s): {result['verdict']}", highlight=False)
+    from ..results.funnel import BUCKETS
+
+    for side in ("a", "b"):
+        row = (result.get("funnel") or {}).get(side)
+        if row and row["n_gt"]:
+            console.print(f"facts lost, {side.upper()}: " + _buckets_text({b: row[b] for b in BUCKETS}, row["n_gt"])
+                          + f" over {row['n_runs']} run(s)", highlight=False, markup=False)
     for side in ("a", "b"):
         noise: dict[str, Any] = result[side]["noise"]
         sd = "–" if noise["sd"] is None else f"{noise['sd']:.3f}"

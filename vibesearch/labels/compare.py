@@ -18,6 +18,7 @@ from ..store import RunNotFound, Store, TaskSnapshotError
 from ..store.tables import ScoreRow
 from .judge_trust import Threshold, judge_trust
 from ..scoring.profile import profile_label
+from ..results.funnel import stored_funnel
 
 
 class CompareError(ValueError):
@@ -98,10 +99,14 @@ def compare_runs(store: Store, run_a: str, run_b: str, *, judge: str | None = No
     if sa is not None and sb is not None:
         cov_a = {v.gt_index: v.covered for v in store.verdicts(sa.id)}
         cov_b = {v.gt_index: v.covered for v in store.verdicts(sb.id)}
+        # where each side lost each fact (the funnel, docs/analysis.md)
+        funnels = {side: stored_funnel(store, rid, s.id) if s.id is not None else None for side, rid, s in (("a", run_a, sa), ("b", run_b, sb))}
+        buckets = {side: {t.gt_index: t.bucket for t in f.fates} if f is not None else {} for side, f in funnels.items()}
         for i, triple in enumerate(task.graph):
             ca, cb = bool(cov_a.get(i)), bool(cov_b.get(i))
             key = "both" if ca and cb else "only_a" if ca else "only_b" if cb else "neither"
-            coverage[key].append({"number": i + 1, "triple": triple.text()})
+            coverage[key].append({"number": i + 1, "triple": triple.text(), "bucket_a": buckets["a"].get(i), "bucket_b": buckets["b"].get(i)})
+        coverage["funnel"] = {side: f.counts() if f is not None else None for side, f in funnels.items()}
         coverage["f1"] = {"a": sa.f1, "b": sb.f1}
         trust = judge_trust(store, threshold=min_agreement, keep_run=keep_run)
         keys = [(s.judge, profile_label(s.protocol, s.prompt_source)) for s in (sa, sb)]

@@ -33,6 +33,7 @@ from .judge_trust import Threshold, judge_trust
 from ..scoring.noise_rank import MIN_SHARED_TASKS
 from ..scoring.noise_split import Observation, combined_variance, fixed_user_key, judge_is_deterministic, noise_margin, noise_split, run_seed
 from ..scoring.profile import profile_label
+from ..results.analysis import scored_funnel
 
 CONFIG_KEYS = ("agent", "agent_model", "user", "simulator_model", "search_backend", "batch_id", "protocol", "task")
 
@@ -140,12 +141,15 @@ def compare_configs(
             raise ConfigCompareError(f"configuration {name} ({shown(spec)}) has no finished persona run")
     means: dict[str, dict[str, list[float]]] = {"a": defaultdict(list), "b": defaultdict(list)}
     used: dict[str, list[tuple[str, str]]] = {"a": [], "b": []}  # the judge × profile of each score taken
+    graded: dict[str, list[tuple[str, int]]] = {"a": [], "b": []}  # (run, score) of each score taken
     for side, runs in (("a", runs_a), ("b", runs_b)):
         for run in runs:
             newest = _newest(store, run.id, judge)
             if newest is not None:
                 means[side][run.task_id].append(newest.f1)
                 used[side].append((newest.judge, profile_label(newest.protocol, newest.prompt_source)))
+                if newest.id is not None:
+                    graded[side].append((run.id, newest.id))
     tasks = sorted(set(means["a"]) & set(means["b"]))
     if not tasks:
         raise ConfigCompareError("the two configurations share no scored task (vibesearch score --all first)")
@@ -184,6 +188,8 @@ def compare_configs(
         "b": {"spec": b, "runs": len(runs_b), "noise": noise_floor(store, runs_b, judge)},
         "judge": judge,
         "tasks": rows,
+        # which bucket each side loses its ground-truth facts in (docs/analysis.md)
+        "funnel": {side: scored_funnel(store, side.upper(), graded[side]) for side in ("a", "b")},
         "difference": {"b_minus_a": mean, "ci": ci, "tasks": len(rows), "noise_margin": margin},
         "inside_noise": bool(too_few or ci[0] <= 0 <= ci[1] or within_margin),
         "verdict": verdict,

@@ -28,6 +28,7 @@ from ..judges.judge_failures import FAILURES_FOOTNOTE
 from ..labels.judge_trust import Threshold, judge_trust
 from ..scoring.noise_rank import noise_of
 from ..scoring.noise_split import spread_of
+from ..results.analysis import analysis_of, funnels_of
 from ..results.stage_view import stage_view
 from ..judges.registry import judge_label
 from ..store import Store
@@ -84,6 +85,7 @@ def build_report(
     records = [r for r in records if where_filter(where)(r)]  # the judge is still chosen over every run
     scored = [r for r in records if r.scored]
     one_per_run = list({r.run_id: r for r in reversed(records)}.values())[::-1]  # error analysis counts a run once
+    kept = [r for r in one_per_run if not r.left_out]
     summary, per_item = official_parts(records, num_samples)
     # the official numbers' N: the one given, or each configuration's most samples of a task
     padding = {"num_samples": num_samples, "n_from": N_GIVEN if num_samples is not None else N_MOST}
@@ -117,8 +119,10 @@ def build_report(
         "judge_footnote": trust.footnote() if any(r["judge_marked"] for r in scores) else "",
         "judge_failures_footnote": FAILURES_FOOTNOTE if any(r["judge_failures"] for r in scores) else "",
         "interaction": interaction_table(records),
-        "errors": error_analysis(store, [r for r in one_per_run if not r.left_out]),
+        "errors": error_analysis(store, kept),
         "stages": stage_view(store, one_per_run),
+        # where each ground-truth fact was lost, and the paper's section-5 measures (docs/analysis.md)
+        "analysis": analysis_of(kept, funnels_of(store, kept)),
         "summary": summary,
         "per_item": per_item,
         "runs": [

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from .._plot_text import plot_text
 from .noise import HEADERS as NOISE_HEADERS
 from .noise import noise_note, noise_rows
+from .funnel import analysis_tables
 from .stages import stages_html
 from .text import interaction_rows, interval_note, judge_agreement_lines, pct, profile_note, run_rows, score_rows, where_note
 
@@ -18,6 +19,15 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def analysis_html(a: dict[str, Any]) -> str:
+    """The error analysis' tables (``funnel.analysis_tables``), every cell escaped."""
+    parts = ["<div id='analysis'>", "<h2>Error analysis: the funnel and the paper's section-5 measures</h2>",
+             f"<p class='note'>{a['n_analysed']} scored run(s) of {a['n_runs']} analysed (docs/analysis.md defines each measure).</p>"]
+    for title, headers, rows, note in analysis_tables(a):
+        parts += [f"<h3>{html.escape(title)}</h3>", *([f"<p class='note'>{html.escape(note)}</p>"] if note else []), _table(headers, rows)]
+    return "\n".join(parts + ["</div>"])
 
 
 def _figures(report: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -100,6 +110,7 @@ def to_html(report: dict[str, Any]) -> str:
         "<h3>Relations never produced</h3>",
         _table(["relation", "GT triples", "runs"], [[r["relation"], r["n_gt"], r["runs"]] for r in e["relation_coverage"] if r["never_produced"]][:50]),
         "<h2>Stages</h2>", stages_html(report.get("stages")),
+        *([analysis_html(report["analysis"])] if report.get("analysis") else []),
         "<h2>Runs</h2>", "<p class='note'>Stages and user turns are counted from 1: the opening query is stage 1 and user turn 1.</p>",
         _table(*run_rows(report)),
     ]

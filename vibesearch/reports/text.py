@@ -12,7 +12,7 @@ import io
 import json
 from typing import Any, Sequence
 
-from .._files import csv_safe
+from .funnel import analysis_csv_sections, analysis_markdown, write_sections
 from ..judges.judge_failures import MARK as FAILED  # the judge failed on some batches, or left triples unscored
 from .noise import HEADERS as NOISE_HEADERS
 from .noise import noise_note, noise_rows
@@ -256,6 +256,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"under-generation ({g['under_generation_rule']}): {len(g['under_generation_runs'])} · "
         f"empty predictions: {g['empty_predictions']}\n",
     ]
+    if report.get("analysis"):
+        parts.append(analysis_markdown(report["analysis"]))
     parts += ["## Runs\n", "Stages and user turns are counted from 1: the opening query is stage 1 and user turn 1.\n",
               _md_table(*run_rows(report))]
     if report["unscored_runs"]:
@@ -272,13 +274,7 @@ def to_csv(report: dict[str, Any]) -> str:
     w = csv.writer(buf)
 
     def section(name: str, rows: list[dict[str, Any]]) -> None:
-        w.writerow([f"# {name}"])
-        if rows:
-            keys = list(rows[0].keys())
-            w.writerow(keys)
-            for r in rows:
-                w.writerow([csv_safe(v) if isinstance(v, str) else v for v in (r.get(k) for k in keys)])  # text is never a formula
-        w.writerow([])
+        write_sections(w, [(name, rows)])  # text is never a formula
 
     def flat(row: dict[str, Any]) -> dict[str, Any]:  # an interval as two columns
         out: dict[str, Any] = {}
@@ -315,6 +311,8 @@ def to_csv(report: dict[str, Any]) -> str:
     section("noise", [{"part": p, "estimate": n["estimate"], "interval_low": (n["interval"] or [None, None])[0],
                        "interval_high": (n["interval"] or [None, None])[1], "variance": n["variance"], "why": n["why"], "note": n.get("note")}
                       for p, n in ((p, (report.get("noise") or {}).get(p)) for p in ("user", "agent", "judge", "combined")) if n])
+    if report.get("analysis"):
+        write_sections(w, [(f"analysis_{name}", rows) for name, rows in analysis_csv_sections(report["analysis"])])
     return buf.getvalue()
 
 

@@ -5,6 +5,9 @@
   triple's head or tail (case and spacing aside; names of three characters or more). Triples no
   stage names are "not tied to a stage". The task says which entities each stage's need is about;
   this reads that from the text, no model needed.
+* **The stage map** (``stage_map``, the error analysis' funnel): the triples above, and for the
+  others the stage whose line and trigger condition share the most of the triple's words, or
+  "unassigned".
 * **Recall by stage**: for each stage, the share of its triples the run's newest score (of the
   report's judge) covered — over the runs that reached the stage and over those that did not,
   so the cost of never reaching a stage shows.
@@ -18,8 +21,11 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from typing import Any
+from functools import lru_cache
+from types import SimpleNamespace
+from typing import Any, Literal
 
+from ..judges.offline import CJK, PhraseText, norm
 from ..store import Store
 from ..scoring.stored import stored_task
 from ..scoring.aggregate import RunRecord
@@ -43,6 +49,55 @@ def stage_of_triples(task: Any) -> list[int | None]:
     for t in task.graph:
         names = [n for n in (_norm(t.head), _norm(t.tail)) if len(n) >= MIN_NAME]
         out.append(next((i for i, text in enumerate(texts) if any(n in text for n in names)), None))
+    return out
+
+
+StageSource = Literal["task", "matched", "unassigned"]
+
+
+def _content_words(text: str) -> set[str]:
+    """A triple's words worth matching: Latin words of four letters or more, Chinese pairs of characters."""
+    out: set[str] = set()
+    for word in norm(text).split():
+        if CJK.search(word):
+            out.update(word[i:i + 2] for i in range(len(word) - 1))
+        elif len(word) >= 4 and not word.isdigit():
+            out.add(word)
+    return out
+
+
+def stage_map(task: Any) -> list[tuple[int | None, StageSource]]:
+    """See ``_stage_map`` (kept for each task's stages and graph: many runs share a task)."""
+    stages = tuple((st.name, st.line, st.trigger.condition, tuple(st.cues)) for st in task.persona.stages)
+    graph = tuple((t.head, t.relation, t.tail) for t in task.graph)
+    return list(_stage_map_of(task.persona.initial_query, stages, graph))
+
+
+@lru_cache(maxsize=256)
+def _stage_map_of(query: str, stages: tuple[tuple[str, str, str, tuple[str, ...]], ...],
+                  graph: tuple[tuple[str, str, str], ...]) -> tuple[tuple[int | None, StageSource], ...]:
+    return tuple(_stage_map(SimpleNamespace(
+        persona=SimpleNamespace(initial_query=query, stages=[
+            SimpleNamespace(name=n, line=line, cues=list(cues), trigger=SimpleNamespace(condition=c)) for n, line, c, cues in stages]),
+        graph=[SimpleNamespace(head=h, relation=r, tail=t) for h, r, t in graph])))
+
+
+def _stage_map(task: Any) -> list[tuple[int | None, StageSource]]:
+    """For each ground-truth triple, the stage whose need it answers and how that was decided:
+    ``task`` — the task's map (``stage_of_triples``: the first stage whose words name the head or
+    tail); ``matched`` — where the map names none, the stage whose line and trigger condition share
+    the most of the triple's words (``_content_words``, found as whole words by the offline
+    judge's ``PhraseText``; a tie goes to the earlier stage); ``unassigned`` — no stage shares any."""
+    texts = [PhraseText(" ".join([st.line, st.trigger.condition])) for st in task.persona.stages]
+    out: list[tuple[int | None, StageSource]] = []
+    for t, k in zip(task.graph, stage_of_triples(task)):
+        if k is not None:
+            out.append((k, "task"))
+            continue
+        words = _content_words(f"{t.head} {t.relation} {t.tail}")
+        scores = [sum(1 for w in words if text.has_phrase(w)) for text in texts]
+        best = max(scores, default=0)
+        out.append((scores.index(best), "matched") if best else (None, "unassigned"))
     return out
 
 

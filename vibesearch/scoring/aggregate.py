@@ -184,11 +184,13 @@ def latest_scores_by_profile(store: Store, judge: str) -> dict[str, dict[Protoco
 
 def collect_runs(
     store: Store, *, judge: str | None = None, include_tables: bool = False, protocol: ProtocolProfile | None = None,
-    keep: Callable[[Run], bool] | None = None,
+    keep: Callable[[Run], bool] | None = None, stats: Callable[[Store, Run], RunStats] | None = None,
 ) -> tuple[list[RunRecord], str]:
     """Every persona run (finished or with a score) with its latest score by ``judge``: one record
     per profile the run was scored under (``protocol``: only that one), or one unscored record
-    under the run's own profile. ``keep`` narrows the runs (e.g. to those a person may read)."""
+    under the run's own profile. ``keep`` narrows the runs (e.g. to those a person may read);
+    ``stats`` makes a run's statistics (default ``run_stats``; the error analysis reads the
+    events once for its own pass and these)."""
     runs = [r for r in store.list_runs() if (include_tables or r.kind != "table") and (keep is None or keep(r))]
     judge = judge or choose_judge(store, runs, protocol)
     by_run = latest_scores_by_profile(store, judge)
@@ -200,12 +202,12 @@ def collect_runs(
         # unscored: finished runs, and cancelled ones (to be counted as left out)
         if not scored and (not (run.status == "finished" or is_cancelled(run)) or (protocol is not None and own != protocol)):
             continue
-        records.extend(_records(store, run, list(scored.values()) or [None], own, sets))
+        records.extend(_records(store, run, list(scored.values()) or [None], own, sets, stats))
     return records, judge
 
 
 def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: ProtocolProfile,
-             sets: dict[str, list[float]] | None = None) -> list[RunRecord]:
+             sets: dict[str, list[float]] | None = None, stats: Callable[[Store, Run], RunStats] | None = None) -> list[RunRecord]:
     """The run's records: one per score (or one without a score)."""
     subset: str
     language: str
@@ -226,7 +228,7 @@ def _records(store: Store, run: Run, scores: list[ScoreRow | None], own: Protoco
         simulator_model=run.simulator_model,
         source=run.source,
         status=run.status,
-        stats=run_stats(store, run.id),
+        stats=run_stats(store, run.id) if stats is None else stats(store, run),
         created_at=run.created_at,
         protocol=own,
         prompt_source=_own_prompt_source(run, own),

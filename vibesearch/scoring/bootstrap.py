@@ -126,3 +126,16 @@ def bootstrap_mean(values: Sequence[float], *, resamples: int = RESAMPLES, seed:
     v = np.asarray(values, dtype=float)
     got = resampled_intervals(len(v), lambda idx: [np.take(v, idx).mean(axis=1)], resamples=resamples, seed=seed, level=level)
     return got[0] if got else None
+
+
+def category_share_intervals(counts: Sequence[int], *, resamples: int = RESAMPLES, seed: int = SEED,
+                             level: float = LEVEL) -> list[list[float] | None]:
+    """Percentile-bootstrap intervals of each category's share among ``sum(counts)`` items
+    resampled with replacement (items of category k: ``counts[k]``). A resample's counts are a
+    multinomial draw, which is what resampling the items gives, drawn directly. ``[]`` without items."""
+    c = np.asarray(counts, dtype=float)
+    n = int(c.sum())
+    if n == 0:
+        return []
+    draws = np.random.default_rng(seed).multinomial(n, c / n, size=resamples) / n
+    return [_percentiles(draws[:, k], level) for k in range(len(c))]

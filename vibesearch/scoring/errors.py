@@ -1,6 +1,7 @@
 """Error analysis over scored runs (SPEC 5.4).
 
-* F1 by compaction count (0, 1, 2 or more) and by number of user turns (bins of five).
+* F1 by compaction count (0, 1, 2 or more) and by number of user turns (bins of five; the
+  paper's ≤10 / 11–15 / >15 with ``PAPER_USER_TURN_BINS``).
 * Termination types.
 * Per-relation coverage of the ground truth: for each ground-truth relation (grouped by its
   normalised text), how many of its triples were covered, and in how many runs the prediction
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from statistics import mean
-from typing import Any
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..store import Store
 from ..judges.offline import relation_matches
@@ -23,6 +24,7 @@ from ..judges.offline import norm
 from .aggregate import RunRecord, mean_if_known
 from .stored import stored_ground_truth
 from .metrics import stored_prediction, stored_verdicts
+from ..run.scores import Verdict
 
 OVER_GENERATION = 0.8
 UNDER_RECALL = 0.2
@@ -54,19 +56,25 @@ def f1_by_compactions(records: list[RunRecord]) -> list[dict[str, Any]]:
     return _f1_rows(groups, ["0", "1", "≥2"] + (["unknown"] if groups.get("unknown") else []))
 
 
-def _turn_bin(n: int) -> str:
-    for lo, hi in USER_TURN_BINS:
+# the paper's Table 15: ≤10, 11–15 and more than 15 user turns
+PAPER_USER_TURN_BINS = ((0, 10), (11, 15))
+
+
+def _turn_bin(n: int, bins: tuple[tuple[int, int], ...] = USER_TURN_BINS) -> str:
+    for lo, hi in bins:
         if lo <= n <= hi:
-            return f"{lo}–{hi}"
-    return f">{USER_TURN_BINS[-1][1]}" if n > USER_TURN_BINS[-1][1] else "0"
+            return f"≤{hi}" if lo == 0 else f"{lo}–{hi}"
+    return f">{bins[-1][1]}" if n > bins[-1][1] else "0"
 
 
-def f1_by_user_turns(records: list[RunRecord]) -> list[dict[str, Any]]:
+def f1_by_user_turns(records: list[RunRecord], bins: tuple[tuple[int, int], ...] = USER_TURN_BINS) -> list[dict[str, Any]]:
+    """F1 and recall by the runs' user turns, in ``bins`` (inclusive ranges; above the last: one
+    more bin); ``PAPER_USER_TURN_BINS`` are the paper's."""
     groups: dict[str, list[RunRecord]] = defaultdict(list)
     for r in records:
         if r.scored:
-            groups[_turn_bin(r.stats.n_user)].append(r)
-    order = ["0"] + [f"{lo}–{hi}" for lo, hi in USER_TURN_BINS] + [f">{USER_TURN_BINS[-1][1]}"]
+            groups[_turn_bin(r.stats.n_user, bins)].append(r)
+    order = ["0"] + [f"≤{hi}" if lo == 0 else f"{lo}–{hi}" for lo, hi in bins] + [f">{bins[-1][1]}"]
     return [row for row in _f1_rows(groups, order) if row["n_runs"]]
 
 
@@ -76,14 +84,20 @@ def termination_types(records: list[RunRecord]) -> dict[str, int]:
 
 def relation_coverage(store: Store, records: list[RunRecord]) -> list[dict[str, Any]]:
     """Coverage of each ground-truth relation across the scored runs, least covered first."""
+    def graded() -> Iterator[tuple[list[dict[str, Any]], list[dict[str, Any]], list[Verdict]]]:
+        for r in records:
+            if r.scored and r.score_id is not None:
+                yield stored_ground_truth(store, r.run_id), stored_prediction(store, r.run_id)[0], stored_verdicts(store, r.score_id)
+
+    return relation_coverage_of(graded())
+
+
+def relation_coverage_of(runs: Iterable[tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]], Sequence[Verdict]]]) -> list[dict[str, Any]]:
+    """``relation_coverage`` over (ground truth, prediction, verdicts) of each scored run."""
     table: dict[str, dict[str, Any]] = {}
-    for r in records:
-        if not r.scored or r.score_id is None:
-            continue
-        gt = stored_ground_truth(store, r.run_id)
-        pred, _ = stored_prediction(store, r.run_id)
+    for gt, pred, verdict_list in runs:
         pred_relations = {str(t.get("relation", "")) for t in pred}
-        verdicts = {v.gt_index: v for v in stored_verdicts(store, r.score_id)}
+        verdicts = {v.gt_index: v for v in verdict_list}
         seen_here: set[str] = set()
         for i, t in enumerate(gt):
             rel = str(t.get("relation", ""))

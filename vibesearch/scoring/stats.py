@@ -9,11 +9,14 @@ shape in reports and tables.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from pydantic import BaseModel, Field
 
 from ..run.events import StoredEvent
 from ..run.transcript import AGENT_PURPOSES, OFFICIAL_COUNT_KEYS, Counts, OfficialTally, Transcript, file_counts
 from ..store import Store, TaskSnapshotError
+from ..store.tables import Run
 from ..tasks.models import Task
 
 __all__ = ["AGENT_PURPOSES", "OfficialCounts", "RunStats", "as_the_file_says", "run_stats", "stats_from_events", "stages_total_of", "stats_of"]
@@ -133,16 +136,19 @@ def stages_total_of(task: Task | None) -> int | None:
     return task.stage_count()
 
 
-def run_stats(store: Store, run_id: str) -> RunStats:
+def run_stats(store: Store, run_id: str, *, events: Iterable[StoredEvent] | None = None, run: Run | None = None,
+              task: Task | None = None) -> RunStats:
     """Statistics of one run from its stored events (SPEC 5.2); an imported trajectory's counts
-    as its file states them (``as_the_file_says``)."""
-    run = store.get_run(run_id)
-    try:
-        task: Task | None = run.task()
-    except TaskSnapshotError:
-        task = None
+    as its file states them (``as_the_file_says``). ``events``, ``run``, ``task``: the run's,
+    read already by the caller."""
+    run = run if run is not None else store.get_run(run_id)
+    if task is None:
+        try:
+            task = run.task()
+        except TaskSnapshotError:
+            task = None
     imported = run.source == "imported"
-    view = Transcript.of(store.events(run_id), imported=imported, file_meta=run.meta() if imported else None)
+    view = Transcript.of(store.events(run_id) if events is None else events, imported=imported, file_meta=run.meta() if imported else None)
     return stats_of(run_id, view.counts, stages_total=stages_total_of(task), termination=run.termination, wall_time_s=view.wall_time_s())
 
 
