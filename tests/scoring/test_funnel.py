@@ -188,7 +188,11 @@ def test_a_bundled_task_run_by_the_offline_defaults(tmp_path, bundled_tasks):
     db = tmp_path / "b.db"
     runner = CliRunner()
     assert runner.invoke(app, ["run", "--tasks", task.source_file, "--max-user-turns", "4", "--db", str(db)]).exit_code == 0
+    unscored = runner.invoke(app, ["analyse", "--db", str(db)])
+    assert unscored.exit_code == 0 and "0 scored run(s) of 1 analysed" in unscored.stdout
+    assert "1 run(s) have no score from this judge" in unscored.stdout and "vibesearch score --all" in unscored.stdout
     assert runner.invoke(app, ["score", "--all", "--db", str(db)]).exit_code == 0
+    assert "have no score" not in runner.invoke(app, ["analyse", "--db", str(db)]).stdout
     store = Store(db)
     (record,), _ = collect_runs(store)
     f = stored_funnel(store, record.run_id, record.score_id)

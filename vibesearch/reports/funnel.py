@@ -106,10 +106,20 @@ def _md(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
+def unscored_note(a: dict[str, Any]) -> str:
+    """Say how many runs were left out for having no score from the judge, and how to score them."""
+    unscored = int(a["n_runs"]) - int(a["n_analysed"])
+    if unscored <= 0:
+        return ""
+    return f"{unscored} run(s) have no score from this judge and are left out: `vibesearch score --all` scores them."
+
+
 def analysis_markdown(a: dict[str, Any], *, level: int = 2) -> str:
     h = "#" * level
     parts = [f"{h} Error analysis: the funnel and the paper's section-5 measures\n",
              f"{a['n_analysed']} scored run(s) of {a['n_runs']} analysed (docs/analysis.md defines each measure).\n"]
+    if note := unscored_note(a):
+        parts.append(note + "\n")
     for title, headers, rows, note in analysis_tables(a):
         parts += [f"{h}# {title}\n", *([note + "\n"] if note else []), _md(headers, rows)]
     return "\n".join(parts)

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 from .._plot_text import plot_text
 from .noise import HEADERS as NOISE_HEADERS
 from .noise import noise_note, noise_rows
-from .funnel import analysis_tables
+from .funnel import analysis_tables, unscored_note
 from .stages import stages_html
 from .text import interaction_rows, interval_note, judge_agreement_lines, pct, profile_note, run_rows, score_rows, where_note
 
@@ -25,6 +25,8 @@ def analysis_html(a: dict[str, Any]) -> str:
     """The error analysis' tables (``funnel.analysis_tables``), every cell escaped."""
     parts = ["<div id='analysis'>", "<h2>Error analysis: the funnel and the paper's section-5 measures</h2>",
              f"<p class='note'>{a['n_analysed']} scored run(s) of {a['n_runs']} analysed (docs/analysis.md defines each measure).</p>"]
+    if note := unscored_note(a):
+        parts.append(f"<p class='note'>{html.escape(note)}</p>")
     for title, headers, rows, note in analysis_tables(a):
         parts += [f"<h3>{html.escape(title)}</h3>", *([f"<p class='note'>{html.escape(note)}</p>"] if note else []), _table(headers, rows)]
     return "\n".join(parts + ["</div>"])
