@@ -7,8 +7,12 @@
 * ``/mcp/``: an MCP server (streamable HTTP) offering the run's tools (``search``, ``visit`` ...),
   each call run by ``tool_call`` on the run's loop with the run's search backend.
 
-Both need the run's token (``Authorization: Bearer``); the bridge listens on 127.0.0.1 only. It
-runs in a thread of its own (uvicorn), so OpenClaw's requests never wait on the run's loop for
+Both need the run's token (``Authorization: Bearer``); the bridge listens on 127.0.0.1 only.
+
+It is also OpenClaw's forward proxy (``proxy.proxyUrl`` in ``_config.py``): whatever OpenClaw would
+fetch from elsewhere (its plugin catalog from clawhub.ai, any other HTTP or WebSocket egress) comes
+here as a proxy request — so OpenClaw never looks a name up itself — and is refused (403), its
+target kept in ``refused`` for the run's record. It runs in a thread of its own (uvicorn), so OpenClaw's requests never wait on the run's loop for
 anything but the work itself.
 """
 
@@ -46,13 +50,22 @@ class BridgeError(RuntimeError):
 
 
 class _Guard:
-    """Refuses every request without the run's token."""
+    """Refuses every proxy request (``CONNECT host:port``, or a whole URL as the target), noting its
+    target, and every other request without the run's token."""
 
-    def __init__(self, app: ASGIApp, token: str):
+    def __init__(self, app: ASGIApp, token: str, refused: list[str]):
         self.app = app
         self.expected = f"Bearer {token}".encode()
+        self.refused = refused
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and (scope.get("method") == "CONNECT" or not str(scope.get("path", "/")).startswith("/")):
+            self.refused.append(str(scope.get("path", "?"))[:200])
+            if scope["type"] == "http":
+                await JSONResponse({"error": {"message": "no way out: OpenClaw's only web is the task's"}}, status_code=403)(scope, receive, send)
+            else:
+                await send({"type": "websocket.close", "code": 1008})
+            return
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
@@ -69,6 +82,7 @@ class Bridge:
         self.model_call = model_call
         self.tool_call = tool_call
         self.model_errors: list[str] = []  # model calls that failed, for the turn that asked
+        self.refused: list[str] = []  # what OpenClaw tried to reach through its proxy (refused)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._sock: socket.socket | None = None
@@ -127,7 +141,7 @@ class Bridge:
             ],
             lifespan=lifespan,
         )
-        return _Guard(app, self.token)
+        return _Guard(app, self.token, self.refused)
 
     async def _list_tools(self, _ctx: Any, _params: Any) -> mcp_types.ListToolsResult:
         tools = []
