@@ -67,7 +67,9 @@ def test_a_lookup_and_a_connect_made_on_purpose_are_seen(tmp_path):
     python = (
         "import socket\n"
         "try: socket.getaddrinfo('example.org', 80)\nexcept OSError: pass\n"
-        "try: socket.create_connection(('192.0.2.7', 443), timeout=2)\nexcept OSError: pass\n"
+        "for where in (('192.0.2.7', 443), ('2001:db8::5', 443)):\n"
+        "    try: socket.create_connection(where, timeout=2)\n    except OSError: pass\n"
+        "try: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('198.51.100.4', 123))\nexcept OSError: pass\n"
         "srv = socket.create_server(('127.0.0.1', 0)); socket.create_connection(srv.getsockname()).close()\n"  # loopback: not reported
     )
     result = run_isolated([sys.executable, "-c", python], tmp_path / "py", env=_user_env())
@@ -82,7 +84,7 @@ def test_a_lookup_and_a_connect_made_on_purpose_are_seen(tmp_path):
         assert by_node.returncode == 0, by_node.stderr
         assert by_node.queries[0] == "clawhub.ai A" and "registry.npmjs.org A" in by_node.queries  # glibc's and c-ares's
     _connects_watched(result)
-    assert result.connects == ["connect 192.0.2.7:443"]
+    assert result.connects == ["connect 192.0.2.7:443", "connect 2001:db8::5:443", "sendto 198.51.100.4:123"]
     if node:
         assert by_node.connects == ["connect 203.0.113.9:80"]
 

@@ -89,6 +89,7 @@ def test_the_config_keeps_openclaw_quiet_and_sends_any_egress_to_the_bridge():
     # OpenClaw never resolves a name itself; loopback (the bridge's model and MCP routes) stays direct
     assert cfg["proxy"] == {"proxyUrl": "http://127.0.0.1:2", "loopbackMode": "gateway-only"}
     assert cfg["update"] == {"checkOnStart": False} and cfg["models"]["catalogRefresh"] == {"enabled": False}
+    assert cfg["telemetry"] == {"enabled": False}
     assert cfg["discovery"] == {"mdns": {"mode": "off"}} and cfg["gateway"]["bind"] == "loopback"
 
 
@@ -112,12 +113,15 @@ def test_the_bridge_refuses_every_proxy_request_and_keeps_its_target():
     port = int(bridge.start().rsplit(":", 1)[1])
     try:
         connect = _raw(port, b"CONNECT clawhub.ai:443 HTTP/1.1\r\nHost: clawhub.ai:443\r\n\r\n")
-        plain = _raw(port, b"GET http://example.org/feed HTTP/1.1\r\nHost: example.org\r\nAuthorization: Bearer tok\r\n\r\n")
-        assert connect.startswith(b"HTTP/1.1 403") and plain.startswith(b"HTTP/1.1 403")  # even with the run's token
-        assert bridge.refused == ["clawhub.ai:443", "http://example.org/feed"]
-        assert _raw(port, b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n").startswith(b"HTTP/1.1 401")  # its own routes: the token
-        assert _raw(port, b"GET /v1/models HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok\r\n\r\n").startswith(b"HTTP/1.1 200")
-        assert len(bridge.refused) == 2
+        plain = _raw(port, b"GET http://example.org/feed?key=s3cret HTTP/1.1\r\nHost: example.org\r\nAuthorization: Bearer tok\r\n\r\n")
+        other_host = _raw(port, b"GET /v1/models HTTP/1.1\r\nHost: registry.npmjs.org\r\nAuthorization: Bearer tok\r\n\r\n")
+        for answer in (connect, plain, other_host):
+            assert answer.startswith(b"HTTP/1.1 403")  # even with the run's token
+        assert bridge.refused == ["clawhub.ai:443", "example.org", "registry.npmjs.org"]  # the host only: never a path or query
+        here = f"Host: 127.0.0.1:{port}\r\n".encode()
+        assert _raw(port, b"GET /v1/models HTTP/1.1\r\n" + here + b"\r\n").startswith(b"HTTP/1.1 401")  # its own routes: the token
+        assert _raw(port, b"GET /v1/models HTTP/1.1\r\n" + here + b"Authorization: Bearer tok\r\n\r\n").startswith(b"HTTP/1.1 200")
+        assert len(bridge.refused) == 3
     finally:
         bridge.stop()
         loop.call_soon_threadsafe(loop.stop)

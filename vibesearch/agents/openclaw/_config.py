@@ -95,7 +95,8 @@ def openclaw_config(
             "url": f"{bridge_url}/mcp/", "transport": "streamable-http", "headers": {"Authorization": f"Bearer {token}"},
         }}},
         "plugins": plugins,
-        "update": {"checkOnStart": False},
+        "update": {"checkOnStart": False},  # also stops its usage ping (telemetry.openclaw.ai) ...
+        "telemetry": {"enabled": False},  # ... which this keeps off on its own
         "discovery": {"mdns": {"mode": "off"}},
         # every other HTTP/WebSocket request goes to the bridge by address and is refused there;
         # loopback (the bridge's model and MCP routes) stays direct
