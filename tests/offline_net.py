@@ -49,6 +49,11 @@ def why_not() -> str | None:
     probe = subprocess.run(["bwrap", "--dev-bind", "/", "/", "--unshare-net", "--", "true"], capture_output=True, text=True)
     if probe.returncode != 0:
         return f"bwrap --unshare-net fails here: {probe.stderr.strip()[:200]}"
+    # the resolver needs port 53 inside (an unprivileged user namespace may not allow it)
+    probe = subprocess.run(["bwrap", "--dev-bind", "/", "/", "--unshare-net", "--", sys.executable, str(HERE), os.devnull, "--", "true"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"the recording resolver cannot listen on 127.0.0.1:53 here: {probe.stderr.strip()[-200:]}"
     return None
 
 
