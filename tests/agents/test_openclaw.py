@@ -1,8 +1,9 @@
 """The openclaw agent against a real OpenClaw install (``vibesearch openclaw install``) and a
 scripted OpenAI-compatible model on 127.0.0.1.
 
-* one whole persona run (``openclaw_driver.py``, in a network namespace with only loopback when
-  the tests run as root): two user turns, one corpus search recorded as our tool call and result,
+* one whole persona run (``openclaw_driver.py``, in a network namespace with only loopback and a
+  resolver that records every query, ``tests/offline_net.py``; it looks nothing up and connects
+  nowhere but loopback): two user turns, one corpus search recorded as our tool call and result,
   the second turn answered only after a nudge, the graph extracted and scored; and one under the
   official profile, where the unanswered turn fails the sample;
 * the ablation switches, each seen in the tool list OpenClaw sends the model, on one gateway whose
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from offline_net import run_isolated, strace_missing, why_not
 from openclaw_fake import FakeModel, plain_user_text, tool_names
 
 from vibesearch.agents.openclaw import MEMORY_TOOLS, SUBAGENT_TOOLS, Bridge, OpenclawMissing, find_openclaw, openclaw_config
@@ -73,11 +75,19 @@ def _driver_env(mark: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def persona_run(tmp_path_factory, install) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("openclaw-run")
-    prefix = _in_loopback_namespace()
-    done = subprocess.run([*prefix, sys.executable, str(DRIVER), str(out)], capture_output=True, text=True, timeout=800, env=_driver_env(uuid.uuid4().hex))
-    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-4000:])
+    cmd, env = [sys.executable, str(DRIVER), str(out)], _driver_env(uuid.uuid4().hex)
+    no_net = why_not()
+    if no_net is None:  # the recording namespace: every DNS query and every connect outside loopback seen
+        isolated = run_isolated(cmd, out / "net", env=env, timeout=800)
+        rc, stdout, stderr = isolated.returncode, isolated.stdout, isolated.stderr
+        queries, connects, traced = isolated.queries, isolated.connects, isolated.traced
+    else:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=800, env=env)
+        rc, stdout, stderr = done.returncode, done.stdout, done.stderr
+        queries, connects, traced = [], [], False
+    assert rc == 0, (stdout[-2000:], stderr[-4000:])
     result = json.loads((out / "result.json").read_text(encoding="utf-8"))
-    result["namespaced"] = bool(prefix)
+    result.update(no_net=no_net, dns=queries, connects=connects, traced=traced)
     return result
 
 
@@ -119,11 +129,35 @@ def test_the_first_message_carries_the_system_prompt_and_openclaw_offers_the_tas
     assert not {"exec", "web_search", "web_fetch", "browser", "gateway", "secrets", "file_fetch", "dir_list"} & set(tools)  # no way out but the task's web
 
 
+def _needs_namespace(persona_run) -> None:
+    if persona_run["no_net"]:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must be able to make the recording network namespace: {persona_run['no_net']}")
+        pytest.skip(persona_run["no_net"])
+
+
 def test_the_run_used_nothing_but_loopback(persona_run):
-    if not persona_run["namespaced"]:
-        pytest.skip("a network namespace needs root, unshare and ip")
+    _needs_namespace(persona_run)
     assert persona_run["interfaces"] == ["lo"]
     assert persona_run["requests"]  # and OpenClaw worked there
+
+
+def test_the_run_looked_no_name_up(persona_run):
+    """Without the generated config's proxy (the bridge), OpenClaw's gateway looks clawhub.ai up once
+    it is idle after the first turn (its plugin-catalog prewarm, which no setting turns off)."""
+    _needs_namespace(persona_run)
+    assert persona_run["dns"] == []
+    refused = [n for n in _kinds(persona_run, "note") if "refused_egress" in n["data"]]
+    assert all(n["data"]["refused_egress"] and "refused" in n["text"] for n in refused)  # what it tried instead is on record
+
+
+def test_the_run_connected_to_nothing_but_loopback(persona_run):
+    _needs_namespace(persona_run)
+    if not persona_run["traced"]:
+        if os.environ.get("CI"):
+            pytest.fail("CI must have strace to watch connect attempts")
+        pytest.skip(strace_missing() or "not traced")
+    assert persona_run["connects"] == []
 
 
 # ------------------------------------------------------------------ an unanswered turn

@@ -1,9 +1,13 @@
 """The openclaw agent's parts that need no OpenClaw: the refusal when it is missing, the
-profile's rules, the generated config and long-term memory between runs."""
+profile's rules, the generated config, the bridge as OpenClaw's refusing proxy, and long-term
+memory between runs."""
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import subprocess
+import threading
 import sys
 from pathlib import Path
 
@@ -11,7 +15,7 @@ import pytest
 from agents_testkit import write_task
 
 from vibesearch.agents import make_agent
-from vibesearch.agents.openclaw import MEMORY_TOOLS, SUBAGENT_TOOLS, Install, OpenclawAgent, openclaw_config
+from vibesearch.agents.openclaw import MEMORY_TOOLS, SUBAGENT_TOOLS, Bridge, Install, OpenclawAgent, openclaw_config
 from vibesearch.config import Settings
 from vibesearch.protocol import build_config, profile_of
 from vibesearch.protocol.rules import OPENCLAW_SIMULATOR_SAMPLING
@@ -76,6 +80,51 @@ def test_the_config_denies_the_ways_out_and_applies_the_ablations():
     assert not (set(SUBAGENT_TOOLS) | set(MEMORY_TOOLS)) & deny(OpenclawSpec())
     assert set(SUBAGENT_TOOLS) <= deny(OpenclawSpec(subagents=False))
     assert set(MEMORY_TOOLS) <= deny(OpenclawSpec(memory=False))
+
+
+def test_the_config_keeps_openclaw_quiet_and_sends_any_egress_to_the_bridge():
+    cfg = openclaw_config(state_dir=Path("/s"), workspace=Path("/s/w"), gateway_port=1, bridge_url="http://127.0.0.1:2", token="t",
+                          model="openai/m", spec=OpenclawSpec(), context_window=1000, max_tokens=None)
+    # OpenClaw's HTTP and WebSocket egress goes to the bridge as a forward proxy (which refuses it), so
+    # OpenClaw never resolves a name itself; loopback (the bridge's model and MCP routes) stays direct
+    assert cfg["proxy"] == {"proxyUrl": "http://127.0.0.1:2", "loopbackMode": "gateway-only"}
+    assert cfg["update"] == {"checkOnStart": False} and cfg["models"]["catalogRefresh"] == {"enabled": False}
+    assert cfg["telemetry"] == {"enabled": False}
+    assert cfg["discovery"] == {"mdns": {"mode": "off"}} and cfg["gateway"]["bind"] == "loopback"
+
+
+def _raw(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        return sock.recv(4096)
+
+
+def test_the_bridge_refuses_every_proxy_request_and_keeps_its_target():
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+
+    async def model_call(body):
+        return {}
+
+    async def tool_call(name, arguments):
+        raise AssertionError("no tool is called here")
+
+    bridge = Bridge(loop=loop, token="tok", tools=[], model_call=model_call, tool_call=tool_call)
+    port = int(bridge.start().rsplit(":", 1)[1])
+    try:
+        connect = _raw(port, b"CONNECT clawhub.ai:443 HTTP/1.1\r\nHost: clawhub.ai:443\r\n\r\n")
+        plain = _raw(port, b"GET http://example.org/feed?key=s3cret HTTP/1.1\r\nHost: example.org\r\nAuthorization: Bearer tok\r\n\r\n")
+        other_host = _raw(port, b"GET /v1/models HTTP/1.1\r\nHost: registry.npmjs.org\r\nAuthorization: Bearer tok\r\n\r\n")
+        for answer in (connect, plain, other_host):
+            assert answer.startswith(b"HTTP/1.1 403")  # even with the run's token
+        assert bridge.refused == ["clawhub.ai:443", "example.org", "registry.npmjs.org"]  # the host only: never a path or query
+        here = f"Host: 127.0.0.1:{port}\r\n".encode()
+        assert _raw(port, b"GET /v1/models HTTP/1.1\r\n" + here + b"\r\n").startswith(b"HTTP/1.1 401")  # its own routes: the token
+        assert _raw(port, b"GET /v1/models HTTP/1.1\r\n" + here + b"Authorization: Bearer tok\r\n\r\n").startswith(b"HTTP/1.1 200")
+        assert len(bridge.refused) == 3
+    finally:
+        bridge.stop()
+        loop.call_soon_threadsafe(loop.stop)
 
 
 def test_long_term_memory_carries_memory_md_from_one_run_to_the_next(tmp_path):

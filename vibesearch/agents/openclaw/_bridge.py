@@ -10,6 +10,11 @@
 Both need the run's token (``Authorization: Bearer``); the bridge listens on 127.0.0.1 only. It
 runs in a thread of its own (uvicorn), so OpenClaw's requests never wait on the run's loop for
 anything but the work itself.
+
+It is also OpenClaw's forward proxy (``proxy.proxyUrl`` in ``_config.py``): whatever OpenClaw would
+fetch from elsewhere (its plugin catalog from clawhub.ai, any other HTTP or WebSocket egress) comes
+here as a proxy request, so OpenClaw never looks a name up itself, and is refused (403); the host
+it was for (never its path or query) is kept in ``refused`` for the run's record.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import mcp.types as mcp_types
 import uvicorn
@@ -45,14 +51,48 @@ class BridgeError(RuntimeError):
     pass
 
 
-class _Guard:
-    """Refuses every request without the run's token."""
+_LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
-    def __init__(self, app: ASGIApp, token: str):
+
+def _egress_target(scope: Scope) -> str | None:
+    """The ``host:port`` a proxy request is for (``CONNECT host:port``, a whole URL as the target,
+    or a ``Host`` that is not this machine), or None for a request to the bridge itself."""
+    path = str(scope.get("path", "/"))
+    host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+    if scope.get("method") == "CONNECT":
+        where = path
+    elif not path.startswith("/"):
+        parts = urlsplit(path)
+        where = parts.netloc.rpartition("@")[2] or path
+    else:
+        where = host
+    try:
+        name = urlsplit(f"//{where}").hostname or ""
+    except ValueError:
+        name = ""
+    if scope.get("method") != "CONNECT" and path.startswith("/") and (not host or name in _LOCAL_HOSTS):
+        return None
+    return where[:200] or "?"
+
+
+class _Guard:
+    """Refuses every proxy request, keeping the host it was for, and every other request without
+    the run's token."""
+
+    def __init__(self, app: ASGIApp, token: str, refused: list[str]):
         self.app = app
         self.expected = f"Bearer {token}".encode()
+        self.refused = refused
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        target = _egress_target(scope) if scope["type"] in ("http", "websocket") else None
+        if target is not None:
+            self.refused.append(target)
+            if scope["type"] == "http":
+                await JSONResponse({"error": {"message": "no way out: OpenClaw's only web is the task's"}}, status_code=403)(scope, receive, send)
+            else:
+                await send({"type": "websocket.close", "code": 1008})
+            return
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
@@ -69,6 +109,7 @@ class Bridge:
         self.model_call = model_call
         self.tool_call = tool_call
         self.model_errors: list[str] = []  # model calls that failed, for the turn that asked
+        self.refused: list[str] = []  # what OpenClaw tried to reach through its proxy (refused)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._sock: socket.socket | None = None
@@ -80,7 +121,8 @@ class Bridge:
         sock.bind(("127.0.0.1", 0))
         self._sock = sock
         port = sock.getsockname()[1]
-        config = uvicorn.Config(self._app(), log_level="warning", lifespan="on", access_log=False)
+        # h11 keeps a proxy request's target as it came (CONNECT's host:port, a whole URL)
+        config = uvicorn.Config(self._app(), log_level="warning", lifespan="on", access_log=False, http="h11")
         self._server = server = uvicorn.Server(config)
         self._thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), name="openclaw-bridge", daemon=True)
         self._thread.start()
@@ -127,7 +169,7 @@ class Bridge:
             ],
             lifespan=lifespan,
         )
-        return _Guard(app, self.token)
+        return _Guard(app, self.token, self.refused)
 
     async def _list_tools(self, _ctx: Any, _params: Any) -> mcp_types.ListToolsResult:
         tools = []

@@ -6,8 +6,11 @@ run's model, recorded with their usage and cost, and no provider key is ever wri
 bridge takes a token made for the run). The task's web is the bridge's MCP server
 (``vibesearch__search``, ``vibesearch__visit`` ...), offered directly (tool search off);
 OpenClaw's own web tools, host commands and browser are denied, so the run's search backend is
-the only way out. The switches that keep a gateway offline and quiet are always on; the three
-ablations of the paper (subagents, memory, long-term memory) come from the run's config.
+the only way out. The switches that keep a gateway offline and quiet are always on — among them
+the bridge as OpenClaw's forward proxy, which refuses whatever OpenClaw itself would fetch from
+elsewhere (its plugin catalog from clawhub.ai, fetched once the gateway is idle, has no switch of
+its own), so OpenClaw never looks a name up; the three ablations of the paper (subagents, memory,
+long-term memory) come from the run's config.
 """
 
 from __future__ import annotations
@@ -92,7 +95,11 @@ def openclaw_config(
             "url": f"{bridge_url}/mcp/", "transport": "streamable-http", "headers": {"Authorization": f"Bearer {token}"},
         }}},
         "plugins": plugins,
-        "update": {"checkOnStart": False},
+        "update": {"checkOnStart": False},  # also stops its usage ping (telemetry.openclaw.ai) ...
+        "telemetry": {"enabled": False},  # ... which this keeps off on its own
         "discovery": {"mdns": {"mode": "off"}},
+        # every other HTTP/WebSocket request goes to the bridge by address and is refused there;
+        # loopback (the bridge's model and MCP routes) stays direct
+        "proxy": {"proxyUrl": bridge_url, "loopbackMode": "gateway-only"},
         "logging": {"file": str(state_dir / "logs" / "openclaw.log")},
     }

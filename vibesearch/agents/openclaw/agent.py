@@ -95,6 +95,7 @@ class OpenclawAgent:
         self._gateway: Gateway | None = None
         self._reader: TurnReader | None = None
         self._sent = 0
+        self._refused_noted = 0  # how many of the bridge's refused requests have had a note
 
     # ------------------------------------------------------------------ the Agent protocol
     def reply_is_final(self, text: str) -> bool:
@@ -237,6 +238,7 @@ class OpenclawAgent:
         outcome = _cli_outcome(waiting)
         if outcome:
             emit(NoteEvent(text=f"openclaw agent: {outcome}"))
+        self._note_refused(emit)
         self._emit_all(emit, reader.finish(), phase)
         reply = self._reply(reader)
         until = time.monotonic() + self.rules.idle_s
@@ -249,6 +251,15 @@ class OpenclawAgent:
         if reply is None and self._bridge.model_errors:
             raise LLMError(f"OpenClaw's model calls failed: {self._bridge.model_errors[-1]}")
         return reply
+
+    def _note_refused(self, emit: Emit) -> None:
+        """A note for what OpenClaw tried to reach outside the run since the last one (its proxy,
+        the bridge, refused it)."""
+        assert self._bridge is not None
+        fresh = self._bridge.refused[self._refused_noted:]
+        if fresh:
+            self._refused_noted += len(fresh)
+            emit(NoteEvent(text=f"OpenClaw tried to reach {', '.join(sorted(set(fresh)))}: refused (its only way out is the run's bridge)", data={"refused_egress": fresh}))
 
     def _reply(self, reader: TurnReader) -> str | None:
         text = reader.reply if reader.reply is not None or not self.rules.stale_reply_counts else reader.session_reply
