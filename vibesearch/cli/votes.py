@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
+from rich.table import Table
+from rich.text import Text
 
-from ._common import DbOption, console, fail, open_store
+from ._common import DbOption, JsonOption, console, fail, open_store, print_json
 
-votes_app = typer.Typer(help="Pairwise preference votes between two runs of a task: import, export.",
+votes_app = typer.Typer(help="Pairwise preference votes between two runs of a task: import, export, Bradley–Terry report.",
                         no_args_is_help=True)
 
 
@@ -55,6 +57,63 @@ def votes_export(
     except OutputFileError as exc:
         fail(str(exc))
     console.print(f"wrote the votes to {file}", highlight=False, markup=False, soft_wrap=True)
+
+
+def _ci(ci: Any) -> str:
+    return f"[{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "—"
+
+
+def _num(x: Any, fmt: str = ".2f") -> str:
+    return "—" if x is None else format(x, fmt)
+
+
+@votes_app.command("report")
+def votes_report(
+    where: list[str] = typer.Option([], "--where", help="key=value over both runs of a vote (subset, language, agent, model, user, simulator, profile, task); repeat to narrow"),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Whose scores the metric side reads (default: the judge with the most scores)"),
+    resamples: int = typer.Option(1000, "--resamples", min=100, help="Bootstrap resamples of the votes"),
+    as_json: bool = JsonOption,
+    db: Optional[str] = DbOption,
+) -> None:
+    """Bradley–Terry ratings per configuration with 95% bootstrap intervals, the win matrix, the
+    metric against the votes (p(prefer the higher-F1 run), Kendall τ with the Avg@N F1 ranking,
+    which measure predicts the votes) and the votes' quality (attention, position bias, outliers)."""
+    from ..labels.vote_report import vote_report
+    from ..scoring.aggregate import WhereError, parse_where
+
+    try:
+        filters = parse_where(where)
+    except WhereError as exc:
+        fail(str(exc))
+    report = vote_report(open_store(db, writes=False), where=filters, judge=judge, resamples=resamples)
+    if as_json:
+        print_json(report)
+        return
+    if not report["votes"]:
+        console.print("no votes yet (import some with `vibesearch votes import FILE`)", highlight=False, markup=False)
+        return
+    table = Table(title=f"Preference (Bradley–Terry, {report['votes']} votes)")
+    for name in ("configuration", "rating", "95% CI", "battles", "W", "L", "T"):
+        table.add_column(name)
+    for r in report["ratings"]:
+        table.add_row(Text(r["label"]), f"{r['rating']:+.2f}", _ci(r["ci"]), str(r["battles"]), str(r["wins"]), str(r["losses"]), str(r["ties"]))
+    console.print(table)
+    mv = report["metric_vs_votes"]
+    p = mv["p_prefer_higher_f1"]
+    tau = mv["kendall_tau"]
+    lines = [f"people prefer the higher-F1 run in {_num(p['share'], '.0%')} of {p['votes_with_f1_difference']} votes "
+             f"(95% CI {_ci(p['share_ci'])}); logistic slope {_num(p['slope'])} {_ci(p['slope_ci'])} {p['note']}".rstrip(),
+             f"Kendall τ (preference vs Avg@N F1): {_num(tau['tau'])} (95% CI {_ci(tau['ci'])}) {tau['note']}".rstrip(),
+             "predictors (best first): " + ", ".join(f"{t['measure']} AUC {_num(t['auc'])} acc {_num(t['accuracy'])}" for t in mv["predictors"]),
+             f"F1 and people disagree on {_num(mv['disagreements']['share'], '.0%')} of {mv['disagreements']['votes']} votes"]
+    q = report["quality"]
+    pb = q["position_bias"]
+    lines += [f"attention checks: {q['attention']['failed']} failed of {q['attention']['checked']}",
+              f"position bias: side A picked in {_num(pb['rate_a'], '.0%')} of {pb['decisive']} decisive votes (95% CI {_ci(pb['ci'])})",
+              f"voter agreement (Krippendorff's α): {_num(q['voter_alpha'])}",
+              "outliers: " + ("; ".join(f"{o['voter']} ({o['why']})" for o in q["outliers"]) or "none")]
+    for line in lines:
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
