@@ -5,9 +5,10 @@ Each vote between runs of two different configurations is one battle (a vote bet
 one configuration says nothing about configurations and is left out here). Ties are counted as
 Chatbot Arena counts them: every battle enters the fit twice, a win as two wins of the preferred
 configuration, a tie — and a "both bad", which Arena calls ``tie (bothbad)`` — as one win for
-each side, i.e. half a win each. The fit is ``choix.ilsr_pairwise`` (maximum likelihood of the
-Bradley–Terry model by iterative Luce spectral ranking, with a small ridge ``ALPHA`` so a
-configuration that won or lost every battle keeps a finite rating). A rating is the configuration's
+each side, i.e. half a win each. The fit is ``choix.ilsr_pairwise_dense`` (maximum likelihood of
+the Bradley–Terry model by iterative Luce spectral ranking) on the battles' comparison matrix, so
+a resample costs one small matrix whatever the number of votes; a small ridge ``ALPHA`` keeps a
+configuration that won or lost every battle at a finite rating. A rating is the configuration's
 log-strength, centred so the configurations' mean is 0: P(i preferred over j) = 1 / (1 + exp(r_j − r_i)).
 
 The intervals are percentile bootstraps over the votes (``RESAMPLES`` resamples of the battles
@@ -42,35 +43,54 @@ def battles(votes: Sequence[VoteRow], config_of: Mapping[str, str]) -> list[tupl
     return out
 
 
-def _comparisons(rows: Sequence[tuple[int, int, str]]) -> list[tuple[int, int]]:
-    """Arena's doubling: a win twice for the winner, a tie or both bad once each way."""
-    data: list[tuple[int, int]] = []
-    for i, j, winner in rows:
-        if winner == "a":
-            data += [(i, j), (i, j)]
-        elif winner == "b":
-            data += [(j, i), (j, i)]
-        else:
-            data += [(i, j), (j, i)]
-    return data
+class Battles:
+    """Coded battles between ``n`` items, as the comparison matrix the fit reads: ``counts[i, j]``
+    the times i beat j, Arena's doubling applied (a win twice for the winner, a tie or both bad
+    once each way). ``matrix(weights)`` sums the battles each taken ``weights[k]`` times (a
+    bootstrap resample), in one numpy step."""
+
+    def __init__(self, n: int, rows: Sequence[tuple[int, int, str]]) -> None:
+        self.n = n
+        winners, losers, votes = [], [], []
+        for k, (i, j, winner) in enumerate(rows):
+            if winner == "a":
+                pairs = [(i, j), (i, j)]
+            elif winner == "b":
+                pairs = [(j, i), (j, i)]
+            else:
+                pairs = [(i, j), (j, i)]
+            for w, lose in pairs:
+                winners.append(w)
+                losers.append(lose)
+                votes.append(k)
+        self.winners, self.losers, self.votes = (np.array(x, dtype=np.intp) for x in (winners, losers, votes))
+        self.size = len(rows)
+
+    def matrix(self, weights: np.ndarray | None = None) -> np.ndarray:
+        comp = np.zeros((self.n, self.n))
+        np.add.at(comp, (self.winners, self.losers), 1.0 if weights is None else weights[self.votes])
+        return comp
 
 
-def fit(n: int, rows: Sequence[tuple[int, int, str]]) -> np.ndarray:
-    """Bradley–Terry log-strengths of ``n`` items from (i, j, winner) battles, centred on the
-    items that have a battle (NaN for the others)."""
+def fit(comp: np.ndarray) -> np.ndarray:
+    """Bradley–Terry log-strengths from a comparison matrix, centred on the items that have a
+    battle (NaN for the others)."""
     import choix
 
-    present = sorted({i for i, _, _ in rows} | {j for _, j, _ in rows})
+    n = len(comp)
+    present = np.flatnonzero(comp.sum(axis=0) + comp.sum(axis=1) > 0)
     out = np.full(n, np.nan)
     if len(present) < 2:
-        if present:
-            out[present[0]] = 0.0
+        out[present] = 0.0
         return out
-    where = {item: k for k, item in enumerate(present)}
-    data = _comparisons([(where[i], where[j], w) for i, j, w in rows])
-    params = np.asarray(choix.ilsr_pairwise(len(present), data, alpha=ALPHA), dtype=float)
+    params = np.asarray(choix.ilsr_pairwise_dense(comp[np.ix_(present, present)], alpha=ALPHA), dtype=float)
     out[present] = params - params.mean()
     return out
+
+
+def resampled_fits(battles: Battles, idx: np.ndarray) -> np.ndarray:
+    """One fit per resample (a row of vote indices): shape (rows, items)."""
+    return np.array([fit(battles.matrix(np.bincount(row, minlength=battles.size).astype(float))) for row in idx])
 
 
 def win_matrix(labels: Sequence[str], rows: Sequence[tuple[str, str, str]]) -> dict[str, Any]:
@@ -98,15 +118,15 @@ def bradley_terry(rows: Sequence[tuple[str, str, str]], *, resamples: int = RESA
     if not labels:
         return {"ratings": [], "differences": [], "win_matrix": win_matrix([], [])}
     at = {label: k for k, label in enumerate(labels)}
-    coded = [(at[a], at[b], w) for a, b, w in rows]
-    point = fit(len(labels), coded)
+    coded = Battles(len(labels), [(at[a], at[b], w) for a, b, w in rows])
+    point = fit(coded.matrix())
     pairs = list(combinations(range(len(labels)), 2))
 
     def statistics(idx: Any) -> list[Any]:
-        fits = np.array([fit(len(labels), [coded[k] for k in row]) for row in idx])
+        fits = resampled_fits(coded, idx)
         return [fits[:, i] for i in range(len(labels))] + [fits[:, i] - fits[:, j] for i, j in pairs]
 
-    cis = resampled_intervals(len(coded), statistics, resamples=resamples, seed=seed, level=LEVEL)
+    cis = resampled_intervals(coded.size, statistics, resamples=resamples, seed=seed, level=LEVEL)
     tally: dict[str, dict[str, int]] = defaultdict(lambda: {"battles": 0, "wins": 0, "losses": 0, "ties": 0})
     for a, b, w in rows:
         for me, mine in ((a, "a"), (b, "b")):
@@ -127,5 +147,5 @@ def bradley_terry(rows: Sequence[tuple[str, str, str]], *, resamples: int = RESA
 
 def settings() -> dict[str, Any]:
     """How the ratings and intervals are made, for the report."""
-    return {"model": "Bradley–Terry (choix.ilsr_pairwise)", "ties": "half a win each (Arena)", "alpha": ALPHA,
+    return {"model": "Bradley–Terry (choix.ilsr_pairwise_dense)", "ties": "half a win each (Arena)", "alpha": ALPHA,
             "interval": "percentile bootstrap, votes resampled with replacement", "resamples": RESAMPLES, "seed": SEED, "level": LEVEL}

@@ -60,7 +60,7 @@ def kendall_tau(rows: Sequence[tuple[str, str, str]], f1: Mapping[str, float], *
     if len(labels) < 2:
         return {"tau": None, "ci": None, "configurations": len(labels), "note": "fewer than two configurations with votes and an F1"}
     at = {label: k for k, label in enumerate(labels)}
-    coded = [(at[a], at[b], w) for a, b, w in kept]
+    coded = preference.Battles(len(labels), [(at[a], at[b], w) for a, b, w in kept])
     scores = np.array([f1[label] for label in labels])
 
     def tau(ratings: np.ndarray) -> float:
@@ -69,12 +69,12 @@ def kendall_tau(rows: Sequence[tuple[str, str, str]], f1: Mapping[str, float], *
             return float("nan")
         return float(kendalltau(ratings[ok], scores[ok]).statistic)
 
-    point = tau(preference.fit(len(labels), coded))
+    point = tau(preference.fit(coded.matrix()))
 
     def statistics(idx: Any) -> list[Any]:
-        return [np.array([tau(preference.fit(len(labels), [coded[k] for k in row])) for row in idx])]
+        return [np.array([tau(ratings) for ratings in preference.resampled_fits(coded, idx)])]
 
-    [ci] = resampled_intervals(len(coded), statistics, resamples=resamples, seed=seed, level=LEVEL)
+    [ci] = resampled_intervals(coded.size, statistics, resamples=resamples, seed=seed, level=LEVEL)
     return {"tau": None if np.isnan(point) else point, "ci": ci, "configurations": len(labels), "note": ""}
 
 
