@@ -63,6 +63,10 @@ def _ci(ci: Any) -> str:
     return f"[{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "—"
 
 
+def _share_ci(ci: Any) -> str:
+    return f"[{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "—"
+
+
 def _num(x: Any, fmt: str = ".2f") -> str:
     return "—" if x is None else format(x, fmt)
 
@@ -98,18 +102,20 @@ def votes_report(
     for r in report["ratings"]:
         table.add_row(Text(r["label"]), f"{r['rating']:+.2f}", _ci(r["ci"]), str(r["battles"]), str(r["wins"]), str(r["losses"]), str(r["ties"]))
     console.print(table)
+    for d in report["differences"]:
+        console.print(f"{d['a']} over {d['b']}: {d['difference']:+.2f} (95% CI {_ci(d['ci'])})", highlight=False, markup=False, soft_wrap=True)
     mv = report["metric_vs_votes"]
     p = mv["p_prefer_higher_f1"]
     tau = mv["kendall_tau"]
     lines = [f"people prefer the higher-F1 run in {_num(p['share'], '.0%')} of {p['votes_with_f1_difference']} votes "
-             f"(95% CI {_ci(p['share_ci'])}); logistic slope {_num(p['slope'])} {_ci(p['slope_ci'])} {p['note']}".rstrip(),
+             f"(95% CI {_share_ci(p['share_ci'])}); logistic slope {_num(p['slope'])} {_ci(p['slope_ci'])} {p['note']}".rstrip(),
              f"Kendall τ (preference vs Avg@N F1): {_num(tau['tau'])} (95% CI {_ci(tau['ci'])}) {tau['note']}".rstrip(),
              "predictors (best first): " + ", ".join(f"{t['measure']} AUC {_num(t['auc'])} acc {_num(t['accuracy'])}" for t in mv["predictors"]),
              f"F1 and people disagree on {_num(mv['disagreements']['share'], '.0%')} of {mv['disagreements']['votes']} votes"]
     q = report["quality"]
     pb = q["position_bias"]
     lines += [f"attention checks: {q['attention']['failed']} failed of {q['attention']['checked']}",
-              f"position bias: side A picked in {_num(pb['rate_a'], '.0%')} of {pb['decisive']} decisive votes (95% CI {_ci(pb['ci'])})",
+              f"position bias: side A picked in {_num(pb['rate_a'], '.0%')} of {pb['decisive']} decisive votes (95% CI {_share_ci(pb['ci'])})",
               f"voter agreement (Krippendorff's α): {_num(q['voter_alpha'])}",
               "outliers: " + ("; ".join(f"{o['voter']} ({o['why']})" for o in q["outliers"]) or "none")]
     for line in lines:
