@@ -8,6 +8,9 @@
   result/meta-evaluation files, in and out.
 * ``agreement``, ``_agreement_items``, ``_human_ceiling``: agreement between judges and people.
 * ``calibration``, ``judge_trust``, ``fidelity``: how far a judge (or a reproduced run) can be trusted.
+* ``votes``, ``votes_io``, ``preference``, ``vote_metric``, ``vote_quality``, ``vote_report``:
+  pairwise preference votes between two runs of a task, their files, Bradley–Terry ratings, the
+  metric against the votes and the votes' quality (docs/votes.md).
 * ``compare``, ``config_compare``: two runs or two configurations side by side. They are shown like
   results, but they set each score beside its judge's measured agreement with the human labels
   (``judge_trust``), so they sit here, above ``results``.

@@ -30,7 +30,7 @@ When one side used a single label, kappa is 0 or undefined; ``kappa_explanation`
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 from ..store import Store
 from ._agreement_items import SPLITS, Item, Side, item_groups, judge_decisions, latest_by_judge, side_labels, split
@@ -114,20 +114,23 @@ def kappa_explanation(
     return None
 
 
-def krippendorff_alpha(ratings: dict[str, dict[Item, bool]]) -> float | None:
-    """Nominal alpha over annotators' labels; None with fewer than two annotators or one value only."""
+def krippendorff_alpha(ratings: Mapping[str, Mapping[Any, Any]]) -> float | None:
+    """Nominal alpha over annotators' values per item (labels' booleans, votes' outcomes); None
+    with fewer than two annotators or one value only. Values are coded by their order of first
+    appearance (nominal alpha does not depend on the codes)."""
     import numpy as np
     import krippendorff
 
     annotators = sorted(ratings)
-    items = sorted({i for r in ratings.values() for i in r})
+    items = sorted({i for r in ratings.values() for i in r}, key=repr)
     if len(annotators) < 2 or not items:
         return None
+    codes: dict[Hashable, float] = {}
     data = np.full((len(annotators), len(items)), np.nan)
     for row, name in enumerate(annotators):
         for col, item in enumerate(items):
             if item in ratings[name]:
-                data[row, col] = 1.0 if ratings[name][item] else 0.0
+                data[row, col] = codes.setdefault(ratings[name][item], float(len(codes)))
     pairable = (~np.isnan(data)).sum(axis=0) >= 2
     if not pairable.any():
         return None

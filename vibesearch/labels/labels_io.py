@@ -38,11 +38,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Collection, Iterator, Literal
 
-from .._files import csv_plain, csv_safe, write_output, InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
+from .._files import csv_safe, write_output, InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
 from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
 from ..scoring.stored import stored_ground_truth, stored_prediction
 from ..store import put_labels_bulk
+from ._csv_rows import csv_rows
 from .human_label import item_finals
 
 FIELDS = ["run_id", "gt_index", "annotator", "covered", "evidence", "note", "created_at", "head", "relation", "tail", "final_label", "final_from"]
@@ -218,36 +219,7 @@ def _parse_record(rec: dict[str, Any], where: str, typed: bool) -> dict[str, Any
 
 def _csv_rows(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
     """The rows of a CSV label file as (row number, header -> cell); the header counts as row 1."""
-    try:
-        table = list(csv.reader(io.StringIO(text, newline=""), strict=True))
-    except csv.Error as exc:
-        raise LabelFileError(f"{path}: not a readable CSV: {str(exc)[:120]}") from None
-    if not table:
-        raise LabelFileError(f"{path}: no labels in the file")
-    header = [cell.strip() for cell in table[0]]
-    for i, name in enumerate(header):
-        if "\x00" in name:
-            raise LabelFileError(f"{path}:1: column {i + 1}: holds a NUL character (\\u0000)")
-        if name not in FIELDS:
-            shown = short(name, 40) if name else "(an empty name)"
-            raise LabelFileError(f"{path}:1: column {i + 1}: {shown} is not a label column (the columns are {', '.join(FIELDS)})")
-        if name in header[:i]:
-            raise LabelFileError(f"{path}:1: column {i + 1}: {short(name)} is given twice")
-    missing = [k for k in REQUIRED if k not in header]
-    if missing:
-        raise LabelFileError(f"{path}:1: the header has no {', '.join(missing)} column")
-    out = []
-    for n, row in enumerate(table[1:], start=2):
-        if not any(cell.strip() for cell in row):
-            continue  # a blank line, or a row of empty cells a spreadsheet left
-        if len(row) != len(header):
-            raise LabelFileError(f"{path}:{n}: {len(row)} cells, but the header has {len(header)} columns")
-        rec = dict(zip(header, row))
-        for k, v in rec.items():
-            if v[:1] == "'":  # a cell the export guarded against formulas (csv_safe)
-                rec[k] = csv_plain(v)
-        out.append((n, rec))
-    return out
+    return csv_rows(text, path, columns=FIELDS, required=REQUIRED, noun="label", error=LabelFileError)
 
 
 def _same(label: dict[str, Any], key: str) -> Any:

@@ -14,6 +14,7 @@ from .leases import LeaseHeld, LeaseLost
 from .logins import StoredLogin, login_digest
 from .scores import record_score
 from .stops import StopRequest
+from .votes import VoteExists
 from .tables import (
     SCHEMA_VERSION,
     AdjudicationRow,
@@ -25,6 +26,8 @@ from .tables import (
     ScoreRow,
     TaskSnapshotError,
     VerdictRow,
+    VoteRow,
+    VoteWinner,
 )
 
 __all__ = [
@@ -51,6 +54,9 @@ __all__ = [
     "StoreOpenError",
     "TaskSnapshotError",
     "VerdictRow",
+    "VoteExists",
+    "VoteRow",
+    "VoteWinner",
     "build_run",
     "db_target",
     "is_db_url",

@@ -37,6 +37,7 @@ from .labels import LabelsMixin
 from .logins import LoginFailuresMixin, LoginsMixin
 from .studies import StudiesMixin
 from .stops import StopsMixin
+from .votes import VotesMixin
 from .migrations import SchemaError
 from .tables import SCHEMA_VERSION, EventRow, GraphRow, Meta, Run, ScoreRow, VerdictRow
 
@@ -52,7 +53,7 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresMixin, StudiesMixin, BackoffsMixin):
+class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresMixin, StudiesMixin, BackoffsMixin, VotesMixin):
     """One database: an SQLite file (a path or ``sqlite:///path``) or a PostgreSQL URL
     (``postgresql+psycopg://user@host:port/db``). Thread-safe; share one Store per process and
     database (``open_db``).

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import ValidationError
 from sqlalchemy import Boolean, Column, Index, Text, UniqueConstraint, true
@@ -384,6 +384,32 @@ class StudyCodeRow(SQLModel, table=True):
     used_at: Optional[float] = None
     player: Optional[str] = Field(default=None, index=True)  # the login name the code made
     run_id: Optional[str] = None
+
+
+# what a voter picks on a vote card: side A's run, side B's run, a tie, or both answers bad (the one
+# vocabulary: ``labels.votes`` and every file format read it from here)
+VoteWinner = Literal["a", "b", "tie", "both_bad"]
+
+
+class VoteRow(SQLModel, table=True):
+    """One person's pairwise preference between two finished runs of one task: ``run_a`` was shown
+    on side A (the left), ``run_b`` on side B, so the card's randomised sides are the stored order
+    and ``winner`` names a side. ``attention``: the side an attention item expects (None: an
+    ordinary pair). A voter votes a pair once, in either order (``labels.votes`` checks the reverse
+    order; the constraint this one). ``campaign``: the vote campaign it was cast in, if any.
+    Added by migration 0012; copied by ``db copy``."""
+
+    __tablename__ = "votes"
+    __table_args__ = (UniqueConstraint("run_a", "run_b", "voter", name="uq_vote"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_a: str = Field(foreign_key="runs.id", index=True)
+    run_b: str = Field(foreign_key="runs.id", index=True)
+    winner: VoteWinner = Field(sa_type=AutoString)
+    voter: str = Field(index=True)
+    reason: str = Field(default="", sa_column=Column(Text, nullable=False))
+    attention: Optional[VoteWinner] = Field(default=None, sa_type=AutoString)
+    campaign: Optional[str] = Field(default=None, index=True)
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 Index("ix_events_run_seq", col(EventRow.run_id), col(EventRow.seq))
