@@ -176,11 +176,12 @@ def scored_funnel(store: Store, label: str, scores: list[tuple[str, int]]) -> di
                       unassigned=sum(f.unassigned for f in made))
 
 
-def series_funnels(store: Store, records: list[RunRecord]) -> list[dict[str, Any]]:
+def series_funnels(store: Store, records: list[RunRecord], *, corpora: Corpora | None = None) -> list[dict[str, Any]]:
     """``funnel_row`` per configuration × profile (labelled ``"config · profile"``, the leaderboard's
     series), each scored sample (not left out) under its own score: the Leaderboard tab's funnel
-    bars and the site's funnel table. Sorted by label."""
-    corpora = Corpora()
+    bars and the site's funnel table. Sorted by label. ``corpora``: where the offline pages are
+    read (the site reads none: ``site.funnel_html.BundleOnly``)."""
+    corpora = corpora or Corpora()
     groups: dict[str, list[RunFunnel]] = defaultdict(list)
     for r in records:
         if r.scored and not r.left_out and r.score_id is not None:
