@@ -19,7 +19,10 @@ file, and the number where there is one):
 5. the judges' agreement lines, the label agreement tables and the people-vs-simulator table,
    recomputed by ``rows.people_figures`` over a throwaway database made from ``rows.json`` (the
    runs' facts, every score, the labels and adjudications) and the bundled events and task files;
-   the per-stage views (``results.stage_view``) over the same database and the rebuilt records;
+   the per-stage views (``results.stage_view``) and the funnel per configuration × profile
+   (``results.analysis.series_funnels``, "seen" from the bundled tool text: ``funnel_html.BundleOnly``)
+   over the same database and the rebuilt records; a run page's funnel counts (``funnel_run:``)
+   are made again there too;
 6. the sha256 of every file against ``SHA256SUMS`` (and no file unlisted, none missing);
 7. then every problem, one line each (``rerender``): a file the build does not write or one it
    writes missing, a page that is not the one rendered again from the bundled data by the code that
