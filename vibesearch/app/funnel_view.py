@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import plotly.graph_objects as go
 
 from .._plot_text import plot_text
 from ..reports.funnel import BUCKET_COLOURS
-from ..results.funnel import BUCKETS, RunFunnel, TripleFate
+from ..results.funnel import BUCKETS, Bucket, RunFunnel, TripleFate
 from ._words import Lang, words
 
 TURN_ANCHOR = "vs-runs-turn"  # the transcript's anchor of user turn n: ``vs-runs-turn-<n>``
@@ -126,7 +126,7 @@ def _triple_item(fate: TripleFate, funnel: RunFunnel, lang: Lang) -> str:
             f"<div class='vs-muted' style='font-size: 0.9em;'>{_evidence(fate, funnel, lang)}</div></li>")
 
 
-def _bar(counts: dict[str, int], n_gt: int, lang: Lang) -> str:
+def _bar(counts: Mapping[Bucket, int], n_gt: int, lang: Lang) -> str:
     """The five buckets as one bar (each segment as wide as its share) and a legend with the counts."""
     segments = "".join(
         f"<div title='{_esc(bucket_word(b, lang))}: {counts[b]}' style='width: {100 * counts[b] / n_gt:.3f}%; background: {BUCKET_COLOURS[b]};'></div>"
@@ -157,7 +157,7 @@ def run_funnel_html(funnel: RunFunnel | None, *, judge: str | None, lang: Lang, 
         groups.append(f"<details open class='vs-funnel-group' data-bucket='{b}'><summary><b>{_esc(bucket_word(b, lang))}</b> ({len(mine)})</summary>"
                       f"<ol style='padding-left: 2.6em; margin: 2px 0;'>{items}</ol></details>")
     method = words(f"funnel_method_{funnel.seen_method}", lang)
-    return (f"{head} data-n-gt='{funnel.n_gt}'><div class='vs-card-title'>{_esc(title)}</div>{_bar(dict(counts), funnel.n_gt, lang)}"
+    return (f"{head} data-n-gt='{funnel.n_gt}'><div class='vs-card-title'>{_esc(title)}</div>{_bar(counts, funnel.n_gt, lang)}"
             f"<div class='vs-muted' style='font-size: 0.9em;'>{_esc(method)} {_esc(words('funnel_click', lang))}</div>"
             f"<div class='vs-funnel-list' style='max-height: 380px; overflow-y: auto;'>{''.join(groups)}</div></div>")
 

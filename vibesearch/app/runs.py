@@ -217,7 +217,7 @@ class RunsTab:
         """Where each ground-truth triple was lost, under the chosen score (``results.funnel``)."""
         run = self.ctx.store.get_run(run_id)
         task = self.ctx.task_of_run(run)
-        if chosen is None:
+        if chosen is None or chosen.id is None:
             return run_funnel_html(None, judge=None, lang=lang_of(task), scored=False)
         return run_funnel_html(stored_funnel(self.ctx.store, run_id, chosen.id, task=task), judge=judge_text(chosen.judge), lang=lang_of(task))
 
