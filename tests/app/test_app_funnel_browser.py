@@ -83,6 +83,18 @@ def _in_chat_view(page: Page, turn: int) -> bool:
     )
 
 
+def _chat_to_top(page: Page) -> None:
+    """Scroll the transcript's own box back to its first message."""
+    page.evaluate(
+        """() => {
+            let box = document.getElementById('vs-runs-turn-1').parentElement;
+            while (box && !(box.scrollHeight > box.clientHeight + 2 && getComputedStyle(box).overflowY !== 'visible')) box = box.parentElement;
+            box.scrollTop = 0;
+        }"""
+    )
+    assert _in_chat_view(page, 1)
+
+
 def test_the_runs_tab_shows_each_triple_in_its_bucket_and_jumps_to_its_turn(browser, app_server, analysed):
     full = next(r for r in analysed["runs"].values() if r["task_id"] == EN and r["not_asked"] == 0)
     ctx, page = _open(browser, app_server.url)
@@ -108,7 +120,8 @@ def test_the_runs_tab_shows_each_triple_in_its_bucket_and_jumps_to_its_turn(brow
         late = max((t for t in full["triples"] if turn_of(t)), key=turn_of)
         turn = turn_of(late)
         assert turn is not None and turn > 2
-        assert not _in_chat_view(page, turn)  # the transcript opens at its start (or end), not at that turn
+        _chat_to_top(page)
+        assert not _in_chat_view(page, turn)  # the transcript shows its start, not that turn
         line = page.locator(f"#vs-runs-funnel-gt-{late['gt_index'] + 1} [data-turn='{turn}']").first
         line.scroll_into_view_if_needed()
         page.screenshot(path=str(_shot("runs_funnel_en.png")))
