@@ -169,3 +169,34 @@ def test_what_is_not_a_site_is_one_line(cli, tmp_path):
     (tmp_path / "odd").mkdir()
     (tmp_path / "odd" / "results.json").write_text('{"runs": [{"run_id": 1}]}', encoding="utf-8")
     _fails(cli, tmp_path / "odd")
+
+
+# --------------------------------------------------------------------------- where each fact was lost (issue 41)
+def _edit_check(path, check: str, value: str) -> None:
+    edited, n = re.subn(rf'(data-check="{re.escape(check)}" data-value=")[^"]*(")', rf"\g<1>{value}\g<2>",
+                        path.read_text(encoding="utf-8"), count=1)
+    assert n == 1, check
+    path.write_text(edited, encoding="utf-8")
+
+
+def test_an_edited_funnel_count_on_the_front_page_is_named(cli, copy):
+    _edit_check(copy / "index.html", "funnel[0].covered", "9999")
+    _fails(cli, copy, "index.html", "funnel[0].covered", "9999")
+
+
+def test_an_edited_funnel_count_on_a_run_page_is_named(cli, copy):
+    import html
+
+    for page in sorted((copy / "runs").glob("*.html")):
+        found = re.search(r'data-check="(funnel_run:[^"]*\.not_written)"', page.read_text(encoding="utf-8"))
+        if found:
+            check = html.unescape(found.group(1))
+            _edit_check(page, check, "77")
+            _fails(cli, copy, f"runs/{page.name}", check, "77")
+            return
+    pytest.fail("no run page shows a funnel")
+
+
+def test_an_edited_funnel_in_results_is_named(cli, copy):
+    _edit_json(copy / "results.json", lambda d: d["funnel"][0].update(not_seen=d["funnel"][0]["not_seen"] + 3))
+    _fails(cli, copy, "results.json", "funnel[0].not_seen", "recomputed from rows.json")

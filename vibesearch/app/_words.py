@@ -347,6 +347,46 @@ _ZH_LABELS.update({
     "On by default: its decisions, taken beside yours, are what the fidelity study compares":
         "默认开启：它在你身旁做出的决定，正是保真度研究所比较的内容",
 })
+# issue 41, where each fact was lost (app/funnel_view.py): the funnel's words, in the task's
+# language in Runs and in the browser's on the Leaderboard
+_WORDS.update({
+    "bucket_not_asked": {"en": "not asked", "zh": "未问到"},
+    "bucket_not_seen": {"en": "not seen", "zh": "未看到"},
+    "bucket_not_written": {"en": "not written", "zh": "未写出"},
+    "bucket_judged_not_covered": {"en": "judged not covered", "zh": "判为未覆盖"},
+    "bucket_covered": {"en": "covered", "zh": "已覆盖"},
+    "funnel_title": {"en": "Where each fact was lost ({judge}): {n} ground-truth triples",
+                     "zh": "每个事实在哪里丢失（{judge}）：{n} 个标准答案三元组"},
+    "funnel_click": {"en": "Click a triple to see its turn in the transcript.", "zh": "点击一个三元组，即可在对话记录中看到相应的轮次。"},
+    "funnel_unscored": {"en": "Not scored yet: each ground-truth triple's bucket appears once the run is scored.",
+                        "zh": "尚未评分：评分后会显示每个标准答案三元组丢失在哪一环。"},
+    "funnel_unreadable": {"en": "The funnel cannot be made: the run's task cannot be read.", "zh": "无法生成漏斗：读不到这次运行的任务。"},
+    "funnel_stage": {"en": "stage {n}", "zh": "阶段 {n}"},
+    "funnel_unassigned": {"en": "no stage matches it (unassigned)", "zh": "没有匹配的阶段（未归属）"},
+    "funnel_never_disclosed": {"en": "its stage was never disclosed", "zh": "它的阶段从未透露"},
+    "funnel_seen": {"en": "first shown by a {tool} call on turn {n}", "zh": "第 {n} 轮的 {tool} 调用首次显示了它"},
+    "funnel_not_seen": {"en": "no tool result showed it", "zh": "没有工具结果显示过它"},
+    "funnel_seen_unknown": {"en": "seen: unknown (the run kept no tool text)", "zh": "是否看到：未知（这次运行没有保留工具文本）"},
+    "funnel_prediction": {"en": "prediction #{n}: {triple}", "zh": "预测 #{n}：{triple}"},
+    "funnel_no_prediction": {"en": "no prediction names its head and tail", "zh": "没有预测同时提到它的头实体和尾实体"},
+    "funnel_verdict": {"en": "verdict: {verdict}", "zh": "评判结论：{verdict}"},
+    "verdict_covered": {"en": "covered", "zh": "已覆盖"},
+    "verdict_not covered": {"en": "not covered", "zh": "未覆盖"},
+    "verdict_unscored": {"en": "unscored", "zh": "未评分"},
+    "funnel_method_corpus": {"en": "Seen: from the offline pages' fact annotations (exact).", "zh": "是否看到：依据离线网页的事实标注（精确）。"},
+    "funnel_method_text": {"en": "Seen: the head and tail found in the tool results' text (conservative: a paraphrase is not found).",
+                           "zh": "是否看到：在工具结果文本中找到头实体和尾实体（保守：换一种说法就找不到）。"},
+    "funnel_method_none": {"en": "Seen: unknown, the run kept no tool text (that test is skipped).",
+                           "zh": "是否看到：未知，这次运行没有保留工具文本（跳过这一步）。"},
+    "funnel_series_title": {"en": "Where each fact was lost, per configuration (share of its ground-truth triples, %)",
+                            "zh": "每个事实在哪里丢失，按配置（占其标准答案三元组的百分比）"},
+    "funnel_none": {"en": "No scored runs yet", "zh": "还没有已评分的运行"},
+    "funnel_hover": {"en": "{bucket}: {count} of {n} triples ({share}%{ci})", "zh": "{bucket}：{n} 个三元组中的 {count} 个（{share}%{ci}）"},
+    "turn": {"en": "turn {n}", "zh": "第 {n} 轮"},
+})
+_ZH_LABELS.update({
+    "Where each fact was lost, per configuration": "每个事实在哪里丢失（按配置）",
+})
 UI_I18N = gr.I18n(en={k: k for k in _ZH_LABELS}, zh=dict(_ZH_LABELS), **{"zh-CN": dict(_ZH_LABELS)})
 
 

@@ -47,7 +47,8 @@ from ..results.stage_view import stage_view
 from ..store.tables import Run
 from ..tables import aggregate_table_scores, table_score_of
 from ._access import Who, agent_hidden
-from ._words import ui_text
+from ._words import Lang, browser_lang, ui_text
+from .funnel_view import funnel_figure
 from .queued_view import queued_line
 from .context import AppContext
 from .panels import judge_text
@@ -301,6 +302,20 @@ def pr_figure(records: list) -> go.Figure:
     return fig
 
 
+def funnel_plot(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: dict[str, list[str]] | None = None,
+                blind: Keep | None = None, lang: Lang = "en") -> go.Figure:
+    """Where each fact was lost, one stacked bar per configuration × profile
+    (``results.analysis.series_funnels``) over the runs the tables show (``tables``' arguments)."""
+    from ..results.analysis import series_funnels
+    from ..scoring import collect_runs
+    from ..scoring.aggregate import where_filter
+
+    records, _ = collect_runs(ctx.store, judge=None if judge in (None, "", AUTO) else judge, keep=keep)
+    if blind is not None:
+        records = hidden_records(records, [run for run in ctx.store.list_runs() if blind(run)])
+    return funnel_figure(series_funnels(ctx.store, [r for r in records if where_filter(where)(r)]), lang, tick=_tick)
+
+
 def reader(ctx: AppContext, who: Who) -> Keep | None:
     """Under ``VIBESEARCH_READ_RUNS=own`` the tab counts only the runs ``who`` may read (an admin:
     all); otherwise every run."""
@@ -327,6 +342,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
     with gr.Row():
         f1_plot = gr.Plot(label=ui_text("F1 by configuration and subset"), elem_id="vs-lb-f1")
         pr_plot = gr.Plot(label=ui_text("Precision against recall"), elem_id="vs-lb-pr")
+    funnel = gr.Plot(label=ui_text("Where each fact was lost, per configuration"), elem_id="vs-lb-funnel")  # issue 41
     inter_df = gr.Dataframe(headers=INTERACTION_HEADERS, value=[], interactive=False, wrap=True, column_widths=INTERACTION_WIDTHS,
                             label=ui_text("Interaction statistics, mean per run (paper table 4)"), elem_id="vs-lb-interaction")
     table_df = gr.Dataframe(headers=TABLE_HEADERS, value=[], interactive=False, wrap=True,
@@ -358,7 +374,16 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
         return *first[:8], first[-1]
 
     # the first step leaves the filter menus alone (the second sets them from what the runs hold)
-    refresh.click(on_refresh_all, [owner, judge], [*outs[:8], stages], api_visibility="private").then(on_refresh, inputs, outs, api_visibility="private")
+    def on_funnel(tok: str | None, j: str, subset: str = ALL, language: str = ALL, agent: str = ALL, model: str = ALL,
+                  profile: str = ALL, request: gr.Request = None):  # type: ignore[assignment]  # (Gradio passes the request)
+        """The funnel bars over the runs the tables show (a step after them: it reads every run's events)."""
+        who = ctx.who(request, tok)
+        where = chosen_filters([subset, language, agent, model, profile])
+        return funnel_plot(ctx, j, reader(ctx, who), where, blind_to(who), browser_lang(request))
+
+    refresh.click(on_refresh_all, [owner, judge], [*outs[:8], stages], api_visibility="private").then(
+        on_refresh, inputs, outs, api_visibility="private").then(on_funnel, inputs, funnel, api_visibility="private")
     for c in (judge, *filters):
-        c.input(on_refresh, inputs, outs, api_visibility="private")
-    return {"refresh": refresh, "on_refresh": on_refresh, "inputs": inputs, "outputs": outs, "judge": judge, "filters": filters}
+        c.input(on_refresh, inputs, outs, api_visibility="private").then(on_funnel, inputs, funnel, api_visibility="private")
+    return {"refresh": refresh, "on_refresh": on_refresh, "inputs": inputs, "outputs": outs, "judge": judge, "filters": filters,
+            "funnel": funnel, "on_funnel": on_funnel}

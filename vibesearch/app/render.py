@@ -27,7 +27,7 @@ from ..run.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from ..run.transcript import Decided, StepView, ToolCall, Transcript
+from ..run.transcript import Decided, StepView, ToolCall, Transcript, is_user_turn
 from ..tasks.models import Task
 from ..users import reply_kind_help
 from ._words import DECISION_WORDS, KIND_MEANING_ZH, Lang, lang_of, status_word, trigger_word, words
@@ -131,22 +131,28 @@ def _clip(text: str, limit: int = TOOL_RESULT_CHARS) -> str:
 
 
 # --------------------------------------------------------------------------- the chat
-def chat_messages(events: Iterable[StoredEvent], task: Task | None = None) -> list[gr.ChatMessage]:
+def chat_messages(events: Iterable[StoredEvent], task: Task | None = None, *, anchors: str | None = None) -> list[gr.ChatMessage]:
     """The run as a chat, read from its ``Transcript`` view: user and agent messages, each tool
     call a collapsible bubble.
 
     A tool call is ``pending`` until its result event arrives, then ``done`` with the result as
     its body. Stage decisions, compactions, errors, the extracted graph and the end of the run
-    appear as small collapsible notes in the flow.
+    appear as small collapsible notes in the flow. ``anchors``: an id prefix; each user turn's
+    message (#User, counted from 1 as the funnel counts them) then starts with an empty element
+    ``<anchors>-<n>`` that a link can scroll to (the Runs tab's per-triple funnel).
     """
     out: list[gr.ChatMessage] = []
     stages = task.persona.stages if task is not None else []
     lang = lang_of(task)
+    turn = 0
     for part in Transcript.of(events).parts():
-        if isinstance(part, MessageEvent):
-            _add_message(out, part)
-        elif isinstance(part, StepView):
-            _add_message(out, part.message)
+        if isinstance(part, (MessageEvent, StepView)):
+            message = part if isinstance(part, MessageEvent) else part.message
+            mark = ""
+            if anchors is not None and is_user_turn(message):
+                turn += 1
+                mark = f"<span class='vs-turn-anchor' id='{_esc(anchors)}-{turn}'></span>"
+            _add_message(out, message, mark)
         elif isinstance(part, ToolCall):
             out.append(call_bubble(part))
         elif isinstance(part, ToolResultEvent):  # a result without its call (imported runs): shown on its own
@@ -202,7 +208,8 @@ def call_bubble(tc: ToolCall) -> gr.ChatMessage:
     return gr.ChatMessage(role="assistant", content=_result_body(d), metadata=meta)
 
 
-def _add_message(out: list[gr.ChatMessage], d: MessageEvent) -> None:
+def _add_message(out: list[gr.ChatMessage], d: MessageEvent, mark: str = "") -> None:
+    """``mark``: HTML the app made (an anchor) put before the message's escaped text."""
     if d.phase == "extraction":
         title = "☰ Extraction instruction" if d.role == "user" else "◆ The agent's graph output"
         role: Literal["user", "assistant"] = "user" if d.role == "user" else "assistant"
@@ -212,8 +219,8 @@ def _add_message(out: list[gr.ChatMessage], d: MessageEvent) -> None:
         return
     if d.role == "assistant" and d.thinking:
         out.append(gr.ChatMessage(role="assistant", content=inert(d.thinking), metadata={"title": "✎ Reasoning", "status": "done"}))
-    if d.content:
-        out.append(gr.ChatMessage(role=d.role, content=inert(unfence_tables(d.content))))
+    if d.content or mark:
+        out.append(gr.ChatMessage(role=d.role, content=mark + inert(unfence_tables(d.content))))
 
 
 _FENCED = re.compile(r"^[ \t]*(```|~~~)[ \t]*(markdown|md)?[ \t]*\n(.*?)\n[ \t]*\1[ \t]*$", re.S | re.M | re.I)

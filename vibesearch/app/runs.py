@@ -23,10 +23,12 @@ from ..run.config import OFFLINE_JUDGE
 from ..runner import is_orphaned
 from ..store import LeaseHeld, RunNotFound, ScoreRow
 from ..results.blind import hidden_stored_events
+from ..results.funnel import stored_funnel
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import check_model
 from ._words import browser_lang, column_words, lang_of, status_word, ui_text, words
 from .context import AppContext, RunView
+from .funnel_view import JUMP_JS, TURN_ANCHOR, run_funnel_html
 from .graph_view import GraphData, graph_panel
 from .live import NotYourRun
 from .panels import (
@@ -44,6 +46,7 @@ from .panels import (
     table_answer_html,
     verdict_map,
     verdict_rows,
+    judge_text,
 )
 from ._policy import agent_choices, user_choices
 from .play import PlayHandles
@@ -161,6 +164,8 @@ class RunsTab:
             with gr.Column(scale=3):
                 self.chat = gr.Chatbot(label=ui_text("Transcript"), height=560, elem_id="vs-runs-chat", feedback_options=None, show_label=False)
             with gr.Column(scale=2):
+                # each ground-truth triple's bucket, beside the transcript: a click shows its turn there
+                self.funnel = gr.HTML(elem_id="vs-runs-funnel-box", js_on_load=JUMP_JS)
                 self.stepper = gr.HTML(elem_id="vs-runs-stepper")
                 self.stats = gr.HTML(elem_id="vs-runs-stats")
         with gr.Tabs():
@@ -183,7 +188,8 @@ class RunsTab:
         self.timer = gr.Timer(1.0, active=False)
 
         self.detail_outputs = [self.view, self.header, self.chat, self.stepper, self.stats, self.timeline, self.scores_df, self.missed, self.gt_df,
-                               self.pred_df, self.judge_pick, *self.gpanel.outputs, self.table_html, self.timer, self.resume_btn, self.stop_btn]
+                               self.pred_df, self.judge_pick, *self.gpanel.outputs, self.table_html, self.timer, self.resume_btn, self.stop_btn,
+                               self.funnel]
 
     # ------------------------------------------------------------------ what an opened run shows
     def graph_of(self, run_id: str, judge: str | None):
@@ -207,6 +213,14 @@ class RunsTab:
         return listed or "<div class='vs-muted'>Not scored yet: the missed ground-truth triples appear once the run is scored.</div>", \
             gt_rows(gt, predicted_triples(store, run_id), rows)
 
+    def funnel_of(self, run_id: str, chosen: ScoreRow | None) -> str:
+        """Where each ground-truth triple was lost, under the chosen score (``results.funnel``)."""
+        run = self.ctx.store.get_run(run_id)
+        task = self.ctx.task_of_run(run)
+        if chosen is None or chosen.id is None:
+            return run_funnel_html(None, judge=None, lang=lang_of(task), scored=False)
+        return run_funnel_html(stored_funnel(self.ctx.store, run_id, chosen.id, task=task), judge=judge_text(chosen.judge), lang=lang_of(task))
+
     def show(self, who: Who, v: RunView, full: bool) -> dict:
         ctx = self.ctx
         out: dict = {self.view: v}
@@ -228,7 +242,7 @@ class RunsTab:
         if full or got_new:
             hide = agent_hidden(who, run)  # a blind play: no name of its agent's model in what is shown
             events = hidden_stored_events(run, v.events) if hide else v.events
-            out[self.chat] = chat_messages(events, task)
+            out[self.chat] = chat_messages(events, task, anchors=TURN_ANCHOR)
             if task is not None:
                 out[self.stepper] = stepper_html(task, events, running=running)
             out[self.timeline] = stage_timeline_html(task, events)
@@ -246,12 +260,13 @@ class RunsTab:
             if run.kind == "table":
                 out[self.table_html] = table_answer_html(ctx.store, run)
                 out.update(self.gpanel.fill(None))
-                out[self.missed], out[self.gt_df] = "", []
+                out[self.missed], out[self.gt_df], out[self.funnel] = "", [], ""
             else:
                 data, rows, chosen = self.graph_of(run.id, None)
                 out.update(self.gpanel.fill(data))
                 out[self.pred_df] = rows
                 out[self.missed], out[self.gt_df] = self.ground_truth_of(run.id, chosen)
+                out[self.funnel] = self.funnel_of(run.id, chosen)
         asked = ctx.store.stop_request(run.id) if running and (live is None or live.finished) else None
         lang = lang_of(task)
         stopping = words("stopping_elsewhere", lang) if asked is not None and asked.pending else ""
@@ -318,7 +333,7 @@ class RunsTab:
             return {self.pred_df: gr.skip()}
         data, rows, chosen = self.graph_of(v.run_id, judge)
         listed, gt_table = self.ground_truth_of(v.run_id, chosen)
-        return {**self.gpanel.fill(data), self.pred_df: rows, self.missed: listed, self.gt_df: gt_table}
+        return {**self.gpanel.fill(data), self.pred_df: rows, self.missed: listed, self.gt_df: gt_table, self.funnel: self.funnel_of(v.run_id, chosen)}
 
     def on_score(self, tok, v: RunView, judge: str, request: gr.Request):
         ctx = self.ctx
@@ -421,7 +436,8 @@ class RunsTab:
         self.table.select(self.on_select, [owner], [*detail_outputs, self.run_id_box], api_visibility="private")
         self.timer.tick(self.on_tick, [owner, view], detail_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden",
                         trigger_mode="always_last")
-        self.judge_pick.input(self.on_judge, [view, self.judge_pick], [*self.gpanel.outputs, self.pred_df, self.missed, self.gt_df], api_visibility="private")
+        self.judge_pick.input(self.on_judge, [view, self.judge_pick], [*self.gpanel.outputs, self.pred_df, self.missed, self.gt_df, self.funnel],
+                              api_visibility="private")
         self.score_btn.click(self.on_score, [owner, view, self.score_judge], detail_outputs, api_visibility="private")
         continued = [play.view, play.timer, self.tabs] + ([play.task, play.user, play.agent] if play.task is not None else [])
         continued += play.replay.end_outputs if play.replay is not None else []

@@ -100,7 +100,8 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         label_tab.select(label_h["on_show"], None, label_h["outputs"], api_visibility="private", show_progress="hidden")
         runs_tab.select(runs_h["on_show"], runs_h["filters"], runs_h["table"], api_visibility="private", show_progress="hidden")
         runs_tab.select(runs_h["on_queued"], owner, runs_h["queued"], api_visibility="private", show_progress="hidden")
-        lb_tab.select(lb_h["on_refresh"], lb_h["inputs"], lb_h["outputs"], api_visibility="private", show_progress="hidden")
+        lb_tab.select(lb_h["on_refresh"], lb_h["inputs"], lb_h["outputs"], api_visibility="private", show_progress="hidden").then(
+            lb_h["on_funnel"], lb_h["inputs"], lb_h["funnel"], api_visibility="private", show_progress="hidden")
         cmp_tab.select(cmp_h.on_show, cmp_h.show_io, cmp_h.show_io[1:], api_visibility="private", show_progress="hidden")
 
     quiet_refusals(demo)  # a handler's refusal is one line in the log, not a traceback

@@ -15,6 +15,9 @@ from ..results.funnel import BUCKETS
 
 Table = tuple[str, list[str], list[list[Any]], str]
 BUCKET_HEADERS = ["not asked", "not seen", "not written", "judged not covered", "covered"]
+# each bucket's colour wherever a funnel is drawn (the app's bars and per-triple list, the site):
+# grey for never asked, warm tones darkening towards the judge, green for covered
+BUCKET_COLOURS = dict(zip(BUCKETS, ["#b0b0b0", "#f2c14e", "#f08a4b", "#d1495b", "#2e9e5b"]))
 FUNNEL_NOTE = (
     "Each ground-truth triple is counted once, in the first bucket that applies (a triple the judge covered is "
     "'covered' whatever the earlier tests say); the five counts sum to the ground truth. Cells: count, share in % "

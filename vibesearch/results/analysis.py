@@ -174,3 +174,19 @@ def scored_funnel(store: Store, label: str, scores: list[tuple[str, int]]) -> di
     made = [f for f in (stored_funnel(store, run_id, score_id, corpora=corpora) for run_id, score_id in scores) if f is not None]
     return funnel_row(label, [[f.counts()[b] for b in BUCKETS] for f in made], seen_unknown=sum(f.seen_unknown for f in made),
                       unassigned=sum(f.unassigned for f in made))
+
+
+def series_funnels(store: Store, records: list[RunRecord], *, corpora: Corpora | None = None) -> list[dict[str, Any]]:
+    """``funnel_row`` per configuration × profile (labelled ``"config · profile"``, the leaderboard's
+    series), each scored sample (not left out) under its own score: the Leaderboard tab's funnel
+    bars and the site's funnel table. Sorted by label. ``corpora``: where the offline pages are
+    read (the site reads none: ``site.funnel_html.BundleOnly``)."""
+    corpora = corpora or Corpora()
+    groups: dict[str, list[RunFunnel]] = defaultdict(list)
+    for r in records:
+        if r.scored and not r.left_out and r.score_id is not None:
+            f = stored_funnel(store, r.run_id, r.score_id, corpora=corpora)
+            if f is not None:
+                groups[f"{r.config} · {r.profile}"].append(f)
+    return [funnel_row(label, [[f.counts()[b] for b in BUCKETS] for f in made], seen_unknown=sum(f.seen_unknown for f in made),
+                       unassigned=sum(f.unassigned for f in made)) for label, made in sorted(groups.items())]

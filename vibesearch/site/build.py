@@ -19,6 +19,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
 from ..judges.registry import judge_label
+from ..results.analysis import series_funnels
+from .funnel_html import BundleOnly
 from ..results.stage_view import stage_view
 from ..store import Store
 from .bundle import DERIVED_KEYS, RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
@@ -114,6 +116,8 @@ def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str], a
         **derived,
         # the per-stage views (needs each score's verdicts and task: recomputed from rows.json by ``site verify``)
         "stages": plain(stage_view(people or site.store, site.records)),
+        # where each fact was lost, per configuration × profile (recomputed from rows.json by ``site verify``)
+        "funnel": plain(series_funnels(people or site.store, site.records, corpora=BundleOnly())),
         **people_figures(people or site.store, keep, site.judge, profiles),
     }
 

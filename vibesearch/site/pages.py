@@ -19,6 +19,7 @@ from ..judges.judge_failures import MARK as FAILED
 from ..judges.registry import judge_label
 from ._assets import SORT_JS
 from ._html import esc, link, number, page
+from .funnel_html import funnel_table
 
 SCORE_COLUMNS = [  # (header, key, percentage?)
     ("tasks", "n_tasks", False), ("runs", "n_runs", False), ("N", "n", False),
@@ -271,6 +272,7 @@ def index_page(results: dict[str, Any], derived: dict[str, Any], *, app_url: str
         + "<h2>Comparisons</h2>" + _comparisons(derived, results, app_url)
         + "<h2>Interaction</h2>" + _interaction_table(derived)
         + "<h2>By stage</h2>" + stages_html(results.get("stages"))
+        + "<h2>Where each fact was lost</h2>" + funnel_table(results.get("funnel"))
         + f"<h2>Left out (not samples)</h2>{left_html}"
         + "<h2>Label agreement</h2>" + _agreement_tables(results.get("label_agreement") or {})
         + "<h2>People and the simulator</h2>" + _fidelity_table(results.get("fidelity"))

@@ -24,6 +24,7 @@ from ._assets import REPLAY_JS
 from ._html import esc, json_script, link, number, page
 from ._svg import graph_svg
 from .collect import RunData
+from .funnel_html import run_funnel_section
 
 SCORE_FIELDS = [("precision", "P"), ("recall", "R"), ("f1", "F1")]
 COUNT_FIELDS = [("n_gt", "ground truth"), ("n_pred", "predicted"), ("n_covered", "covered"), ("n_valid", "valid"), ("n_unscored", "unscored")]
@@ -157,10 +158,12 @@ def run_page(data: RunData, *, app_url: str | None = None, stem: str | None = No
                        + "".join(f"<li>{_triple(t)}</li>" for t in missed) + "</ul>")
         graph = graph_svg(gt, pred, _verdict_map(verdicts))
         verdict_html = _verdict_table(gt, pred, verdicts)
+        funnel = run_funnel_section(data, k, main_rec)
     else:
         missed_html = '<ul class="missed-list" id="missed-triples"></ul><p class="note">Not scored: no verdicts.</p>'
         graph = graph_svg(gt, data.latest_graph, None)  # drawn unjudged
         verdict_html = '<p class="note" id="verdicts">No verdicts.</p>'
+        funnel = '<p class="note" id="run-funnel">Not scored: no funnel.</p>'
     replay = (
         '<div class="controls"><button id="replay-play" type="button">Play</button>'
         '<button id="replay-pause" type="button">Pause</button><button id="replay-step" type="button">Step</button>'
@@ -175,6 +178,7 @@ def run_page(data: RunData, *, app_url: str | None = None, stem: str | None = No
         + _stepper(data, reached) + "<h2>Counts</h2>" + _counts(view) + "<h2>Score</h2>" + score + "<h3>Missed triples</h3>" + missed_html + "</div></div>"
         + "<h2>Knowledge graph</h2>" + graph
         + "<h2>The judge's verdict per ground-truth triple</h2>" + verdict_html
+        + "<h2>Where each fact was lost</h2>" + funnel
         + f'<h2>Conversation</h2><div id="conversation">{_conversation(view)}</div>'
         + f'<p class="note">Bundled data: <a href="../samples/{esc(files)}.json">scores and verdicts</a> · '
           f'<a href="../events/{esc(files)}.json.gz">events</a></p>'

@@ -19,7 +19,10 @@ file, and the number where there is one):
 5. the judges' agreement lines, the label agreement tables and the people-vs-simulator table,
    recomputed by ``rows.people_figures`` over a throwaway database made from ``rows.json`` (the
    runs' facts, every score, the labels and adjudications) and the bundled events and task files;
-   the per-stage views (``results.stage_view``) over the same database and the rebuilt records;
+   the per-stage views (``results.stage_view``) and the funnel per configuration × profile
+   (``results.analysis.series_funnels``, "seen" from the bundled tool text: ``funnel_html.BundleOnly``)
+   over the same database and the rebuilt records; a run page's funnel counts (``funnel_run:``)
+   are made again there too;
 6. the sha256 of every file against ``SHA256SUMS`` (and no file unlisted, none missing);
 7. then every problem, one line each (``rerender``): a file the build does not write or one it
    writes missing, a page that is not the one rendered again from the bundled data by the code that
@@ -44,10 +47,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..results.analysis import series_funnels
+from ..results.funnel import stored_funnel
 from ..results.stage_view import stage_view
 from ..scoring.aggregate import RunRecord
 from ..store import Store
 from .rerender import expected_files, file_problems, rendered_problems
+from .funnel_html import BundleOnly
 from .rows import ROWS, RowsError, people_figures, rebuilt_store
 from .bundle import (
     DERIVED_KEYS, METRIC_FIELDS, RESULTS, SUMS, close, content_hash, derive, first_difference, metrics_from_verdicts,
@@ -162,7 +168,19 @@ def _check_sample(rel: str, sample: dict[str, Any], gt_count: int | None, events
     return fresh_records
 
 
-def _lookup(path: str, derived: dict[str, Any], by_run: dict[str, list[RunRecord]]) -> Any:
+def _lookup(path: str, derived: dict[str, Any], by_run: dict[str, list[RunRecord]], store: Store | None = None,
+            funnels: dict[str, dict[str, int]] | None = None) -> Any:
+    if path.startswith("funnel_run:") and store is not None:  # a run's funnel under its k-th record's score
+        key, _, field = path.partition(".")
+        funnels = {} if funnels is None else funnels
+        if key not in funnels:
+            run_id, _, k = key[len("funnel_run:"):].rpartition(":")
+            score_id = by_run[run_id][int(k)].score_id
+            funnel = stored_funnel(store, run_id, score_id, corpora=BundleOnly()) if score_id is not None else None
+            if funnel is None:
+                raise KeyError(path)
+            funnels[key] = {**{str(b): n for b, n in funnel.counts().items()}, "n_gt": funnel.n_gt}
+        return funnels[key][field]
     if path.startswith("run:"):
         run_id, _, rest = path[len("run:"):].rpartition(":")
         k, _, field = rest.partition(".")
@@ -173,13 +191,14 @@ def _lookup(path: str, derived: dict[str, Any], by_run: dict[str, list[RunRecord
     return value
 
 
-def _check_pages(out: Path, derived: dict[str, Any], by_run: dict[str, list[RunRecord]]) -> None:
+def _check_pages(out: Path, derived: dict[str, Any], by_run: dict[str, list[RunRecord]], store: Store | None = None) -> None:
+    funnels: dict[str, dict[str, int]] = {}  # each run page's funnel, made once (``funnel_run:`` checks)
     for path in [out / "index.html", *sorted((out / "runs").glob("*.html"))]:
         rel = path.relative_to(out).as_posix()
         for check, raw in CHECK.findall(path.read_text(encoding="utf-8")):
             check, raw = html.unescape(check), html.unescape(raw)
             try:
-                fresh = _lookup(check, derived, by_run)
+                fresh = _lookup(check, derived, by_run, store, funnels)
             except (KeyError, IndexError, ValueError, AttributeError):
                 raise Mismatch(f"{rel}: shows {check}, which the bundled data does not hold") from None
             if fresh is None or raw == "":
@@ -231,7 +250,8 @@ def _check_people(out: Path, results: dict[str, Any], records: list[RunRecord], 
     keep = {r["run_id"] for r in results.get("runs") or []}
     fresh = people_figures(store, keep, results.get("judge") or "", profiles)
     fresh["stages"] = plain(stage_view(store, records))
-    for key in ("judge_agreement", "label_agreement", "fidelity", "stages"):
+    fresh["funnel"] = plain(series_funnels(store, records, corpora=BundleOnly()))
+    for key in ("judge_agreement", "label_agreement", "fidelity", "stages", "funnel"):
         found = first_difference(results.get(key), fresh[key], key)
         if found:
             where, stored, value = found
@@ -315,7 +335,7 @@ def _verify(out: Path) -> tuple[int, list[str]]:
     official = _check_official(out, records, results.get("official_folders") or [])
     with _rebuilt(out, results) as store:
         people = _check_people(out, results, records, store)
-        _check_pages(out, {**derived, **people}, by_run)
+        _check_pages(out, {**derived, **people}, by_run, store)
         _check_sums(out)
         problems = file_problems(out, expected_files(results, official))
         problems += rendered_problems(out, results, store, samples, events_of, by_run)
