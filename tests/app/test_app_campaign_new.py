@@ -58,3 +58,15 @@ def test_bad_forms_are_refused_in_one_line(app_ctx, store, settings):
         assert line.startswith("Not created:") and why in line and "\n" not in line, (args, line)
         assert "<b>" not in line  # what the form sent is escaped when shown
     assert store.campaigns() == []
+
+
+def test_the_status_lines_speak_the_browser_s_language(app_ctx, store, settings):
+    """For a Chinese browser the form's lines are in Chinese: the refusal to a non-admin, a reason
+    the form gives, and the line of a campaign made (what was sent still shown inert)."""
+    a = new_run(settings.db, 5)
+    assert make_campaign(app_ctx, ANN, "mine", [a], "", "ann", ["coverage"], 1, "zh").startswith("未创建：只有管理员")
+    assert make_campaign(app_ctx, ADMIN, "x", [a], "", "ann", ["coverage"], "two", "zh") == "未创建：重叠数 k 必须是整数"
+    assert store.campaigns() == []
+    made = make_campaign(app_ctx, ADMIN, "![x](http://e.example/p.png)", [a], "", "ann, bob", ["coverage", "validity"], 2, "zh")
+    assert made.startswith("标注活动 **") and "已创建：1 次运行，标注方面 覆盖, 有效性，标注者 ann, bob，k = 2。" in made, made
+    assert "![" not in made

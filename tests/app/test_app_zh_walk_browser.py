@@ -33,40 +33,18 @@ ALLOWED = {
     "search", "visit", "fidelity", "csv",  # the agent's tool names (the counters' tool calls) and a CLI command shown as code
     "baseline", "human", "react", "llm", "rule", "endpoint", "openclaw", "paper",  # agent and user kind ids (the CLI's --agent/--user)
 }
-# Still English in a Chinese browser: none left is the goal. Shrink-only: remove a word once
-# the text holding it is translated; never add one.
-_INFO = {"Info"}  # the title Gradio 6.31 writes on every gr.Info notice, in English whatever the locale
-_GRAPH = {  # the Runs graph: vibesearch/results/graph.py draws the figure's legend and caption server-side
-    "Click", "an", "entities", "entity", "ground", "ground-truth", "its", "judged", "neighbourhood", "not",
-    "predicted", "scored", "see", "to", "triples", "truth", "vs",
-}
-_ANY = {"any"}  # "(any)", the Runs filters' first value: a Dropdown whose choice labels go through
-# Gradio's i18n sends the translated label back as the value, which the server then refuses
-_LEADERBOARD = {  # the Leaderboard's tables (headers drawn by the server), summary line, empty-plot notes
-    "CI", "No", "Precision", "SD", "SR", "USD", "against", "all", "and", "by", "calls", "cancelled", "compactions",
-    "configuration", "cost", "figures", "finished", "group", "input", "judge", "left", "most", "next", "no", "node",
-    "not", "of", "offline", "one", "or", "out", "output", "per", "per-stage", "person", "persona", "point", "precision",
-    "profile", "readable", "recall", "run", "runs", "samples", "scored", "scores", "stages", "subset", "task", "tasks",
-    "the", "tokens", "tool", "tools", "turn", "user", "vs", "with", "yet",
-}
-NOT_YET: dict[str, set[str]] = {
-    "play_stopped": _INFO, "runs_opened": _INFO | _GRAPH | _ANY, "label": _INFO, "leaderboard": _INFO | _LEADERBOARD,
-    "compare": _INFO, "study": _INFO,
-}
-
-
 def _is_id(token: str) -> bool:
     """A run id, a task id, a model string, a path, a date or a number: not a word to translate."""
     return bool(re.search(r"\d|/|_|@|\.\w|^#|^[a-z]+(-[a-z0-9]+){2,}$", token))
 
 
-def english_words(text: str, screen: str = "") -> set[str]:
+def english_words(text: str) -> set[str]:
     found: set[str] = set()
     for token in re.split(r"[\s\u3000-\u303f\uff00-\uffef,;()\[\]{}<>\"'`·•—–…|=+*?!]+", text):
         if not re.search(r"[A-Za-z]{2}", token) or _is_id(token):
             continue
         for word in re.findall(r"[A-Za-z][A-Za-z'-]*[A-Za-z]", token):
-            if word not in ALLOWED and word not in NOT_YET.get(screen, set()):
+            if word not in ALLOWED:
                 found.add(word)
     return found
 
@@ -80,11 +58,14 @@ def visible(page: Page) -> str:
 
 
 def look(page: Page, name: str, left: dict[str, set[str]]) -> None:
+    """Read the page once every event it waits on has answered: while one runs, Gradio's own status
+    line ("processing | 0.1s", written by Gradio in English in every locale) stands over its outputs."""
+    expect(page.locator(".progress-text:visible")).to_have_count(0)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"zh_walk_{name}.png"), full_page=True)
     text = visible(page)
     (SHOTS / f"zh_walk_{name}.txt").write_text(text)
-    words = english_words(text, name)
+    words = english_words(text)
     if words:
         left[name] = words
 
@@ -129,6 +110,7 @@ def test_a_chinese_browser_sees_no_english_on_any_tab(browser, app_server):
         look(page, "label", left)
         zh_tab(page, "排行榜")
         expect(page.locator("#vs-lb-refresh")).to_be_visible()
+        shows(page, "vs-lb-summary", "次已结束或已评分的角色运行")  # the tab's figures, drawn for this browser
         look(page, "leaderboard", left)
         zh_tab(page, "对比")
         expect(page.locator("#vs-cmp-a")).to_be_visible()
