@@ -7,7 +7,7 @@ from __future__ import annotations
 import gradio as gr
 import pytest
 
-from vibesearch.app._words import UI_I18N, first_choice
+from vibesearch.app import UI_I18N, first_choice
 from vibesearch.app.leaderboard import ALL, AUTO
 from vibesearch.app.runs import ANY
 

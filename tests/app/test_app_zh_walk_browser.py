@@ -1,6 +1,6 @@
 """A Chinese browser (locale zh-CN) walks every tab — Play with a Chinese task played by a person
 (the persona header, the card, the status line, the Stop question), Runs with that run opened,
-Label, Leaderboard, Compare, Study — and finds no English word in what the page shows, outside
+Label (and its New campaign form), Leaderboard, Compare, Study — and finds no English word in what the page shows, outside
 proper names, model names, ids and units (``ALLOWED`` below, and the id patterns of ``_is_id``).
 
 Each tab's screenshot is kept under ``VIBESEARCH_PLAY_SHOTS`` (default /tmp/play_shots) to be
@@ -32,6 +32,7 @@ ALLOWED = {
     "zh", "en", "daily", "pro",  # a task's language code and subset name (ids, as in its file)
     "search", "visit", "fidelity", "csv",  # the agent's tool names (the counters' tool calls) and a CLI command shown as code
     "baseline", "human", "react", "llm", "rule", "endpoint", "openclaw", "paper",  # agent and user kind ids (the CLI's --agent/--user)
+    "campaign", "create",  # `vibesearch campaign create`: a command's name
 }
 def _is_id(token: str) -> bool:
     """A run id, a task id, a model string, a path, a date or a number: not a word to translate."""
@@ -51,10 +52,11 @@ def english_words(text: str) -> set[str]:
 
 def visible(page: Page) -> str:
     """What the page shows now: the open tab's text plus any toast, and the shown value of each
-    dropdown (a filter's "(any)"); an agent's tool calls (lines starting ⚙) are code, left out."""
+    dropdown (a filter's "(any)"); an agent's tool calls (lines starting ⚙) are code, and the New
+    campaign filter's list of keys ("键=值…：task, subset, …", typed as they are) ids: both left out."""
     values = page.locator("input[role=listbox]:visible, input[role=combobox]:visible").evaluate_all("els => els.map(e => e.value)")
     lines = page.locator("body").inner_text().splitlines() + values
-    return "\n".join(line for line in lines if not line.lstrip().startswith("⚙"))
+    return "\n".join(line for line in lines if not line.lstrip().startswith(("⚙", "键=值")))
 
 
 def look(page: Page, name: str, left: dict[str, set[str]]) -> None:
@@ -108,6 +110,9 @@ def test_a_chinese_browser_sees_no_english_on_any_tab(browser, app_server):
         zh_tab(page, "标注")
         expect(page.locator("#vs-label-load")).to_be_visible()
         look(page, "label", left)
+        page.locator("#vs-camp-new").get_by_text("新建标注活动（管理员）").click()  # the New campaign form: no login, no admin
+        shows(page, "vs-camp-new-status", "只有管理员")
+        look(page, "label_new_campaign", left)
         zh_tab(page, "排行榜")
         expect(page.locator("#vs-lb-refresh")).to_be_visible()
         shows(page, "vs-lb-summary", "次已结束或已评分的角色运行")  # the tab's figures, drawn for this browser
