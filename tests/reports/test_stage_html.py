@@ -137,13 +137,15 @@ def test_the_leaderboard_tab_draws_its_words_in_the_browser_s_language(store, se
         scores = zh[2]
         assert list(scores.columns)[:5] == ["配置", "协议配置", "分组", "任务数", "运行数"] and "Avg F1 95% 置信区间" in scores.columns
         col = {h: i for i, h in enumerate(leaderboard.SCORE_HEADERS)}
+        worded = (col["profile"], col["group"], col["Avg F1 95% CI"], col["Best F1 95% CI"])
         for zh_row, en_row in zip(scores.values.tolist(), rows):  # the same numbers; the words in Chinese
-            assert [c for i, c in enumerate(zh_row) if i not in (col["group"], col["Avg F1 95% CI"], col["Best F1 95% CI"])] == \
-                   [c for i, c in enumerate(en_row) if i not in (col["group"], col["Avg F1 95% CI"], col["Best F1 95% CI"])]
+            assert [c for i, c in enumerate(zh_row) if i not in worded] == [c for i, c in enumerate(en_row) if i not in worded]
+        assert set(scores["协议配置"]) == {"vibesearch 协议配置"}
         assert "全部" in scores["分组"].tolist() and "1 个任务" in scores["Avg F1 95% 置信区间"].tolist()
         assert list(zh[3].columns)[-1] == "费用（美元）" and list(zh[7].columns)[3] == "成功率 Avg@N"
         assert "次已结束或已评分的角色运行" in zh[1] and "离线评判" in zh[1] and "finished" not in zh[1]
         assert "**噪声：用户、智能体、评判**" in zh[1] and "| 噪声 | F1 标准差 | 95% 区间 | 说明 |" in zh[1]
+        assert "确定性评判：同一图谱的多次评判按构造完全相同" in zh[1] and "- 离线评判 · vibesearch 协议配置: 未测量" in zh[1]
         assert zh[5].layout.title.text == "按配置和子集的 Avg@N F1" and zh[6].layout.xaxis.title.text == "召回率（%）"
         assert "按阶段的召回率" in zh[-1] and "第 1 阶段（Opening，2 次运行在此结束）" in zh[-1] and "Recall by stage" not in zh[-1]
         for name in ("recall", "f1"):

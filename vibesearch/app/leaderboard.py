@@ -95,6 +95,14 @@ def _judge(judge: str, lang: Lang) -> str:
     return zh_text(text, lang) if text == "offline judge" else zh_text("judge {name}", lang).format(name=judge)
 
 
+def _profile(label: str, lang: Lang) -> str:
+    """A profile's label ("vibesearch profile", "official protocol, own prompts" or "…, <prompts>") in ``lang``."""
+    head, sep, prompts = label.partition(", ")
+    if sep and head == "official protocol":
+        return zh_text("official protocol, {prompts}", lang).format(prompts=zh_text(prompts, lang))
+    return zh_text(label, lang)
+
+
 def _group(group: str, lang: Lang) -> str:
     """A score row's group ("all", "subset pro", "language zh") in ``lang``."""
     kind, _, name = group.partition(" ")
@@ -133,7 +141,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     records = [r for r in records if where_filter(where)(r)]
     samples = [r for r in records if not r.left_out]
     scores = score_table(records)
-    marks = rank_marks(records)
+    marks = rank_marks(records, say)
     trust = trust_of(ctx, keep)
 
     def num(r: dict, key: str) -> str:
@@ -145,7 +153,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
         return text + (MARK if trust.flagged(used, r["profile"]) else "") + (FAILED if r.get("judge_failures") else "")
 
     score_rows = [
-        [r["config"], r["profile"], _group(r["group"], lang), r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
+        [r["config"], _profile(r["profile"], lang), _group(r["group"], lang), r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
          num(r, "avg_precision"), num(r, "avg_recall"), num(r, "avg_f1"), say(_ci(r.get("avg_f1_ci"), r["n_tasks"])),
          num(r, "best_precision"), num(r, "best_recall"), num(r, "best_f1"), say(_ci(r.get("best_f1_ci"), r["n_tasks"])), _pct(r.get("sd_f1")),
          num(r, "avg_node_f1"), num(r, "best_node_f1"), r["left_out"],
@@ -153,7 +161,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
         for r in without_repeats(scores)
     ]
     inter_rows = [
-        [r["config"], r["profile"], r["n_runs"], _n(r["asst"], lang=lang), _n(r["user"], lang=lang), _n(r["asst_per_user"], 2, lang),
+        [r["config"], _profile(r["profile"], lang), r["n_runs"], _n(r["asst"], lang=lang), _n(r["user"], lang=lang), _n(r["asst_per_user"], 2, lang),
          _n(r["tool_calls"], lang=lang), _n(r["tool_calls_per_user_turn"], 2, lang), _n(r["compactions"], 2, lang),
          _tokens(r, "input_tokens", lang), _tokens(r, "output_tokens", lang),
          say("n/a") if r.get("cost_state") == "n/a" else say("unknown") if r["cost_usd"] is None else f"{r['cost_usd']:.4f}"]
@@ -169,7 +177,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
         + (say("filtered: ") + ", ".join(f"{say(k)} {say(' or ').join(v)}" for k, v in where.items()) + " · " if where else "")
         + say("{runs} finished or scored persona runs · {scores} scores by the **{judge}** · ").format(
             runs=len({r.run_id for r in records}), scores=n_scored, judge=html.escape(_judge(used, lang)))
-        + (say("profiles: {names} · ").format(names=", ".join(profiles)) if profiles else "")
+        + (say("profiles: {names} · ").format(names=", ".join(_profile(p, lang) for p in profiles)) if profiles else "")
         + (say("left out (cancelled by a person, not samples): {n} · ").format(n=len(left_out)) if left_out else "")
         + (say("terminations: ") + ", ".join(f"{status_word(k, lang)} {v}" for k, v in terms.items()) if terms else say("no runs yet"))
     )
@@ -185,9 +193,11 @@ def noise_lines(noise: dict[str, Any], lang: Lang = "en") -> str:
     """The noise split as a Markdown table under the summary (``reports.noise``: the report's rows)."""
     from ..reports.noise import HEADERS, noise_rows
 
-    def word(cell: str) -> str:  # a part's name, "not measured" (the reason after it stays as scoring gives it)
+    def word(cell: str) -> str:  # a part's name, a note, "not measured: <reasons>" (``scoring.noise_split``'s own)
         head, sep, why = cell.partition(": ")
-        return zh_text("not measured: {why}", lang).format(why=why) if sep and head == "not measured" else zh_text(cell, lang)
+        if sep and head == "not measured":
+            return zh_text("not measured: {why}", lang).format(why="; ".join(zh_text(r, lang) for r in why.split("; ")))
+        return zh_text(cell, lang)
 
     rows = ["| " + " | ".join(html.escape(word(c)) for c in row) + " |" for row in noise_rows(noise)]
     return (zh_text("\n\n**Noise: user, agent, judge** (F1 standard deviation of one run, percentage points; 95% cluster-bootstrap "
@@ -221,7 +231,8 @@ def trust_lines(trust: Any, keys: list[tuple[str, str]], lang: Lang = "en") -> s
     rows = trust.rows(keys)
     for row in rows:
         flag = f" {MARK}" if row["marked"] else ""
-        lines.append(f"- {html.escape(_judge(row['judge'], lang))} · {html.escape(row['profile'])}: {html.escape(row['text'])}{flag}")
+        lines.append(f"- {html.escape(_judge(row['judge'], lang))} · {html.escape(_profile(row['profile'], lang))}: "
+                     f"{html.escape(zh_text(row['text'], lang))}{flag}")
     ties = rows[0].get("open_ties") or {}
     if any(ties.values()):
         lines.append(zh_text("- left out as open ties (labels split evenly, not adjudicated): ", lang)

@@ -40,17 +40,13 @@ def reached_rows(view: dict[str, Any]) -> list[list[Any]]:
     return [[b["stages_reached"], b["runs"], _pct(b["mean_f1"])] for b in view["f1_by_stages_reached"]]
 
 
-def _same(text: str) -> str:
-    return text
-
-
-def stall_parts(view: dict[str, Any], say: Callable[[str], str] = _same) -> list[str]:
+def stall_parts(view: dict[str, Any], say: Callable[[str], str] = str) -> list[str]:
     """One phrase per task with a stall point ("none" when no run stopped short)."""
     return [say("{task}: stage {stage} ({name}, {runs} runs ended there)").format(task=t, stage=s["stage"], name=s["name"], runs=s["runs"])
             for t, s in view["stall"].items()]
 
 
-def stall_text(view: dict[str, Any], say: Callable[[str], str] = _same) -> str:
+def stall_text(view: dict[str, Any], say: Callable[[str], str] = str) -> str:
     return f"{say(STALL_LEAD)}: {', '.join(stall_parts(view, say)) or say('none')}."
 
 
@@ -61,7 +57,7 @@ def _table(table_id: str, headers: Sequence[str], rows: Sequence[Sequence[Any]],
     return f"<table id='{table_id}' class='vs-stage-table'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def stages_html(view: dict[str, Any] | None, *, prefix: str = "stages", level: int = 3, say: Callable[[str], str] = _same) -> str:
+def stages_html(view: dict[str, Any] | None, *, prefix: str = "stages", level: int = 3, say: Callable[[str], str] = str) -> str:
     """The three views as one HTML block (ids ``{prefix}-recall``, ``{prefix}-stall`` and
     ``{prefix}-f1``); a short note when no scored run has stages to show. ``say``: each fixed
     text (headings, headers, notes) as it is to be shown."""
