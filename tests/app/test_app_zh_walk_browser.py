@@ -102,6 +102,10 @@ def test_a_chinese_browser_sees_no_english_on_any_tab(browser, app_server):
 
         zh_tab(page, "运行记录")
         expect(page.locator("#vs-runs-table")).to_contain_text(rid)
+        page.click("#vs-runs-open")  # no run id yet: the page's refusal, titled and worded in Chinese
+        expect(page.locator(".toast-body.error")).to_contain_text("请先输入或点击一个运行编号")
+        expect(page.locator(".toast-body.error .toast-title")).to_have_text("错误")
+        look(page, "runs_refused", left)
         page.locator("#vs-runs-id").locator("textarea, input").fill(rid)
         page.click("#vs-runs-open")
         shows(page, "vs-runs-header", rid)

@@ -2,7 +2,7 @@
 the labels' table ``_words._ZH_LABELS``; never given to Gradio's i18n, which would translate a
 component's value equal to a key): the Leaderboard's tables, summary,
 plots and per-stage views, the graph picture's legend and heading, the New campaign form's status
-lines, the filters' first values and the notices' titles. The English text is the key; a key
+lines, the filters' first values, the notices' titles and the page's fixed refusals. The English text is the key; a key
 holding ``{name}`` fields is a template (filled after it is translated).
 """
 
@@ -124,4 +124,23 @@ CAMPAIGN = {  # the New campaign form's status lines (``campaign_new``)
     "coverage": "覆盖", "validity": "有效性",  # a campaign's sides as the status line names them
 }
 
-DRAWN: dict[str, str] = {**MENU_FIRSTS, **RUNS, **LEADERBOARD, **GRAPH, **CAMPAIGN}
+REFUSALS = {  # a page handler's fixed refusals and warnings (``_refusals``; Play's and the study player's Send)
+    "Choose a task first.": "请先选择一个任务。", "No run is going.": "没有正在进行的运行。", "No run to stop.": "没有可停止的运行。",
+    "Choose what you do this turn first (disclose, push, perfunctory, redirect or done), then Send.":
+        "请先选择这一轮怎么做（透露、追问、敷衍、拉回或结束），再点发送。",
+    "Choose what you do this turn first, then Send.": "请先选择这一轮怎么做，再点发送。",
+    "Pick a run to replay, or type its id (the Runs tab lists them).": "请选择要回放的运行，或输入它的编号（“运行记录”页列出了所有运行）。",
+    "Open a run first.": "请先打开一次运行。", "Type or click a run id first.": "请先输入或点击一个运行编号。",
+    "Only the run's owner or an admin can score it.": "只有运行的所有者或管理员可以为它评分。",
+    "The run is still going; score it when it has ended.": "运行仍在进行；结束后再评分。",
+    "Only the browser or login that started this run (or an admin) can continue it.": "只有发起这次运行的浏览器或登录（或管理员）可以继续它。",
+    "Only the browser or login that started this run can play it.": "只有发起这次运行的浏览器或登录可以扮演它。",
+    "Only the browser or login that started this run (or an admin) can stop it.": "只有发起这次运行的浏览器或登录（或管理员）可以停止它。",
+    "This page is for a study's player.": "本页面供研究的玩家使用。",
+    "This play's persona is not on this server; tell the study's organiser.": "这次扮演的角色不在本服务器上；请告知研究的组织者。",
+    "No play is going.": "没有正在进行的扮演。",
+    "Only an admin (VIBESEARCH_ADMINS) makes and follows studies.": "只有管理员（VIBESEARCH_ADMINS）可以创建和查看研究。",
+    "the database cannot be reached now; try again shortly": "现在无法连接数据库；请稍后再试",
+}
+
+DRAWN: dict[str, str] = {**MENU_FIRSTS, **RUNS, **LEADERBOARD, **GRAPH, **CAMPAIGN, **REFUSALS}
