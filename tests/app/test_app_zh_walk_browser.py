@@ -34,6 +34,12 @@ ALLOWED = {
     "baseline", "human", "react", "llm", "rule", "endpoint", "openclaw", "paper",  # agent and user kind ids (the CLI's --agent/--user)
     "campaign", "create",  # `vibesearch campaign create`: a command's name
 }
+# Gradio's own status line over an event's outputs while it runs ("processing | 0.1/0.2s", "queue: 1/2 |"):
+# Gradio writes it in English in every locale, without i18n. ``look`` waits for it to go; an event
+# starting between that wait and the read (a step of the play) shows it again: it is left out.
+GRADIO_STATUS = re.compile(r"^\s*(processing|queue: \d+/\d*) \|")
+
+
 def _is_id(token: str) -> bool:
     """A run id, a task id, a model string, a path, a date or a number: not a word to translate."""
     return bool(re.search(r"\d|/|_|@|\.\w|^#|^[a-z]+(-[a-z0-9]+){2,}$", token))
@@ -56,7 +62,7 @@ def visible(page: Page) -> str:
     campaign filter's list of keys ("键=值…：task, subset, …", typed as they are) ids: both left out."""
     values = page.locator("input[role=listbox]:visible, input[role=combobox]:visible").evaluate_all("els => els.map(e => e.value)")
     lines = page.locator("body").inner_text().splitlines() + values
-    return "\n".join(line for line in lines if not line.lstrip().startswith(("⚙", "键=值")))
+    return "\n".join(line for line in lines if not line.lstrip().startswith(("⚙", "键=值")) and not GRADIO_STATUS.match(line))
 
 
 def look(page: Page, name: str, left: dict[str, set[str]]) -> None:
