@@ -10,6 +10,7 @@ import json
 from types import SimpleNamespace
 
 import gradio as gr
+import pandas as pd
 import pytest
 
 from vibesearch.app.leaderboard import ALL, build, table_rows
@@ -48,6 +49,8 @@ def _shown(out) -> str:
             return json.dumps(x.to_plotly_json(), default=str)
         if isinstance(x, gr.Dropdown):
             return json.dumps(x.choices, default=str)
+        if isinstance(x, pd.DataFrame):  # a table: its headers and rows
+            return json.dumps([list(x.columns), *x.values.tolist()], default=str)
         return json.dumps(x, default=str)
     return "\n".join(text(x) for x in out)
 
@@ -56,7 +59,7 @@ def _shown(out) -> str:
 def test_the_leaderboard_groups_a_blind_play_as_the_blind_agent_for_non_admins(lb, app_ctx, login, admin):
     out = lb("", "fake/j", request=SimpleNamespace(username=login))
     shown = _shown(out)
-    configs = {row[0] for row in out[2]}
+    configs = {row[0] for row in out[2].values.tolist()}
     if admin:
         assert any(c.startswith(f"{SECRET[0]} ({SECRET[1]})") for c in configs) and BLIND_AGENT not in shown
     else:
@@ -68,9 +71,9 @@ def test_the_leaderboard_groups_a_blind_play_as_the_blind_agent_for_non_admins(l
         agent_menu = [value for _, value in out[8 + 2].choices]
         assert BLIND_AGENT in agent_menu and SECRET[0] not in agent_menu
         picked = lb("", "fake/j", ALL, ALL, BLIND_AGENT, ALL, ALL, request=SimpleNamespace(username=login))
-        assert {row[0].split(" · ")[0] for row in picked[2]} == {BLIND_AGENT}
+        assert {row[0].split(" · ")[0] for row in picked[2].values.tolist()} == {BLIND_AGENT}
         # filtering by the hidden agent's name finds nothing
-        assert lb("", "fake/j", ALL, ALL, SECRET[0], ALL, ALL, request=SimpleNamespace(username=login))[2] == []
+        assert lb("", "fake/j", ALL, ALL, SECRET[0], ALL, ALL, request=SimpleNamespace(username=login))[2].empty
 
 
 def test_table_tasks_group_a_blind_play_as_the_blind_agent(app_ctx):

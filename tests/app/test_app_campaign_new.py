@@ -68,3 +68,15 @@ def test_the_form_makes_a_blind_campaign_unless_unticked(app_ctx, store, setting
     refused = make_campaign(app_ctx, ADMIN, "odd", [a], "", "ann", ["coverage"], 1, "no")  # a page sending text
     assert refused == "Not created: blind must be ticked or not (true or false)" and store.campaign("odd") is None
     assert make_campaign(app_ctx, ANN, "mine", [a], "", "ann", ["coverage"], 1, False).startswith("Not created: Only an admin")
+
+
+def test_the_status_lines_speak_the_browser_s_language(app_ctx, store, settings):
+    """For a Chinese browser the form's lines are in Chinese: the refusal to a non-admin, a reason
+    the form gives, and the line of a campaign made (what was sent still shown inert)."""
+    a = new_run(settings.db, 5)
+    assert make_campaign(app_ctx, ANN, "mine", [a], "", "ann", ["coverage"], 1, lang="zh").startswith("未创建：只有管理员")
+    assert make_campaign(app_ctx, ADMIN, "x", [a], "", "ann", ["coverage"], "two", lang="zh") == "未创建：重叠数 k 必须是整数"
+    assert store.campaigns() == []
+    made = make_campaign(app_ctx, ADMIN, "![x](http://e.example/p.png)", [a], "", "ann, bob", ["coverage", "validity"], 2, lang="zh")
+    assert made.startswith("标注活动 **") and "已创建：1 次运行，标注方面 覆盖, 有效性，标注者 ann, bob，k = 2，盲评。" in made, made
+    assert "![" not in made

@@ -206,3 +206,17 @@ def test_the_layout_is_the_same_in_every_process():
         assert done.returncode == 0, done.stderr
         seen.add(done.stdout)
     assert len(seen) == 1
+
+
+def test_the_picture_s_words_follow_its_language():
+    """A Chinese run's picture (``GraphData.lang``, the task's language as the Runs tab gives it):
+    legend, heading and notes in Chinese; the triples' own words as written; English unchanged."""
+    en = graph_figure(GT, PRED, VERDICTS, title="t", show="missed")
+    zh = graph_figure(GT, PRED, VERDICTS, title="t", show="missed", lang="zh")
+    assert legend(en) == ["ground truth: missed (1)", "entities (2)"]
+    assert legend(zh) == ["标准答案：遗漏 (1)", "实体（2）"]
+    assert en.layout.title.text == "t · showing missed ground truth only: 1 of 6 triples"
+    assert zh.layout.title.text == "t · 只看遗漏的标准答案：6 个三元组中的 1 个"
+    assert any("Cours d'analyse" in str(t.hovertext) and "标准答案 #3 · 标准答案：遗漏" in str(t.hovertext) for t in zh.data)
+    empty = GraphData(GT, [], {}, "t", "zh").figure("invalid")
+    assert [a.text for a in empty.layout.annotations] == ["尚未评分：为这次运行评分后才能看到哪些三元组遗漏或无效。"]

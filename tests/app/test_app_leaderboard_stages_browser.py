@@ -70,12 +70,16 @@ def scored(app_server) -> dict:
     return build_report(open_db(app_server.db, writes=False))["stages"]
 
 
-def _open(browser, url: str, width: int, height: int):
-    ctx = browser.new_context(viewport={"width": width, "height": height})
+def _open(browser, url: str, width: int, height: int, locale: str = "en-US"):
+    ctx = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
     page = ctx.new_page()
     page.goto(url)
-    wait_ready(page)
-    tab(page, "Leaderboard")
+    if locale == "en-US":
+        wait_ready(page)
+        tab(page, "Leaderboard")
+    else:
+        wait_ready(page, tab="运行")
+        tab(page, "排行榜")
     page.click("#vs-lb-refresh")
     return ctx, page
 
@@ -115,5 +119,26 @@ def test_no_number_breaks_across_lines(browser, app_server, scored, width):
         assert broken == []
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"leaderboard_{width}.png"), full_page=True)
+    finally:
+        ctx.close()
+
+
+def test_a_chinese_browser_reads_the_tables_in_chinese(browser, app_server, scored):
+    """The same tables in a zh-CN browser: Chinese headers, groups, "1 个任务" and per-stage views,
+    the same rows' numbers, none broken across lines at 1366 px."""
+    ctx, page = _open(browser, app_server.url, 1366, 900, locale="zh-CN")
+    try:
+        shows(page, "vs-lb-stages", "按阶段的召回率")
+        expect(page.locator("#vs-lb-stage-recall tbody tr")).to_have_count(len(scored["stages"]))
+        shows(page, "vs-lb-stage-stall", "运行在哪里停滞")
+        expect(page.locator("#vs-lb-scores [role=columnheader]").first).to_contain_text("配置")
+        one = grid_row(page, "vs-lb-scores", re.compile(r"^baseline .*user direct$"), "全部")
+        expect(one.get_by_role("gridcell").filter(has_text=re.compile(r"^\s*1 个任务\s*$"))).to_have_count(2)
+        grid_row(page, "vs-lb-interaction", re.compile(r"^baseline .*user direct$"))
+        expect(page.locator("#vs-lb-scores")).to_contain_text("未与 baseline")  # the ranking mark: one shared task, not ranked
+        shows(page, "vs-lb-summary", "个由离线评判给出的得分")
+        assert page.evaluate(BROKEN_NUMBERS_JS, ["vs-lb-scores", "vs-lb-interaction"]) == []
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "leaderboard_zh_1366.png"), full_page=True)
     finally:
         ctx.close()

@@ -1,6 +1,6 @@
 """A Chinese browser (locale zh-CN) walks every tab — Play with a Chinese task played by a person
 (the persona header, the card, the status line, the Stop question), Runs with that run opened,
-Label, Leaderboard, Compare, Study — and finds no English word in what the page shows, outside
+Label (and its New campaign form), Leaderboard, Compare, Study — and finds no English word in what the page shows, outside
 proper names, model names, ids and units (``ALLOWED`` below, and the id patterns of ``_is_id``).
 
 Each tab's screenshot is kept under ``VIBESEARCH_PLAY_SHOTS`` (default /tmp/play_shots) to be
@@ -32,27 +32,12 @@ ALLOWED = {
     "zh", "en", "daily", "pro",  # a task's language code and subset name (ids, as in its file)
     "search", "visit", "fidelity", "csv",  # the agent's tool names (the counters' tool calls) and a CLI command shown as code
     "baseline", "human", "react", "llm", "rule", "endpoint", "openclaw", "paper",  # agent and user kind ids (the CLI's --agent/--user)
+    "campaign", "create",  # `vibesearch campaign create`: a command's name
 }
-# Still English in a Chinese browser: none left is the goal. Shrink-only: remove a word once
-# the text holding it is translated; never add one.
-_INFO = {"Info"}  # the title Gradio 6.31 writes on every gr.Info notice, in English whatever the locale
-_GRAPH = {  # the Runs graph: vibesearch/results/graph.py draws the figure's legend and caption server-side
-    "Click", "an", "entities", "entity", "ground", "ground-truth", "its", "judged", "neighbourhood", "not",
-    "predicted", "scored", "see", "to", "triples", "truth", "vs",
-}
-_ANY = {"any"}  # "(any)", the Runs filters' first value: a Dropdown whose choice labels go through
-# Gradio's i18n sends the translated label back as the value, which the server then refuses
-_LEADERBOARD = {  # the Leaderboard's tables (headers drawn by the server), summary line, empty-plot notes
-    "CI", "No", "Precision", "SD", "SR", "USD", "against", "all", "and", "by", "calls", "cancelled", "compactions",
-    "configuration", "cost", "figures", "finished", "group", "input", "judge", "left", "most", "next", "no", "node",
-    "not", "of", "offline", "one", "or", "out", "output", "per", "per-stage", "person", "persona", "point", "precision",
-    "profile", "readable", "recall", "run", "runs", "samples", "scored", "scores", "stages", "subset", "task", "tasks",
-    "the", "tokens", "tool", "tools", "turn", "user", "vs", "with", "yet",
-}
-NOT_YET: dict[str, set[str]] = {
-    "play_stopped": _INFO, "runs_opened": _INFO | _GRAPH | _ANY, "label": _INFO, "leaderboard": _INFO | _LEADERBOARD,
-    "compare": _INFO, "study": _INFO,
-}
+# Gradio's own status line over an event's outputs while it runs ("processing | 0.1/0.2s", "queue: 1/2 |"):
+# Gradio writes it in English in every locale, without i18n. ``look`` waits for it to go; an event
+# starting between that wait and the read (a step of the play) shows it again: it is left out.
+GRADIO_STATUS = re.compile(r"^\s*(processing|queue: \d+/\d*) \|")
 
 
 def _is_id(token: str) -> bool:
@@ -60,31 +45,35 @@ def _is_id(token: str) -> bool:
     return bool(re.search(r"\d|/|_|@|\.\w|^#|^[a-z]+(-[a-z0-9]+){2,}$", token))
 
 
-def english_words(text: str, screen: str = "") -> set[str]:
+def english_words(text: str) -> set[str]:
     found: set[str] = set()
     for token in re.split(r"[\s\u3000-\u303f\uff00-\uffef,;()\[\]{}<>\"'`·•—–…|=+*?!]+", text):
         if not re.search(r"[A-Za-z]{2}", token) or _is_id(token):
             continue
         for word in re.findall(r"[A-Za-z][A-Za-z'-]*[A-Za-z]", token):
-            if word not in ALLOWED and word not in NOT_YET.get(screen, set()):
+            if word not in ALLOWED:
                 found.add(word)
     return found
 
 
 def visible(page: Page) -> str:
     """What the page shows now: the open tab's text plus any toast, and the shown value of each
-    dropdown (a filter's "(any)"); an agent's tool calls (lines starting ⚙) are code, left out."""
+    dropdown (a filter's "(any)"); an agent's tool calls (lines starting ⚙) are code, and the New
+    campaign filter's list of keys ("键=值…：task, subset, …", typed as they are) ids: both left out."""
     values = page.locator("input[role=listbox]:visible, input[role=combobox]:visible").evaluate_all("els => els.map(e => e.value)")
     lines = page.locator("body").inner_text().splitlines() + values
-    return "\n".join(line for line in lines if not line.lstrip().startswith("⚙"))
+    return "\n".join(line for line in lines if not line.lstrip().startswith(("⚙", "键=值")) and not GRADIO_STATUS.match(line))
 
 
 def look(page: Page, name: str, left: dict[str, set[str]]) -> None:
+    """Read the page once every event it waits on has answered: while one runs, Gradio's own status
+    line ("processing | 0.1s", written by Gradio in English in every locale) stands over its outputs."""
+    expect(page.locator(".progress-text:visible")).to_have_count(0)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"zh_walk_{name}.png"), full_page=True)
     text = visible(page)
     (SHOTS / f"zh_walk_{name}.txt").write_text(text)
-    words = english_words(text, name)
+    words = english_words(text)
     if words:
         left[name] = words
 
@@ -119,6 +108,10 @@ def test_a_chinese_browser_sees_no_english_on_any_tab(browser, app_server):
 
         zh_tab(page, "运行记录")
         expect(page.locator("#vs-runs-table")).to_contain_text(rid)
+        page.click("#vs-runs-open")  # no run id yet: the page's refusal, titled and worded in Chinese
+        expect(page.locator(".toast-body.error")).to_contain_text("请先输入或点击一个运行编号")
+        expect(page.locator(".toast-body.error .toast-title")).to_have_text("错误")
+        look(page, "runs_refused", left)
         page.locator("#vs-runs-id").locator("textarea, input").fill(rid)
         page.click("#vs-runs-open")
         shows(page, "vs-runs-header", rid)
@@ -127,8 +120,12 @@ def test_a_chinese_browser_sees_no_english_on_any_tab(browser, app_server):
         zh_tab(page, "标注")
         expect(page.locator("#vs-label-load")).to_be_visible()
         look(page, "label", left)
+        page.locator("#vs-camp-new").get_by_text("新建标注活动（管理员）").click()  # the New campaign form: no login, no admin
+        shows(page, "vs-camp-new-status", "只有管理员")
+        look(page, "label_new_campaign", left)
         zh_tab(page, "排行榜")
         expect(page.locator("#vs-lb-refresh")).to_be_visible()
+        shows(page, "vs-lb-summary", "次已结束或已评分的角色运行")  # the tab's figures, drawn for this browser
         look(page, "leaderboard", left)
         zh_tab(page, "对比")
         expect(page.locator("#vs-cmp-a")).to_be_visible()

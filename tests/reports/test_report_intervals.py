@@ -166,12 +166,12 @@ def test_leaderboard_score_table_shows_the_same_intervals(db, settings):
             h = leaderboard.build(ctx, gr.BrowserState(None))
         assert len(h["inputs"]) == 2 + len(leaderboard.FILTERS) and len(h["outputs"]) == 9 + len(leaderboard.FILTERS)
         got = h["on_refresh"](None, leaderboard.AUTO, "daily", "(all)", "(all)", "(all)", "(all)", request=None)
-        shown = got[2]
+        shown = got[2].values.tolist()  # the table as a frame whose headers are in the browser's language
         assert shown and {r[col["group"]] for r in shown} <= {"all"} and {r[col["tasks"]] for r in shown} == {2}
         subset_menu = got[8]
         assert subset_menu.value == "daily" and ["pro", "pro"] in [list(c) for c in subset_menu.choices]
         everything = h["on_refresh"](None, leaderboard.AUTO, request=None)
-        assert {r[col["tasks"]] for r in everything[2] if r[col["group"]] == "all"} == {4, 2}
+        assert {r[col["tasks"]] for r in everything[2].values.tolist() if r[col["group"]] == "all"} == {4, 2}
     finally:
         ctx.manager.shutdown()
 

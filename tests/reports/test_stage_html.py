@@ -108,3 +108,50 @@ def test_the_leaderboard_tab_shows_the_report_s_stage_tables(store, settings):
         assert "vs-lb-stage-none" in none
     finally:
         ctx.manager.shutdown()
+
+
+def test_the_leaderboard_tab_draws_its_words_in_the_browser_s_language(store, settings):
+    """The tab's refresh handler, as a Chinese browser calls it (Accept-Language zh-CN): the tables'
+    headers, the summary, the plots and the per-stage views are in Chinese with the same numbers;
+    an English browser gets what ``tables`` draws by default."""
+    from types import SimpleNamespace
+
+    import gradio as gr
+
+    from vibesearch.app import Access, leaderboard
+    from vibesearch.app.catalog import TaskCatalog
+    from vibesearch.app.context import AppContext
+    from vibesearch.app.live import RunManager
+
+    ctx = AppContext(settings=settings, store=store, catalog=TaskCatalog.load(settings), manager=RunManager(store, settings),
+                     access=Access(settings))
+    try:
+        with gr.Blocks():
+            h = leaderboard.build(ctx, gr.BrowserState(None))
+        zh = h["on_refresh"](None, leaderboard.AUTO, request=SimpleNamespace(headers={"accept-language": "zh-CN,zh;q=0.9,en;q=0.8"}))
+        en = h["on_refresh"](None, leaderboard.AUTO, request=SimpleNamespace(headers={"accept-language": "en-GB,en;q=0.9"}))
+        summary, rows, *_, stages = leaderboard.tables(ctx, None)
+        assert en[1] == summary and en[-1] == stages and list(en[2].columns) == leaderboard.SCORE_HEADERS
+        assert en[2].values.tolist() == rows
+
+        scores = zh[2]
+        assert list(scores.columns)[:5] == ["配置", "协议配置", "分组", "任务数", "运行数"] and "Avg F1 95% 置信区间" in scores.columns
+        col = {h: i for i, h in enumerate(leaderboard.SCORE_HEADERS)}
+        worded = (col["profile"], col["group"], col["Avg F1 95% CI"], col["Best F1 95% CI"])
+        for zh_row, en_row in zip(scores.values.tolist(), rows):  # the same numbers; the words in Chinese
+            assert [c for i, c in enumerate(zh_row) if i not in worded] == [c for i, c in enumerate(en_row) if i not in worded]
+        assert set(scores["协议配置"]) == {"vibesearch 协议配置"}
+        assert "全部" in scores["分组"].tolist() and "1 个任务" in scores["Avg F1 95% 置信区间"].tolist()
+        assert list(zh[3].columns)[-1] == "费用（美元）" and list(zh[7].columns)[3] == "成功率 Avg@N"
+        assert "次已结束或已评分的角色运行" in zh[1] and "离线评判" in zh[1] and "finished" not in zh[1]
+        assert "**噪声：用户、智能体、评判**" in zh[1] and "| 噪声 | F1 标准差 | 95% 区间 | 说明 |" in zh[1]
+        assert "确定性评判：同一图谱的多次评判按构造完全相同" in zh[1] and "- 离线评判 · vibesearch 协议配置: 未测量" in zh[1]
+        assert zh[5].layout.title.text == "按配置和子集的 Avg@N F1" and zh[6].layout.xaxis.title.text == "召回率（%）"
+        assert "按阶段的召回率" in zh[-1] and "第 1 阶段（Opening，2 次运行在此结束）" in zh[-1] and "Recall by stage" not in zh[-1]
+        for name in ("recall", "f1"):
+            assert _cells(zh[-1], f"vs-lb-stage-{name}") == _cells(stages, f"vs-lb-stage-{name}")
+        # the menus' first value: its label in Chinese, its value the token the handler reads
+        assert zh[0].choices[0] == ("（得分最多的评判）", leaderboard.AUTO) and zh[8].choices[0] == ("（全部）", leaderboard.ALL)
+        assert en[0].choices[0] == (leaderboard.AUTO, leaderboard.AUTO)
+    finally:
+        ctx.manager.shutdown()

@@ -30,7 +30,7 @@ _EXPORTS = {
     # what the page shows: the graph figure, a failure, the Play card's words and style
     "graph_figure": "._graph_figure",
     **dict.fromkeys(["failure_html", "failure_reason", "status_reason"], "._failure"),
-    **dict.fromkeys(["DECISION_WORDS", "lang_of"], "._words"),
+    **dict.fromkeys(["DECISION_WORDS", "UI_I18N", "first_choice", "lang_of"], "._words"),
     **dict.fromkeys(["CHAT_IDS", "PLAY_CSS"], "._play_assets"),
     # a refused API call: one line in the log (``_refusals``)
     "UNREACHABLE": "._refusals",

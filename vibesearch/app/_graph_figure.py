@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 from .._plot_text import plot_text
 from ..results.graph import COLOURS, DRAW_ORDER, FILTERS, LABELS, SHOWN, Edge, Verdicts, classify, entity_names, select
 from ..results.graph_layout import components, layout
+from ._words import Lang, say_in, zh_text
 
 LEGEND_RANK = {"gt_covered": 1, "gt_missed": 2, "gt_unjudged": 3, "pred_valid": 4, "pred_invalid": 5, "pred_unjudged": 6}
 PRED_BEND = 0.15  # how far a predicted edge bows out, relative to its length
@@ -54,6 +55,11 @@ def _nothing_note(show: str, focus: str | None, judged: bool) -> str:
     return "No triples to draw."
 
 
+def _label(cat: str, lang: Lang) -> str:
+    """A category's legend name (``results.graph.LABELS``) in ``lang``."""
+    return zh_text(LABELS[cat], lang)
+
+
 def graph_figure(
     gt: Sequence[dict],
     pred: Sequence[dict],
@@ -63,11 +69,14 @@ def graph_figure(
     show: str = "all",
     focus: str | None = None,
     positions: dict[str, tuple[float, float]] | None = None,
+    lang: Lang = "en",
 ) -> go.Figure:
     """The picture of both graphs, or of the part a filter keeps (``show``, ``focus``: a node key).
 
     Positions come from the whole graph, so a filtered picture keeps every entity where it was;
-    ``positions`` (``shared_positions``) puts two pictures' entities in the same places."""
+    ``positions`` (``shared_positions``) puts two pictures' entities in the same places. ``lang``:
+    the language of the legend, the heading and the notes (the triples' own words stay as written)."""
+    say = say_in(lang)
     edges = classify(gt, pred, verdicts)
     names = entity_names(edges)
     nodes = list(names)
@@ -83,27 +92,27 @@ def graph_figure(
     for cat in DRAW_ORDER:
         group = [e for e in chosen if e.category == cat]
         if group:
-            _edge_traces(fig, cat, group, pos)
+            _edge_traces(fig, cat, group, pos, lang)
 
     drawn = [v for v in nodes if any(v in e.ends for e in chosen)]
     if drawn:
-        _node_trace(fig, drawn, chosen, names, pos, edges, focus)
+        _node_trace(fig, drawn, chosen, names, pos, edges, focus, lang)
         for v in _printed(drawn, chosen, nodes, pairs, focus if show == "focus" else None):
             fig.add_annotation(  # on a white box, above the node, so lines do not run through it
                 x=pos[v][0], y=pos[v][1], text=_esc(_short(names[v])), showarrow=False, yshift=14,
                 font={"size": 11, "color": "#222"}, bgcolor="rgba(255,255,255,0.85)", borderpad=1,
             )
     else:
-        fig.add_annotation(text=_nothing_note(show, focus, bool(verdicts)), showarrow=False, x=0.5, y=0.5,
+        fig.add_annotation(text=say(_nothing_note(show, focus, bool(verdicts))), showarrow=False, x=0.5, y=0.5,
                            xref="paper", yref="paper", font={"size": 14, "color": "#555"})
     heading = plot_text(title)
     if show != "all":
-        what = FILTERS.get(show, show).lower()
+        what = say(FILTERS.get(show, show)) if lang == "zh" else FILTERS.get(show, show).lower()
         if show == "focus" and focus:
-            what = f"neighbourhood of “{plot_text(_short(names[focus]))}”"
-        shown = f"showing {what}: {len(chosen)} of {len(edges)} triples"
+            what = say("neighbourhood of “{name}”").format(name=plot_text(_short(names[focus])))
+        shown = say("showing {what}: {n} of {total} triples").format(what=what, n=len(chosen), total=len(edges))
         if show == "focus" and not focus:
-            shown = "pick an entity to see its neighbourhood"
+            shown = say("pick an entity to see its neighbourhood")
         heading = f"{plot_text(title)} · {shown}".lstrip(" ·")
     fig.update_layout(
         title={"text": heading or None, "font": {"size": 14}},
@@ -126,7 +135,7 @@ def graph_figure(
     return fig
 
 
-def _edge_traces(fig: go.Figure, cat: str, group: list[Edge], pos: dict[str, tuple[float, float]]) -> None:
+def _edge_traces(fig: go.Figure, cat: str, group: list[Edge], pos: dict[str, tuple[float, float]], lang: Lang = "en") -> None:
     xs: list[float | None] = []
     ys: list[float | None] = []
     mx: list[float] = []
@@ -134,7 +143,7 @@ def _edge_traces(fig: go.Figure, cat: str, group: list[Edge], pos: dict[str, tup
     hover: list[str] = []
     is_gt = cat.startswith("gt")
     bend = 0.0 if is_gt else PRED_BEND
-    which = "ground truth" if is_gt else "predicted"
+    which = zh_text("ground truth" if is_gt else "predicted", lang)
     for e in group:
         a, b = e.ends
         (x0, y0), (x1, y1) = pos[a], pos[b]
@@ -148,10 +157,10 @@ def _edge_traces(fig: go.Figure, cat: str, group: list[Edge], pos: dict[str, tup
             ys += [y0, cy, y1, None]
         mx.append(cx)
         my.append(cy)
-        hover.append(f"<b>{_esc(e.head)}</b> — {_esc(e.relation)} → <b>{_esc(e.tail)}</b><br>{which} #{e.index + 1} · {LABELS[cat]}")
+        hover.append(f"<b>{_esc(e.head)}</b> — {_esc(e.relation)} → <b>{_esc(e.tail)}</b><br>{which} #{e.index + 1} · {_label(cat, lang)}")
     fig.add_trace(
         go.Scatter(
-            x=xs, y=ys, mode="lines", name=f"{LABELS[cat]} ({len(group)})", legendgroup=cat, legendrank=LEGEND_RANK[cat],
+            x=xs, y=ys, mode="lines", name=f"{_label(cat, lang)} ({len(group)})", legendgroup=cat, legendrank=LEGEND_RANK[cat],
             line={"color": COLOURS[cat], "width": 2.2 if is_gt else 1.6, "dash": "solid" if is_gt else "dash"},
             hoverinfo="skip",
         )
@@ -159,7 +168,7 @@ def _edge_traces(fig: go.Figure, cat: str, group: list[Edge], pos: dict[str, tup
     fig.add_trace(
         go.Scatter(
             x=mx, y=my, mode="markers", legendgroup=cat, showlegend=False, hovertext=hover, hoverinfo="text",
-            name=f"{LABELS[cat]}: triples", marker={"size": 6, "color": COLOURS[cat], "opacity": 0.6, "symbol": "diamond"},
+            name=zh_text("{label}: triples", lang).format(label=_label(cat, lang)), marker={"size": 6, "color": COLOURS[cat], "opacity": 0.6, "symbol": "diamond"},
         )
     )
 
@@ -168,7 +177,7 @@ _esc = plot_text
 
 
 def _node_trace(fig: go.Figure, drawn: list[str], chosen: list[Edge], names: dict[str, str],
-                pos: dict[str, tuple[float, float]], edges: list[Edge], focus: str | None) -> None:
+                pos: dict[str, tuple[float, float]], edges: list[Edge], focus: str | None, lang: Lang = "en") -> None:
     side: dict[str, set[str]] = {}
     lines: dict[str, list[str]] = {}
     for e in edges:
@@ -185,14 +194,15 @@ def _node_trace(fig: go.Figure, drawn: list[str], chosen: list[Edge], names: dic
 
     def hover(v: str) -> str:
         rows = lines.get(v, [])
-        more = f"<br>… and {len(rows) - HOVER_TRIPLES} more" if len(rows) > HOVER_TRIPLES else ""
-        return f"<b>{_esc(names[v])}</b> · in {kind[frozenset(side[v])]}<br>" + "<br>".join(rows[:HOVER_TRIPLES]) + more
+        more = zh_text("<br>… and {n} more", lang).format(n=len(rows) - HOVER_TRIPLES) if len(rows) > HOVER_TRIPLES else ""
+        head = zh_text("<b>{name}</b> · in {kind}<br>", lang).format(name=_esc(names[v]), kind=zh_text(kind[frozenset(side[v])], lang))
+        return head + "<br>".join(rows[:HOVER_TRIPLES]) + more
 
     fig.add_trace(
         go.Scatter(
             x=[pos[v][0] for v in drawn], y=[pos[v][1] for v in drawn], mode="markers",
             customdata=drawn, hovertext=[hover(v) for v in drawn], hoverinfo="text",
-            name=f"entities ({len(drawn)})", legendrank=10,
+            name=zh_text("entities ({n})", lang).format(n=len(drawn)), legendrank=10,
             marker={
                 "size": [(16 if v == focus else 6 + min(12, 1.5 * len(lines.get(v, [])))) for v in drawn],
                 "color": [colour[frozenset(side[v])] for v in drawn],

@@ -9,6 +9,8 @@ it goes away and once when it is back, and each call meanwhile is refused with a
 ``quiet_refusals`` does the same for every handler of the page (the tabs' buttons, timers and
 loads, ``app/ui.py`` applies it once): a ``gr.Error`` is one line, and so is each call a database
 outage refuses (the outage's begin/end lines stay the API's, which alone knows it is back).
+A page handler's refusal reaches a Chinese browser in Chinese where it is one of the page's fixed
+refusals (``_words_drawn.REFUSALS``; the request is the one Gradio is answering).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any, Callable, Iterator, TypeVar
 import gradio as gr
 
 from ..session import database_unreachable
+from ._words import browser_lang, zh_text
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -74,18 +77,25 @@ def one_line(fn: F) -> F:
     return endpoint  # type: ignore[return-value]  # functools.wraps keeps the signature mypy cannot see
 
 
+def _worded(message: Any) -> Any:
+    """A refusal in the language of the browser being answered (the log keeps the English)."""
+    from gradio.context import LocalContext
+
+    return zh_text(message, browser_lang(LocalContext.request.get(None))) if isinstance(message, str) else message
+
+
 def _quiet(name: str, exc: Exception) -> gr.Error | None:
     """The refusal a page handler's ``exc`` becomes, logged in one line; None: not a refusal (a
     bug: gradio prints its traceback)."""
     if isinstance(exc, gr.Error):
         if exc.print_exception:  # (one already quiet was logged where it was made quiet)
             log.warning("%s refused: %s", name, " ".join(str(exc.message).split())[:300])
-        return gr.Error(exc.message, duration=exc.duration, visible=exc.visible, title=exc.title, print_exception=False)
+        return gr.Error(_worded(exc.message), duration=exc.duration, visible=exc.visible, title=exc.title, print_exception=False)
     reason = database_unreachable(exc)
     if reason is None:
         return None
     log.warning("%s refused: the database cannot be reached (%s)", name, reason)
-    return gr.Error(UNREACHABLE, print_exception=False)
+    return gr.Error(_worded(UNREACHABLE), print_exception=False)
 
 
 @contextmanager

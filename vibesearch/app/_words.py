@@ -7,9 +7,13 @@ buttons) follow the browser's language instead, through Gradio's i18n (``ui_text
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import json
+from functools import partial
+from typing import Any, Callable, Literal
 
 import gradio as gr
+
+from ._words_drawn import DRAWN, GRADIO_ZH, TOAST_TITLES
 
 Lang = Literal["en", "zh"]
 
@@ -283,7 +287,7 @@ _ZH_LABELS.update({
     "Model": "模型",
     "Pick run A": "选择运行 A",
     "Pick run B (same task as A)": "选择运行 B（与 A 同一任务）",
-    "subset": "子集", "language": "语言", "simulator": "模拟器",
+    "Subset": "子集", "Simulator": "模拟器",  # (the Study tab's filters; lower-case, "simulator" is a user kind's value)
     "Stop for good? The run is **cancelled**: it is never scored and is left out of every score.":
         "要彻底停止吗？这次运行会被**取消**：它不会被评分，也不计入任何得分。",
     "Choose a task and press **Start**.": "选择一个任务，然后点**开始**。",
@@ -329,13 +333,9 @@ _ZH_LABELS[INTRO] = ("## VibeSearch 评测器\n"
 _ZH_LABELS[KEYS_LINE] = ("<div class='vs-keys vs-muted'>快捷键：<kbd>1</kbd>–<kbd>9</kbd> 勾选 / 取消最前面列出的证据 · "
                          "<kbd>y</kbd> 已覆盖 / 有效 · <kbd>n</kbd> 未覆盖 / 无效 · <kbd>s</kbd> 跳过 · "
                          "<kbd>j</kbd> / <kbd>k</kbd> 下一个 / 上一个——在本页任何地方都可用，在文本框里输入时除外。</div>")
-# the Runs table's headers (drawn by the server: ``column_words``)
-_ZH_LABELS.update({
-    "run": "运行", "started (UTC)": "开始时间（UTC）", "task": "任务", "agent": "智能体", "agent model": "智能体模型",
-    "user": "用户", "status": "状态", "termination": "结束方式", "judge": "评判", "source": "来源",
-})
 # the Label tab's "New campaign" form (``campaign_new``) and Play's shadow switch
 _ZH_LABELS.update({
+    "<span class='vs-muted'>Click an entity to see its neighbourhood.</span>": "<span class='vs-muted'>点击一个实体以查看它的邻域。</span>",
     "New campaign (admins)": "新建标注活动（管理员）", "Campaign name": "活动名称", "Runs (pick them…)": "运行（逐个选择……）",
     "…or a filter": "……或用筛选条件", "Annotators (comma-separated)": "标注者（逗号分隔）", "Sides": "标注方面",
     "Labels per item (overlap k)": "每项的标注数（重叠 k）", "Create the campaign": "创建活动",
@@ -387,7 +387,7 @@ _WORDS.update({
 _ZH_LABELS.update({
     "Where each fact was lost, per configuration": "每个事实在哪里丢失（按配置）",
 })
-UI_I18N = gr.I18n(en={k: k for k in _ZH_LABELS}, zh=dict(_ZH_LABELS), **{"zh-CN": dict(_ZH_LABELS)})
+UI_I18N = gr.I18n(en={k: k for k in _ZH_LABELS}, zh={**_ZH_LABELS, **GRADIO_ZH}, **{"zh-CN": {**_ZH_LABELS, **GRADIO_ZH}})
 
 
 def ui_text(text: str) -> Any:
@@ -403,9 +403,47 @@ def browser_lang(request: Any) -> Lang:
     return "zh" if first == "zh" or first.startswith("zh-") else "en"
 
 
+def zh_text(text: str, lang: Lang) -> str:
+    """A fixed English text of the app (a label, a header, a template) in ``lang``: the Chinese of
+    the labels Gradio translates, or of the text the server draws (``_words_drawn``: kept out of
+    ``UI_I18N``, whose page side translates any component value equal to one of its keys — a menu's
+    "(any)" or a radio's "all" would be sent back in Chinese); English, and any text in neither
+    table, as it is."""
+    return _ZH_LABELS.get(text, DRAWN.get(text, text)) if lang == "zh" else text
+
+
+def say_in(lang: Lang) -> Callable[[str], str]:
+    """``zh_text`` in ``lang``: what a drawing function takes to word its fixed texts."""
+    return partial(zh_text, lang=lang)
+
+
 def column_words(headers: list[str], lang: Lang) -> list[str]:
-    """A table's column headers in ``lang`` (the same Chinese as the labels Gradio translates)."""
-    return [_ZH_LABELS.get(h, h) for h in headers] if lang == "zh" else list(headers)
+    """A table's column headers in ``lang``."""
+    return [zh_text(h, lang) for h in headers]
+
+
+def first_choice(first: str, values: Any, lang: Lang = "en") -> list[tuple[str, str]]:
+    """A filter menu's (label, value) choices: ``first`` ("(any)", "(all)"…) labelled in ``lang``
+    (the browser's: the handler that fills the menu knows it) but sent back as itself, then
+    ``values`` as they are. The label is put in by the server: a choice label given to Gradio's
+    i18n is sent back translated, as the value, which the menu then refuses."""
+    return [(zh_text(first, lang), first), *((v, v) for v in values)]
+
+
+# a page script: a notice's title in the browser's language (Gradio 6 titles each toast with its
+# kind, "Info", "Warning"…, in English and ignores ``title=``): the title is renamed where drawn
+TOAST_JS = """
+() => {
+  if (!(navigator.language || '').toLowerCase().startsWith('zh')) return;
+  const titles = %s;
+  const rename = () => document.querySelectorAll('.toast-title').forEach((el) => {
+    const node = el.firstChild;
+    const said = node && node.nodeType === Node.TEXT_NODE ? node.nodeValue.trim() : '';
+    if (titles[said]) node.nodeValue = titles[said] + ' ';
+  });
+  new MutationObserver(rename).observe(document.body, {childList: true, subtree: true, characterData: true});
+}
+""" % json.dumps(TOAST_TITLES, ensure_ascii=False)
 
 
 def ui_choices(pairs: Any) -> list[tuple[Any, Any]]:

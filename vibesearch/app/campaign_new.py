@@ -6,7 +6,8 @@ score before a label; unticked, a judge review with the verdict on the card). (A
 run, so the list and a filter see the same runs.)
 
 The checks and the storing are ``labels.campaigns.create_campaign`` (nothing is stored when it
-refuses, and its one-line reason is shown under the form). Only an admin (a login named in
+refuses, and its one-line reason is shown under the form). The status lines are in the browser's
+language (``_words.zh_text``; a reason ``labels.campaigns`` gives stays as it words it). Only an admin (a login named in
 ``VIBESEARCH_ADMINS``) may make one: the form answers anyone else with a refusal, whatever the
 page sends, and lists no run to them.
 """
@@ -19,13 +20,14 @@ from typing import Any, Callable
 import gradio as gr
 
 from ..labels.campaigns import FILTER_KEYS, SIDES, CampaignError, blind_words, create_campaign, parse_filters
-from ._words import ui_text
+from ._words import Lang, browser_lang, say_in, ui_choices, ui_text, zh_text
 from .context import AppContext
 from .render import md_line
 
 NOT_ADMIN = ("Only an admin (a login named in VIBESEARCH_ADMINS) makes campaigns here; "
              "without one, use `vibesearch campaign create`.")
 FILTER_INFO = "key=value, comma-separated; keys: " + ", ".join(FILTER_KEYS)
+SIDE_NAMES = {"coverage": "Coverage (ground-truth triples)", "validity": "Validity (predicted triples)"}  # the sides' labels here and in the Label tab
 MAX_ANNOTATORS = 50
 MAX_FIELD = 2000
 
@@ -58,7 +60,7 @@ def build_form() -> NewCampaignForm:
                                  info=ui_text(FILTER_INFO))
         annotators = gr.Textbox(label=ui_text("Annotators (comma-separated)"), max_lines=1, elem_id="vs-camp-new-annotators")
         with gr.Row():
-            sides = gr.CheckboxGroup(list(SIDES), value=list(SIDES), label=ui_text("Sides"), elem_id="vs-camp-new-sides")
+            sides = gr.CheckboxGroup(ui_choices((SIDE_NAMES[side], side) for side in SIDES), value=list(SIDES), label=ui_text("Sides"), elem_id="vs-camp-new-sides")
             overlap = gr.Number(2, precision=0, minimum=1, label=ui_text("Labels per item (overlap k)"), elem_id="vs-camp-new-overlap")
             blind = gr.Checkbox(True, label=ui_text("Blind"), elem_id="vs-camp-new-blind",
                                 info=ui_text("Ticked: no judge's verdict, agent or score before a label. "
@@ -80,43 +82,45 @@ def run_choices(ctx: AppContext, who: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _people(text: Any) -> list[str]:
+def _people(text: Any, lang: Lang = "en") -> list[str]:
     if not isinstance(text, str) or len(text) > MAX_FIELD:
-        raise CampaignError("annotators: give the names comma-separated")
+        raise CampaignError(zh_text("annotators: give the names comma-separated", lang))
     names = [n.strip() for n in text.split(",") if n.strip()]
     if len(names) > MAX_ANNOTATORS:
-        raise CampaignError(f"at most {MAX_ANNOTATORS} annotators")
+        raise CampaignError(zh_text("at most {n} annotators", lang).format(n=MAX_ANNOTATORS))
     return names
 
 
 def make_campaign(ctx: AppContext, who: Any, name: Any, runs: Any, filters: Any, annotators: Any, sides: Any, overlap: Any,
-                  blind: Any = True) -> str:
-    """Store the campaign the form describes; the line to show (a refusal starts with "Not created").
-    ``blind`` must be a boolean (a page sends the checkbox's); anything else is refused."""
+                  blind: Any = True, lang: Lang = "en") -> str:
+    """Store the campaign the form describes; the line to show, in ``lang`` (a refusal starts with
+    "Not created"). ``blind`` must be a boolean (a page sends the checkbox's); anything else is refused."""
+    say = say_in(lang)
     if not getattr(who, "admin", False):
-        return f"Not created: {NOT_ADMIN}"
+        return say("Not created: {why}").format(why=say(NOT_ADMIN))
     try:
         if not isinstance(name, str) or not isinstance(filters, str) or len(filters) > MAX_FIELD:
-            raise CampaignError("the form's fields must be text")
+            raise CampaignError(say("the form's fields must be text"))
         picked = [r for r in runs if isinstance(r, str)] if isinstance(runs, list) else []
         readable = {rid for _label, rid in run_choices(ctx, who)}
         if any(r not in readable for r in picked):
-            raise CampaignError("a picked run is not one this form offers (finished, with a graph, readable by you)")
+            raise CampaignError(say("a picked run is not one this form offers (finished, with a graph, readable by you)"))
         wanted = parse_filters([p for p in filters.split(",") if p.strip()]) if filters.strip() else None
         try:
             k = int(overlap)
         except (TypeError, ValueError):
-            raise CampaignError("the overlap k must be a whole number") from None
+            raise CampaignError(say("the overlap k must be a whole number")) from None
         if not isinstance(blind, bool):
-            raise CampaignError("blind must be ticked or not (true or false)")
+            raise CampaignError(say("blind must be ticked or not (true or false)"))
         row = create_campaign(
-            ctx.store, name, annotators=_people(annotators), sides=[s for s in (sides or []) if isinstance(s, str)],
+            ctx.store, name, annotators=_people(annotators, lang), sides=[s for s in (sides or []) if isinstance(s, str)],
             overlap=k, runs=picked or None, filters=wanted, created_by=str(getattr(who, "login", "") or ""), blind=blind,
         )
     except CampaignError as exc:
-        return f"Not created: {md_line(str(exc))}"
-    return (f"Campaign **{md_line(row.name)}** made: {len(row.run_ids())} runs, sides {', '.join(row.sides())}, "
-            f"annotators {md_line(', '.join(row.annotators()))}, k = {row.overlap}, {blind_words(row)}. Pick it above to start labelling.")
+        return say("Not created: {why}").format(why=md_line(str(exc)))
+    return say("Campaign **{name}** made: {runs} runs, sides {sides}, annotators {people}, k = {k}, {blind}. Pick it above to start labelling.").format(
+        name=md_line(row.name), runs=len(row.run_ids()), sides=", ".join(say(side) for side in row.sides()),
+        people=md_line(", ".join(row.annotators())), k=row.overlap, blind=say(blind_words(row)))
 
 
 def wire(form: NewCampaignForm, ctx: AppContext, who_of: Callable[..., Any], pick: gr.Dropdown,
@@ -126,11 +130,11 @@ def wire(form: NewCampaignForm, ctx: AppContext, who_of: Callable[..., Any], pic
     def on_open(request: gr.Request):
         who = who_of(request)
         if not getattr(who, "admin", False):
-            return gr.Dropdown(choices=[], value=[]), NOT_ADMIN
+            return gr.Dropdown(choices=[], value=[]), zh_text(NOT_ADMIN, browser_lang(request))
         return gr.Dropdown(choices=run_choices(ctx, who)), ""
 
     def on_create(name: Any, runs: Any, filters: Any, annotators: Any, sides: Any, overlap: Any, blind: Any, request: gr.Request):
-        line = make_campaign(ctx, who_of(request), name, runs, filters, annotators, sides, overlap, blind)
+        line = make_campaign(ctx, who_of(request), name, runs, filters, annotators, sides, overlap, blind, browser_lang(request))
         return line, gr.Dropdown(choices=choices())
 
     form.box.expand(on_open, None, [form.runs, form.status], api_visibility="private", show_progress="hidden")

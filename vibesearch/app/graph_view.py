@@ -29,7 +29,7 @@ from ..results.graph import (
     select,
 )
 from ._graph_figure import graph_figure
-from ._words import ui_text
+from ._words import Lang, ui_text
 
 __all__ = [
     "COLOURS", "FILTERS", "LABELS", "Edge", "GraphData", "GraphPanel", "category_counts", "classify",
@@ -45,9 +45,10 @@ class GraphData:
     pred: list[dict] = field(default_factory=list)
     verdicts: Verdicts = field(default_factory=dict)
     title: str = ""
+    lang: Lang = "en"  # the language of the legend, heading and notes (the run's: its task's language)
 
     def figure(self, show: str = "all", focus: str | None = None) -> go.Figure:
-        return graph_figure(self.gt, self.pred, self.verdicts, title=self.title, show=show, focus=focus)
+        return graph_figure(self.gt, self.pred, self.verdicts, title=self.title, show=show, focus=focus, lang=self.lang)
 
 
 @dataclass
@@ -105,7 +106,7 @@ def graph_panel(elem_id: str, label: str) -> GraphPanel:
         focus = gr.Dropdown([], value=None, label=ui_text("Entity (its neighbourhood)"), filterable=True, scale=2,
                             elem_id=f"{elem_id}-focus")
     plot = gr.Plot(label=ui_text(label), elem_id=elem_id)
-    bridge = gr.HTML("<span class='vs-muted'>Click an entity to see its neighbourhood.</span>",
+    bridge = gr.HTML(ui_text("<span class='vs-muted'>Click an entity to see its neighbourhood.</span>"),
                      js_on_load=_CLICK_JS % elem_id, elem_id=f"{elem_id}-click")
     data = gr.State(None)
 

@@ -52,7 +52,7 @@ OTHER_CARDS_EVIDENCE = ("Not stored: evidence still ticked was listed for anothe
 # once a card is shown, the page scrolls it (with its buttons and the evidence beside it) to the top
 # of the window; labelling then never scrolls the page (the evidence list scrolls in its own box)
 SHOW_CARD_JS = scroll_when_shown_js("vs-label-work", "#vs-label-card [data-card]", "start")
-SIDE_NAMES = {"coverage": "Coverage (ground-truth triples)", "validity": "Validity (predicted triples)"}
+SIDE_NAMES = campaign_new.SIDE_NAMES
 
 
 class LabelRefused(ValueError):

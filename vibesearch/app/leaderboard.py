@@ -36,6 +36,7 @@ import textwrap
 from typing import Any, Callable
 
 import gradio as gr
+import pandas as pd
 import plotly.graph_objects as go
 
 from .._plot_text import plot_text
@@ -47,7 +48,7 @@ from ..results.stage_view import stage_view
 from ..store.tables import Run
 from ..tables import aggregate_table_scores, table_score_of
 from ._access import Who, agent_hidden
-from ._words import Lang, browser_lang, ui_text
+from ._words import Lang, browser_lang, column_words, first_choice, say_in, status_word, ui_text, zh_text
 from .funnel_view import funnel_figure
 from .queued_view import queued_line
 from .context import AppContext
@@ -77,16 +78,36 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.2f}"
 
 
-def _n(x: Any, digits: int = 1) -> str:
+def _n(x: Any, digits: int = 1, lang: Lang = "en") -> str:
     if x is None:
-        return "unknown"
+        return zh_text("unknown", lang)
     return f"{x:,.{digits}f}" if isinstance(x, float) else f"{x:,}"
 
 
-def _tokens(row: dict, key: str) -> str:
+def _tokens(row: dict, key: str, lang: Lang = "en") -> str:
     """Mean tokens of an interaction row: "n/a" (offline baseline) or "unknown" (usage not kept) instead of 0."""
     state = row.get("tokens", "recorded")
-    return state if state != "recorded" else _n(row[key], 0)
+    return zh_text(state, lang) if state != "recorded" else _n(row[key], 0)
+
+
+def _judge(judge: str, lang: Lang) -> str:
+    """"offline judge" or "judge <model>" (``panels.judge_text``) in ``lang``."""
+    text = judge_text(judge)
+    return zh_text(text, lang) if text == "offline judge" else zh_text("judge {name}", lang).format(name=judge)
+
+
+def _profile(label: str, lang: Lang) -> str:
+    """A profile's label ("vibesearch profile", "official protocol, own prompts" or "…, <prompts>") in ``lang``."""
+    head, sep, prompts = label.partition(", ")
+    if sep and head == "official protocol":
+        return zh_text("official protocol, {prompts}", lang).format(prompts=zh_text(prompts, lang))
+    return zh_text(label, lang)
+
+
+def _group(group: str, lang: Lang) -> str:
+    """A score row's group ("all", "subset pro", "language zh") in ``lang``."""
+    kind, _, name = group.partition(" ")
+    return zh_text(f"{kind} {{name}}", lang).format(name=name) if name else zh_text(group, lang)
 
 
 def chosen_filters(values: Any) -> dict[str, list[str]]:
@@ -94,16 +115,19 @@ def chosen_filters(values: Any) -> dict[str, list[str]]:
     return {key: [v] for (_, key), v in zip(FILTERS, values) if v not in (None, "", ALL)}
 
 
-def judges(ctx: AppContext) -> list[str]:
-    return [AUTO, *sorted({s.judge for s in ctx.store.scores()})]
+def judges(ctx: AppContext, lang: Lang = "en") -> list[tuple[str, str]]:
+    """The judge menu's (label, value) choices: "(judge with most scores)" first, in ``lang``."""
+    return first_choice(AUTO, sorted({s.judge for s in ctx.store.scores()}), lang)
 
 
 def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: dict[str, list[str]] | None = None,
-           choices: dict[str, list[str]] | None = None, blind: Keep | None = None):
+           choices: dict[str, list[str]] | None = None, blind: Keep | None = None, lang: Lang = "en"):
     """The tab's figures over the runs ``keep`` accepts (every run without it) and the filters
     ``where`` (``scoring.aggregate.where_filter``) let through. ``choices``: filled with the
     values each filter can take among the readable runs. ``blind``: the runs whose agent must not
-    show (grouped, filtered and drawn as ``results.blind.BLIND_AGENT``)."""
+    show (grouped, filtered and drawn as ``results.blind.BLIND_AGENT``). ``lang``: the language of
+    the words drawn (the browser's: ``_words.browser_lang``); numbers and names stay as they are."""
+    say = say_in(lang)
     from ..scoring import collect_runs, interaction_table, score_table
     from ..scoring.aggregate import filter_values, left_out_runs, where_filter
     from ..scoring.errors import f1_by_compactions, termination_types
@@ -118,7 +142,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     records = [r for r in records if where_filter(where)(r)]
     samples = [r for r in records if not r.left_out]
     scores = score_table(records)
-    marks = rank_marks(records)
+    marks = rank_marks(records, say)
     trust = trust_of(ctx, keep)
 
     def num(r: dict, key: str) -> str:
@@ -130,17 +154,18 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
         return text + (MARK if trust.flagged(used, r["profile"]) else "") + (FAILED if r.get("judge_failures") else "")
 
     score_rows = [
-        [r["config"], r["profile"], r["group"], r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
-         num(r, "avg_precision"), num(r, "avg_recall"), num(r, "avg_f1"), _ci(r.get("avg_f1_ci"), r["n_tasks"]),
-         num(r, "best_precision"), num(r, "best_recall"), num(r, "best_f1"), _ci(r.get("best_f1_ci"), r["n_tasks"]), _pct(r.get("sd_f1")),
+        [r["config"], _profile(r["profile"], lang), _group(r["group"], lang), r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
+         num(r, "avg_precision"), num(r, "avg_recall"), num(r, "avg_f1"), say(_ci(r.get("avg_f1_ci"), r["n_tasks"])),
+         num(r, "best_precision"), num(r, "best_recall"), num(r, "best_f1"), say(_ci(r.get("best_f1_ci"), r["n_tasks"])), _pct(r.get("sd_f1")),
          num(r, "avg_node_f1"), num(r, "best_node_f1"), r["left_out"],
          marks.get((r["config"], r["profile"]), "") if r["group"] == "all" else ""]
         for r in without_repeats(scores)
     ]
     inter_rows = [
-        [r["config"], r["profile"], r["n_runs"], _n(r["asst"]), _n(r["user"]), _n(r["asst_per_user"], 2), _n(r["tool_calls"]),
-         _n(r["tool_calls_per_user_turn"], 2), _n(r["compactions"], 2), _tokens(r, "input_tokens"), _tokens(r, "output_tokens"),
-         "n/a" if r.get("cost_state") == "n/a" else "unknown" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}"]
+        [r["config"], _profile(r["profile"], lang), r["n_runs"], _n(r["asst"], lang=lang), _n(r["user"], lang=lang), _n(r["asst_per_user"], 2, lang),
+         _n(r["tool_calls"], lang=lang), _n(r["tool_calls_per_user_turn"], 2, lang), _n(r["compactions"], 2, lang),
+         _tokens(r, "input_tokens", lang), _tokens(r, "output_tokens", lang),
+         say("n/a") if r.get("cost_state") == "n/a" else say("unknown") if r["cost_usd"] is None else f"{r['cost_usd']:.4f}"]
         for r in interaction_table(records)
     ]
     err_rows = [[r["bin"], r["n_runs"], _pct(r["mean_f1"]), _pct(r["mean_recall"])] for r in f1_by_compactions(samples)]
@@ -149,29 +174,36 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     left_out = left_out_runs(records)
     profiles = sorted({r.profile for r in records if r.scored})
     summary = (
-        ("Your runs only (runs are private on this server) · " if keep is not None else "")
-        + ("filtered: " + ", ".join(f"{k} {' or '.join(v)}" for k, v in where.items()) + " · " if where else "")
-        + f"{len({r.run_id for r in records})} finished or scored persona runs · {n_scored} scores by the **{html.escape(judge_text(used))}** · "
-        + (f"profiles: {', '.join(profiles)} · " if profiles else "")
-        + (f"left out (cancelled by a person, not samples): {len(left_out)} · " if left_out else "")
-        + ("terminations: " + ", ".join(f"{k} {v}" for k, v in terms.items()) if terms else "no runs yet")
+        (say("Your runs only (runs are private on this server) · ") if keep is not None else "")
+        + (say("filtered: ") + ", ".join(f"{say(k)} {say(' or ').join(v)}" for k, v in where.items()) + " · " if where else "")
+        + say("{runs} finished or scored persona runs · {scores} scores by the **{judge}** · ").format(
+            runs=len({r.run_id for r in records}), scores=n_scored, judge=html.escape(_judge(used, lang)))
+        + (say("profiles: {names} · ").format(names=", ".join(_profile(p, lang) for p in profiles)) if profiles else "")
+        + (say("left out (cancelled by a person, not samples): {n} · ").format(n=len(left_out)) if left_out else "")
+        + (say("terminations: ") + ", ".join(f"{status_word(k, lang)} {v}" for k, v in terms.items()) if terms else say("no runs yet"))
     )
-    summary += noise_lines(noise_of(records)) if n_scored else ""
-    summary += trust_lines(trust, [(used, p) for p in profiles])
+    summary += noise_lines(noise_of(records), lang) if n_scored else ""
+    summary += trust_lines(trust, [(used, p) for p in profiles], lang)
     if any(r.get("judge_failures") for r in scores):
         summary += "\n\n" + html.escape(FAILURES_FOOTNOTE)
-    stages = stages_html(stage_view(ctx.store, records), prefix="vs-lb-stage", level=4)
-    return summary, score_rows, inter_rows, err_rows, f1_figure(scores), pr_figure(records), stages
+    stages = stages_html(stage_view(ctx.store, records), prefix="vs-lb-stage", level=4, say=say)
+    return summary, score_rows, inter_rows, err_rows, f1_figure(scores, lang), pr_figure(records, lang), stages
 
 
-def noise_lines(noise: dict[str, Any]) -> str:
+def noise_lines(noise: dict[str, Any], lang: Lang = "en") -> str:
     """The noise split as a Markdown table under the summary (``reports.noise``: the report's rows)."""
     from ..reports.noise import HEADERS, noise_rows
 
-    rows = ["| " + " | ".join(html.escape(c) for c in row) + " |" for row in noise_rows(noise)]
-    return ("\n\n**Noise: user, agent, judge** (F1 standard deviation of one run, percentage points; 95% cluster-bootstrap "
-            "intervals; the judge's from repeated judgements, `vibesearch score --repeat K`):\n\n"
-            + "| " + " | ".join(HEADERS) + " |\n|" + "---|" * len(HEADERS) + "\n" + "\n".join(rows))
+    def word(cell: str) -> str:  # a part's name, a note, "not measured: <reasons>" (``scoring.noise_split``'s own)
+        head, sep, why = cell.partition(": ")
+        if sep and head == "not measured":
+            return zh_text("not measured: {why}", lang).format(why="; ".join(zh_text(r, lang) for r in why.split("; ")))
+        return zh_text(cell, lang)
+
+    rows = ["| " + " | ".join(html.escape(word(c)) for c in row) + " |" for row in noise_rows(noise)]
+    return (zh_text("\n\n**Noise: user, agent, judge** (F1 standard deviation of one run, percentage points; 95% cluster-bootstrap "
+                    "intervals; the judge's from repeated judgements, `vibesearch score --repeat K`):\n\n", lang)
+            + "| " + " | ".join(column_words(HEADERS, lang)) + " |\n|" + "---|" * len(HEADERS) + "\n" + "\n".join(rows))
 
 
 def trust_of(ctx: AppContext, keep: Keep | None = None) -> Any:
@@ -188,7 +220,7 @@ def trust_of(ctx: AppContext, keep: Keep | None = None) -> Any:
     return judge_trust(ctx.store, threshold=threshold, keep_run=keep_run)
 
 
-def trust_lines(trust: Any, keys: list[tuple[str, str]]) -> str:
+def trust_lines(trust: Any, keys: list[tuple[str, str]], lang: Lang = "en") -> str:
     """Markdown lines under the summary: one per judge × profile (its agreement, κ, intervals and
     n, or "not measured", flagged "†" where marked), then the footnote. Text from the store is
     escaped."""
@@ -200,13 +232,15 @@ def trust_lines(trust: Any, keys: list[tuple[str, str]]) -> str:
     rows = trust.rows(keys)
     for row in rows:
         flag = f" {MARK}" if row["marked"] else ""
-        lines.append(f"- {html.escape(judge_text(row['judge']))} · {html.escape(row['profile'])}: {html.escape(row['text'])}{flag}")
+        lines.append(f"- {html.escape(_judge(row['judge'], lang))} · {html.escape(_profile(row['profile'], lang))}: "
+                     f"{html.escape(zh_text(row['text'], lang))}{flag}")
     ties = rows[0].get("open_ties") or {}
     if any(ties.values()):
-        lines.append("- left out as open ties (labels split evenly, not adjudicated): "
-                     + ", ".join(f"{n} {side}" for side, n in ties.items()))
+        lines.append(zh_text("- left out as open ties (labels split evenly, not adjudicated): ", lang)
+                     + ", ".join(f"{n} {zh_text(side, lang)}" for side, n in ties.items()))
     note = footnote(trust.threshold) if any(row["marked"] for row in rows) else ""
-    return ("\n\n**Judge agreement with people** (final human labels; 95% bootstrap intervals in brackets):\n\n" + "\n".join(lines)
+    return (zh_text("\n\n**Judge agreement with people** (final human labels; 95% bootstrap intervals in brackets):\n\n", lang)
+            + "\n".join(lines)
             + (f"\n\n{html.escape(note)}" if note else ""))
 
 
@@ -248,9 +282,10 @@ def table_rows(ctx: AppContext, keep: Keep | None = None, blind: Keep | None = N
     return rows
 
 
-def f1_figure(scores: list[dict]) -> go.Figure:
+def f1_figure(scores: list[dict], lang: Lang = "en") -> go.Figure:
     fig = go.Figure()
-    groups = [("all", "all tasks"), ("subset pro", "Pro"), ("subset daily", "Daily")]
+    groups = [("all", zh_text("all tasks", lang)), ("subset pro", zh_text("Pro", lang)), ("subset daily", zh_text("Daily", lang))]
+    hover = zh_text("{name}: Avg F1 {avg}, Best F1 {best} ({runs} runs)", lang)
     configs = sorted({_series(r) for r in scores})
     for key, name in groups:
         by = {_series(r): r for r in scores if r["group"] == key}
@@ -259,16 +294,17 @@ def f1_figure(scores: list[dict]) -> go.Figure:
         fig.add_trace(go.Bar(
             name=name, x=[_tick(c) for c in configs], y=[100 * by[c]["avg_f1"] if c in by else None for c in configs],
             text=[f"{100 * by[c]['avg_f1']:.1f}" if c in by else "" for c in configs], textposition="outside",
-            hovertext=[f"{plot_text(c)}<br>{name}: Avg F1 {100 * by[c]['avg_f1']:.2f}, Best F1 {100 * by[c]['best_f1']:.2f} ({by[c]['n_runs']} runs)" if c in by else "" for c in configs],
+            hovertext=[f"{plot_text(c)}<br>" + hover.format(name=name, avg=f"{100 * by[c]['avg_f1']:.2f}", best=f"{100 * by[c]['best_f1']:.2f}",
+                                                             runs=by[c]["n_runs"]) if c in by else "" for c in configs],
             hoverinfo="text",
         ))
     top = max([100 * r["avg_f1"] for r in scores] or [0])
-    fig.update_layout(title="Avg@N F1 by configuration and subset", barmode="group", yaxis_title="F1 (%)", height=420,
+    fig.update_layout(title=zh_text("Avg@N F1 by configuration and subset", lang), barmode="group", yaxis_title="F1 (%)", height=420,
                       margin={"l": 40, "r": 10, "t": 80, "b": 80}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"})
     fig.update_yaxes(range=[0, min(100, max(10.0, top * 1.25))])
     fig.update_xaxes(tickfont={"size": 10})
     if not configs:
-        fig.add_annotation(text="No scored runs yet", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+        fig.add_annotation(text=zh_text("No scored runs yet", lang), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     return fig
 
 
@@ -283,7 +319,7 @@ def _series(row: dict) -> str:
     return f"{row['config']} · {row['profile']}"
 
 
-def pr_figure(records: list) -> go.Figure:
+def pr_figure(records: list, lang: Lang = "en") -> go.Figure:
     fig = go.Figure()
     scored = [r for r in records if r.scored and not r.left_out]
     for name in sorted({f"{r.config} · {r.profile}" for r in scored}):
@@ -293,12 +329,13 @@ def pr_figure(records: list) -> go.Figure:
             hovertext=[f"{plot_text(r.run_id)} · {plot_text(r.task_id)}<br>P {100 * r.precision:.1f} · R {100 * r.recall:.1f} · F1 {100 * r.f1:.1f}" for r in mine],
             hoverinfo="text", marker={"size": 10, "opacity": 0.8},
         ))
-    fig.update_layout(title="Precision against recall (one point per run)", xaxis_title="recall (%)", yaxis_title="precision (%)",
+    fig.update_layout(title=zh_text("Precision against recall (one point per run)", lang), xaxis_title=zh_text("recall (%)", lang),
+                      yaxis_title=zh_text("precision (%)", lang),
                       height=420, margin={"l": 40, "r": 10, "t": 50, "b": 40}, legend={"orientation": "h", "y": -0.2})
     fig.update_xaxes(range=[-2, 102])
     fig.update_yaxes(range=[-2, 102])
     if not scored:
-        fig.add_annotation(text="No scored runs yet", showarrow=False, x=50, y=50)
+        fig.add_annotation(text=zh_text("No scored runs yet", lang), showarrow=False, x=50, y=50)
     return fig
 
 
@@ -335,7 +372,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
         judge = gr.Dropdown(judges(ctx), value=AUTO, label=ui_text("Scores of the judge"), scale=3)
         refresh = gr.Button(ui_text("Refresh"), variant="primary", scale=1, elem_id="vs-lb-refresh")
     with gr.Row():
-        filters = [gr.Dropdown([ALL], value=ALL, label=ui_text(label), elem_id=f"vs-lb-filter-{key}", scale=1) for label, key in FILTERS]
+        filters = [gr.Dropdown(first_choice(ALL, []), value=ALL, label=ui_text(label), elem_id=f"vs-lb-filter-{key}", scale=1) for label, key in FILTERS]
     summary = gr.Markdown(elem_id="vs-lb-summary")
     score_df = gr.Dataframe(headers=SCORE_HEADERS, value=[], interactive=False, wrap=True, column_widths=SCORE_WIDTHS,
                             label=ui_text("Scores — Avg@N and Best@N of P / R / F1 (%) per configuration (paper table 3)"), elem_id="vs-lb-scores")
@@ -354,17 +391,20 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
 
     def on_refresh(tok: str | None, j: str, subset: str = ALL, language: str = ALL, agent: str = ALL, model: str = ALL,
                    profile: str = ALL, request: gr.Request = None):  # type: ignore[assignment]
-        """The tab's figures; without the filter values (the Refresh button's first step) every readable run."""
-        who = ctx.who(request, tok)
+        """The tab's figures in the browser's language (the tables as frames whose headers are in it);
+        without the filter values (the Refresh button's first step) every readable run."""
+        who, lang = ctx.who(request, tok), browser_lang(request)
         keep = reader(ctx, who)
         picked = [subset, language, agent, model, profile]
         offered: dict[str, list[str]] = {}
-        s, sr, ir, er, f1, pr, st = tables(ctx, j, keep, chosen_filters(picked), offered, blind_to(who))
-        going = queued_line(ctx, who)  # runs workers are still driving are not in these numbers yet
+        s, sr, ir, er, f1, pr, st = tables(ctx, j, keep, chosen_filters(picked), offered, blind_to(who), lang)
+        going = queued_line(ctx, who, lang)  # runs workers are still driving are not in these numbers yet
         s = f"{s}\n\n{going}" if going else s
-        menus = [gr.Dropdown(choices=[ALL, *offered.get(key, [])], value=v if v in offered.get(key, []) else ALL)
+        menus = [gr.Dropdown(choices=first_choice(ALL, offered.get(key, []), lang), value=v if v in offered.get(key, []) else ALL)
                  for (_, key), v in zip(FILTERS, picked)]
-        return gr.Dropdown(choices=judges(ctx)), s, sr, ir, er, f1, pr, table_rows(ctx, keep, blind_to(who)), *menus, st
+        frames = [pd.DataFrame(rows, columns=column_words(headers, lang)) for rows, headers in
+                  ((sr, SCORE_HEADERS), (ir, INTERACTION_HEADERS), (er, ERROR_HEADERS), (table_rows(ctx, keep, blind_to(who)), TABLE_HEADERS))]
+        return gr.Dropdown(choices=judges(ctx, lang)), s, *frames[:3], f1, pr, frames[3], *menus, st
 
     outs = [judge, summary, score_df, inter_df, err_df, f1_plot, pr_plot, table_df, *filters, stages]
     inputs = [owner, judge, *filters]

@@ -24,7 +24,7 @@ from ._assets import scroll_when_shown_js
 from ._failure import failure_html, failure_reason, status_reason
 from ._loading import UPLOAD_SUFFIXES, LoadRefused, load_uploads
 from ._policy import MAX_TURNS, agent_choices, form_request, user_choices
-from ._words import Lang, decision_choices, lang_of, status_word, ui_choices, ui_text, words
+from ._words import Lang, browser_lang, decision_choices, lang_of, status_word, ui_choices, ui_text, words, zh_text
 from .catalog import TaskCatalog
 from .context import AppContext, RunView
 from .live import NotYourRun
@@ -256,7 +256,7 @@ class PlayTab:
         # that showed "cancelled" and hide it for good, so Stop answers with a notice.
         ctx = self.ctx
         if not v.run_id:
-            gr.Info("No run to stop.")
+            gr.Info(zh_text("No run to stop.", browser_lang(request)))
             return
         who = ctx.who(request, tok)
         queue = ctx.manager.queued
@@ -299,7 +299,7 @@ class PlayTab:
         if not v.run_id:
             raise gr.Error("No run is going.")
         if choice not in DECISIONS:  # a warning, not an error: an error would cover the controls until the next event
-            gr.Warning("Choose what you do this turn first (disclose, push, perfunctory, redirect or done), then Send.")
+            gr.Warning(zh_text("Choose what you do this turn first (disclose, push, perfunctory, redirect or done), then Send.", browser_lang(request)))
             return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
         who = ctx.who(request, tok)
         try:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..runner.queued_batches import BatchSummary, has_queue, queued_batches
 from ._access import Who
+from ._words import Lang, zh_text
 from .context import AppContext
 from .render import plain_md
 
@@ -41,18 +42,19 @@ def queued_rows(ctx: AppContext, who: Who | None) -> list[list[Any]]:
     return rows
 
 
-def queued_line(ctx: AppContext, who: Who | None) -> str:
-    """One Markdown line naming the queued batches still going (empty when none is)."""
+def queued_line(ctx: AppContext, who: Who | None, lang: Lang = "en") -> str:
+    """One Markdown line naming the queued batches still going (empty when none is), in ``lang``."""
     going = [b for b in readable_batches(ctx, who) if not b.settled]
     if not going:
         return ""
     parts = []
     for b in going[:5]:
         c = b.counts
-        where = f" on {', '.join(b.workers)}" if b.workers else ""
-        parts.append(f"{plain_md(b.batch_id)}: {c['running']} running{plain_md(where)}, {c['planned']} waiting, {c['finished']} finished")
-    more = f" (and {len(going) - 5} more)" if len(going) > 5 else ""
-    return "Queued batches still going, not yet all in these numbers: " + "; ".join(parts) + more + "."
+        where = zh_text(" on {workers}", lang).format(workers=", ".join(b.workers)) if b.workers else ""
+        parts.append(zh_text("{batch}: {running} running{where}, {planned} waiting, {finished} finished", lang).format(
+            batch=plain_md(b.batch_id), running=c["running"], where=plain_md(where), planned=c["planned"], finished=c["finished"]))
+    more = zh_text(" (and {n} more)", lang).format(n=len(going) - 5) if len(going) > 5 else ""
+    return zh_text("Queued batches still going, not yet all in these numbers: ", lang) + "; ".join(parts) + more + ("。" if lang == "zh" else ".")
 
 
 def shows_queue(ctx: AppContext) -> bool:

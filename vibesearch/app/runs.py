@@ -26,7 +26,7 @@ from ..results.blind import hidden_stored_events
 from ..results.funnel import stored_funnel
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._policy import check_model
-from ._words import browser_lang, column_words, lang_of, status_word, ui_text, words
+from ._words import browser_lang, column_words, first_choice, lang_of, status_word, ui_text, words, zh_text
 from .context import AppContext, RunView
 from .funnel_view import JUMP_JS, TURN_ANCHOR, run_funnel_html
 from .graph_view import GraphData, graph_panel
@@ -55,7 +55,6 @@ from .render import chat_messages, plain_md, stage_timeline_html, stepper_html
 
 ANY = "(any)"
 RUN_HEADERS = ["run", "started (UTC)", "task", "agent", "agent model", "user", "status", "termination", "F1", "judge", "source"]
-STATUSES = [ANY, *RUN_STATUSES]
 WORD_COLUMNS = {RUN_HEADERS.index(h) for h in ("status", "termination", "source")}  # shown in the browser's language
 SCORE_HEADERS = ["judge", "profile", "P", "R", "F1", "covered / GT", "valid / predicted", "unscored", "when"]
 
@@ -111,13 +110,15 @@ def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str, who
 
 
 def filter_choices(ctx: AppContext, who: Who | None = None) -> dict[str, list[str]]:
-    """The filters' menus; the agent menu holds no agent only a run hidden from ``who`` had (the
-    agent kinds the app offers aside: those are everyone's)."""
+    """The values of the filters' menus (after "(any)"); the agent menu holds no agent only a run
+    hidden from ``who`` had (the agent kinds the app offers aside: those are everyone's)."""
     runs = ctx.store.list_runs()
     return {
-        "task": [ANY, *sorted({r.task_id for r in runs} | set(ctx.catalog.tasks))],
-        "agent": [ANY, *sorted({r.agent for r in runs if r.agent and not agent_hidden(who, r)} | {name for _, name in agent_choices()})],
-        "user": [ANY, *sorted({r.user for r in runs if r.user} | {name for _, name in user_choices()})],
+        "task": sorted({r.task_id for r in runs} | set(ctx.catalog.tasks)),
+        "agent": sorted({r.agent for r in runs if r.agent and not agent_hidden(who, r)} | {name for _, name in agent_choices()}),
+        "user": sorted({r.user for r in runs if r.user} | {name for _, name in user_choices()}),
+        "status": list(RUN_STATUSES),
+        "profile": PROFILES[1:],
     }
 
 
@@ -138,11 +139,11 @@ class RunsTab:
         self.ctx, self.owner, self.tabs, self.play = ctx, owner, tabs, play
         ch = filter_choices(ctx)
         with gr.Row():
-            self.f_task = gr.Dropdown(ch["task"], value=ANY, label=ui_text("Task"), allow_custom_value=True)
-            self.f_agent = gr.Dropdown(ch["agent"], value=ANY, label=ui_text("Agent"), allow_custom_value=True)
-            self.f_user = gr.Dropdown(ch["user"], value=ANY, label=ui_text("User"), allow_custom_value=True)
-            self.f_status = gr.Dropdown(STATUSES, value=ANY, label=ui_text("Status"))
-            self.f_profile = gr.Dropdown(PROFILES, value=ANY, label=ui_text("Profile"), elem_id="vs-runs-profile")
+            self.f_task = gr.Dropdown(first_choice(ANY, ch["task"]), value=ANY, label=ui_text("Task"), allow_custom_value=True)
+            self.f_agent = gr.Dropdown(first_choice(ANY, ch["agent"]), value=ANY, label=ui_text("Agent"), allow_custom_value=True)
+            self.f_user = gr.Dropdown(first_choice(ANY, ch["user"]), value=ANY, label=ui_text("User"), allow_custom_value=True)
+            self.f_status = gr.Dropdown(first_choice(ANY, ch["status"]), value=ANY, label=ui_text("Status"))
+            self.f_profile = gr.Dropdown(first_choice(ANY, ch["profile"]), value=ANY, label=ui_text("Profile"), elem_id="vs-runs-profile")
             self.f_search = gr.Textbox(label=ui_text("Search"), placeholder=ui_text("model, batch, date (2026-12-01), id…"), max_lines=1,
                                        max_length=MAX_SEARCH, elem_id="vs-runs-search")
             self.refresh_btn = gr.Button(ui_text("Refresh"), size="sm", elem_id="vs-runs-refresh")
@@ -201,8 +202,10 @@ class RunsTab:
         verdicts = verdict_map(ctx.store, chosen)
         pred = predicted_triples(ctx.store, run_id)
         gt = [t.model_dump() for t in task.graph] if task is not None else []
-        title = f"{len(gt)} ground-truth vs {len(pred)} predicted triples" + (f" · verdicts of the {chosen.judge} judge" if chosen else " · not scored")
-        return GraphData(gt, pred, verdicts, title), predicted_rows(pred, verdicts), chosen
+        lang = lang_of(task)  # the picture's words follow the run's other text: its task's language
+        title = zh_text("{gt} ground-truth vs {pred} predicted triples", lang).format(gt=len(gt), pred=len(pred)) + (
+            zh_text(" · verdicts of the {judge} judge", lang).format(judge=chosen.judge) if chosen else zh_text(" · not scored", lang))
+        return GraphData(gt, pred, verdicts, title, lang), predicted_rows(pred, verdicts), chosen
 
     def ground_truth_of(self, run_id: str, chosen: ScoreRow | None) -> tuple[str, list[list[Any]]]:
         """The missed ground-truth triples and every ground-truth triple's verdict, for one score."""
@@ -210,8 +213,8 @@ class RunsTab:
         run = store.get_run(run_id)
         gt, rows = ground_truth(run), verdict_rows(store, chosen)
         listed = missed_html(gt, rows, judge=chosen.judge, elem_id="vs-runs-missed-list") if chosen is not None else ""
-        return listed or "<div class='vs-muted'>Not scored yet: the missed ground-truth triples appear once the run is scored.</div>", \
-            gt_rows(gt, predicted_triples(store, run_id), rows)
+        waiting = zh_text("Not scored yet: the missed ground-truth triples appear once the run is scored.", lang_of(self.ctx.task_of_run(run)))
+        return listed or f"<div class='vs-muted'>{waiting}</div>", gt_rows(gt, predicted_triples(store, run_id), rows)
 
     def funnel_of(self, run_id: str, chosen: ScoreRow | None) -> str:
         """Where each ground-truth triple was lost, under the chosen score (``results.funnel``)."""
@@ -316,7 +319,12 @@ class RunsTab:
         """The tab opened: runs left "running" by a server that stopped are closed first (each then
         shows as interrupted and can be continued), then the table."""
         self.ctx.manager.close_orphaned()
-        return self.on_rows(tok, t, a, u, st, prof, find, request)
+        return self.on_rows(tok, t, a, u, st, prof, find, request), *self.menus(tok, request)
+
+    def menus(self, tok, request: gr.Request) -> list[Any]:
+        """The filters' menus for this caller, their "(any)" in the browser's language."""
+        ch, lang = filter_choices(self.ctx, self.ctx.who(request, tok)), browser_lang(request)
+        return [gr.Dropdown(choices=first_choice(ANY, ch[key], lang)) for key in ("task", "agent", "user", "status", "profile")]
 
     def on_rows(self, tok, t, a, u, st, prof, find, request: gr.Request):
         rows, lang = run_rows(self.ctx, t, a, u, st, self.ctx.who(request, tok), prof, find), browser_lang(request)
@@ -325,8 +333,7 @@ class RunsTab:
 
     def on_refresh(self, tok, t, a, u, st, prof, find, request: gr.Request):
         self.ctx.manager.close_orphaned()  # runs whose driver died since: interrupted, offered to continue
-        ch2 = filter_choices(self.ctx, self.ctx.who(request, tok))
-        return self.on_rows(tok, t, a, u, st, prof, find, request), gr.Dropdown(choices=ch2["task"]), gr.Dropdown(choices=ch2["agent"]), gr.Dropdown(choices=ch2["user"])
+        return self.on_rows(tok, t, a, u, st, prof, find, request), *self.menus(tok, request)
 
     def on_judge(self, v: RunView, judge: str):
         if not v.run_id:
@@ -426,7 +433,8 @@ class RunsTab:
         """Connect the components to the handlers (in the page's fixed order); what the page (app/ui.py) wires further."""
         owner, view, play, detail_outputs = self.owner, self.view, self.play, self.detail_outputs
         filters = [self.f_task, self.f_agent, self.f_user, self.f_status, self.f_profile, self.f_search]
-        self.refresh_btn.click(self.on_refresh, [owner, *filters], [self.table, self.f_task, self.f_agent, self.f_user], api_visibility="private").then(
+        menus = [self.f_task, self.f_agent, self.f_user, self.f_status, self.f_profile]
+        self.refresh_btn.click(self.on_refresh, [owner, *filters], [self.table, *menus], api_visibility="private").then(
             self.on_queued, [owner], self.queued, api_visibility="private", show_progress="hidden")
         for f in (self.f_task, self.f_agent, self.f_user, self.f_status, self.f_profile):
             f.change(self.on_rows, [owner, *filters], self.table, api_visibility="private", show_progress="hidden")
@@ -446,7 +454,7 @@ class RunsTab:
         if play.replay is not None:
             rp = play.replay
             self.replay_btn.click(rp.opener(self.tabs), [owner, view, rp.controls.speed, play.view], [*rp.outputs, self.tabs], api_visibility="private")
-        return {"table": self.table, "refresh": self.refresh_btn, "filters": [owner, *filters], "on_show": self.on_show, "queued": self.queued,
+        return {"table": [self.table, *menus], "refresh": self.refresh_btn, "filters": [owner, *filters], "on_show": self.on_show, "queued": self.queued,
                 "on_queued": self.on_queued, "on_link": self.on_link, "link_outputs": [*detail_outputs, self.run_id_box, self.tabs]}
 
 

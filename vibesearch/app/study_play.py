@@ -19,7 +19,7 @@ from ..run.events import GraphEvent, StageEvent
 from ..store.tables import StudyCodeRow, StudyRow
 from ._policy import form_request
 from ._studies import StudyConfig, is_player
-from ._words import lang_of
+from ._words import browser_lang, lang_of, zh_text
 from .context import AppContext, RunView
 from .live import NotYourRun
 from .play import DECISION_CHOICES, SEND_HINT, TICK_S, decision_radio, human_card_html_waiting, refresh
@@ -168,7 +168,7 @@ def build(ctx: AppContext) -> PlayerHandles:
         if _play_of(ctx, who.login) is None or not v.run_id:
             raise gr.Error("No play is going.")
         if choice not in DECISIONS:  # a warning (an error would cover the controls)
-            gr.Warning("Choose what you do this turn first, then Send.")
+            gr.Warning(zh_text("Choose what you do this turn first, then Send.", browser_lang(request)))
             return gr.skip(), gr.skip(), gr.skip(), gr.skip()
         try:
             ctx.manager.submit(v.run_id, who.owner, text if isinstance(text, str) else "", choice, admin=False)

@@ -125,7 +125,7 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> dict[str, Any]:
     boxes: dict[str, gr.Textbox] = {}
     with gr.Row():
         for key in FIDELITY_FILTERS:
-            boxes[key] = gr.Textbox(label=ui_text(key), max_lines=1, max_length=200, elem_id=f"vs-study-{key}")
+            boxes[key] = gr.Textbox(label=ui_text(key.capitalize()), max_lines=1, max_length=200, elem_id=f"vs-study-{key}")
         show_btn = gr.Button(ui_text("Show"), variant="primary", elem_id="vs-study-show")
     out = gr.HTML(elem_id="vs-study-report")
     pace_plot = gr.Plot(label=ui_text("Pace, people and simulator"), elem_id="vs-study-pace", visible=False)

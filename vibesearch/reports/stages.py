@@ -3,12 +3,14 @@
 One computation (``stage_view``), several renderings: the Markdown report takes the rows and the
 stall sentence; the HTML report, the app's Leaderboard tab and the static site all show
 ``stages_html`` (every task, stage and run text escaped). Recall and F1 are percentages.
+``stages_html`` takes the words it draws through ``say`` (the app passes its translation into the
+browser's language; the report and the site write English).
 """
 
 from __future__ import annotations
 
 import html
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 RECALL_HEADERS = ["task", "stage", "triples", "recall (reached)", "runs", "recall (not reached)", "runs", "runs ended here"]
 REACHED_HEADERS = ["stages reached", "runs", "mean F1"]
@@ -38,13 +40,14 @@ def reached_rows(view: dict[str, Any]) -> list[list[Any]]:
     return [[b["stages_reached"], b["runs"], _pct(b["mean_f1"])] for b in view["f1_by_stages_reached"]]
 
 
-def stall_parts(view: dict[str, Any]) -> list[str]:
+def stall_parts(view: dict[str, Any], say: Callable[[str], str] = str) -> list[str]:
     """One phrase per task with a stall point ("none" when no run stopped short)."""
-    return [f"{t}: stage {s['stage']} ({s['name']}, {s['runs']} runs ended there)" for t, s in view["stall"].items()]
+    return [say("{task}: stage {stage} ({name}, {runs} runs ended there)").format(task=t, stage=s["stage"], name=s["name"], runs=s["runs"])
+            for t, s in view["stall"].items()]
 
 
-def stall_text(view: dict[str, Any]) -> str:
-    return f"{STALL_LEAD}: {', '.join(stall_parts(view)) or 'none'}."
+def stall_text(view: dict[str, Any], say: Callable[[str], str] = str) -> str:
+    return f"{say(STALL_LEAD)}: {', '.join(stall_parts(view, say)) or say('none')}."
 
 
 def _table(table_id: str, headers: Sequence[str], rows: Sequence[Sequence[Any]], nums: set[int]) -> str:
@@ -54,20 +57,21 @@ def _table(table_id: str, headers: Sequence[str], rows: Sequence[Sequence[Any]],
     return f"<table id='{table_id}' class='vs-stage-table'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def stages_html(view: dict[str, Any] | None, *, prefix: str = "stages", level: int = 3) -> str:
+def stages_html(view: dict[str, Any] | None, *, prefix: str = "stages", level: int = 3, say: Callable[[str], str] = str) -> str:
     """The three views as one HTML block (ids ``{prefix}-recall``, ``{prefix}-stall`` and
-    ``{prefix}-f1``); a short note when no scored run has stages to show."""
+    ``{prefix}-f1``); a short note when no scored run has stages to show. ``say``: each fixed
+    text (headings, headers, notes) as it is to be shown."""
     h = f"h{level}"
     if not has_stages(view):
         return (f"<div id='{prefix}' class='vs-stages'><p class='note' id='{prefix}-none'>"
-                "No per-stage figures: no scored run of a task with readable stages.</p></div>")
+                f"{html.escape(say('No per-stage figures: no scored run of a task with readable stages.'))}</p></div>")
     assert view is not None
     return (
         f"<div id='{prefix}' class='vs-stages'>"
-        f"<{h}>Recall by stage</{h}><p class='note'>{html.escape(RECALL_NOTE)}</p>"
-        + _table(f"{prefix}-recall", RECALL_HEADERS, recall_rows(view), _RECALL_NUMS)
-        + f"<p class='note' id='{prefix}-stall'>{html.escape(stall_text(view))}</p>"
-        + f"<{h}>F1 by stages reached</{h}>"
-        + _table(f"{prefix}-f1", REACHED_HEADERS, reached_rows(view), {0, 1, 2})
+        f"<{h}>{html.escape(say('Recall by stage'))}</{h}><p class='note'>{html.escape(say(RECALL_NOTE))}</p>"
+        + _table(f"{prefix}-recall", [say(x) for x in RECALL_HEADERS], recall_rows(view), _RECALL_NUMS)
+        + f"<p class='note' id='{prefix}-stall'>{html.escape(stall_text(view, say))}</p>"
+        + f"<{h}>{html.escape(say('F1 by stages reached'))}</{h}>"
+        + _table(f"{prefix}-f1", [say(x) for x in REACHED_HEADERS], reached_rows(view), {0, 1, 2})
         + "</div>"
     )

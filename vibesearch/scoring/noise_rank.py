@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .bootstrap import bootstrap_mean
 from .aggregate import RunRecord
@@ -94,21 +94,22 @@ def pair_comparisons(records: list[RunRecord]) -> list[dict[str, Any]]:
     return out
 
 
-def rank_marks(records: list[RunRecord]) -> dict[tuple[str, str], str]:
+def rank_marks(records: list[RunRecord], say: Callable[[str], str] = str) -> dict[tuple[str, str], str]:
     """(configuration, profile label) -> how it stands against the configuration ranked next below
-    it in the same profile ("" for the last one)."""
+    it in the same profile ("" for the last one). ``say``: each fixed wording (a template with
+    ``{name}`` fields) as it is to be shown (the app's Leaderboard passes its translation)."""
     marks: dict[tuple[str, str], str] = {}
     for c in pair_comparisons(records):
         if not c["adjacent"]:
             continue
         upper, lower, profile = c["upper"], c["lower"], c["profile"]
         if c["standing"] == "not ranked":
-            marks[(upper, profile)] = f"not ranked against {lower}: {c['shared_tasks']} shared task(s)"
+            marks[(upper, profile)] = say("not ranked against {lower}: {n} shared task(s)").format(lower=lower, n=c["shared_tasks"])
             continue
         delta, ci = c["delta_f1"], c["ci"]
-        where = "inside the noise vs" if c["standing"] == "inside the noise" else "above"
-        noise = "" if c["noise_margin"] is None else f", noise ±{c['noise_margin']:.3f}"
-        marks[(upper, profile)] = f"{where} {lower}: ΔF1 {delta:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]{noise}"
+        where = say("inside the noise vs {lower}" if c["standing"] == "inside the noise" else "above {lower}").format(lower=lower)
+        noise = "" if c["noise_margin"] is None else say(", noise ±{margin}").format(margin=f"{c['noise_margin']:.3f}")
+        marks[(upper, profile)] = f"{where}: ΔF1 {delta:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]{noise}"
         marks.setdefault((lower, profile), "")
     for r in records:  # a profile's only configuration, or its last: no mark
         if r.scored:
