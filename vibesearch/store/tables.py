@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from pydantic import ValidationError
-from sqlalchemy import Boolean, Column, Index, Text, UniqueConstraint, true
+from sqlalchemy import Boolean, Column, Index, LargeBinary, Text, UniqueConstraint, true
 from sqlmodel import AutoString, Field, SQLModel, col
 
 from ..run.config import RunConfig
@@ -384,6 +384,19 @@ class StudyCodeRow(SQLModel, table=True):
     used_at: Optional[float] = None
     player: Optional[str] = Field(default=None, index=True)  # the login name the code made
     run_id: Optional[str] = None
+
+
+class WebBlobRow(SQLModel, table=True):
+    """One content of a recorded web (a page's extracted text or raw body), stored once whichever
+    runs fetched it: ``sha256`` of the bytes, their ``size``, compressed by ``codec`` (zlib).
+    The runs' ``web`` events name it (``store.web``). Added by migration 0013."""
+
+    __tablename__ = "web_blobs"
+    sha256: str = Field(primary_key=True)
+    size: int
+    codec: str = "zlib"
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created_at: float = 0.0
 
 
 Index("ix_events_run_seq", col(EventRow.run_id), col(EventRow.seq))
