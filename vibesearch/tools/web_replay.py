@@ -36,13 +36,33 @@ from .web_search import ProviderError
 NOT_RECORDED = "not available in this recording"
 
 
+def recorded_pages(events: list[WebEvent]) -> list[CorpusDoc]:
+    """The pages a recording holds as corpus documents (url: the final URL; title, or the URL when
+    the page had none; the extracted text), one per URL (the last fetch wins), in the order first
+    fetched; a page that a scholar search listed is marked ``scholarly``. Failed visits, a replay's
+    own events and pages without text are left out. What ``Recording`` ranks for an unseen query
+    and what ``vibesearch corpus freeze`` writes."""
+    scholarly = {scrub_url(str(h.get("url", ""))) for ev in events if ev.op == "scholar" and ev.replayed is None for h in ev.hits or []}
+    docs: dict[str, CorpusDoc] = {}
+    for ev in events:
+        text = ev.text() if ev.op == "visit" and ev.replayed is None and ev.error is None else None
+        if not text or not text.strip():
+            continue
+        where = ev.final_url or ev.url or ""
+        if not where:
+            continue
+        docs.pop(where, None)
+        docs[where] = CorpusDoc(url=where, title=(ev.title or "").strip() or where, text=text,
+                                scholarly=where in scholarly or (ev.url or "") in scholarly)
+    return list(docs.values())
+
+
 class Recording:
     """The recorded exchanges of a replay selection, indexed for lookup (the last one wins)."""
 
     def __init__(self, events: list[WebEvent], language: str = "en"):
         self.searches: dict[tuple[str, str, int | None], WebEvent] = {}
         self.pages: dict[str, WebEvent] = {}
-        docs: dict[str, CorpusDoc] = {}
         for ev in events:
             if ev.replayed is not None:
                 continue  # a replay's own account of what it served is no recording
@@ -52,12 +72,8 @@ class Recording:
                 for url in (ev.url, ev.final_url):
                     if url:
                         self.pages[url] = ev
-                        self.pages.setdefault(url_key(url), ev)
-                text = ev.text()
-                if ev.error is None and text and text.strip():
-                    where = ev.final_url or ev.url
-                    docs[where] = CorpusDoc(url=where, title=(ev.title or where).strip() or where, text=text)
-        self.docs = list(docs.values())
+                        self.pages[url_key(url)] = ev
+        self.docs = recorded_pages(events)
         self.corpus = OfflineCorpus(self.docs, language)
 
     def __len__(self) -> int:
@@ -117,4 +133,7 @@ class ReplayBackend(WebTools):
         text = recorded.text()
         if recorded.error is not None or text is None:
             raise FetchError(recorded.error or NOT_RECORDED, status=recorded.status)
-        return Page(recorded.final_url or recorded.url or url, recorded.title, text, recorded.truncated, recorded.status or 200)
+        # not redirected: the page is at the URL as asked (the recording may hold it scrubbed)
+        redirected = recorded.final_url is not None and recorded.final_url != recorded.url
+        return Page(recorded.final_url if redirected and recorded.final_url else url, recorded.title, text, recorded.truncated,
+                    recorded.status or 200)
