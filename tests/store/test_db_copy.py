@@ -72,7 +72,7 @@ def test_sqlite_to_postgresql_to_sqlite_gives_identical_counts_and_checksums(tmp
     # the PostgreSQL copy is a working database: new ids and sequence numbers follow the copied ones
     store = Store(pg)
     run = next(r for r in store.list_runs() if r.meta().get("note"))
-    assert store.append(run.id, MessageEvent(role="user", content="more")).seq == 3
+    assert store.append(run.id, MessageEvent(role="user", content="more")).seq == 4
     new = store.add_score(ScoreRow(run_id=run.id, judge="offline", precision=1, recall=1, f1=1, n_gt=1, n_pred=1, n_covered=1, n_valid=1), [])
     assert new.id == 2
     assert store.labels(run.id)[0].evidence_json == "[1]" and store.campaign("c1").annotators() == ["ann", "bob"]
