@@ -88,3 +88,18 @@ async def test_live_mode_records_nothing(local_web, corpus_task, tool_settings):
     seen: list = []
     out = await make_toolbox(corpus_task, tool_settings, search=be.search_spec, backend=be).call("visit", {"url": [local_web.url("/page")], "goal": "g"}, seen.append)
     assert not out.error and "bridge" in out.content and seen == []
+
+
+def test_a_replay_with_nothing_recorded_or_an_unknown_selection_is_refused(tmp_path):
+    from typer.testing import CliRunner
+
+    from vibesearch.cli.main import app
+
+    db = tmp_path / "empty.db"
+    for web, said in [("replay", "nothing is recorded for the runs of task daily-en-japan-heritage-trip"),
+                      ("replay:no-such-batch", "'no-such-batch' is no run, batch or task in the database"),
+                      ("rerun", "--web: 'rerun' is not a web mode")]:
+        out = CliRunner().invoke(app, ["run", "--tasks", "daily-en-japan-heritage-trip", "--agent", "react", "--model", "fake/none",
+                                       "--web", web, "--db", str(db)])
+        assert out.exit_code == 1 and said in out.output, out.output
+        assert "Traceback" not in out.output

@@ -60,8 +60,8 @@ class BaselineAgent:
         from ..tools.offline import corpus_for_task
 
         self.task = task
-        # the baseline reads the corpus' annotations, so it always searches the corpus
-        self.search = (search or SearchSpec()).model_copy(update={"backend": "offline"})
+        # the baseline reads the corpus' annotations, so it always searches the corpus (never a web, recorded or not)
+        self.search = (search or SearchSpec()).model_copy(update={"backend": "offline", "web": None, "web_from": None})
         if isinstance(toolbox, AgentToolbox) and toolbox.backend_name != "offline":
             toolbox = None
         if toolbox is None:

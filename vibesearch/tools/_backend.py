@@ -25,7 +25,11 @@ def make_backend(
 
         if web is None:
             raise ValueError("search.web: a replay reads its recording from the store, and none was given")
-        return ReplayBackend(Recording(web.recorded_web(task.id, search.web_from), task.language), settings, search=search)
+        events = web.recorded_web(task.id, search.web_from)
+        if not events:
+            where = f"the runs {search.web_from!r} name" if search.web_from else f"the runs of task {task.id}"
+            raise ValueError(f"--web replay: nothing is recorded for {where} (record a run with a web backend first)")
+        return ReplayBackend(Recording(events, task.language), settings, search=search)
     if kind == "offline":
         from .offline import OfflineBackend, corpus_for_task
 
