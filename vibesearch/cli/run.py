@@ -329,9 +329,9 @@ def play_cmd(
         config, the_task, the_agent, the_user = _resumed_parts(store, resume, settings)
     else:
         choice = _web_choice(web)
-        store = open_db(settings.db) if choice.get("web") == "replay" else None  # a replay reads its recording there
-        config, the_task, the_agent, the_user = _new_parts(str(task), settings, agent, model, shadow_model, protocol, choice, store)
-        store = store or open_db(settings.db)
+        replay_from = open_db(settings.db) if choice.get("web") == "replay" else None  # a replay reads its recording there
+        config, the_task, the_agent, the_user = _new_parts(str(task), settings, agent, model, shadow_model, protocol, choice, replay_from)
+        store = replay_from or open_db(settings.db)
     from ..session import RunAlreadyEnded
     from ..runner import ResumeError
     from ..store import LeaseHeld

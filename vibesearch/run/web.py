@@ -44,7 +44,7 @@ def parse_web_choice(text: str) -> tuple[WebMode, str | None]:
         raise ValueError(f"{text!r} is not a web mode: record | replay[:SELECTION] | live")
     if selection.strip() and mode != "replay":
         raise ValueError(f"{text!r}: only replay takes a selection (replay:RUN,... | replay:BATCH | replay:TASK)")
-    return mode, (selection.strip() or None)  # type: ignore[return-value]  # (checked against WEB_MODES above)
+    return mode, (selection.strip() or None)
 
 
 def selection_items(selection: str | None) -> list[str]:

@@ -45,9 +45,9 @@ def make_toolbox(
     store), needed when ``search.web`` is ``replay``.
     """
     search = search or SearchSpec()
-    if backend is None or isinstance(backend, str):
-        backend = make_backend(task, settings, search=search, kind=backend, web=web)
-    return AgentToolbox(backend, PythonSandbox(settings), settings, search=search, emit=emit)
+    chosen: SearchBackend = backend if backend is not None and not isinstance(backend, str) else \
+        make_backend(task, settings, search=search, kind=backend, web=web)
+    return AgentToolbox(chosen, PythonSandbox(settings), settings, search=search, emit=emit)
 
 
 __all__ = [

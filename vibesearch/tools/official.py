@@ -338,6 +338,6 @@ def make_official_toolbox(
     name or a ready backend with ``hits``/``page_texts``), the sandbox with the official limits,
     the schemas and extractor prompt of ``prompts``, and ``model`` (the agent's) for the
     extractor when ``settings.summariser_model`` is not set."""
-    if backend is None or isinstance(backend, str):
-        backend = make_backend(task, settings, search=search, kind=backend or search.backend, web=web)
-    return OfficialToolbox(backend, official_sandbox(settings), settings, prompts=prompts, model=model, emit=emit)
+    chosen: OfficialBackend = backend if backend is not None and not isinstance(backend, str) else \
+        make_backend(task, settings, search=search, kind=backend or search.backend, web=web)
+    return OfficialToolbox(chosen, official_sandbox(settings), settings, prompts=prompts, model=model, emit=emit)
