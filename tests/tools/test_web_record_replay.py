@@ -2,7 +2,9 @@
 recorded; with both servers stopped, its replay gets the same tool results byte for byte and the
 same score; an unseen query is answered by the BM25 fallback and an unseen URL as not recorded,
 both counted; ``corpus freeze`` of the recorded run is a task folder ``tasks validate`` accepts
-and an offline run searches; no secret (a key in a URL, keys and cookies in headers) is recorded.
+and an offline run searches; no secret (a key in a URL, keys and cookies in headers) is recorded;
+a replay run in a network namespace of its own (bubblewrap) while the servers are up gives the
+recorded results and sends them nothing.
 
 Every server is this test's own on 127.0.0.1; the agent is a scripted ``fake/`` model driving the
 real react agent through ``vibesearch run``."""
@@ -10,7 +12,10 @@ real react agent through ``vibesearch run``."""
 from __future__ import annotations
 
 import json
-import re
+import os
+import shutil
+import subprocess
+import sys
 import threading
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,7 +35,8 @@ from vibesearch.scoring.scorer import score_run
 from vibesearch.scoring.stats import run_stats
 from vibesearch.store import Store
 
-QUERY = "stone bridge of Valdoria"
+from _web_agent import FACTS, QUERY, agent
+
 UNSEEN_QUERY = "arches that survived the flood"
 URL_KEY = "s3cr3t-url-value-0042"  # looks like no key to the generic scrubber: the URL rule must catch it
 HEADER_KEY = "hdr-secret-token-777"
@@ -106,33 +112,6 @@ def _searx(pages: Server) -> Server:
     return Server({"/search": search})
 
 
-_URL = re.compile(r"URL: (\S+)")
-FACTS = {"Aldo Ferri": ("Aldo Ferri", "built", "the bridge of Valdoria"), "1742": ("the bridge of Valdoria", "completed in", "1742"),
-         "Müller": ("Café Müller", "located beside", "the bridge of Valdoria")}
-
-
-def _agent(query: str, extra_urls: Callable[[], list[str]]):
-    """A scripted react model: search ``query``, visit every result (and ``extra_urls``), reply;
-    its reply and then its extraction name the facts the tool results showed."""
-
-    def handler(req: fake_mod.Request) -> fake_mod.Reply:
-        if not req.tools:
-            seen = " ".join(str(m.get("content")) for m in req.messages)
-            triples = [dict(zip(("head", "relation", "tail"), t)) for cue, t in FACTS.items() if cue in seen]
-            return fake_mod.Reply(content="```json\n" + json.dumps(triples, ensure_ascii=False) + "\n```")
-        results = req.tool_results()
-        if not results:
-            return fake_mod.Reply(tool_calls=[("search", {"query": query, "topn": 4})])
-        if len(results) == 1:
-            urls = _URL.findall(str(results[0].get("content")))
-            return fake_mod.Reply(tool_calls=[("visit", {"url": urls + extra_urls(), "goal": "who built the bridge and when"})])
-        shown = " ".join(str(m.get("content")) for m in results)
-        found = [" ".join(t) for cue, t in FACTS.items() if cue in shown]
-        return fake_mod.Reply(content="I found: " + "; ".join(found) + ". Anything else?")
-
-    return handler
-
-
 def _task(folder: Path) -> Path:
     folder.mkdir(parents=True)
     task = {
@@ -184,7 +163,7 @@ def test_record_replay_fallback_freeze_and_no_secret(web_env, tmp_path):
     pages, searx, names = web_env
     keyed = pages.base + f"/bridge?api_key={URL_KEY}&lang=en"
     names += ["webrec", "webrec-unseen"]
-    model = fake_mod.register("webrec", _agent(QUERY, lambda: [pages.base + "/gone", keyed]))
+    model = fake_mod.register("webrec", agent(QUERY, lambda: [pages.base + "/gone", keyed]))
     tasks, db = _task(tmp_path / "tasks"), tmp_path / "web.db"
 
     recorded = _run(db, tasks, model, "--search", "searxng")  # record is the default of a web backend
@@ -234,7 +213,7 @@ def test_record_replay_fallback_freeze_and_no_secret(web_env, tmp_path):
     assert (stats.web_recorded, stats.web_replayed, stats.web_replay_misses) == (0, 6, 0)
 
     # an unseen query: BM25 over the recorded pages; an unseen URL: not in the recording; both counted
-    unseen = fake_mod.register("webrec-unseen", _agent(UNSEEN_QUERY, lambda: [pages.base + "/never-fetched"]))
+    unseen = fake_mod.register("webrec-unseen", agent(UNSEEN_QUERY, lambda: [pages.base + "/never-fetched"]))
     other = _run(db, tasks, unseen, "--web", f"replay:{recorded}")
     search, visit = _results(store, other)
     assert search[0] == "search" and f"Results for {UNSEEN_QUERY!r}" in search[1] and pages.base + "/bridge" in search[1]
@@ -264,3 +243,43 @@ def test_record_replay_fallback_freeze_and_no_secret(web_env, tmp_path):
     search, visit = _results(Store(tmp_path / "offline.db"), offline)
     assert pages.base + "/bridge" in search[1] and not search[2]
     assert "Aldo Ferri" in visit[1] and "Jürgen Müller" in visit[1]
+
+
+def _no_network() -> list[str]:
+    """bubblewrap's command for a network namespace of its own (only a loopback of its own: no
+    route to this machine's servers), or a skip where it cannot make one."""
+    if shutil.which("bwrap") is None or subprocess.run(["bwrap", "--unshare-net", "--dev-bind", "/", "/", "true"], capture_output=True).returncode:
+        if os.environ.get("CI"):
+            pytest.fail("bubblewrap cannot make a network namespace here")
+        pytest.skip("no network namespace without bubblewrap")
+    return ["bwrap", "--unshare-net", "--dev-bind", "/", "/"]
+
+
+def test_a_replay_opens_no_connection_even_with_the_servers_up(web_env, tmp_path):
+    """The replay runs in a network namespace with no route to the servers, which stay up: it
+    gives the recorded results, and the servers see no request."""
+    pages, searx, names = web_env
+    extra = [pages.base + "/gone"]
+    names.append("webrec")
+    model = fake_mod.register("webrec", agent(QUERY, lambda: extra))
+    tasks, db = _task(tmp_path / "tasks"), tmp_path / "web.db"
+    recorded = _run(db, tasks, model, "--search", "searxng")
+    asked = len(pages.seen) + len(searx.seen)
+    assert asked == 1 + 5  # the search, then four results and the missing page
+
+    here = Path(__file__).resolve().parent
+    env = {**os.environ, "VIBESEARCH_FAKE_MODELS": "_web_agent:register", "VIBESEARCH_TEST_WEB_EXTRA": ",".join(extra),
+           "PYTHONPATH": os.pathsep.join([str(here.parents[1]), str(here)])}
+    command = [*_no_network(), sys.executable, "-m", "vibesearch.cli.main", "run", "--tasks", str(tasks), "--agent", "react",
+               "--model", model, "--user", "rules", "--max-user-turns", "1", "--search", "searxng", "--web", "replay", "--json",
+               "--db", str(db)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    replayed = json.loads(done.stdout)[0]["run_id"]
+    store = Store(db)
+    assert _results(store, replayed) == _results(store, recorded)
+    assert len(pages.seen) + len(searx.seen) == asked
+    live = CliRunner().invoke(app, ["run", "--tasks", str(tasks), "--agent", "react", "--model", model, "--user", "rules",
+                                    "--max-user-turns", "1", "--search", "searxng", "--web", "live", "--json", "--db", str(db)])
+    assert live.exit_code == 0 and len(pages.seen) + len(searx.seen) == 2 * asked  # the same run live does ask them
+    assert not [e for e in store.events(json.loads(live.stdout)[0]["run_id"]) if isinstance(e.data, WebEvent)]
