@@ -103,3 +103,25 @@ def test_a_replay_with_nothing_recorded_or_an_unknown_selection_is_refused(tmp_p
                                        "--web", web, "--db", str(db)])
         assert out.exit_code == 1 and said in out.output, out.output
         assert "Traceback" not in out.output
+
+
+def test_freeze_refuses_in_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from vibesearch.cli.main import app
+    from vibesearch.store import Store
+
+    db = tmp_path / "web.db"
+    run = Store(db).create_run("task-a")  # a run that recorded nothing
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    for args, said in [
+        ([str(tmp_path / "o1"), "--task", "task-a", "--db", str(tmp_path / "none.db")], "no database at"),
+        ([str(tmp_path / "o2"), "--task", "task-a", "--runs", "nope", "--db", str(db)], "--runs: 'nope' is no run, batch or task"),
+        ([str(tmp_path / "o3"), "--task", "task-b", "--db", str(db)], "--task task-b: no run of it"),
+        ([str(tmp_path / "o4"), "--task", "task-a", "--runs", run.id, "--db", str(db)], "recorded no page with text"),
+        ([str(tmp_path / "full"), "--task", "task-a", "--db", str(db)], "give a new or empty folder"),
+    ]:
+        out = CliRunner().invoke(app, ["corpus", "freeze", *args])
+        assert out.exit_code == 1 and said in out.output and out.output.startswith("error: "), out.output
+    assert not (tmp_path / "none.db").exists()

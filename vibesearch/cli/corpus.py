@@ -37,13 +37,15 @@ def freeze(
 ) -> None:
     """Write the pages the runs recorded as the task's offline corpus, with the task beside it."""
     from ..config import db_location, get_settings
-    from ..store import StoreOpenError, TaskSnapshotError, open_db
+    from ..store import StoreOpenError, TaskSnapshotError, is_db_url, open_db
     from ..store.web import UnknownSelection
     from ..tools.web_replay import recorded_pages
 
     settings = get_settings() if db is None else get_settings().model_copy(update={"db": db_location(db)})
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         fail(f"{out}: give a new or empty folder")
+    if not is_db_url(settings.db) and not Path(settings.db).exists():
+        fail(f"no database at {db_shown(settings.db)} (pass the --db the runs were recorded in)")
     try:
         store = open_db(settings.db, writes=False)
     except (StoreOpenError, OSError) as exc:
@@ -55,13 +57,13 @@ def freeze(
     own = [run for run in (store.get_run(i) for i in ids) if run.task_id == task_id]
     if not own:
         fail(f"--task {task_id}: no run of it among the selected runs in {db_shown(settings.db)}")
+    docs = recorded_pages(store.web_events(ids))
+    if not docs:
+        fail("--runs: the selected runs recorded no page with text (were they run with a web backend and --web record?)")
     try:
         task = own[-1].task()
     except TaskSnapshotError as exc:
         fail(one_line(exc))
-    docs = recorded_pages(store.web_events(ids))
-    if not docs:
-        fail("--runs: the selected runs recorded no page with text (were they run with a web backend and --web record?)")
     name = f"corpus/{task.id}.jsonl"
     (out / "corpus").mkdir(parents=True, exist_ok=True)
     lines = [json.dumps(d.model_dump(mode="json", exclude_defaults=True) | {"url": d.url, "title": d.title, "text": d.text},
