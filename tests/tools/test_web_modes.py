@@ -103,6 +103,9 @@ def test_a_replay_with_nothing_recorded_or_an_unknown_selection_is_refused(tmp_p
                                        "--web", web, "--db", str(db)])
         assert out.exit_code == 1 and said in out.output, out.output
         assert "Traceback" not in out.output
+    played = CliRunner().invoke(app, ["play", "--task", "daily-en-japan-heritage-trip", "--agent", "react", "--model", "fake/none",
+                                      "--web", "replay", "--db", str(db)])
+    assert played.exit_code == 1 and "nothing is recorded for the runs of task daily-en-japan-heritage-trip" in played.output, played.output
 
 
 def test_freeze_refuses_in_one_line(tmp_path):
