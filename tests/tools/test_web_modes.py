@@ -40,7 +40,9 @@ def test_a_web_backend_records_unless_told_and_the_corpus_has_no_web(settings):
 def test_scrubbing_urls_and_headers():
     assert scrub_url("https://u:pw@x.example/p?api_key=abc&q=bridge&token=t1&sig=zz#f") == \
         "https://x.example/p?api_key=[redacted]&q=bridge&token=[redacted]&sig=[redacted]#f"
-    assert scrub_url("https://x.example/a?page=2") == "https://x.example/a?page=2"
+    assert scrub_url("https://x.example/a?page=2&keywords=bridge&zip=1") == "https://x.example/a?page=2&keywords=bridge&zip=1"
+    assert scrub_url("https://s3.example/o?X-Amz-Signature=ab12&access_token=t&sessionid=s&code=c&apikey=k") == \
+        "https://s3.example/o?X-Amz-Signature=[redacted]&access_token=[redacted]&sessionid=[redacted]&code=[redacted]&apikey=[redacted]"
     kept = kept_headers({"Content-Type": "text/html", "Set-Cookie": "sid=1", "Authorization": "Bearer x", "ETag": "e", "X-Api-Key": "k"})
     assert kept == {"content-type": "text/html", "etag": "e"}
 

@@ -16,7 +16,7 @@ reads its recording from (the store implements it).
 from __future__ import annotations
 
 import re
-from typing import Literal, Protocol, get_args
+from typing import Literal, Mapping, Protocol, get_args
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .._secrets import scrub
@@ -31,7 +31,9 @@ REPLAY_MISSES: tuple[ReplayOutcome, ...] = ("fallback", "missing")
 # the headers of a page worth keeping: what the content is and when it changed (never a cookie,
 # an authorisation or anything a server sets for a session)
 KEPT_HEADERS = ("content-type", "content-length", "content-language", "content-encoding", "last-modified", "etag", "date", "location")
-_SECRET_NAME = re.compile(r"(?i)(key|token|secret|passw|pwd|auth|session|sig|credential|cookie|sid$|^code$)")
+# a query parameter whose name ends like one of these holds a credential (api_key, access_token,
+# X-Amz-Signature, sessionid, oauth ...), or is exactly ``code`` (an OAuth code); ``keywords`` does not
+_SECRET_NAME = re.compile(r"(?i)(key|token|secret|passw(or)?d|pwd|auth|session(id)?|sid|sig(nature)?|credentials?|cookie)$|^code$")
 REDACTED = "[redacted]"
 
 
@@ -67,10 +69,9 @@ def scrub_url(url: str) -> str:
     return scrub(urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)))
 
 
-def kept_headers(headers: dict[str, str] | object) -> dict[str, str]:
+def kept_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """The headers of ``KEPT_HEADERS`` (names lower-cased), their values scrubbed."""
-    items = headers.items() if hasattr(headers, "items") else []  # a dict or httpx.Headers
-    return {str(k).lower(): scrub(str(v)) for k, v in items if str(k).lower() in KEPT_HEADERS}
+    return {str(k).lower(): scrub(str(v)) for k, v in headers.items() if str(k).lower() in KEPT_HEADERS}
 
 
 def search_key(op: WebOp, query: str, topn: int | None) -> tuple[str, str, int | None]:
