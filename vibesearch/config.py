@@ -112,6 +112,9 @@ class Settings(BaseSettings):
     # tools
     search_backend: SearchBackend = "offline"
     searxng_url: str | None = None
+    # visit pages on loopback and private addresses too (a lab's intranet, a test's local server);
+    # off: only public addresses are fetched (``tools.web_fetch``)
+    web_allow_private: bool = False
     search_topn: int = 10
     tool_result_max_chars: int = 20_000
     visit_max_bytes: int = 2_000_000

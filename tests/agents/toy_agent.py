@@ -12,7 +12,7 @@ class ToyAgent(ReactAgent):
     kind = "toy"
 
 
-def build_toy(config, task, settings, *, toolbox, endpoint_key):
+def build_toy(config, task, settings, *, toolbox, endpoint_key, web=None):
     toolbox = toolbox or make_toolbox(task, settings, search=config.search)
     return ToyAgent(task, settings, model=config.agent.model, toolbox=toolbox, limits=config.limits, sampling=config.agent.sampling)
 

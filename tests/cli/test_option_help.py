@@ -24,9 +24,9 @@ SETS_A_FIELD = {
         "--endpoint-url": "agent.endpoint_url", "--endpoint-model": "agent.endpoint_model",
         "--openclaw-subagents": "agent.openclaw.subagents", "--openclaw-memory": "agent.openclaw.memory",
         "--openclaw-long-term-memory": "agent.openclaw.long_term_memory", "--openclaw-idle-s": "agent.openclaw.idle_s",
-        "--openclaw-max-nudges": "agent.openclaw.max_nudges", "--protocol": "protocol",
+        "--openclaw-max-nudges": "agent.openclaw.max_nudges", "--protocol": "protocol", "--web": "search.web",
     },
-    "play": {"--agent": "agent.kind", "--model": "agent.model", "--shadow-model": "user.shadow", "--protocol": "protocol"},
+    "play": {"--agent": "agent.kind", "--model": "agent.model", "--shadow-model": "user.shadow", "--protocol": "protocol", "--web": "search.web"},
 }
 # the options that set no RunConfig field (the tasks, the batch, the process, the output)
 OWN_HELP = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from vibesearch.run import ToolCallEvent, ToolOutput, UsageEvent, execute_tool_call, stage_step
+from vibesearch.run import ToolCallEvent, ToolOutput, UsageEvent, WebEvent, execute_tool_call, stage_step
 
 
 def test_the_pointer_moves_by_one_stage_only_when_a_turn_asks_and_one_is_left():
@@ -35,6 +35,7 @@ class _Box:
         await asyncio.sleep(0.02)
         if emit is not None:
             emit(UsageEvent(purpose="summariser", model="m"))
+            emit(WebEvent(op="search", backend="searxng", query=arguments["q"], topn=1, hits=[]))
         return ToolOutput(f"{name}: {arguments['q']}", truncated_chars=3)
 
 
@@ -43,7 +44,8 @@ async def test_a_tool_call_is_run_timed_and_given_the_runs_emit():
     result = await execute_tool_call(box, ToolCallEvent(call_id="c1", tool="search", arguments={"q": "x"}), seen.append, known={"search"})
     assert (result.call_id, result.tool, result.content, result.error, result.truncated_chars) == ("c1", "search", "search: x", False, 3)
     assert result.elapsed_s is not None and result.elapsed_s >= 0.02
-    assert box.emits == [seen.append] and [e.kind for e in seen] == ["usage"]  # the tool recorded its spending in the run
+    assert len(box.emits) == 1 and [e.kind for e in seen] == ["usage", "web"]  # the tool recorded its spending in the run
+    assert seen[1].call_id == "c1"  # and its exchange with the web, linked to the call that made it
 
 
 async def test_every_failure_comes_back_as_an_error_result(monkeypatch):

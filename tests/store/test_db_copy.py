@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from vibesearch.run import GraphEvent, MessageEvent
+from vibesearch.run import GraphEvent, MessageEvent, WebEvent
 from vibesearch.store import AdjudicationRow, CampaignRow, ScoreRow, Store, VerdictRow, VoteRow, copy as copy_mod, db_target, make_engine
 from vibesearch.store.leases import claim, new_owner, run_key
 from vibesearch.store.tables import StudyRow
@@ -30,6 +30,9 @@ def _filled(path: Path) -> Store:
     run = store.create_run("t", meta={"note": "ünïcode ✓"})
     store.append(run.id, MessageEvent(role="user", content="hello\nworld"))
     store.append(run.id, GraphEvent(source="extraction", triples=[{"head": "a", "relation": "b", "tail": "c"}], raw_text="a b c"))
+    page = WebEvent(op="visit", backend="web", url="https://a.example/", final_url="https://a.example/", status=200, title="A")
+    page.text_sha256, page.body_sha256 = page.attach("ünïcode page".encode()), page.attach(b"\x00\xff<html>raw</html>")
+    store.append(run.id, page)  # its two contents go to web_blobs
     store.add_score(ScoreRow(run_id=run.id, judge="offline", precision=0.1, recall=1 / 3, f1=0.15384615384615385, n_gt=3, n_pred=1, n_covered=1, n_valid=1),
                     [VerdictRow(run_id=run.id, gt_index=0, covered=True), VerdictRow(run_id=run.id, gt_index=1, covered=None)])
     store.put_label(run.id, 0, "ann", True, [1], "yes")
@@ -66,12 +69,12 @@ def test_sqlite_to_postgresql_to_sqlite_gives_identical_counts_and_checksums(tmp
     first, final = _sums(src), _sums(back)
     assert first == final == _sums(pg)
     assert all(first[t][0] > 0 for t in copy_mod.COPIED), first
-    assert first["events"][0] == 47 and first["runs"][0] == 3
+    assert first["events"][0] == 48 and first["web_blobs"][0] == 2 and first["runs"][0] == 3
 
     # the PostgreSQL copy is a working database: new ids and sequence numbers follow the copied ones
     store = Store(pg)
     run = next(r for r in store.list_runs() if r.meta().get("note"))
-    assert store.append(run.id, MessageEvent(role="user", content="more")).seq == 3
+    assert store.append(run.id, MessageEvent(role="user", content="more")).seq == 4
     new = store.add_score(ScoreRow(run_id=run.id, judge="offline", precision=1, recall=1, f1=1, n_gt=1, n_pred=1, n_covered=1, n_valid=1), [])
     assert new.id == 2
     assert store.labels(run.id)[0].evidence_json == "[1]" and store.campaign("c1").annotators() == ["ann", "bob"]

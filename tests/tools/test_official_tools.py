@@ -75,7 +75,7 @@ async def test_search_defaults_lists_of_queries_and_no_results(corpus_task, docs
     asked = []
 
     class Recording(OfflineBackend):
-        async def hits(self, query, topn, *, scholarly=False):
+        async def hits(self, query, topn, *, scholarly=False, emit=None):
             asked.append((query, topn, scholarly))
             return await super().hits(query, topn, scholarly=scholarly)
 
@@ -258,10 +258,10 @@ async def test_unknown_tools_and_failures_are_the_official_texts(corpus_task, do
     monkeypatch.setenv("FAKE_API_KEY", FAKE_KEY)
 
     class Failing(OfflineBackend):
-        async def page_texts(self, urls):
+        async def page_texts(self, urls, emit=None):
             raise ConnectionError(f"the reader broke with {FAKE_KEY}")
 
-        async def hits(self, query, topn, *, scholarly=False):
+        async def hits(self, query, topn, *, scholarly=False, emit=None):
             raise RuntimeError(f"index missing for {query}")
 
     tb = _toolbox(corpus_task, tool_settings, backend=Failing(OfflineCorpus(docs), tool_settings))

@@ -77,13 +77,13 @@ async def test_a_crashing_backend_becomes_an_error_text_without_the_key(corpus_t
     class Exploding:
         name = "exploding"
 
-        async def search(self, query, topn):
+        async def search(self, query, topn, emit=None):
             raise RuntimeError("boom with key serper-secret-value-123456")
 
         async def visit(self, urls, goal):
             raise AssertionError("not called")
 
-        async def scholar(self, query):
+        async def scholar(self, query, emit=None):
             raise AssertionError("not called")
 
     tb = make_toolbox(corpus_task, tool_settings, search=search_of(tool_settings), backend=Exploding())
@@ -101,7 +101,7 @@ async def test_a_hanging_backend_times_out(corpus_task, tool_settings):
     class Hanging:
         name = "hanging"
 
-        async def search(self, query, topn):
+        async def search(self, query, topn, emit=None):
             await asyncio.sleep(60)
 
         visit = scholar = search

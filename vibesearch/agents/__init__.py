@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..config import AGENT_KINDS, Settings
 from ..protocol import require_resolved
 from ..run import Agent, AgentReply, GraphResult, RunConfig, Toolbox
+from ..run.web import WebArchive
 from ..tasks.models import Task
 from . import baseline, endpoint, openclaw_kind, react  # noqa: F401 - each registers its kind
 from ._triples import parse_triples
@@ -26,11 +27,12 @@ def make_agent(
     *,
     toolbox: Toolbox | None = None,
     endpoint_key: str | None = None,
+    web: WebArchive | None = None,
 ) -> Agent:
     """Build the agent under test that ``config.agent`` describes (a config resolved for its
     profile: ``vibesearch.protocol.build_config``), with its kind's registered factory. The agent
     reads the run's limits and search from ``config``; ``settings`` gives only process facts
     (retries, timeouts, keys' places). ``endpoint_key`` is a key given with an endpoint's URL
-    (never stored)."""
+    (never stored); ``web`` is where a run that replays its web reads the recording (the store)."""
     require_resolved(config)
-    return agent_kind(config.agent.kind).factory(config, task, settings, toolbox=toolbox, endpoint_key=endpoint_key)
+    return agent_kind(config.agent.kind).factory(config, task, settings, toolbox=toolbox, endpoint_key=endpoint_key, web=web)

@@ -22,6 +22,7 @@ from typing import Any
 from ..config import Settings
 from ..run import AgentReply, RunConfig, Conversation, Emit, GraphResult, MessageEvent, SearchSpec, Step, Toolbox, ToolCallEvent, ToolOutput
 from ..run.tools import execute_tool_call
+from ..run.web import WebArchive
 from ..tasks.models import CorpusDoc, Task
 from ..tools.offline import OfflineCorpus
 from ._context import open_turn_steps, tracking_emit
@@ -59,8 +60,8 @@ class BaselineAgent:
         from ..tools.offline import corpus_for_task
 
         self.task = task
-        # the baseline reads the corpus' annotations, so it always searches the corpus
-        self.search = (search or SearchSpec()).model_copy(update={"backend": "offline"})
+        # the baseline reads the corpus' annotations, so it always searches the corpus (never a web, recorded or not)
+        self.search = (search or SearchSpec()).model_copy(update={"backend": "offline", "web": None, "web_from": None})
         if isinstance(toolbox, AgentToolbox) and toolbox.backend_name != "offline":
             toolbox = None
         if toolbox is None:
@@ -277,7 +278,7 @@ def _conversation_text(convo: Conversation) -> str:
     return "\n".join(parts)
 
 
-def build_baseline(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None) -> BaselineAgent:
+def build_baseline(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None, web: WebArchive | None = None) -> BaselineAgent:
     """No model; it needs the task's offline corpus."""
     if not task.corpus:
         raise ValueError(

@@ -20,6 +20,7 @@ from ..run.conversation import Conversation
 from ..run.events import Emit, ErrorEvent, EventData, MessageEvent, UsageEvent
 from ..run.protocols import AgentReply, GraphResult
 from ..run.tools import Toolbox
+from ..run.web import WebArchive
 from ..tasks.models import Task
 from ._context import ends_with_question
 from .extraction import ask_for_graph, record_graph_answer
@@ -119,7 +120,7 @@ class EndpointAgent:
         return result.content, result.thinking
 
 
-def build_endpoint(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None) -> EndpointAgent:
+def build_endpoint(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None, web: WebArchive | None = None) -> EndpointAgent:
     """``config.agent.endpoint_url`` and ``endpoint_model``; ``endpoint_key`` is a key given with
     the URL (never stored). Without one, the configured key (``settings.endpoint_key``) is sent
     only when the URL is the configured one (``Settings.endpoint_key_for``)."""

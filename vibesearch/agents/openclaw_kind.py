@@ -9,12 +9,13 @@ from ..config import SCRIPTED_USER_KINDS, Settings
 from ..protocol import profile_of
 from ..protocol.profiles import official_language
 from ..run import Agent, RunConfig, Toolbox
+from ..run.web import WebArchive
 from ..tasks.models import Task
 from .prompts import extraction_instruction, system_prompt
 from .registry import AgentKindInfo, register_agent_kind
 
 
-def build_openclaw(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None) -> Agent:
+def build_openclaw(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None, web: WebArchive | None = None) -> Agent:
     """OpenClaw on the run's model, with the run's tools as its web (refused in one line when
     OpenClaw or a Node.js new enough is not installed)."""
     from .openclaw import OpenclawAgent, find_openclaw
@@ -34,7 +35,7 @@ def build_openclaw(config: RunConfig, task: Task, settings: Settings, *, toolbox
     if toolbox is None:
         from ..tools import make_toolbox
 
-        toolbox = make_toolbox(task, settings, search=config.search)
+        toolbox = make_toolbox(task, settings, search=config.search, web=web)
     assert spec.openclaw is not None  # a resolved openclaw config has its switches
     return OpenclawAgent(
         task, settings, install=install, model=spec.model, spec=spec.openclaw,

@@ -26,6 +26,7 @@ from .._fields import MissingSetting
 from ..config import Settings
 from ..protocol import profile_of
 from ..run import Agent, AgentReply, Conversation, RunConfig, Emit, GraphResult, Limits, MessageEvent, NoteEvent, Sampling, Toolbox
+from ..run.web import WebArchive
 from ..tasks.models import Task
 from ._context import missing_results, open_turn_steps, plain_messages, tracking_emit
 from .compaction import Compactor
@@ -155,7 +156,7 @@ class ReactAgent:
 __all__ = ["ReactAgent", "parse_triples"]
 
 
-def build_react(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None) -> Agent:
+def build_react(config: RunConfig, task: Task, settings: Settings, *, toolbox: Toolbox | None, endpoint_key: str | None, web: WebArchive | None = None) -> Agent:
     """``config.agent.model`` is a litellm model string; the toolbox defaults to
     ``make_toolbox(task, config.search, settings)``. When the run's profile runs the official loop
     it is the official agent (``official.OfficialAgent``) with the profile's prompts (the
@@ -169,11 +170,11 @@ def build_react(config: RunConfig, task: Task, settings: Settings, *, toolbox: T
     if toolbox is None and profile.official_tools and prompts is not None:
         from ..tools import make_official_toolbox
 
-        toolbox = make_official_toolbox(task, settings, search=config.search, prompts=prompts, model=spec.model)
+        toolbox = make_official_toolbox(task, settings, search=config.search, prompts=prompts, model=spec.model, web=web)
     elif toolbox is None:
         from ..tools import make_toolbox
 
-        toolbox = make_toolbox(task, settings, search=config.search)
+        toolbox = make_toolbox(task, settings, search=config.search, web=web)
     if profile.official_loop:
         from .official import OfficialAgent
 

@@ -23,12 +23,14 @@ from ..config import AGENT_KINDS, Settings
 if TYPE_CHECKING:  # only for the factory's signature
     from ..run import Agent, RunConfig, Toolbox
     from ..run.config import AgentSpec
+    from ..run.web import WebArchive
     from ..tasks.models import Task
 
 
 class AgentFactory(Protocol):
     def __call__(
-        self, config: "RunConfig", task: "Task", settings: Settings, *, toolbox: "Toolbox | None", endpoint_key: str | None
+        self, config: "RunConfig", task: "Task", settings: Settings, *, toolbox: "Toolbox | None", endpoint_key: str | None,
+        web: "WebArchive | None" = None,
     ) -> "Agent": ...
 
 

@@ -206,7 +206,7 @@ class RunManager:
             raise ValueError("a run needs an owner token (reload the page)")
         check_request(req, self.settings)
         config = req.config
-        agent = make_agent(config, task, self.settings, endpoint_key=req.endpoint_key)
+        agent = make_agent(config, task, self.settings, endpoint_key=req.endpoint_key, web=self.store)
         user = make_user(config, task, self.settings)
         self._set_idle_timeout(user)
         human = user.human if isinstance(user, ShadowUser) else user
@@ -257,7 +257,7 @@ class RunManager:
             raise ValueError(f"run {run_id} is {run.status}; only an interrupted or abandoned run can be continued")
         task = run_task(run)
         config = config_of_run(run, self.settings)
-        agent = make_agent(config, task, self.settings)
+        agent = make_agent(config, task, self.settings, web=self.store)
         user = make_user(config, task, self.settings)
         self._set_idle_timeout(user)
         req = RunRequest(config=config)

@@ -22,4 +22,9 @@ def counts_line(events: Iterable[StoredEvent | EventData], *, imported: bool = F
         parts += [f"tokens {stats.tokens_text()}", f"cost {stats.cost_text}"]
     if c.compactions:
         parts.append(f"compactions {c.compactions}")
+    if c.web.get("recorded"):
+        parts.append(f"web recorded {c.web['recorded']}")
+    replayed = sum(n for k, n in c.web.items() if k != "recorded")
+    if replayed:
+        parts.append(f"web replayed {replayed} ({c.web_misses} not in the recording)")
     return " · ".join(parts)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from typer.core import TyperGroup
 
-from . import agent, analyse, campaign, compare, db, fidelity, openclaw, reextract, results, run, score, serve, site, table, tasks, votes, worker
+from . import agent, analyse, campaign, compare, corpus, db, fidelity, openclaw, reextract, results, run, score, serve, site, table, tasks, votes, worker
 
 if TYPE_CHECKING:
     # typer (>= 0.26) vendors click; the Context its groups receive has no public alias
@@ -120,7 +120,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
-for module in (tasks, agent, run, score, analyse, reextract, results, table, campaign, votes, fidelity, compare, db, serve, openclaw, worker, site):
+for module in (tasks, agent, run, score, analyse, reextract, results, table, campaign, votes, fidelity, compare, corpus, db, serve, openclaw, worker, site):
     module.register(app)
 
 

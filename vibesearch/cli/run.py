@@ -28,6 +28,7 @@ from ._logs import database_errors as _database_errors
 from ._logs import plain_logs as _plain_logs
 from ._queue import show_queued
 
+WEB_CHOICES = "record | replay[:SELECTION] | live (SELECTION: run ids, a batch id or a task id)"
 PROTOCOL_HELP = field_help("protocol", "vibesearch (ours, the default) | official (the paper's harness, rule by rule)")
 HARNESS_HELP = "the official profile's prompts: your checkout of VibeBench/VibeSearchBench, parsed, never run (default: VIBESEARCH_OFFICIAL_HARNESS; unset: our own prompts)"
 SUMMARY_KEYS = ("run_id", "task_id", "status", "termination", "stages_reached", "stages_total", "user_turns", "assistant_steps", "tool_calls")
@@ -141,6 +142,7 @@ def run_cmd(
     budget_tokens: Optional[int] = typer.Option(None, "--budget-tokens", help=field_help("limits.budget_tokens")),
     stop_on_answer: Optional[bool] = typer.Option(None, "--stop-on-answer/--no-stop-on-answer", help=field_help("limits.stop_on_final_answer")),
     search: Optional[str] = typer.Option(None, "--search", help=field_help("search.backend", " | ".join(SEARCH_BACKENDS))),
+    web: Optional[str] = typer.Option(None, "--web", help=field_help("search.web", WEB_CHOICES)),
     endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help=field_help("agent.endpoint_url")),
     endpoint_model: Optional[str] = typer.Option(None, "--endpoint-model", help=field_help("agent.endpoint_model")),
     openclaw_subagents: Optional[bool] = typer.Option(None, "--openclaw-subagents/--no-openclaw-subagents", help=field_help("agent.openclaw.subagents")),
@@ -171,7 +173,7 @@ def run_cmd(
     given = dict(
         agent=agent, agent_model=model, user=user, simulator_model=simulator_model, max_user_turns=max_user_turns,
         budget_usd=budget_usd, budget_tokens=budget_tokens, stop_on_final_answer=stop_on_answer, search_backend=search,
-        endpoint_url=endpoint_url, endpoint_model=endpoint_model, protocol=protocol,
+        endpoint_url=endpoint_url, endpoint_model=endpoint_model, protocol=protocol, **_web_choice(web),
         openclaw=_openclaw_switches(openclaw_subagents, openclaw_memory, openclaw_long_term_memory, openclaw_idle_s, openclaw_max_nudges),
     )
     request = BatchRequest(
@@ -299,6 +301,7 @@ def play_cmd(
     model: Optional[str] = typer.Option(None, "--model", help=field_help("agent.model")),
     shadow_model: Optional[str] = typer.Option(None, "--shadow-model", help=field_help("user.shadow")),
     protocol: Optional[str] = typer.Option(None, "--protocol", help=PROTOCOL_HELP),
+    web: Optional[str] = typer.Option(None, "--web", help=field_help("search.web", WEB_CHOICES)),
     official_harness: Optional[Path] = typer.Option(None, "--official-harness", help=HARNESS_HELP),
     tasks_path: Optional[Path] = typer.Option(None, "--tasks", help="a task file or folder besides the bundled ones"),
     resume: Optional[str] = typer.Option(None, "--resume", help="continue a run you left with Ctrl-C (its id; the run keeps its own task and settings)"),
@@ -325,8 +328,10 @@ def play_cmd(
         store = open_db(settings.db)
         config, the_task, the_agent, the_user = _resumed_parts(store, resume, settings)
     else:
-        config, the_task, the_agent, the_user = _new_parts(str(task), settings, agent, model, shadow_model, protocol)
-        store = open_db(settings.db)
+        choice = _web_choice(web)
+        replay_from = open_db(settings.db) if choice.get("web") == "replay" else None  # a replay reads its recording there
+        config, the_task, the_agent, the_user = _new_parts(str(task), settings, agent, model, shadow_model, protocol, choice, replay_from)
+        store = replay_from or open_db(settings.db)
     from ..session import RunAlreadyEnded
     from ..runner import ResumeError
     from ..store import LeaseHeld
@@ -348,7 +353,23 @@ def _openclaw_switches(
     return {k: v for k, v in given.items() if v is not None} or None
 
 
-def _new_parts(task: str, settings: Any, agent: Optional[str], model: Optional[str], shadow_model: Optional[str], protocol: Optional[str]) -> tuple[Any, Any, Any, Any]:
+def _web_choice(web: Optional[str]) -> dict[str, Any]:
+    """``--web record|replay[:SELECTION]|live`` as the config's ``web`` and ``web_from``."""
+    if web is None:
+        return {}
+    from ..run.web import parse_web_choice
+
+    try:
+        mode, selection = parse_web_choice(web)
+    except ValueError as exc:
+        fail(f"--web: {exc}")
+    return {"web": mode, "web_from": selection}
+
+
+def _new_parts(
+    task: str, settings: Any, agent: Optional[str], model: Optional[str], shadow_model: Optional[str], protocol: Optional[str],
+    web: dict[str, Any], store: Any,
+) -> tuple[Any, Any, Any, Any]:
     from ..agents import make_agent
     from ..protocol import build_config
     from ..tasks import TaskLoadError
@@ -358,10 +379,10 @@ def _new_parts(task: str, settings: Any, agent: Optional[str], model: Optional[s
     try:
         the_task = resolve_tasks([task], settings)[0]
         config = build_config(
-            settings, task_id=the_task.id, agent=agent, agent_model=model, user="human", shadow=shadow_model, protocol=protocol
+            settings, task_id=the_task.id, agent=agent, agent_model=model, user="human", shadow=shadow_model, protocol=protocol, **web
         )
         _check_prompts(config, settings)
-        the_agent = make_agent(config, the_task, settings)
+        the_agent = make_agent(config, the_task, settings, web=store)
         the_user = make_user(config, the_task, settings)
     except (TaskArgError, TaskLoadError, ValueError) as exc:
         fail(one_line(exc))
@@ -385,7 +406,7 @@ def _resumed_parts(store: Any, run_id: str, settings: Any) -> tuple[Any, Any, An
         config = config_of_run(run, settings)
         if not is_person(config.user.kind):
             fail(f"--resume {run_id}: the run is played by {config.user.kind!r}, not a person: continue it with `vibesearch resume {run_id}`")
-        the_agent = make_agent(config, the_task, settings)
+        the_agent = make_agent(config, the_task, settings, web=store)
         the_user = make_user(config, the_task, settings)
     except (RunNotFound, KeyError):
         fail(f"--resume {run_id}: no such run in {db_shown(settings.db)}")

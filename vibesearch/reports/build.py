@@ -155,6 +155,9 @@ def build_report(
                 "compactions": r.stats.compactions,
                 "termination": r.stats.termination,
                 "cost": r.stats.cost_text,
+                "web_recorded": r.stats.web_recorded,
+                "web_replayed": r.stats.web_replayed,
+                "web_replay_misses": r.stats.web_replay_misses,
             }
             for r in records
         ],

@@ -190,6 +190,17 @@ def run_rows(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     return headers, rows
 
 
+def web_section(report: dict[str, Any]) -> list[str]:
+    """The runs that recorded or replayed their web (docs/web.md), with a replay's misses: the
+    requests its recording did not hold (an unseen query answered by BM25, an unseen URL)."""
+    rows = [[r["run_id"], r["task_id"], r.get("web_recorded", 0), r.get("web_replayed", 0), r.get("web_replay_misses", 0)]
+            for r in report["runs"] if r.get("web_recorded") or r.get("web_replayed")]
+    if not rows:
+        return []
+    return ["### The web of the runs\n", "Replay misses: requests the recording did not hold (docs/web.md).\n",
+            _md_table(["run", "task", "recorded exchanges", "replayed requests", "replay misses"], rows)]
+
+
 def stage_sections(report: dict[str, Any]) -> list[str]:
     """The per-stage views (``results.stage_view``) as markdown sections (rows from ``reports.stages``)."""
     from .stages import REACHED_HEADERS, RECALL_HEADERS, RECALL_NOTE, has_stages, reached_rows, recall_rows, stall_text
@@ -262,6 +273,7 @@ def to_markdown(report: dict[str, Any]) -> str:
               _md_table(*run_rows(report))]
     if report["unscored_runs"]:
         parts.append(f"\nRuns without a score by this judge: {', '.join(report['unscored_runs'])}\n")
+    parts += web_section(report)
     if report["left_out"]:
         parts += ["### Runs left out (not samples)\n",
                   _md_table(["run", "task", "configuration", "profile", "reason"],

@@ -36,6 +36,7 @@ from .events import (
     ToolCallEvent,
     ToolResultEvent,
     UsageEvent,
+    WebEvent,
     parse_event,
 )
 from .protocols import Agent, AgentReply, GraphResult, User, UserAway, UserIdle, UserState, UserTurn
@@ -97,6 +98,7 @@ __all__ = [
     "ToolResultEvent",
     "Turn",
     "UsageEvent",
+    "WebEvent",
     "User",
     "UserSpec",
     "UserAway",

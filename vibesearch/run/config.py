@@ -27,6 +27,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from .web import WebMode
 from ..config import MODEL_AGENT_KINDS, MODEL_USER_KINDS, PERSON_USER_KINDS, AgentKind, SearchBackend, Settings, UserKind
 
 # the protocol profiles a run may name (``vibesearch.protocol`` implements each)
@@ -163,6 +164,16 @@ class SearchSpec(_Part):
     backend: SearchBackend = Field(default="offline", description="where the search tool looks (offline: the task's corpus)")
     topn: int = Field(default=10, ge=1, description="results per search")
     tool_result_max_chars: int = Field(default=20_000, ge=1, description="the most characters of one tool result (longer ones are cut)")
+    web: WebMode | None = Field(
+        default=None,
+        description="what becomes of the web the tools see (docs/web.md): record it in the store (a web backend's default), "
+        "replay a recording without any connection, or live (neither); None: nothing recorded (the offline corpus)",
+    )
+    web_from: str | None = Field(
+        default=None,
+        description="replay only: the recording replayed, as run ids, a batch id or a task id, comma-separated "
+        "(None: everything recorded for the run's task)",
+    )
 
 
 class Limits(_Part):
@@ -213,6 +224,8 @@ _FLAT: dict[str, tuple[str, str]] = {
     "search_backend": ("search", "backend"),
     "search_topn": ("search", "topn"),
     "tool_result_max_chars": ("search", "tool_result_max_chars"),
+    "web": ("search", "web"),
+    "web_from": ("search", "web_from"),
     **{name: ("limits", name) for name in Limits.model_fields if name not in PROFILE_LIMITS},
 }
 _TOP = ("task_id", "protocol", "seed", "pace_s")
@@ -299,4 +312,17 @@ class RunConfig(_Part):
                 parts[key] = value
         _keep_what_the_kind_reads(AgentSpec, parts["agent"])
         _keep_what_the_kind_reads(UserSpec, parts["user"])
+        _web_mode(parts["search"])
         return cls.model_validate(parts)
+
+
+def _web_mode(search: dict[str, Any]) -> None:
+    """The web mode a search part keeps: a web backend records unless told otherwise; the offline
+    corpus has no web to record or use live (only a replay replaces it); a selection only with a
+    replay."""
+    if search.get("web") is None and search.get("backend", "offline") != "offline":
+        search["web"] = "record"
+    elif search.get("backend", "offline") == "offline" and search.get("web") in ("record", "live"):
+        search["web"] = None
+    if search.get("web") != "replay":
+        search["web_from"] = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Annotated, Any, Callable, Literal, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
 
 # What a user may decide on a turn after the opening (a simulator, a person, a script alike) ...
 Decision = Literal["disclose", "push", "perfunctory", "redirect", "done"]
@@ -146,6 +146,63 @@ class GraphEvent(_Event):
     outcome: str | None = None
 
 
+# what a tool asked of the web, and how a replayed run's request was answered from its recording
+WebOp = Literal["search", "scholar", "visit"]
+ReplayOutcome = Literal["exact", "fallback", "missing"]
+
+
+class WebEvent(_Event):
+    """One exchange of a tool with the web (``run.web``): recorded when the run records its web,
+    or answered from a recording when it replays one (``replayed`` then says how).
+
+    A search (``op`` "search" or "scholar") keeps its backend, query, ``topn`` and its hits (or
+    the provider's error); a visit the requested and final URL, the status, the headers that
+    matter, the title, and the extracted text and raw body by content (``text_sha256``,
+    ``body_sha256``: the store keeps each content once, compressed). The bytes travel with the
+    event in memory (``blobs``) until the store writes them; secrets are scrubbed before (keys in
+    URLs, and only an allow-list of headers is kept)."""
+
+    kind: Literal["web"] = "web"
+    op: WebOp
+    backend: str
+    call_id: str | None = None  # the tool call that made it (``run.tools.execute_tool_call``)
+    query: str | None = None
+    topn: int | None = None
+    url: str | None = None
+    final_url: str | None = None
+    status: int | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    title: str | None = None
+    hits: list[dict[str, Any]] | None = None
+    error: str | None = None
+    truncated: bool = False
+    text_sha256: str | None = None
+    body_sha256: str | None = None
+    body_bytes: int = 0  # the raw body's size as downloaded (the stored body may be cut: ``body_capped``)
+    body_capped: bool = False
+    fetched_at: float | None = None  # Unix time of the fetch
+    replayed: ReplayOutcome | None = None
+    _blobs: dict[str, bytes] = PrivateAttr(default_factory=dict)
+
+    def attach(self, content: bytes) -> str:
+        """Keep ``content`` with the event (written by the store) and give its sha256."""
+        import hashlib
+
+        digest = hashlib.sha256(content).hexdigest()
+        self._blobs[digest] = content
+        return digest
+
+    @property
+    def blobs(self) -> dict[str, bytes]:
+        """The contents carried with the event, by sha256 (what the store writes, or read back)."""
+        return self._blobs
+
+    def text(self) -> str | None:
+        """The extracted text (None: not carried, or a failed visit)."""
+        raw = self._blobs.get(self.text_sha256 or "")
+        return raw.decode("utf-8") if raw is not None else None
+
+
 class EndEvent(_Event):
     kind: Literal["end"] = "end"
     termination: Termination
@@ -164,6 +221,7 @@ EventData = Annotated[
         NoteEvent,
         GraphEvent,
         EndEvent,
+        WebEvent,
     ],
     Field(discriminator="kind"),
 ]

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from .._files import first_non_finite
 from .._secrets import scrub
-from .events import Emit, ToolCallEvent, ToolResultEvent
+from .events import Emit, EventData, ToolCallEvent, ToolResultEvent, WebEvent
 
 
 @dataclass
@@ -67,7 +67,7 @@ async def execute_tool_call(
         out = ToolOutput(_non_finite(call.tool, where), error=True)
     else:
         try:
-            out = await toolbox.call(call.tool, call.arguments, emit)
+            out = await toolbox.call(call.tool, call.arguments, _linked(emit, call.call_id))
         except Exception as exc:  # noqa: BLE001 - a toolbox must not raise, but never crash the run
             out = ToolOutput(scrub(f"Error: {call.tool} failed: {type(exc).__name__}: {exc}")[:2000], error=True)
     return ToolResultEvent(
@@ -78,6 +78,21 @@ async def execute_tool_call(
         truncated_chars=out.truncated_chars,
         elapsed_s=round(time.perf_counter() - start, 4),
     )
+
+
+def _linked(emit: Emit | None, call_id: str) -> Emit | None:
+    """``emit`` with the call's id put on each web exchange the call records (its link to the
+    run's tool events)."""
+    if emit is None:
+        return None
+    inner = emit
+
+    def linked(data: EventData) -> object:
+        if isinstance(data, WebEvent) and data.call_id is None:
+            data.call_id = call_id
+        return inner(data)
+
+    return linked
 
 
 def _non_finite(tool: str, where: str) -> str:

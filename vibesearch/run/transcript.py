@@ -46,7 +46,9 @@ from .events import (
     ToolCallEvent,
     ToolResultEvent,
     UsageEvent,
+    WebEvent,
 )
+from .web import REPLAY_MISSES
 
 AGENT_PURPOSES = frozenset({"agent", "extraction", "compaction"})  # the agent's own model calls
 OFFICIAL_COUNT_KEYS = ("user_turns", "assistant_turns", "tool_calls")
@@ -90,6 +92,13 @@ class Counts:
     termination: str | None = None
     termination_detail: str = ""
     imported: bool = False  # a copy of a run made elsewhere: no usage kept means an unknown cost
+    # the run's web exchanges (``WebEvent``): "recorded", and a replay's "exact", "fallback", "missing"
+    web: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def web_misses(self) -> int:
+        """Requests a replay could not answer as recorded (an unseen query, an unseen URL)."""
+        return sum(self.web.get(k, 0) for k in REPLAY_MISSES)
 
     @property
     def tool_calls(self) -> int:
@@ -185,6 +194,7 @@ class Tally:
         self.reply_kinds: Counter[str] = Counter()
         self.max_stage: int | None = None
         self.end: EndEvent | None = None
+        self.web: Counter[str] = Counter()
 
     def add(self, d: EventData) -> None:
         if isinstance(d, MessageEvent):
@@ -219,6 +229,8 @@ class Tally:
             self.end = d
         elif isinstance(d, ErrorEvent):
             self.errors += 1
+        elif isinstance(d, WebEvent):
+            self.web[d.replayed or "recorded"] += 1
 
     # the live counters the recorder's budget reads (no snapshot needed)
     @property
@@ -246,6 +258,7 @@ class Tally:
             termination=self.end.termination if self.end else None,
             termination_detail=self.end.detail if self.end else "",
             imported=self.imported,
+            web=dict(self.web),
         )
 
 

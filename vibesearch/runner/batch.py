@@ -26,6 +26,7 @@ from ..protocol import build_config
 from ..run import Agent, Conversation, RunConfig, User
 from ..run.events import ErrorEvent, MessageEvent, StoredEvent, ToolCallEvent
 from ..run.result import RESUMABLE, STATUS_OF, RunResult, as_status
+from ..run.web import WebArchive
 from ..store import Store, TaskSnapshotError, new_run_id
 from ..store.leases import LeaseHeld, LeaseLost, batch_key
 from ..tasks.models import Task
@@ -202,7 +203,7 @@ async def _run_jobs(
             if job.run_id is not None:
                 return await resume_run(store, job.run_id, settings, listeners=listeners)
             config = spec.config_for(job.task)
-            agent, user = (build or build_parts)(config, job.task, settings)
+            agent, user = build(config, job.task, settings) if build is not None else build_parts(config, job.task, settings, store)
             fields: RunFields = {"batch_id": spec.batch_id, "run_index": job.index, "owner": spec.owner, "meta": {"batch": plan}}
             opened = open_run(store, config, job.task, settings, fields=fields)  # the row (and its id) first
             run_id = opened.run_id
@@ -236,12 +237,12 @@ async def _run_jobs(
     return list(zip(jobs, results))
 
 
-def build_parts(config: RunConfig, task: Task, settings: Settings) -> tuple[Agent, User]:
-    """The agent and the user a run's config describes."""
+def build_parts(config: RunConfig, task: Task, settings: Settings, web: WebArchive | None = None) -> tuple[Agent, User]:
+    """The agent and the user a run's config describes (``web``: the store a replayed web is read from)."""
     from ..agents import make_agent
     from ..users import make_user
 
-    return make_agent(config, task, settings), make_user(config, task, settings)
+    return make_agent(config, task, settings, web=web), make_user(config, task, settings)
 
 
 def _unreached(job: Job, run_id: str | None, status: Any, error: str) -> RunResult:

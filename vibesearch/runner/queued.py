@@ -274,7 +274,7 @@ async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, A
                 from ..session.preflight import check_config_credentials
 
                 check_config_credentials(config, settings)  # a worker without the key: the job fails (and is retried)
-                agent, user = build_parts(config, task, settings)
+                agent, user = build_parts(config, task, settings, store)
                 fields: RunFields = {"batch_id": args["batch_id"], "run_index": int(args["run_index"]), "owner": args.get("owner"),
                           "meta": {"batch": args.get("plan") or {}}}
                 opened = await asyncio.to_thread(open_run, store, config, task, settings, run_id=run_id, fields=fields)

@@ -94,7 +94,7 @@ async def _resume(
     if user is None and is_person(config.user.kind):
         raise ResumeError("a run played by a person can only be resumed where that person is (the app or `vibesearch play`)")
     _check_same_prompts(run, config, settings)
-    agent = agent or make_agent(config, task, settings)
+    agent = agent or make_agent(config, task, settings, web=store)
     user = user or make_user(config, task, settings)
     meta = run.meta()
     meta["resumed"] = int(meta.get("resumed", 0)) + 1

@@ -127,9 +127,11 @@ def start_batch(settings: Settings, request: BatchRequest, front: BatchFront) ->
     spec = BatchSpec(tasks=task_list, config=config, runs=planned_runs, concurrency=request.concurrency)
     if plan is not None and plan.get("batch_id"):
         spec.batch_id = str(plan["batch_id"])
-    try:  # configuration errors (no model, no corpus ...) stop before anything runs
+    if config.search.web == "replay":  # the recording a replay reads is in the database
+        store = store or open_db(settings.db)
+    try:  # configuration errors (no model, no corpus, nothing recorded to replay ...) stop before anything runs
         for t in task_list:
-            build_parts(spec.config_for(t), t, settings)
+            build_parts(spec.config_for(t), t, settings, store)
     except ValueError as exc:
         raise BatchRefused(str(exc)) from None
     if request.queue:

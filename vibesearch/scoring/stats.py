@@ -55,6 +55,11 @@ class RunStats(BaseModel):
     redirect_rate: float | None
     wall_time_s: float | None
     errors: int = 0
+    # the run's web (docs/web.md): exchanges it recorded, requests a replay answered, and of those
+    # the ones the recording did not hold as asked (an unseen query by BM25, an unseen URL)
+    web_recorded: int = 0
+    web_replayed: int = 0
+    web_replay_misses: int = 0
     official: OfficialCounts
 
     @property
@@ -124,6 +129,9 @@ def stats_of(run_id: str, c: Counts, *, stages_total: int | None = None, termina
         redirect_rate=c.rate("redirect"),
         wall_time_s=wall_time_s,
         errors=c.errors,
+        web_recorded=c.web.get("recorded", 0),
+        web_replayed=sum(n for k, n in c.web.items() if k != "recorded"),
+        web_replay_misses=c.web_misses,
         official=_official(c.official),
     )
 

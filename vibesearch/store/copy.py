@@ -3,7 +3,8 @@
 ``copy_database(src, dst)`` brings DST to the newest schema, refuses it unless it is empty,
 copies every table in foreign-key order in batches (one transaction per batch), moves
 PostgreSQL's id sequences past the copied ids, and compares each table's row count and checksum
-on both sides. The copied tables are ``COPIED``: the runs and all they hold, labels, campaigns,
+on both sides. The copied tables are ``COPIED``: the runs and all they hold (their recorded web's
+contents too), labels, campaigns,
 adjudications and the adjudications they replaced (``adjudication_history``, whose counts and
 checksums are compared like every other's), studies and preference votes. Leases and stop requests are not copied: they name
 processes of the source's machines (and their runs in flight), which drive no run of the copy.
@@ -37,7 +38,7 @@ from .migrations import SchemaError
 
 # foreign-key order; ``leases``, ``stop_requests``, ``logins``, ``login_failures`` and ``provider_backoff`` are left out on purpose (see the module's docstring)
 COPIED = ("meta", "runs", "events", "graphs", "scores", "verdicts", "labels", "pred_labels", "campaigns", "adjudications",
-          "adjudication_history", "studies", "study_codes", "votes")
+          "adjudication_history", "studies", "study_codes", "votes", "web_blobs")
 BATCH = 1000
 
 
@@ -74,6 +75,8 @@ def _norm(value: Any) -> Any:
         return repr(value)
     if isinstance(value, datetime):
         return value.replace(tzinfo=None).isoformat(sep=" ")
+    if isinstance(value, (bytes, bytearray, memoryview)):  # a recorded page's content: by its digest on both engines
+        return hashlib.sha256(bytes(value)).hexdigest()
     return str(value)
 
 

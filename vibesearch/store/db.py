@@ -27,7 +27,7 @@ from sqlalchemy import DateTime, String, Text, bindparam, func, text, update
 from sqlmodel import Session, SQLModel, col, select
 
 from ..run.config import RunConfig
-from ..run.events import EventData, GraphEvent, StoredEvent, parse_event, utcnow
+from ..run.events import EventData, GraphEvent, StoredEvent, WebEvent, parse_event, utcnow
 from ._engine import make_engine, prepare_schema
 from ._url import DbTarget, db_target
 from ._write import retrying
@@ -38,6 +38,7 @@ from .logins import LoginFailuresMixin, LoginsMixin
 from .studies import StudiesMixin
 from .stops import StopsMixin
 from .votes import VotesMixin
+from .web import WebMixin, write_web_blobs
 from .migrations import SchemaError
 from .tables import SCHEMA_VERSION, EventRow, GraphRow, Meta, Run, ScoreRow, VerdictRow
 
@@ -53,7 +54,7 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresMixin, StudiesMixin, BackoffsMixin, VotesMixin):
+class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresMixin, StudiesMixin, BackoffsMixin, VotesMixin, WebMixin):
     """One database: an SQLite file (a path or ``sqlite:///path``) or a PostgreSQL URL
     (``postgresql+psycopg://user@host:port/db``). Thread-safe; share one Store per process and
     database (``open_db``).
@@ -211,6 +212,8 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
                 for seq, (_payload, data) in zip(seqs, rows):
                     if isinstance(data, GraphEvent):
                         conn.execute(graphs.insert().values(**_graph_row(run_id, data).model_dump(exclude={"id"})))
+                    elif isinstance(data, WebEvent):
+                        write_web_blobs(conn, data)
                     out.append(StoredEvent(run_id=run_id, seq=seq, ts=ts, data=data))
             return out
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal, Optional
 
 from pydantic import ValidationError
-from sqlalchemy import Boolean, Column, Index, Text, UniqueConstraint, true
+from sqlalchemy import Boolean, Column, Index, LargeBinary, Text, UniqueConstraint, true
 from sqlmodel import AutoString, Field, SQLModel, col
 
 from ..run.config import RunConfig
@@ -410,6 +410,19 @@ class VoteRow(SQLModel, table=True):
     attention: Optional[VoteWinner] = Field(default=None, sa_type=AutoString)
     campaign: Optional[str] = Field(default=None, index=True)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class WebBlobRow(SQLModel, table=True):
+    """One content of a recorded web (a page's extracted text or raw body), stored once whichever
+    runs fetched it: ``sha256`` of the bytes, their ``size``, compressed by ``codec`` (zlib).
+    The runs' ``web`` events name it (``store.web``). Added by migration 0013."""
+
+    __tablename__ = "web_blobs"
+    sha256: str = Field(primary_key=True)
+    size: int
+    codec: str = "zlib"
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created_at: float = 0.0
 
 
 Index("ix_events_run_seq", col(EventRow.run_id), col(EventRow.seq))

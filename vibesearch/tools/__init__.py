@@ -13,6 +13,8 @@ from ..config import Settings
 from ..run.config import SearchSpec
 from ..run.events import Emit
 from ..tasks.models import Task
+from ..run.web import WebArchive
+from ._backend import make_backend
 from .base import Toolbox, ToolOutput, cap
 from .offline import OfflineBackend, OfflineCorpus, corpus_for_task
 from .official import OfficialToolbox, make_official_toolbox
@@ -24,19 +26,6 @@ from ._text import best_sentences, idf_weights, rank_texts, sentences, tokenize
 from .toolbox import AgentToolbox, SearchBackend
 
 
-def make_backend(task: Task, settings: Settings, *, search: SearchSpec | None = None, kind: str | None = None) -> SearchBackend:
-    """The search backend named by ``kind`` (default: the one ``search`` names)."""
-    search = search or SearchSpec()
-    kind = kind or search.backend
-    if kind == "offline":
-        return OfflineBackend(corpus_for_task(task), settings, search=search)
-    from .web import WEB_PROVIDERS, WebBackend
-
-    if kind not in WEB_PROVIDERS:
-        raise ValueError(f"search_backend: unknown backend {kind!r}; choose offline, {', '.join(WEB_PROVIDERS)}")
-    return WebBackend(settings, provider=kind, search=search)
-
-
 def make_toolbox(
     task: Task,
     settings: Settings,
@@ -44,6 +33,7 @@ def make_toolbox(
     search: SearchSpec | None = None,
     emit: Emit | None = None,
     backend: str | SearchBackend | None = None,
+    web: WebArchive | None = None,
 ) -> AgentToolbox:
     """The tools of one run of ``task`` (``search``: the run's ``RunConfig.search``; default the
     offline corpus, 10 results, results cut at 20,000 characters).
@@ -51,12 +41,13 @@ def make_toolbox(
     ``backend`` may be a backend name (``"offline"``, ``"ddgs"``, ``"serper"``, ``"tavily"``,
     ``"searxng"``) overriding the one ``search`` names, or a ready backend object (anything with
     async ``search``/``visit``/``scholar``). ``emit`` receives the summariser's usage events of
-    calls made without an emit of their own.
+    calls made without an emit of their own. ``web`` is where a replay reads its recording (the
+    store), needed when ``search.web`` is ``replay``.
     """
     search = search or SearchSpec()
-    if backend is None or isinstance(backend, str):
-        backend = make_backend(task, settings, search=search, kind=backend)
-    return AgentToolbox(backend, PythonSandbox(settings), settings, search=search, emit=emit)
+    chosen: SearchBackend = backend if backend is not None and not isinstance(backend, str) else \
+        make_backend(task, settings, search=search, kind=backend, web=web)
+    return AgentToolbox(chosen, PythonSandbox(settings), settings, search=search, emit=emit)
 
 
 __all__ = [

@@ -37,10 +37,11 @@ from ..llm import complete, scrub
 from ..protocol.prompts import PromptSet
 from ..run.config import SearchSpec
 from ..run.events import Emit
+from ..run.web import WebArchive
 from ..tasks.models import Task
 from ._format import Hit
 from .base import ToolOutput
-from .offline import OfflineBackend, corpus_for_task
+from ._backend import make_backend
 from .sandbox import PythonSandbox
 
 OFFICIAL_TOOLS = ("search", "visit", "scholar_search", "python")
@@ -68,9 +69,9 @@ class OfficialBackend(Protocol):
 
     name: str
 
-    async def hits(self, query: str, topn: int, *, scholarly: bool = False) -> list[Hit]: ...
+    async def hits(self, query: str, topn: int, *, scholarly: bool = False, emit: Emit | None = None) -> list[Hit]: ...
 
-    async def page_texts(self, urls: list[str]) -> list[str | None]: ...
+    async def page_texts(self, urls: list[str], emit: Emit | None = None) -> list[str | None]: ...
 
 
 # ---------------------------------------------------------------- result texts
@@ -241,25 +242,25 @@ class OfficialToolbox:
 
     # ---- search / scholar_search
 
-    async def _hits_text(self, query: str, topn: int, scholarly: bool) -> str:
-        return hits_text(query, await self.backend.hits(query, topn, scholarly=scholarly), scholarly=scholarly)
+    async def _hits_text(self, query: str, topn: int, scholarly: bool, emit: Emit | None) -> str:
+        return hits_text(query, await self.backend.hits(query, topn, scholarly=scholarly, emit=emit), scholarly=scholarly)
 
     async def _search(self, args: dict[str, Any], emit: Emit | None) -> ToolOutput:
         # ``source`` (web or news) is accepted and, as in the official toolkit, changes nothing
         queries, topn = _queries(args.get("query", "")), _topn(args.get("topn", DEFAULT_TOPN))
-        parts = await asyncio.gather(*(self._hits_text(q, topn, False) for q in queries), return_exceptions=True)
+        parts = await asyncio.gather(*(self._hits_text(q, topn, False, emit) for q in queries), return_exceptions=True)
         return ToolOutput(_joined(parts))
 
     async def _scholar_search(self, args: dict[str, Any], emit: Emit | None) -> ToolOutput:
         queries = _queries(args.get("query", ""))
-        parts = await asyncio.gather(*(self._hits_text(q, SCHOLAR_TOPN, True) for q in queries), return_exceptions=True)
+        parts = await asyncio.gather(*(self._hits_text(q, SCHOLAR_TOPN, True, emit) for q in queries), return_exceptions=True)
         return ToolOutput(_joined(parts))
 
     # ---- visit
 
     async def _visit(self, args: dict[str, Any], emit: Emit | None) -> ToolOutput:
         urls, goal = _urls(args.get("url", [])), str(args.get("goal", ""))
-        texts = await self.backend.page_texts(urls)
+        texts = await self.backend.page_texts(urls, emit)
         parts = await asyncio.gather(*(self._read(url, text, goal, emit) for url, text in zip(urls, texts)), return_exceptions=True)
         return ToolOutput(_joined(parts))
 
@@ -331,22 +332,12 @@ def make_official_toolbox(
     model: str,
     emit: Emit | None = None,
     backend: str | OfficialBackend | None = None,
+    web: WebArchive | None = None,
 ) -> OfficialToolbox:
     """The official tools of one run of ``task``: the backend ``search`` names (or ``backend``: a
     name or a ready backend with ``hits``/``page_texts``), the sandbox with the official limits,
     the schemas and extractor prompt of ``prompts``, and ``model`` (the agent's) for the
     extractor when ``settings.summariser_model`` is not set."""
-    if backend is None or isinstance(backend, str):
-        backend = _backend(task, settings, search, backend or search.backend)
-    return OfficialToolbox(backend, official_sandbox(settings), settings, prompts=prompts, model=model, emit=emit)
-
-
-def _backend(task: Task, settings: Settings, search: SearchSpec, kind: str) -> OfficialBackend:
-    """The backend named ``kind``, as ``tools.make_backend`` builds it."""
-    if kind == "offline":
-        return OfflineBackend(corpus_for_task(task), settings, search=search)
-    from .web import WEB_PROVIDERS, WebBackend
-
-    if kind not in WEB_PROVIDERS:
-        raise ValueError(f"search_backend: unknown backend {kind!r}; choose offline, {', '.join(WEB_PROVIDERS)}")
-    return WebBackend(settings, provider=kind, search=search)
+    chosen: OfficialBackend = backend if backend is not None and not isinstance(backend, str) else \
+        make_backend(task, settings, search=search, kind=backend or search.backend, web=web)
+    return OfficialToolbox(chosen, official_sandbox(settings), settings, prompts=prompts, model=model, emit=emit)

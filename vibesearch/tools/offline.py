@@ -140,22 +140,22 @@ class OfflineBackend:
         return [Hit(d.title, d.url, snip, date=d.date, source=d.source) for (d, _), snip in zip(found, snippets)]
 
     # ranking is CPU work (and jieba loads its dictionary on first use): keep it off the event loop
-    async def search(self, query: str, topn: int) -> ToolOutput:
+    async def search(self, query: str, topn: int, emit: Emit | None = None) -> ToolOutput:
         if not len(self.corpus):
             return ToolOutput("search: this task has no offline corpus, so there is nothing to search.", error=True)
         hits = await asyncio.to_thread(self._hits, query, topn, False)
         return ToolOutput(format_hits(query, hits))
 
-    async def scholar(self, query: str) -> ToolOutput:
+    async def scholar(self, query: str, emit: Emit | None = None) -> ToolOutput:
         hits = await asyncio.to_thread(self._hits, query, self.search_spec.topn, True)
         return ToolOutput(format_hits(query, hits, scholarly=True))
 
     # the raw material of the official profile's tools (``tools.official``), which lay it out themselves
-    async def hits(self, query: str, topn: int, *, scholarly: bool = False) -> list[Hit]:
+    async def hits(self, query: str, topn: int, *, scholarly: bool = False, emit: Emit | None = None) -> list[Hit]:
         """The ranked hits of ``query`` (the scholarly documents only when ``scholarly``)."""
         return await asyncio.to_thread(self._hits, query, topn, scholarly)
 
-    async def page_texts(self, urls: list[str]) -> list[str | None]:
+    async def page_texts(self, urls: list[str], emit: Emit | None = None) -> list[str | None]:
         """The stored text of each URL's document; None for a URL that is not in the corpus."""
         docs = [self.corpus.get(url) for url in urls]
         return [doc.text if doc is not None else None for doc in docs]

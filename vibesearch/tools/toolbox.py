@@ -25,13 +25,16 @@ class SearchBackend(Protocol):
 
     name: str
 
-    async def search(self, query: str, topn: int) -> ToolOutput: ...
-
-    async def visit(self, urls: list[str], goal: str, emit: Emit | None = None) -> ToolOutput:
-        """``emit`` records what reading the pages spends (a summariser's model calls)."""
+    async def search(self, query: str, topn: int, emit: Emit | None = None) -> ToolOutput:
+        """``emit`` records the exchange with the web when the run records it (``run.web``)."""
         ...
 
-    async def scholar(self, query: str) -> ToolOutput: ...
+    async def visit(self, urls: list[str], goal: str, emit: Emit | None = None) -> ToolOutput:
+        """``emit`` records what reading the pages spends (a summariser's model calls) and the
+        pages fetched when the run records its web."""
+        ...
+
+    async def scholar(self, query: str, emit: Emit | None = None) -> ToolOutput: ...
 
 
 class AgentToolbox:
@@ -81,11 +84,11 @@ class AgentToolbox:
 
     async def _run(self, name: str, args: dict[str, Any], emit: Emit | None) -> ToolOutput:
         if name == "search":
-            return await self.backend.search(args["query"], args["topn"])
+            return await self.backend.search(args["query"], args["topn"], emit)
         if name == "visit":
             return await self.backend.visit(args["url"], args["goal"], emit)
         if name == "scholar_search":
-            return await self.backend.scholar(args["query"])
+            return await self.backend.scholar(args["query"], emit)
         return await self.sandbox.run(args["code"])
 
     async def call(self, name: str, arguments: dict[str, Any], emit: Emit | None = None) -> ToolOutput:

@@ -18,7 +18,7 @@ import ipaddress
 import re
 import socket
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import httpx
@@ -29,7 +29,12 @@ _TEXT_TYPES = ("text/plain", "application/json", "text/markdown", "text/csv", "a
 
 
 class FetchError(Exception):
-    """A page could not be fetched or read; the message is safe to show to the model."""
+    """A page could not be fetched or read; the message is safe to show to the model. ``status``:
+    the server's HTTP status when it answered one."""
+
+    def __init__(self, message: str, *, status: int | None = None):
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
@@ -38,6 +43,9 @@ class Page:
     title: str | None
     text: str
     truncated: bool = False
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)  # as the server sent them (``run.web.kept_headers`` picks)
+    raw: bytes = b""  # the body as downloaded (at most ``max_bytes``)
 
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -160,7 +168,7 @@ async def fetch_page(client: httpx.AsyncClient, url: str, *, max_bytes: int, tim
         async with asyncio.timeout(timeout_s + 5):
             async with client.stream("GET", url) as resp:
                 if resp.status_code >= 400:
-                    raise FetchError(f"the server answered HTTP {resp.status_code} {resp.reason_phrase}".rstrip())
+                    raise FetchError(f"the server answered HTTP {resp.status_code} {resp.reason_phrase}".rstrip(), status=resp.status_code)
                 ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
                 body = bytearray()
                 truncated = False
@@ -172,6 +180,7 @@ async def fetch_page(client: httpx.AsyncClient, url: str, *, max_bytes: int, tim
                         break
                 final_url = str(resp.url)
                 charset = resp.charset_encoding
+                status, headers = resp.status_code, dict(resp.headers)
     except FetchError:
         raise
     except httpx.TooManyRedirects:
@@ -187,11 +196,11 @@ async def fetch_page(client: httpx.AsyncClient, url: str, *, max_bytes: int, tim
     raw = bytes(body)
     if ctype in _TEXT_TYPES or (ctype.startswith("text/") and ctype != "text/html"):
         text = raw.decode(charset or "utf-8", errors="replace")
-        return Page(final_url, None, text.strip(), truncated)
+        return Page(final_url, None, text.strip(), truncated, status, headers, raw)
     title, text = await asyncio.to_thread(extract_html, raw, final_url, charset)
     if not text.strip():
-        raise FetchError("no readable text could be extracted from the page")
-    return Page(final_url, title, text, truncated)
+        raise FetchError("no readable text could be extracted from the page", status=status)
+    return Page(final_url, title, text, truncated, status, headers, raw)
 
 
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
