@@ -493,6 +493,18 @@ class LabelTab:
 
 
 def build(ctx: AppContext) -> dict[str, Any]:
-    """The tab; returns ``on_show`` (fills the run and campaign lists and, with a login, the
-    annotator name) and its ``outputs``, for the page's load event and the tab's select event (app/ui.py)."""
-    return LabelTab(ctx).wire()
+    """The tab, in two: the triples (labelling) and the votes (``app.vote``); returns ``on_show``
+    (fills the run, campaign and vote-campaign lists and, with a login, the annotator name) and its
+    ``outputs``, for the page's load event and the tab's select event (app/ui.py)."""
+    from .vote import VoteTab
+
+    with gr.Tabs(elem_id="vs-label-modes"):
+        with gr.Tab(ui_text("Triples"), id="label-triples", elem_id="vs-label-triples"):
+            triples = LabelTab(ctx).wire()
+        with gr.Tab(ui_text("Vote"), id="label-vote", elem_id="vs-vote-panel"):
+            votes = VoteTab(ctx).wire()
+
+    def on_show(request: gr.Request):
+        return (*triples["on_show"](request), *votes["on_show"](request))
+
+    return {"on_show": on_show, "outputs": [*triples["outputs"], *votes["outputs"]]}
