@@ -33,13 +33,12 @@ from ..labels.vote_campaigns import (
     voter_of,
 )
 from . import _vote_new
-from ._access import Who
+from ._access import Who, annotator_for
 from ._assets import scroll_when_shown_js
 from ._label_keys import Press, PressLine, clears_refusal, press_js
 from ._vote_view import KEYS, WINNER_OF_KEY, WINNER_WORDS, VoteView, answer_md, card_html, conversation, final_answer, refusal
 from ._words import ui_text
 from .context import AppContext
-from .label import annotator_for
 from .render import md_line
 
 # once a pair is shown, the page scrolls the card (persona, answers, buttons) to the window's top

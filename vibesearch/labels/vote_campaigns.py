@@ -59,6 +59,8 @@ class VoteItem:
 
 def run_facts(run: Run) -> dict[str, str]:
     """What the filter keys read of a run, and its configuration label."""
+    subset: str
+    language: str
     try:
         task = run.task()
         subset, language = task.subset or "", task.language or ""
