@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from vibesearch.run import GraphEvent, MessageEvent, WebEvent
-from vibesearch.store import AdjudicationRow, CampaignRow, ScoreRow, Store, VerdictRow, VoteRow, copy as copy_mod, db_target, make_engine
+from vibesearch.store import AdjudicationRow, CampaignRow, ScoreRow, Store, VerdictRow, VoteCampaignRow, VoteRow, copy as copy_mod, db_target, make_engine
 from vibesearch.store.leases import claim, new_owner, run_key
 from vibesearch.store.tables import StudyRow
 
@@ -45,6 +45,8 @@ def _filled(path: Path) -> Store:
     store.claim_study_code("0a1b2c3d", "code-one", "study:0a1b2c3d:")
     other = next(r for r in store.list_runs() if r.id != run.id)  # one of the previous release's
     store.add_votes([VoteRow(run_a=run.id, run_b=other.id, winner="both_bad", voter="ann", reason="ünïcode ✓", campaign="v1")])
+    store.add_vote_campaign(VoteCampaignRow(name="v1", items_json=f'[{{"run_x": "{run.id}", "run_y": "{other.id}", "expect": null}}]',
+                                            annotators_json='["ann"]', spec_json='{"seed": 0}'))
     claim(store, run_key(run.id), new_owner(), 60)
     return store
 

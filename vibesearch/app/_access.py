@@ -23,6 +23,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from .._names import PersonNameError, annotator_name
 from ..config import Settings
 from ._secret import server_secret
 
@@ -37,6 +38,17 @@ class Who:
     login: str | None = None
     admin: bool = False
     player: bool = False  # a study's player (a login made by a study link): reads only their own runs
+
+
+def annotator_for(who: Who, typed: Any) -> str:
+    """The name labels and votes are stored under: the login when there is one, else the typed name."""
+    if who.login:
+        return who.login
+    text = (typed if isinstance(typed, str) else "")[:1000]
+    try:
+        return annotator_name(text)  # the one form a name is stored in (" ann" and "ann" are one person)
+    except PersonNameError:
+        return text.strip()  # refused where it is used (``label.start_problem``, the campaign rules)
 
 
 class Access:

@@ -86,6 +86,12 @@ input[role="combobox"] { padding-right: 2.2em !important; text-overflow: ellipsi
   border: 1px solid var(--border-color-primary); border-radius: 4px; font-size: 0.8em; font-family: var(--font-mono); }
 #vs-label-refused p { color: #93370d; background: #fff4e5; border: 1px solid #f5b971; border-radius: 6px; padding: 4px 8px; }
 .vs-keys kbd { border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 0 4px; font-size: 0.85em; }
+/* the voting card (app/vote.py): the persona card, then both final answers side by side, each in a
+   box that scrolls on its own so the vote buttons stay in a laptop's window (1366×768) */
+.vs-vote-card .vs-persona { margin: 2px 0; }
+#vs-vote-answer-a, #vs-vote-answer-b { max-height: max(160px, calc(100vh - 430px)); overflow-y: auto;
+  border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 6px 10px; }
+#vs-vote-refused p { color: #93370d; background: #fff4e5; border: 1px solid #f5b971; border-radius: 6px; padding: 4px 8px; }
 """
 
 # The Label tab's keys, anywhere on the tab except in a text field (a text box, the search box, a
@@ -96,6 +102,18 @@ input[role="combobox"] { padding-right: 2.2em !important; text-overflow: ellipsi
 # card shown then (its data-card), the page's count of presses, the evidence ticked (each value
 # names its card) and the note; the event sends the stamp and the server refuses a press whose
 # card is no longer the one shown (app/_label_keys.py).
+# whether a key went to a text field (a text box, a dropdown's input), where it is typed, not a shortcut
+_TYPING_JS = """
+  const typing = (t) => {
+    if (!t) return false;
+    if (t.isContentEditable) return true;
+    const tag = (t.tagName || '').toLowerCase();
+    if (tag === 'textarea' || tag === 'select') return true;
+    if (tag !== 'input') return false;
+    const type = (t.getAttribute('type') || 'text').toLowerCase();
+    return !['checkbox', 'radio', 'button', 'submit', 'reset', 'range', 'color', 'file'].includes(type);
+  };
+"""
 SHORTCUTS_JS = """
 () => {
   if (window.__vsKeys) return;
@@ -114,16 +132,7 @@ SHORTCUTS_JS = """
       {card: card ? card.dataset.card : '', seq: ++presses, evidence: evidence, note: note ? note.value : ''});
   }, true);
   const ids = { y: 'vs-label-yes', n: 'vs-label-no', s: 'vs-label-skip', j: 'vs-label-next', k: 'vs-label-prev' };
-  const typing = (t) => {
-    if (!t) return false;
-    if (t.isContentEditable) return true;
-    const tag = (t.tagName || '').toLowerCase();
-    if (tag === 'textarea' || tag === 'select') return true;
-    if (tag !== 'input') return false;
-    const type = (t.getAttribute('type') || 'text').toLowerCase();
-    return !['checkbox', 'radio', 'button', 'submit', 'reset', 'range', 'color', 'file'].includes(type);
-  };
-  document.addEventListener('keydown', (ev) => {
+""" + _TYPING_JS + """  document.addEventListener('keydown', (ev) => {
     if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) return;
     if (typing(ev.target)) return;
     const tab = document.getElementById('vs-label-panel');
@@ -157,4 +166,37 @@ def scroll_when_shown_js(target_id: str, shown: str, block: str = "nearest") -> 
   }};
   at(30);
 }}
+"""
+
+
+# The voting card's keys (app/vote.py), on the Label tab's Vote tab and outside a text field:
+# a / b pick a side, t a tie, x both bad, s skips the pair. Each press of those buttons (by key or
+# click) is stamped at once with the pair shown (its data-card), the page's count of presses and
+# the reason typed (sent as the stamp's note); the server refuses a press whose card is no longer
+# the one shown (app/_label_keys.py, app/_vote_view.py).
+VOTE_KEYS_JS = """
+() => {
+  if (window.__vsVoteKeys) return;
+  window.__vsVoteKeys = true;
+  const ids = { a: 'vs-vote-a', b: 'vs-vote-b', t: 'vs-vote-tie', x: 'vs-vote-bad', s: 'vs-vote-skip' };
+  const pressed = Object.values(ids).map((id) => '#' + id).join(',');
+  window.__vsPresses = window.__vsPresses || {};
+  let presses = 0;
+  document.addEventListener('click', (ev) => {
+    const btn = ev.target && ev.target.closest ? ev.target.closest(pressed) : null;
+    if (!btn) return;
+    const card = document.querySelector('#vs-vote-card [data-card]');
+    const reason = document.querySelector('#vs-vote-reason textarea');
+    (window.__vsPresses[btn.id] = window.__vsPresses[btn.id] || []).push(
+      {card: card ? card.dataset.card : '', seq: ++presses, evidence: [], note: reason ? reason.value : ''});
+  }, true);
+""" + _TYPING_JS + """  document.addEventListener('keydown', (ev) => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat || typing(ev.target)) return;
+    const tab = document.getElementById('vs-vote-panel');
+    if (!tab || tab.offsetParent === null) return;
+    const id = ids[(ev.key || '').toLowerCase()];
+    const btn = id ? document.getElementById(id) : null;
+    if (btn && !btn.disabled && btn.offsetParent !== null) { ev.preventDefault(); btn.click(); }
+  });
+}
 """

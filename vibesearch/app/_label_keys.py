@@ -24,7 +24,7 @@ import threading
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from ._label_view import LabelView, card_id
 
@@ -99,8 +99,9 @@ class PressLine:
     handled ``y`` first, whichever reached the server first. ``LabelView.served`` is the count of
     the page's presses handled (the view is the page's one object: ``LabelView.take``)."""
 
-    def __init__(self, wait_s: float = GAP_WAIT_S, pool: int = 64) -> None:
+    def __init__(self, wait_s: float = GAP_WAIT_S, pool: int = 64, refuse: Callable[..., str | None] | None = None) -> None:
         self.wait_s = wait_s
+        self.refuse = refuse or refusal  # (view, press, key, late=) → why not; the voting card has its own (``_vote_view``)
         self._conds = [threading.Condition() for _ in range(pool)]
 
     def _cond(self, request: Any) -> threading.Condition:
@@ -113,7 +114,7 @@ class PressLine:
             yield
 
     @contextmanager
-    def turn(self, request: Any, v: LabelView, raw: Any, key: str) -> Iterator[tuple[str | None, Press]]:
+    def turn(self, request: Any, v: Any, raw: Any, key: str) -> Iterator[tuple[str | None, Press]]:
         """The press's turn: yields why it is refused (``refusal``; None to act on it) and the press."""
         press = parse_press(raw)
         cond = self._cond(request)
@@ -125,14 +126,14 @@ class PressLine:
                 cond.wait_for(lambda: v.served >= before, timeout=self.wait_s)
                 late = press.seq <= v.served
             try:
-                yield refusal(v, press, key, late=late), press
+                yield self.refuse(v, press, key, late=late), press
             finally:
                 if press.seq is not None:
                     v.served = max(v.served, press.seq)
                 cond.notify_all()
 
 
-def clears_refusal(v: LabelView, seq: int | None) -> bool:
+def clears_refusal(v: Any, seq: int | None) -> bool:
     """Whether the answer to press ``seq`` (acted on) clears the refusal line: only one of an earlier
     press. The answers of two presses can reach the page in either order, so the answer of a press
     made before the refused one must leave the line alone."""
@@ -142,12 +143,13 @@ def clears_refusal(v: LabelView, seq: int | None) -> bool:
     return True
 
 
-def press_js(key: str, slot: int) -> str:
-    """The event's page side: the stamp made when ``key``'s button was pressed goes in input
-    ``slot`` (the oldest stamp of that button not yet sent: each press is one event)."""
+def press_js(key: str, slot: int, buttons: Mapping[str, str] = KEY_BUTTONS) -> str:
+    """The event's page side: the stamp made when ``key``'s button (in ``buttons``: key → element
+    id) was pressed goes in input ``slot`` (the oldest stamp of that button not yet sent: each
+    press is one event)."""
     return f"""
 (...args) => {{
-  const line = (window.__vsPresses || {{}})[{json.dumps(KEY_BUTTONS[key])}] || [];
+  const line = (window.__vsPresses || {{}})[{json.dumps(buttons[key])}] || [];
   const press = line.shift();
   args[{slot}] = JSON.stringify(press || {{card: null, seq: null}});
   return args;

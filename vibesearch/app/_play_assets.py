@@ -10,7 +10,7 @@ the shared style and the Label tab's keys). ``ui.launch`` runs every page script
   scrolled into view — once per turn, and only when they are not already in the window.
 """
 
-CHAT_IDS = ("vs-play-chat", "vs-runs-chat", "vs-player-chat")  # every gr.Chatbot of the app
+CHAT_IDS = ("vs-play-chat", "vs-runs-chat", "vs-player-chat", "vs-vote-chat-a", "vs-vote-chat-b")  # every gr.Chatbot of the app
 _NO_TOOLBAR = ", ".join(f"#{chat} .icon-button-wrapper.top-panel" for chat in CHAT_IDS) + " { display: none !important; }\n"
 
 # a study's player (the only page where #vs-player is drawn) gets no "Use via API" link in the footer

@@ -387,6 +387,19 @@ _WORDS.update({
 _ZH_LABELS.update({
     "Where each fact was lost, per configuration": "每个事实在哪里丢失（按配置）",
 })
+# the Label tab's Vote tab (``vote``, ``_vote_new``) and the Leaderboard's preference column
+_ZH_LABELS.update({
+    "Triples": "三元组", "Vote": "投票", "Vote campaign": "投票活动", "Your name": "你的名字", "Next pair": "下一对",
+    "**A** — final answer": "**A** — 最终回答", "**B** — final answer": "**B** — 最终回答",
+    "A is better (a)": "A 更好 (a)", "B is better (b)": "B 更好 (b)", "Tie (t)": "平手 (t)", "Both bad (x)": "都不好 (x)",
+    "Reason (optional)": "理由（可选）",
+    "Full conversation A": "A 的完整对话", "Full conversation B": "B 的完整对话",
+    "New vote campaign (admins)": "新建投票活动（管理员）", "Vote campaign name": "投票活动名称",
+    "Configurations (none picked: all)": "配置（不选：全部）", "Filter": "筛选条件",
+    "Tasks (comma-separated; empty: all)": "任务（逗号分隔；留空：全部）", "Pairs per configuration pair": "每对配置的对数",
+    "Votes per pair (overlap k)": "每对的投票数（重叠 k）", "Voters (comma-separated)": "投票者（逗号分隔）",
+    "Create the vote campaign": "创建投票活动", "Preference (BT, 95% CI)": "偏好（BT，95% 置信区间）",
+})
 UI_I18N = gr.I18n(en={k: k for k in _ZH_LABELS}, zh={**_ZH_LABELS, **GRADIO_ZH}, **{"zh-CN": {**_ZH_LABELS, **GRADIO_ZH}})
 
 

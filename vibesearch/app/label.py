@@ -33,7 +33,7 @@ from gradio import processing_utils
 from .._names import PersonNameError, annotator_name
 from ..labels.campaigns import Item, blind_runs
 from . import campaign_new
-from ._access import AGENT_HIDDEN, Who
+from ._access import AGENT_HIDDEN, Who, annotator_for  # noqa: F401  (annotator_for: the tab's rule, kept importable here)
 from ._assets import scroll_when_shown_js
 from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
 from ._label_keys import Press, PressLine, clears_refusal, press_js
@@ -75,17 +75,6 @@ def labelable_runs(ctx: AppContext, who: Any = None) -> list[tuple[str, str]]:
         agent = AGENT_HIDDEN if blind else f"{r.agent}{' (' + r.agent_model + ')' if r.agent_model else ''}"
         out.append((f"{r.id} · {r.task_id} · {agent} · {r.status}", r.id))
     return out
-
-
-def annotator_for(who: Who, typed: Any) -> str:
-    """The name labels are stored under: the login when there is one, else the typed name."""
-    if who.login:
-        return who.login
-    text = (typed if isinstance(typed, str) else "")[:1000]
-    try:
-        return annotator_name(text)  # the one form a name is stored in (" ann" and "ann" are one person)
-    except PersonNameError:
-        return text.strip()  # refused where it is used (``start_problem``, the campaign rules)
 
 
 def start_problem(run_id: Any, annotator: str) -> str | None:
@@ -493,6 +482,18 @@ class LabelTab:
 
 
 def build(ctx: AppContext) -> dict[str, Any]:
-    """The tab; returns ``on_show`` (fills the run and campaign lists and, with a login, the
-    annotator name) and its ``outputs``, for the page's load event and the tab's select event (app/ui.py)."""
-    return LabelTab(ctx).wire()
+    """The tab, in two: the triples (labelling) and the votes (``app.vote``); returns ``on_show``
+    (fills the run, campaign and vote-campaign lists and, with a login, the annotator name) and its
+    ``outputs``, for the page's load event and the tab's select event (app/ui.py)."""
+    from .vote import VoteTab
+
+    with gr.Tabs(elem_id="vs-label-modes"):
+        with gr.Tab(ui_text("Triples"), id="label-triples", elem_id="vs-label-triples"):
+            triples = LabelTab(ctx).wire()
+        with gr.Tab(ui_text("Vote"), id="label-vote", elem_id="vs-vote-panel"):
+            votes = VoteTab(ctx).wire()
+
+    def on_show(request: gr.Request):
+        return (*triples["on_show"](request), *votes["on_show"](request))
+
+    return {"on_show": on_show, "outputs": [*triples["outputs"], *votes["outputs"]]}

@@ -2,6 +2,8 @@
 
 * scores (the paper's table 3): Avg@N and Best@N of P/R/F1 per configuration, overall and per
   subset and language;
+* preference: beside Avg F1, each configuration's Bradley–Terry rating from the people's votes
+  with its 95% interval (``preference_cells``; empty without votes, docs/votes.md);
 * interaction (its table 4): #Asst, #User, their ratio, tool calls, compactions, tokens, cost;
 * plots: F1 by configuration and subset; precision against recall (one point per run).
 
@@ -55,8 +57,8 @@ from .context import AppContext
 from .panels import judge_text
 
 SCORE_HEADERS = ["configuration", "profile", "group", "tasks", "runs", "N", "Avg P", "Avg R", "Avg F1", "Avg F1 95% CI",
-                 "Best P", "Best R", "Best F1", "Best F1 95% CI", "F1 SD", "Avg node F1", "Best node F1", "left out",
-                 "vs the next configuration"]
+                 "Preference (BT, 95% CI)", "Best P", "Best R", "Best F1", "Best F1 95% CI", "F1 SD", "Avg node F1", "Best node F1",
+                 "left out", "vs the next configuration"]
 INTERACTION_HEADERS = ["configuration", "profile", "runs", "#Asst", "#User", "#Asst/#User", "tool calls", "tools / user turn",
                        "compactions", "input tokens", "output tokens", "cost (USD)"]
 ERROR_HEADERS = ["compactions", "runs", "mean F1", "mean recall"]
@@ -66,8 +68,8 @@ MARK = "†"  # (``labels.judge_trust.MARK``)
 Keep = Callable[[Run], bool]
 # column widths wide enough for each header's longest word (headers wrap only between words)
 # and each number column wide enough for "100.00" (``_assets.CSS`` keeps numbers whole)
-SCORE_WIDTHS: list[str | int] = ["10.5%", "7%", "5%", "4%", "4%", "3%", "4.5%", "4.5%", "4.5%", "6.5%", "4.5%", "4.5%", "4.5%", "6.5%",
-                                 "4.5%", "4.5%", "4.5%", "4%", "9%"]
+SCORE_WIDTHS: list[str | int] = ["9.5%", "6%", "5%", "4%", "4%", "3%", "4.5%", "4.5%", "4.5%", "5.5%", "7%", "4.5%", "4.5%", "4.5%", "5.5%",
+                                 "4.5%", "4.5%", "4.5%", "3%", "7%"]
 # the filters above the tables: (label, key of ``scoring.aggregate.WHERE_KEYS``)
 FILTERS = [("Task subset", "subset"), ("Language", "language"), ("Agent", "agent"), ("Model", "model"), ("Profile", "profile")]
 ALL = "(all)"
@@ -144,6 +146,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     scores = score_table(records)
     marks = rank_marks(records, say)
     trust = trust_of(ctx, keep)
+    preference = preference_cells(ctx.store, records)
 
     def num(r: dict, key: str) -> str:
         """A score, marked † when its judge is below the minimum agreement or unmeasured, ‡ when
@@ -156,7 +159,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     score_rows = [
         [r["config"], _profile(r["profile"], lang), _group(r["group"], lang), r["n_tasks"], r["n_runs"], f"{r['n_min']}" if r["n_min"] == r["n_max"] else f"{r['n_min']}–{r['n_max']}",
          num(r, "avg_precision"), num(r, "avg_recall"), num(r, "avg_f1"), say(_ci(r.get("avg_f1_ci"), r["n_tasks"])),
-         num(r, "best_precision"), num(r, "best_recall"), num(r, "best_f1"), say(_ci(r.get("best_f1_ci"), r["n_tasks"])), _pct(r.get("sd_f1")),
+         preference.get(r["config"], "") if r["group"] == "all" else "", num(r, "best_precision"), num(r, "best_recall"), num(r, "best_f1"), say(_ci(r.get("best_f1_ci"), r["n_tasks"])), _pct(r.get("sd_f1")),
          num(r, "avg_node_f1"), num(r, "best_node_f1"), r["left_out"],
          marks.get((r["config"], r["profile"]), "") if r["group"] == "all" else ""]
         for r in without_repeats(scores)
@@ -188,6 +191,21 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
         summary += "\n\n" + html.escape(FAILURES_FOOTNOTE)
     stages = stages_html(stage_view(ctx.store, records), prefix="vs-lb-stage", level=4, say=say)
     return summary, score_rows, inter_rows, err_rows, f1_figure(scores, lang), pr_figure(records, lang), stages
+
+
+def preference_cells(store: Any, records: list) -> dict[str, str]:
+    """Each configuration's preference from the people's votes between the runs shown (issue 42):
+    its Bradley–Terry rating with the 95% bootstrap interval (``labels.preference``, as ``votes
+    report`` gives it; 0 is the configurations' mean), "" without a vote."""
+    from ..labels.preference import battles, bradley_terry
+
+    config_of = {r.run_id: r.config for r in records}  # a blind play's under its hidden label
+    votes = [v for v in store.votes() if v.run_a in config_of and v.run_b in config_of]
+    rows = battles(votes, config_of)
+    if not rows:
+        return {}
+    return {r["label"]: f"{r['rating']:+.2f} [{r['ci'][0]:+.2f}, {r['ci'][1]:+.2f}]" if r["ci"] else f"{r['rating']:+.2f}"
+            for r in bradley_terry(rows)["ratings"]}
 
 
 def noise_lines(noise: dict[str, Any], lang: Lang = "en") -> str:

@@ -21,7 +21,7 @@ from ..config import Settings, db_location, get_settings
 from ..store import Store, open_db
 from . import api, compare_view, label, leaderboard, play, runs, study_play, study_view
 from ._access import Access
-from ._assets import CSS, SHORTCUTS_JS, theme
+from ._assets import CSS, SHORTCUTS_JS, VOTE_KEYS_JS, theme
 from ._play_assets import PLAY_CSS, PLAY_JS
 from ._refusals import quiet_refusals
 from ._words import INTRO, TOAST_JS, UI_I18N, browser_lang, ui_text, words
@@ -258,7 +258,7 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
                 show_error=True,
                 theme=theme(),
                 css=CSS + PLAY_CSS,
-                js=page_script(SHORTCUTS_JS, PLAY_JS, TOAST_JS),
+                js=page_script(SHORTCUTS_JS, VOTE_KEYS_JS, PLAY_JS, TOAST_JS),
                 i18n=UI_I18N,
                 footer_links=["api"],
                 max_file_size=int(settings.load_max_file_mb * 1_000_000),

@@ -1,5 +1,5 @@
 """CLI commands: the ``votes`` group (pairwise preference votes between runs of a task: import,
-export, report; docs/votes.md)."""
+export, report; vote campaigns in ``_vote_campaign``; docs/votes.md)."""
 
 from __future__ import annotations
 
@@ -123,4 +123,7 @@ def votes_report(
 
 
 def register(app: typer.Typer) -> None:
+    from ._vote_campaign import vote_campaign_app
+
+    votes_app.add_typer(vote_campaign_app, name="campaign")
     app.add_typer(votes_app, name="votes")

@@ -201,8 +201,11 @@ def blind_words(campaign: CampaignRow) -> str:
 
 def blind_runs(store: Store) -> set[str]:
     """The runs of every blind campaign: wherever one is labelled (another campaign, one run at a
-    time), its labeller sees no verdict before labelling, since the label counts in the blind one too."""
-    return {rid for c in store.campaigns() if c.blind for rid in c.run_ids()}
+    time), its labeller sees no verdict before labelling, since the label counts in the blind one too.
+    The runs of vote campaigns too (always blind: ``vote_campaigns``)."""
+    from .vote_campaigns import campaign_runs
+
+    return {rid for c in store.campaigns() if c.blind for rid in c.run_ids()} | campaign_runs(store)
 
 
 def get_campaign(store: Store, name: str) -> CampaignRow:

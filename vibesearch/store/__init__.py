@@ -14,7 +14,7 @@ from .leases import LeaseHeld, LeaseLost
 from .logins import StoredLogin, login_digest
 from .scores import record_score
 from .stops import StopRequest
-from .votes import VoteExists
+from .votes import VoteCampaignExists, VoteExists
 from .tables import (
     SCHEMA_VERSION,
     AdjudicationRow,
@@ -26,6 +26,7 @@ from .tables import (
     ScoreRow,
     TaskSnapshotError,
     VerdictRow,
+    VoteCampaignRow,
     VoteRow,
     VoteWinner,
 )
@@ -54,6 +55,8 @@ __all__ = [
     "StoreOpenError",
     "TaskSnapshotError",
     "VerdictRow",
+    "VoteCampaignExists",
+    "VoteCampaignRow",
     "VoteExists",
     "VoteRow",
     "VoteWinner",

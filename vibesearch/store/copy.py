@@ -6,7 +6,7 @@ PostgreSQL's id sequences past the copied ids, and compares each table's row cou
 on both sides. The copied tables are ``COPIED``: the runs and all they hold (their recorded web's
 contents too), labels, campaigns,
 adjudications and the adjudications they replaced (``adjudication_history``, whose counts and
-checksums are compared like every other's), studies and preference votes. Leases and stop requests are not copied: they name
+checksums are compared like every other's), studies, preference votes and vote campaigns. Leases and stop requests are not copied: they name
 processes of the source's machines (and their runs in flight), which drive no run of the copy.
 Logins are not copied either: they are the source's app servers' sessions (people log in again
 on the copy's servers), nor the failed-login counts that slow down password guessing there, nor
@@ -38,7 +38,7 @@ from .migrations import SchemaError
 
 # foreign-key order; ``leases``, ``stop_requests``, ``logins``, ``login_failures`` and ``provider_backoff`` are left out on purpose (see the module's docstring)
 COPIED = ("meta", "runs", "events", "graphs", "scores", "verdicts", "labels", "pred_labels", "campaigns", "adjudications",
-          "adjudication_history", "studies", "study_codes", "votes", "web_blobs")
+          "adjudication_history", "studies", "study_codes", "votes", "web_blobs", "vote_campaigns")
 BATCH = 1000
 
 

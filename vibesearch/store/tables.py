@@ -425,4 +425,32 @@ class WebBlobRow(SQLModel, table=True):
     created_at: float = 0.0
 
 
+class VoteCampaignRow(SQLModel, table=True):
+    """A vote campaign: the pairs of runs (of one task each) its voters vote on, who votes and how
+    many votes each pair needs (``overlap``). ``items_json``: the pairs in queue order, each
+    ``{"run_x", "run_y", "expect"}`` — ``expect`` is the run an attention item expects to win (None:
+    an ordinary pair); which run is shown on side A is drawn per voter (``labels.vote_campaigns``).
+    ``spec_json``: what it was made from (configurations, filter, tasks, pairs per configuration
+    pair, seed), for the record. Added by migration 0014; copied by ``db copy``."""
+
+    __tablename__ = "vote_campaigns"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(sa_column=Column(Text, nullable=False, unique=True))
+    items_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    spec_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    annotators_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    overlap: int = 1
+    created_by: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+
+    def items(self) -> list[dict[str, Any]]:
+        return [dict(x) for x in json.loads(self.items_json or "[]")]
+
+    def annotators(self) -> list[str]:
+        return [str(x) for x in json.loads(self.annotators_json or "[]")]
+
+    def spec(self) -> dict[str, Any]:
+        return _object(self.spec_json)
+
+
 Index("ix_events_run_seq", col(EventRow.run_id), col(EventRow.seq))

@@ -14,11 +14,15 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, col, select
 
 from ._write import is_collision, retrying
-from .tables import VoteRow
+from .tables import VoteCampaignRow, VoteRow
 
 
 class VoteExists(ValueError):
     """The voter has a stored vote on that pair (the ``uq_vote`` constraint)."""
+
+
+class VoteCampaignExists(ValueError):
+    """A vote campaign of that name is already stored."""
 
 
 class VotesMixin:
@@ -61,3 +65,28 @@ class VotesMixin:
                 if self.read_only and "no such table" in str(exc):
                     return []
                 raise
+
+    def add_vote_campaign(self, row: VoteCampaignRow) -> VoteCampaignRow:
+        """Store a new vote campaign; ``VoteCampaignExists`` when its name is taken."""
+        with self._lock, Session(self.engine) as s:
+            s.add(row)
+            try:
+                s.commit()
+            except IntegrityError:
+                s.rollback()
+                raise VoteCampaignExists(f"a vote campaign named {row.name!r} already exists") from None
+            s.refresh(row)
+            return row
+
+    def vote_campaigns(self) -> list[VoteCampaignRow]:
+        """Every vote campaign, by name; [] on a read-only file written before they existed."""
+        with Session(self.engine) as s:
+            try:
+                return list(s.exec(select(VoteCampaignRow).order_by(col(VoteCampaignRow.name))))
+            except OperationalError as exc:
+                if self.read_only and "no such table" in str(exc):
+                    return []
+                raise
+
+    def vote_campaign(self, name: str) -> VoteCampaignRow | None:
+        return next((c for c in self.vote_campaigns() if c.name == name), None)

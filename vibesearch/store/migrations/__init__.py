@@ -16,6 +16,7 @@
 * ``versions/r0011_campaign_blind.py``: whether a labelling campaign is blind (campaigns before it were);
 * ``versions/r0012_votes.py``: pairwise preference votes between two runs of a task (``store.votes``).
 * ``versions/r0013_web_recording.py``: the contents of recorded web pages, once each by sha256 (``store.web``).
+* ``versions/r0014_vote_campaigns.py``: vote campaigns, the pairs their voters vote on (``store.votes``).
 
 A file from before Alembic has a ``meta.schema_version`` row and no ``alembic_version`` table: it
 is stamped with revision 0001, then upgraded. A database at a revision this code does not know
@@ -36,8 +37,8 @@ from sqlalchemy.engine import Connection
 if TYPE_CHECKING:
     from alembic.config import Config
 
-HEAD = "0013"
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011", "0012", "0013")  # oldest first; tests check these against the scripts
+HEAD = "0014"
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011", "0012", "0013", "0014")  # oldest first; tests check these against the scripts
 LEGACY_VERSION = 1  # the meta.schema_version the releases before Alembic wrote
 _LOCK_ID = 7_264_551_902  # PostgreSQL advisory lock of the upgrade
 
