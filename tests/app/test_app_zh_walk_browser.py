@@ -25,6 +25,7 @@ ALLOWED = {
     "VibeSearch", "vibesearch", "VibeSearchBench", "WideSearch", "OpenClaw", "OpenAI", "ReAct", "LLM", "litellm",
     "JSON", "JSONL", "YAML", "CSV", "CSVs", "zip", "PNG", "SVG", "HTML", "URL", "API", "ID",
     "Avg", "Best", "Row", "Item", "P", "R", "F1", "Shift", "Enter",  # the paper's metric names and keys
+    "BT",  # Bradley–Terry, the preference model's name (as "F1" is a metric's)
     "official", "ours",  # the protocol profiles' names (values the CLI and the stored runs use)
     "worker",  # `vibesearch worker`: a command's name
     "Gradio",  # the "Use via API · Built with Gradio" footer
