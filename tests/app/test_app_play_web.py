@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from app_harness import start_app, stop_app
 
-from vibesearch.app._policy import RunRequest, check_request, form_request
+from vibesearch.app import RunRequest, check_request, form_request
 from vibesearch.config import Settings
 from vibesearch.protocol import build_config
 from raw_gradio import RawSession
