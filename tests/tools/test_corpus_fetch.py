@@ -63,6 +63,11 @@ def test_fetch_records_the_cited_pages_then_replay_and_freeze_serve_them(pages, 
     assert "Jürgen Müller" in (visits[f"{pages.base}/cafe"].text() or "")  # latin-1 read as such
     assert "Aldo Ferri" in (visits[f"{pages.base}/old-bridge"].text() or "")
 
+    report = runner.invoke(app, ["report", "--db", str(db)])  # the fetched run is listed with its web, never scored
+    assert report.exit_code == 0, report.output
+    row = next(ln for ln in report.stdout.split("### The web of the runs", 1)[1].splitlines() if ln.startswith(f"| {run.id} "))
+    assert row.replace(" ", "") == f"|{run.id}|valdoria-web|3|0|0|"
+
     pages.stop()  # the fetched web is all there is now
     frozen = runner.invoke(app, ["corpus", "freeze", str(tmp_path / "frozen"), "--task", "valdoria-web", "--db", str(db)])
     assert frozen.exit_code == 0, frozen.output
