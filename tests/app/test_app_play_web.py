@@ -133,6 +133,12 @@ def test_the_server_takes_no_web_choice_the_form_does_not_offer(web):
     assert form_request(Settings(), task_id=JAPAN, search_backend="searxng").config.search.web == "record"
 
 
+def test_a_replay_with_the_corpus_reading_baseline_is_refused():
+    """The baseline reads the corpus whatever the web choice: a "replay" would run on the corpus."""
+    with pytest.raises(ValueError, match="the baseline agent reads the task's offline corpus, never a web"):
+        form_request(Settings(), task_id=JAPAN, agent="baseline", web="replay")
+
+
 def test_a_request_naming_a_selection_of_runs_is_refused():
     config = build_config(Settings(), task_id=JAPAN, web="replay", web_from="someone-elses-run")
     with pytest.raises(ValueError, match="takes no selection of runs"):

@@ -15,8 +15,10 @@ home live here:
   model of another provider would hand that provider's key to the base;
 * the web choice is one of ``APP_WEB_CHOICES`` (record, live, replay): a replay from the app
   replays everything recorded for the run's task, never a selection typed in the browser
-  (``search.web_from`` is refused), and a task with nothing recorded is refused before the run
-  (``tools._backend.make_backend``, called when the run manager builds the agent).
+  (``search.web_from`` is refused), a replay with an agent that reads the offline corpus (the
+  baseline: ``AgentKindInfo.needs_corpus``) is refused rather than run on the corpus, and a task
+  with nothing recorded is refused before the run (``tools._backend.make_backend``, called when
+  the run manager builds the agent).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from ..agents.registry import agent_kind_names, agent_kinds
+from ..agents.registry import agent_kind, agent_kind_names, agent_kinds
 from ..config import SearchBackend, Settings
 from ..judges.registry import judge_for
 from ..llm import litellm_provider
@@ -285,6 +287,9 @@ def check_request(req: RunRequest, settings: Settings) -> None:
     _pace(config.pace_s)
     if config.search.web_from is not None:
         raise ValueError("the web: the app replays everything recorded for the task; it takes no selection of runs")
+    if config.search.web == "replay" and agent_kind(config.agent.kind).needs_corpus:
+        raise ValueError(f"the web: the {config.agent.kind} agent reads the task's offline corpus, never a web; "
+                         "choose an agent with web tools to replay a recorded web")
 
 
 def check_web(web: Any) -> str | None:
