@@ -101,7 +101,7 @@ def play_start(s: RawSession, **fields: Any) -> Result:
     labels = {
         "task": "Task", "user": "User", "agent": "Agent", "agent_model": "Agent model", "sim_model": "Simulator model",
         "backend": "Search backend", "judge": "Judge model", "endpoint_url": "Endpoint URL", "endpoint_model": "Endpoint model",
-        "endpoint_key": "Endpoint key", "turns": "Max user turns", "pace": "Watch pace",
+        "endpoint_key": "Endpoint key", "turns": "Max user turns", "pace": "Watch pace", "web": "Web",
     }
     fn, dep = s.dependency(s.component(elem_id="vs-start")["id"], "click")
     data = []

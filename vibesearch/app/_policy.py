@@ -12,7 +12,13 @@ home live here:
   would send their key to it), no spaces, bounded length;
 * with ``VIBESEARCH_API_BASE`` set every model call goes to that base, so a model typed in the app
   must be on an OpenAI-compatible route or the provider of a model the server configured — a
-  model of another provider would hand that provider's key to the base.
+  model of another provider would hand that provider's key to the base;
+* the web choice is one of ``APP_WEB_CHOICES`` (record, live, replay): a replay from the app
+  replays everything recorded for the run's task, never a selection typed in the browser
+  (``search.web_from`` is refused), a replay with an agent that reads the offline corpus (the
+  baseline: ``AgentKindInfo.needs_corpus``) is refused rather than run on the corpus, and a task
+  with nothing recorded is refused before the run (``tools._backend.make_backend``, called when
+  the run manager builds the agent).
 """
 
 from __future__ import annotations
@@ -22,12 +28,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from ..agents.registry import agent_kind_names, agent_kinds
+from ..agents.registry import agent_kind, agent_kind_names, agent_kinds
 from ..config import SearchBackend, Settings
 from ..judges.registry import judge_for
 from ..llm import litellm_provider
 from ..protocol import PROTOCOLS, build_config
 from ..run import RunConfig
+from ..run.web import WEB_MODES
 from ..users.registry import RULES_SHADOW, is_person, user_kind_names, user_kinds
 
 MAX_ID = 200
@@ -190,6 +197,7 @@ def form_request(
     max_user_turns: Any = None,
     pace_s: Any = 0.0,
     protocol: Any = "vibesearch",
+    web: Any = None,
 ) -> RunRequest:
     """The run request of what was typed in the Play tab or passed to the API, checked.
 
@@ -212,6 +220,7 @@ def form_request(
     turns = check_turns(max_user_turns)
     pace = _pace(pace_s)
     profile = check_protocol(protocol)
+    web_mode = check_web(web)
     config = build_config(
         settings,
         task_id=task_id,
@@ -228,6 +237,7 @@ def form_request(
         max_user_turns=turns,
         pace_s=pace if not is_person(user) else 0.0,
         protocol=profile,
+        web=web_mode,
     )
     req = RunRequest(config, endpoint_key=key)
     check_request(req, settings)
@@ -275,6 +285,20 @@ def check_request(req: RunRequest, settings: Settings) -> None:
     if config.limits.max_user_turns is not None and config.limits.max_user_turns > MAX_TURNS:
         raise ValueError(f"max_user_turns must be a whole number from 1 to {MAX_TURNS}, got {config.limits.max_user_turns}")
     _pace(config.pace_s)
+    if config.search.web_from is not None:
+        raise ValueError("the web: the app replays everything recorded for the task; it takes no selection of runs")
+    if config.search.web == "replay" and agent_kind(config.agent.kind).needs_corpus:
+        raise ValueError(f"the web: the {config.agent.kind} agent reads the task's offline corpus, never a web; "
+                         "choose an agent with web tools to replay a recorded web")
+
+
+def check_web(web: Any) -> str | None:
+    """The web choice of a form (``record`` | ``live`` | ``replay``; empty: the backend's default)."""
+    if web is None or web == "":
+        return None
+    if web not in WEB_MODES:
+        raise ValueError(f"unknown web choice {str(web)[:40]!r}: expected one of {', '.join(WEB_MODES)}")
+    return str(web)
 
 
 def check_message(message: Any) -> str:

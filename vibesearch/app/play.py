@@ -16,6 +16,7 @@ import gradio as gr
 from .._fields import for_surface
 from ..config import SEARCH_BACKENDS
 from ..run import DECISIONS, PROTOCOLS, Decision, ProtocolProfile
+from ..run.web import WebMode
 from ..store import RunNotFound
 from ..users.registry import is_person
 from . import replay as replay_ui
@@ -57,6 +58,13 @@ _DECISION_LABELS: dict[Decision, str] = {
     "done": "done",
 }
 DECISION_CHOICES = [(_DECISION_LABELS[d], d) for d in DECISIONS]
+# the web a run sees (docs/web.md): the values are the only ones the server takes (``_policy.check_web``);
+# a replay from here replays everything recorded for the chosen task
+WEB_CHOICES: list[tuple[str, WebMode]] = [
+    ("record the web it sees (web backends)", "record"),
+    ("live, nothing recorded", "live"),
+    ("replay the web recorded for this task", "replay"),
+]
 TICK_S = 0.6
 # the chat's toolbar: a copy button on each message only. Gradio's share button posts to a
 # Hugging Face discussion (nothing to share to here) and its clear button, which has no flag,
@@ -115,6 +123,8 @@ class PlayTab:
                         self.agent_model = gr.Textbox(value=s.agent_model or "", label=ui_text("Agent model (litellm string)"), placeholder="openai/gpt-4o-mini", elem_id="vs-agent-model")
                         self.sim_model = gr.Textbox(value=s.simulator_model or "", label=ui_text("Simulator model"), placeholder=ui_text("for the LLM / paper simulator and the shadow"), elem_id="vs-sim-model")
                         self.backend = gr.Dropdown(BACKENDS, value=s.search_backend, label=ui_text("Search backend"))
+                        self.web = gr.Dropdown(ui_choices(WEB_CHOICES), value="record", label=ui_text("Web"), elem_id="vs-web",
+                                               info=ui_text("replay: a person and a model meet the same recorded pages, offline (docs/web.md)"))
                         self.judge = gr.Textbox(value=s.judge_model or "", label=ui_text("Judge model (empty: offline judge)"), elem_id="vs-judge")
                         self.shadow = gr.Checkbox(True, label=ui_text("Shadow simulator beside me (me mode)"), elem_id="vs-shadow",
                                                   info=ui_text("On by default: its decisions, taken beside yours, are what the fidelity study compares"))
@@ -193,7 +203,7 @@ class PlayTab:
             msg = str(exc)
         return cat, gr.Dropdown(choices=cat.choices()), msg, None
 
-    def on_start(self, tok, v: RunView, mine, task_id, user_kind, agent_kind, a_model, s_model, be, j_model, shad, e_url, e_model, e_key, turns, pace_s, proto, request: gr.Request):
+    def on_start(self, tok, v: RunView, mine, task_id, user_kind, agent_kind, a_model, s_model, be, j_model, shad, e_url, e_model, e_key, turns, pace_s, proto, web, request: gr.Request):
         ctx = self.ctx
         tok = ctx.access.fresh(tok)
         who = ctx.who(request, tok)
@@ -206,7 +216,7 @@ class PlayTab:
             req = form_request(
                 ctx.settings, task_id=task_id, agent=agent_kind, user=user_kind, agent_model=a_model, simulator_model=s_model,
                 search_backend=be, judge=j_model, shadow=bool(shad), endpoint_url=e_url, endpoint_model=e_model,
-                endpoint_key=e_key, max_user_turns=turns, pace_s=float(pace_s or 0), protocol=proto,
+                endpoint_key=e_key, max_user_turns=turns, pace_s=float(pace_s or 0), protocol=proto, web=web,
             )
             queue = ctx.manager.queued
             if queue is not None and queue.available(req):  # VIBESEARCH_APP_QUEUE: a worker drives it
@@ -341,7 +351,7 @@ class PlayTab:
         self.upload_btn.click(self.on_upload, [owner, self.uploads, self.my_catalog], [self.my_catalog, self.task, self.load_msg, self.uploads],
                               api_visibility="private", concurrency_limit=2, concurrency_id="vs-load")
         form = [self.task, self.user, self.agent, self.agent_model, self.sim_model, self.backend, self.judge, self.shadow, self.endpoint_url,
-                self.endpoint_model, self.endpoint_key, self.max_turns, self.pace, self.protocol]
+                self.endpoint_model, self.endpoint_key, self.max_turns, self.pace, self.protocol, self.web]
         self.start.click(self.on_start, [owner, view, self.my_catalog, *form], [owner, *self.live_outputs], api_visibility="private")
         self.timer.tick(self.on_tick, [owner, view], self.live_outputs, api_visibility="private", concurrency_limit=None, show_progress="hidden",
                         trigger_mode="always_last")

@@ -6,6 +6,9 @@ comma-separated); their recorded pages (``tools.web_replay.recorded_pages``) are
 bundled format — one JSON line per page: url, title, text (facts optional) — beside a copy of the
 task that points at them, so ``vibesearch tasks validate OUT/`` accepts the folder and ``--tasks
 OUT/`` runs the task offline on that web.
+
+``vibesearch corpus fetch TASK`` fetches the pages the task's ground truth cites into the recorded
+web (``runner.cited_web``), so freezing a task's web does not wait for a run to visit them.
 """
 
 from __future__ import annotations
@@ -72,3 +75,33 @@ def freeze(
     record = task.model_dump(mode="json", exclude={"origin"}) | {"corpus": name}
     (out / f"{task.id}.json").write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     typer.echo(f"wrote {out / name} ({len(docs)} pages from {len(ids)} runs) and {out / (task.id + '.json')}")
+
+
+@corpus_app.command("fetch")
+def fetch(
+    task: str = typer.Argument(..., help="the task: an id, or a task file"),
+    db: Optional[str] = DbOption,
+) -> None:
+    """Fetch the pages the task's ground truth cites (its sources / source_urls) into the recorded
+    web, as a run of the task that is never scored (online; public addresses only)."""
+    from ..config import db_location, get_settings
+    from ..runner.cited_web import fetch_cited
+    from ..store import StoreOpenError, open_db
+    from ..tasks import TaskLoadError
+    from ._resolve import TaskArgError, resolve_tasks
+
+    settings = get_settings() if db is None else get_settings().model_copy(update={"db": db_location(db)})
+    try:
+        the_task = resolve_tasks([task], settings)[0]
+    except (TaskArgError, TaskLoadError) as exc:
+        fail(one_line(exc))
+    if not the_task.cited_urls():
+        fail(f"{the_task.id}: the task cites no web address (its sources, or source_urls in an official record)")
+    try:
+        store = open_db(settings.db)
+    except (StoreOpenError, OSError) as exc:
+        fail(one_line(exc))
+    got = fetch_cited(the_task, settings, store)
+    for url, why in got.failed:
+        typer.echo(f"  not fetched: {url}: {why}")
+    typer.echo(f"fetched {got.fetched} of {got.asked} cited pages of {the_task.id} into run {got.run_id} ({db_shown(settings.db)})")

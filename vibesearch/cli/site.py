@@ -37,6 +37,8 @@ def build_command(
     include_studies: bool = typer.Option(False, "--include-studies", help="Publish the plays of every study too (a blind study's agent stays hidden)"),
     judge: Optional[str] = typer.Option(None, "--judge", help="Whose scores (default: the judge with the most scores)"),
     app_url: Optional[str] = typer.Option(None, "--app-url", help="Add 'open in the live app' links to this http(s) address"),
+    with_web: bool = typer.Option(False, "--with-web", help="Publish the text of every page the runs recorded (web/<sha256>.txt); "
+                                  "check the pages' rights first (docs/site.md)"),
     as_json: bool = JsonOption,
     db: Optional[str] = DbOption,
 ) -> None:
@@ -49,7 +51,7 @@ def build_command(
         fail(f"--app-url {app_url!r}: give an http:// or https:// address")
     try:
         results = build_site(open_store(db, writes=False), out, judge=judge, runs=runs, campaign=campaign, study=study,
-                             include_studies=include_studies, app_url=app_url)
+                             include_studies=include_studies, app_url=app_url, with_web=with_web)
     except (SiteInputError, SiteOutputError) as exc:
         fail(str(exc))
     n_files = sum(1 for p in out.rglob("*") if p.is_file())

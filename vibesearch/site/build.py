@@ -24,10 +24,11 @@ from .funnel_html import BundleOnly
 from ..results.stage_view import stage_view
 from ..store import Store
 from .bundle import DERIVED_KEYS, RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
-from .collect import RunData, SiteData, gather
+from .collect import RunData, SiteData, SiteInputError, gather
 from .rows import ROWS, people_figures, rebuilt_store, rows_bundle
 from .pages import index_page
 from .run_page import run_page
+from .web_files import WEB_KEY, MissingPage, write_web
 
 
 SITE_FORMAT = "vibesearch-site/1"
@@ -151,8 +152,9 @@ def _is_site(folder: Path) -> bool:
     return isinstance(head, dict) and head.get("format") == SITE_FORMAT and (folder / SUMS).is_file()
 
 
-def write_site(site: SiteData, out: Path, *, app_url: str | None = None) -> dict[str, Any]:
-    """Write the site into ``out`` (replacing what was there only once the new one is whole)."""
+def write_site(site: SiteData, out: Path, *, app_url: str | None = None, with_web: bool = False) -> dict[str, Any]:
+    """Write the site into ``out`` (replacing what was there only once the new one is whole);
+    ``with_web``: the page texts its runs recorded too (``web_files``)."""
     out = Path(out)
     parent = out.resolve().parent
     if out.exists() and not out.is_dir():
@@ -177,12 +179,18 @@ def write_site(site: SiteData, out: Path, *, app_url: str | None = None) -> dict
             (stage / "events" / f"{s}.json.gz").write_bytes(gzip_json(data.events))
             (stage / "runs" / f"{s}.html").write_text(run_page(data, app_url=app_url, stem=s), encoding="utf-8")
         official = write_official_folders(site.records, stage / "official")
+        try:
+            web = write_web(site.store, (d.events for d in site.runs.values()), stage) if with_web else None
+        except MissingPage as exc:
+            raise SiteInputError(f"--with-web: {exc}") from None
         shas = {rid: content_hash(d.task_json) if d.task_json else None for rid, d in site.runs.items()}
         configs = {r["run_id"]: r["run_config"] for r in results_runs(site, shas)}
         bundle = rows_bundle(site.store, {rid: d.run for rid, d in site.runs.items()}, shas.__getitem__, configs.__getitem__)
         (stage / ROWS).write_text(file_text(bundle), encoding="utf-8")
         results = _results_as_published(site, derived, tasks, bundle, app_url)
         results["official_folders"] = [f"official/{name}" for name in official]
+        if web is not None:
+            results[WEB_KEY] = web
         results = plain(results)  # as results.json reads back: the front page is rendered from that alone
         (stage / RESULTS).write_text(file_text(results), encoding="utf-8")
         (stage / "index.html").write_text(front_page(results), encoding="utf-8")
@@ -204,8 +212,10 @@ def write_site(site: SiteData, out: Path, *, app_url: str | None = None) -> dict
 
 
 def build_site(store: Store, out: Path, *, judge: str | None = None, runs: list[str] | None = None, campaign: str | None = None,
-               study: str | None = None, include_studies: bool = False, app_url: str | None = None) -> dict[str, Any]:
+               study: str | None = None, include_studies: bool = False, app_url: str | None = None,
+               with_web: bool = False) -> dict[str, Any]:
     """Build the site of the runs named (every run without a filter; a study's plays only with
-    ``study`` or ``include_studies``) into ``out``; returns results.json's content."""
+    ``study`` or ``include_studies``) into ``out``, with the pages they recorded when ``with_web``;
+    returns results.json's content."""
     site = gather(store, judge=judge, runs=runs, campaign=campaign, study=study, include_studies=include_studies)
-    return write_site(site, out, app_url=app_url)
+    return write_site(site, out, app_url=app_url, with_web=with_web)

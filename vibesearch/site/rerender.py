@@ -30,6 +30,7 @@ from .bundle import RESULTS, SUMS, first_difference, read_sums, site_files
 from .build import front_page, run_entry, stem
 from .collect import RunData
 from .rows import ROWS
+from .web_files import WEB_KEY
 from .run_page import run_page
 
 CSP = re.compile(r"<meta[^>]*content-security-policy[^>]*>", re.I)
@@ -166,6 +167,8 @@ def expected_files(results: dict[str, Any], official_files: list[str]) -> set[st
         s = stem(str(run.get("run_id")))
         names |= {f"runs/{s}.html", f"samples/{s}.json", f"events/{s}.json.gz"}
     names |= {f"tasks/{t.get('sha256')}.json" for t in results.get("tasks") or []}
+    web = results.get(WEB_KEY)
+    names |= {rel for rel in web if isinstance(rel, str)} if isinstance(web, list) else set()
     return names
 
 

@@ -6,7 +6,7 @@ JSON (``_html.json_script``) and writes them with ``textContent`` only (``_asset
 ``replay-play``, ``replay-pause``, ``replay-step``, ``replay-reset``, ``replay-speed``,
 ``replay-position``, ``replay-state``, ``replay-log``, ``replay-stepper``, ``score``,
 ``missed-triples``, ``graph``, ``verdicts``, ``conversation``, ``persona``, ``counts`` (the transcript view's counts,
-also embedded as JSON under ``run-counts``).
+also embedded as JSON under ``run-counts``), ``run-web`` (a run that recorded or replayed its web: how, and its replay misses).
 """
 
 from __future__ import annotations
@@ -94,6 +94,22 @@ def _counts(view: Transcript) -> str:
     return f'<table id="counts"><tbody>{cells}<tr><td class="text">by tool</td><td class="text">{tools}</td></tr></tbody></table>'
 
 
+def _web(view: Transcript) -> str:
+    """What the run did with the web (docs/web.md): the exchanges it recorded and, for a replay,
+    how each request was answered — its misses (an unseen query, an unseen URL) said; nothing for
+    a run that neither recorded nor replayed."""
+    c = view.counts
+    if not c.web:
+        return ""
+    parts = [f'{c.web.get("recorded", 0)} exchanges recorded'] if c.web.get("recorded") else []
+    replayed = sum(n for k, n in c.web.items() if k != "recorded")
+    if replayed:
+        parts.append(f"{replayed} requests replayed from a recording: {c.web.get('exact', 0)} as recorded, "
+                     f"{c.web.get('fallback', 0)} by the fallback search, {c.web.get('missing', 0)} not in the recording "
+                     f'— <b data-count="web_replay_misses">{c.web_misses}</b> misses')
+    return f'<h2>The web</h2><p class="note" id="run-web">{"; ".join(parts)}.</p>'
+
+
 def _verdict_map(verdicts: list[dict[str, Any]]) -> dict[int, tuple[bool | None, list[int]]]:
     return {int(v["gt_index"]): (v.get("covered"), [int(i) for i in v.get("evidence") or []]) for v in verdicts}
 
@@ -175,7 +191,7 @@ def run_page(data: RunData, *, app_url: str | None = None, stem: str | None = No
     )
     body = (
         head + '<div class="grid"><div>' + _persona(data) + "<h2>Replay</h2>" + replay + "</div><div><h2>Stages</h2>"
-        + _stepper(data, reached) + "<h2>Counts</h2>" + _counts(view) + "<h2>Score</h2>" + score + "<h3>Missed triples</h3>" + missed_html + "</div></div>"
+        + _stepper(data, reached) + "<h2>Counts</h2>" + _counts(view) + _web(view) + "<h2>Score</h2>" + score + "<h3>Missed triples</h3>" + missed_html + "</div></div>"
         + "<h2>Knowledge graph</h2>" + graph
         + "<h2>The judge's verdict per ground-truth triple</h2>" + verdict_html
         + "<h2>Where each fact was lost</h2>" + funnel

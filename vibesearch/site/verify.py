@@ -23,6 +23,9 @@ file, and the number where there is one):
    (``results.analysis.series_funnels``, "seen" from the bundled tool text: ``funnel_html.BundleOnly``)
    over the same database and the rebuilt records; a run page's funnel counts (``funnel_run:``)
    are made again there too;
+   the published web (``--with-web``; ``web_files.check_web``): each page text's name is
+   ``web/<sha256>.txt``, its content has that sha256, and the files are exactly the pages the
+   bundled runs' ``web`` events name;
 6. the sha256 of every file against ``SHA256SUMS`` (and no file unlisted, none missing);
 7. then every problem, one line each (``rerender``): a file the build does not write or one it
    writes missing, a page that is not the one rendered again from the bundled data by the code that
@@ -53,6 +56,7 @@ from ..results.stage_view import stage_view
 from ..scoring.aggregate import RunRecord
 from ..store import Store
 from .rerender import expected_files, file_problems, rendered_problems
+from .web_files import WEB_KEY, check_web
 from .funnel_html import BundleOnly
 from .rows import ROWS, RowsError, people_figures, rebuilt_store
 from .bundle import (
@@ -333,6 +337,10 @@ def _verify(out: Path) -> tuple[int, list[str]]:
             where, stored, fresh = found
             raise Mismatch(f"{RESULTS}: {where} is {_show(stored)}, recomputed {_show(fresh)}")
     official = _check_official(out, records, results.get("official_folders") or [])
+    if WEB_KEY in results:  # published with --with-web
+        problem = check_web(out, results[WEB_KEY], events_of, lambda rel: _read_capped(_bundle_file(out, rel), rel))
+        if problem:
+            raise Mismatch(problem)
     with _rebuilt(out, results) as store:
         people = _check_people(out, results, records, store)
         _check_pages(out, {**derived, **people}, by_run, store)

@@ -154,6 +154,25 @@ class Task(_Strict):
     # Never part of a dump, so a stored snapshot is the same whether or not it is set.
     source_file: str | None = Field(default=None, exclude=True, repr=False)
 
+    def cited_urls(self) -> list[str]:
+        """The web addresses the task's ground truth cites, first seen first, each once: its
+        ``sources``, and a ``source_urls`` / ``source_url`` (a list or one address) kept from an
+        official record — on the record (``extra``) or on any of its nodes and triples. Only
+        http(s) addresses."""
+        found: list[str] = list(self.sources)
+        holders = [self.extra, *(self.extra.get("official_nodes") or []), *(self.extra.get("official_triples") or [])]
+        for holder in holders:
+            if not isinstance(holder, Mapping):
+                continue
+            for key in ("source_urls", "source_url"):
+                value = holder.get(key)
+                found.extend([value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] if isinstance(value, list) else [])
+        out: list[str] = []
+        for url in (u.strip() for u in found):
+            if url.lower().startswith(("http://", "https://")) and url not in out:
+                out.append(url)
+        return out
+
     @classmethod
     def from_snapshot(cls, data: Mapping[str, Any], *, source_file: str | None = None) -> "Task":
         """The task a run stored (``model_dump(mode="json")``, older shapes upgraded), pointed at

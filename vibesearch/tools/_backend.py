@@ -28,7 +28,7 @@ def make_backend(
         events = web.recorded_web(task.id, search.web_from)
         if not events:
             where = f"the runs {search.web_from!r} name" if search.web_from else f"the runs of task {task.id}"
-            raise ValueError(f"--web replay: nothing is recorded for {where} (record a run with a web backend first)")
+            raise ValueError(f"web replay: nothing is recorded for {where} (record a run with a web backend first)")
         return ReplayBackend(Recording(events, task.language), settings, search=search)
     if kind == "offline":
         from .offline import OfflineBackend, corpus_for_task
