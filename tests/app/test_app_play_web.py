@@ -83,6 +83,16 @@ def _finished(db: Path, before: int) -> str:
     return wait_for(lambda: runs_in(db)[-1][0] if runs_in(db)[-1][2] != "running" else None, 60, "the run to end")
 
 
+def _start_when_free(s: RawSession, **form):
+    """Start a run once the tab has let go of the last one (its row can say "finished" a moment
+    before the tab's stream ends and frees it: the app answers "still going in this tab" till then)."""
+    def attempt():
+        result = play_start(s, **form)
+        return None if not result.ok and "still going in this tab" in (result.error or "") else result
+
+    return wait_for(attempt, 60, "the tab to let go of its last run")
+
+
 def test_play_records_then_replays_the_web_and_refuses_what_it_does_not_offer(tmp_path):
     searx = SearxServer()
     server = start_app(tmp_path, extra_env={"VIBESEARCH_SEARXNG_URL": searx.url, "VIBESEARCH_WEB_ALLOW_PRIVATE": "1"})
@@ -103,7 +113,7 @@ def test_play_records_then_replays_the_web_and_refuses_what_it_does_not_offer(tm
         assert rec and {e["op"] for e in rec} == {"search"} and all(e.get("replayed") is None for e in rec), rec
         assert _config(server.db, recorded)["search"]["web"] == "record"
 
-        assert play_start(s, **form, web="replay").ok
+        assert _start_when_free(s, **form, web="replay").ok
         replayed = _finished(server.db, 1)
         assert len(searx.seen) == asked  # the replay asked the search server nothing
         assert _config(server.db, replayed)["search"]["web"] == "replay"
@@ -112,7 +122,7 @@ def test_play_records_then_replays_the_web_and_refuses_what_it_does_not_offer(tm
         first = next(e for e in rep if e["replayed"] == "exact")  # the same first user message: the same query
         assert first["hits"] == rec[0]["hits"]
 
-        other = play_start(s, **{**form, "task": OTHER}, web="replay")
+        other = _start_when_free(s, **{**form, "task": OTHER}, web="replay")
         assert not other.ok and "nothing is recorded for the runs of task " + OTHER in (other.error or "")
         for forged in (f"replay:{recorded}", "replay:/etc/passwd", "../app.db"):
             refused = play_start(s, **form, web=forged)

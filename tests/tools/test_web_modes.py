@@ -97,7 +97,18 @@ def test_a_replay_with_nothing_recorded_or_an_unknown_selection_is_refused(tmp_p
 
     from vibesearch.cli.main import app
 
+    from vibesearch.store import Store
+
+    missing = tmp_path / "missing.db"  # no database: refused in one line, and no file left behind
+    for command in (["run", "--tasks"], ["play", "--task"]):
+        out = CliRunner().invoke(app, [*command, "daily-en-japan-heritage-trip", "--agent", "react", "--model", "fake/none",
+                                       "--web", "replay", "--db", str(missing)])
+        assert out.exit_code == 1 and "nothing is recorded to replay, there is no database at" in out.output, out.output
+        assert not missing.exists()
     db = tmp_path / "empty.db"
+    Store(db)
+    baseline = CliRunner().invoke(app, ["run", "--tasks", "daily-en-japan-heritage-trip", "--web", "replay", "--db", str(db)])
+    assert baseline.exit_code == 1 and "the baseline agent reads the task's offline corpus, never a web" in baseline.output, baseline.output
     for web, said in [("replay", "nothing is recorded for the runs of task daily-en-japan-heritage-trip"),
                       ("replay:no-such-batch", "'no-such-batch' is no run, batch or task in the database"),
                       ("rerun", "--web: 'rerun' is not a web mode")]:

@@ -16,8 +16,18 @@ from .registry import AgentKindInfo, agent_kind, agent_kind_names, agent_kinds, 
 
 __all__ = [
     "AGENT_KINDS", "Agent", "AgentKindInfo", "AgentReply", "GraphResult", "agent_kind", "agent_kind_names", "agent_kinds",
-    "find_agent_kind", "make_agent", "parse_triples", "register_agent_kind",
+    "find_agent_kind", "make_agent", "parse_triples", "register_agent_kind", "web_refusal",
 ]
+
+
+def web_refusal(config: RunConfig) -> str | None:
+    """Why ``config``'s agent cannot take its web mode, or None: an agent that reads the task's
+    offline corpus (the baseline: ``AgentKindInfo.needs_corpus``) never sees a web, so a replay of
+    a recorded web would run on the corpus while the run says it replayed."""
+    if config.search.web == "replay" and agent_kind(config.agent.kind).needs_corpus:
+        return (f"the web: the {config.agent.kind} agent reads the task's offline corpus, never a web; "
+                "choose an agent with web tools to replay a recorded web")
+    return None
 
 
 def make_agent(
@@ -35,4 +45,6 @@ def make_agent(
     (retries, timeouts, keys' places). ``endpoint_key`` is a key given with an endpoint's URL
     (never stored); ``web`` is where a run that replays its web reads the recording (the store)."""
     require_resolved(config)
+    if (why := web_refusal(config)) is not None:
+        raise ValueError(why)
     return agent_kind(config.agent.kind).factory(config, task, settings, toolbox=toolbox, endpoint_key=endpoint_key, web=web)

@@ -28,7 +28,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from ..agents.registry import agent_kind, agent_kind_names, agent_kinds
+from ..agents import web_refusal
+from ..agents.registry import agent_kind_names, agent_kinds
 from ..config import SearchBackend, Settings
 from ..judges.registry import judge_for
 from ..llm import litellm_provider
@@ -287,9 +288,8 @@ def check_request(req: RunRequest, settings: Settings) -> None:
     _pace(config.pace_s)
     if config.search.web_from is not None:
         raise ValueError("the web: the app replays everything recorded for the task; it takes no selection of runs")
-    if config.search.web == "replay" and agent_kind(config.agent.kind).needs_corpus:
-        raise ValueError(f"the web: the {config.agent.kind} agent reads the task's offline corpus, never a web; "
-                         "choose an agent with web tools to replay a recorded web")
+    if (why := web_refusal(config)) is not None:
+        raise ValueError(why)
 
 
 def check_web(web: Any) -> str | None:

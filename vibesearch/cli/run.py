@@ -329,7 +329,7 @@ def play_cmd(
         config, the_task, the_agent, the_user = _resumed_parts(store, resume, settings)
     else:
         choice = _web_choice(web)
-        replay_from = open_db(settings.db) if choice.get("web") == "replay" else None  # a replay reads its recording there
+        replay_from = _replay_store(settings) if choice.get("web") == "replay" else None  # a replay reads its recording there
         config, the_task, the_agent, the_user = _new_parts(str(task), settings, agent, model, shadow_model, protocol, choice, replay_from)
         store = replay_from or open_db(settings.db)
     from ..session import RunAlreadyEnded
@@ -351,6 +351,15 @@ def _openclaw_switches(
     """The openclaw agent's switches given on the command line (None: none given)."""
     given = {"subagents": subagents, "memory": memory, "long_term_memory": long_term, "idle_s": idle_s, "max_nudges": max_nudges}
     return {k: v for k, v in given.items() if v is not None} or None
+
+
+def _replay_store(settings: Any) -> Any:
+    from ..runner.start import replay_store
+
+    try:
+        return replay_store(settings)
+    except ValueError as exc:
+        fail(str(exc))
 
 
 def _web_choice(web: Optional[str]) -> dict[str, Any]:

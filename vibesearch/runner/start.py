@@ -128,7 +128,10 @@ def start_batch(settings: Settings, request: BatchRequest, front: BatchFront) ->
     if plan is not None and plan.get("batch_id"):
         spec.batch_id = str(plan["batch_id"])
     if config.search.web == "replay":  # the recording a replay reads is in the database
-        store = store or open_db(settings.db)
+        try:
+            store = store or replay_store(settings)
+        except ValueError as exc:
+            raise BatchRefused(str(exc)) from None
     try:  # configuration errors (no model, no corpus, nothing recorded to replay ...) stop before anything runs
         for t in task_list:
             build_parts(spec.config_for(t), t, settings, store)
@@ -143,6 +146,20 @@ def start_batch(settings: Settings, request: BatchRequest, front: BatchFront) ->
     except LeaseHeld as exc:  # another process is running this batch: leave it be
         raise BatchRefused(str(exc)) from None
     return BatchStarted(spec=spec, limits=limits, rows=rows)
+
+
+def replay_store(settings: Settings) -> Any:
+    """The store a replay reads its recorded web from; ``ValueError`` when the database is an
+    SQLite file that does not exist (nothing can be recorded there, and a refused replay leaves no
+    new file behind)."""
+    from pathlib import Path
+
+    from ..store import is_db_url, open_db
+
+    if not is_db_url(settings.db) and not Path(settings.db).exists():
+        raise ValueError(f"the web: nothing is recorded to replay, there is no database at {db_shown(settings.db)} "
+                         "(record runs with a web backend into it first, or pass their --db)")
+    return open_db(settings.db)
 
 
 def queue_limits(settings: Settings, request: BatchRequest) -> dict[str, int]:
