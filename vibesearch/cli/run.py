@@ -233,7 +233,7 @@ async def _run_with_display(store: Any, settings: Any, spec: Any, *, resume: boo
         if ev.kind == "stage" and not ev.data.shadow:
             shown.stage(job, ev.data.stage_index)
 
-    with shown:
+    async with shown:
         results = await run_batch(
             store, settings, spec, resume=resume, on_event=on_event if events or shown.wants_events else None,
             on_start=shown.started, on_result=shown.finished,
