@@ -1,13 +1,19 @@
 """The direct path's context windows and prices come from litellm's packaged JSON map without
 importing litellm (``vibesearch/llm/_model_map.py``); here they are compared with what litellm
 itself says for the same models: ``get_model_info`` for the window and the cache-read fraction,
-``completion_cost`` for the cost of an answer."""
+``completion_cost`` for the cost of an answer (``complete()`` against a local OpenAI-compatible
+server on 127.0.0.1 that answers with the model name and usage report a case gives)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 import pytest
 
-from vibesearch.llm import _direct, client
+from vibesearch.llm import client, complete
 
 litellm = pytest.importorskip("litellm")
 
@@ -62,6 +68,34 @@ def test_the_known_models_are_known():
     assert client.context_window("openai/my-local-qwen", default=-1) == -1
 
 
+class _Server(ThreadingHTTPServer):
+    answer: dict = {}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:  # noqa: N802 - the http.server name
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = json.dumps(self.server.answer).encode()  # type: ignore[attr-defined] - the _Server holds the answer a case sets
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = _Server(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
 @pytest.mark.parametrize("usage", USAGES, ids=["plain", "cached", "reasoning"])
 @pytest.mark.parametrize(
     ("answered", "model"),
@@ -71,12 +105,16 @@ def test_the_known_models_are_known():
         ("gpt-4o-mini", "hosted_vllm/gpt-4o-mini"),
     ],
 )
-def test_the_cost_of_a_direct_answer_matches_litellm(answered, model, usage):
-    response = _direct.Response(
-        model=answered, choices=[_direct.Choice(message=_direct.Message(content="ok", tool_calls=[]), finish_reason="stop")],
-        usage=_direct.Usage(prompt_tokens=usage["prompt_tokens"], completion_tokens=usage["completion_tokens"], raw=dict(usage)),
-    )
+def test_the_cost_of_a_direct_answer_matches_litellm(server, answered, model, usage):
+    server.answer = {
+        "id": "x", "object": "chat.completion", "created": 0, "model": answered,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}], "usage": usage,
+    }
+    base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    result = asyncio.run(complete([{"role": "user", "content": "hi"}], model=model, purpose="agent", api_base=base, api_key="k", retries=0))
     expected = _litellm_cost(answered, model, usage)
     if expected == 0.0:  # litellm's 0 for a model it has no price for: unknown to the product
         expected = None
-    assert client._direct_cost(response, model) == expected
+    assert result.cost_usd == expected
+    if model == "openai/gpt-4o-mini" and answered != "gpt-4o":
+        assert expected is not None  # (a priced case: not None against None)
