@@ -19,15 +19,17 @@ In one invocation this script
    user on one bundled task, in each configuration, each on a fresh database of the cluster
    (``vibesearch db upgrade`` first):
 
-   * ``1 process``: ``vibesearch run --concurrency S`` (the baseline);
+   * ``1 process``: ``vibesearch run --json --concurrency S`` (the baseline);
+   * ``1 process, table (piped)`` / ``(terminal)``: the same as users run it, without ``--json``,
+     its progress display written to a file / to a pseudo-terminal (``--configs table,tty``); the
+     report says the CPU per run of each as a ratio to ``--json``;
    * ``1×S``, ``2×S/2``, ``4×S/4``: ``vibesearch run --queue`` with 1, 2 or 4
      ``vibesearch worker --slots`` processes (started and registered before the batch is queued:
      workers are long-lived).
 
-   Every process that drives runs (the one-process runner, the workers) is started with litellm
-   already imported and the model's context-window lookup made (litellm is loaded for an ``openai/`` model on its first call:
-   ~5 s of CPU that would otherwise stall the first runs of every process; ``--cold`` turns this
-   off);
+   Every process that drives runs (the one-process runner, the workers) is started with the
+   model's context-window lookup made (``--cold`` turns this off; it used to load litellm, ~5 s of
+   CPU; the direct path's models are now looked up in litellm's packaged map without it);
 4. prints one row per configuration: the wall time from the launch of the command (``run`` or
    ``run --queue``) to the last run's ``end`` event, runs/hour, the ideal and the share of it,
    the peak and mean number of calls in flight at the fake server (mean = call-seconds / wall),
@@ -43,7 +45,7 @@ In one invocation this script
 Command line::
 
     python benchmarks/queue_throughput.py [--slots 200] [--runs 400] [--latency 1.0] [--tool-steps 4]
-        [--configs base,1,2,4] [--task daily-en-japan-heritage-trip] [--cold] [--json FILE] [--baseline DIR]
+        [--configs base,table,tty,1,2,4] [--task daily-en-japan-heritage-trip] [--cold] [--json FILE] [--baseline DIR]
 
 ``--baseline DIR`` runs every configuration a second time on another checkout's code, right after
 this checkout's (rows marked "(baseline)"), so a change is measured against what came before it in
@@ -64,6 +66,7 @@ import heapq
 import itertools
 import json
 import os
+import pty
 import pwd
 import re
 import shutil
@@ -72,6 +75,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -86,7 +90,7 @@ MODEL = "openai/bench"
 CLK = os.sysconf("SC_CLK_TCK")
 _NONCE = re.compile(r"bq-([0-9a-f]+)-\d+")
 
-# a vibesearch CLI process with litellm loaded and the model's context window looked up first
+# a vibesearch CLI process with the model's context window looked up first
 _WARM = (
     "import sys\n"
     "from vibesearch.llm import context_window\n"
@@ -95,6 +99,22 @@ _WARM = (
     "from vibesearch.cli.main import main\n"
     "sys.exit(main())\n"
 )
+
+
+# the one-process configurations: ``--configs`` name → (display) and the row's name
+ONE_PROCESS = {"json": "1 process", "table": "1 process, table (piped)", "tty": "1 process, table (terminal)"}
+ONE_PROCESS_CONFIGS = {"base": "json", "table": "table", "tty": "tty"}
+
+
+def _drain(fd: int) -> None:
+    """Read a pseudo-terminal's output until its last writer is gone (what a terminal shows)."""
+    try:
+        while os.read(fd, 65536):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 # --------------------------------------------------------------------------- processes
@@ -127,7 +147,7 @@ class Procs:
 
     def start(self, cmd: list[str], log: str, env: dict[str, str] | None = None, **kw: Any) -> subprocess.Popen:
         out = open(self.tmp / log, "ab")
-        proc = subprocess.Popen(cmd, env=env, stdout=kw.pop("stdout", out), stderr=out, start_new_session=True, cwd=self.tmp, **kw)
+        proc = subprocess.Popen(cmd, env=env, stdout=kw.pop("stdout", out), stderr=kw.pop("stderr", out), start_new_session=True, cwd=self.tmp, **kw)
         self.procs.append(proc)
         return proc
 
@@ -286,7 +306,7 @@ def env_for(api_base: str, root: Path = ROOT) -> dict[str, str]:
 
 
 def vibesearch_cmd(args: list[str], cold: bool) -> list[str]:
-    """The command line of ``vibesearch ARGS``; unless ``cold``, with litellm loaded first."""
+    """The command line of ``vibesearch ARGS``; unless ``cold``, with the model's context window looked up first."""
     script = _WARM.replace("context_window(sys.argv[1], 1)\n", "") if cold else _WARM
     return [sys.executable, "-c", script, MODEL, *args]
 
@@ -513,14 +533,24 @@ class Bench:
         conv = self.conversations.get(run.nonce)
         return float(conv["first"]) if conv else None
 
-    def one_process(self) -> Result:
+    def one_process(self, display: str = "json") -> Result:
+        """One ``vibesearch run`` process: with ``--json`` (``json``, the baseline), or as users run
+        it, showing its progress: piped to a file (``table``) or on a pseudo-terminal (``tty``)."""
         s, n = self.args.slots, self.args.runs
-        res = Result("1 process", 1, s, n)
+        res = Result(ONE_PROCESS[display], 1, s, n)
         url = self.fresh_db()
         http_json(self.base + "/reset", "POST")
         t0 = time.time()
-        proc = self.procs.start(vibesearch_cmd(["run", "--db", url, "--json", "--concurrency", str(s), *self.batch_args(n)], self.args.cold),
-                                "one-process.log", env=self.env)
+        shown = ["--json"] if display == "json" else []
+        streams: dict[str, Any] = {}
+        if display == "tty":  # the display's output read (and dropped) from the terminal's other end
+            main_end, side = pty.openpty()
+            streams = {"stdout": side, "stderr": side}
+            threading.Thread(target=_drain, args=(main_end,), daemon=True).start()
+        proc = self.procs.start(vibesearch_cmd(["run", "--db", url, *shown, "--concurrency", str(s), *self.batch_args(n)], self.args.cold),
+                                f"one-process-{display}.log", env=self.env, **streams)
+        if display == "tty":
+            os.close(side)
         snaps = [(time.time(), self._cpu_snapshot([proc.pid]))]
         deadline = time.monotonic() + self.args.timeout
         while proc.poll() is None:
@@ -682,6 +712,11 @@ def report(results: list[Result], ideal_per_run: float, overhead: float, warm: f
             extra.append(f"CPU-bound ceiling with all {os.cpu_count()} cores for these processes and PostgreSQL: "
                          f"{(os.cpu_count() or 1) * 3600 / per_run:,.0f} runs/h")
         out.append(f"- {r.name}: " + "; ".join(extra))
+    base_cpu = sum(base.cpu) / base.finished if base and base.finished else None
+    for r in results:
+        if r.name.startswith("1 process, table") and r.finished and base_cpu:
+            out.append(f"- progress display: {r.name} uses {sum(r.cpu) / r.finished / base_cpu:.2f}× the CPU per run of --json "
+                       f"(the vibesearch process's CPU s per finished run: {sum(r.cpu) / r.finished:.3f} vs {base_cpu:.3f}; target ≤ 1.10×)")
     capped = [r for r in results if r.peak == 64 * r.processes and r.slots / r.processes > 64]
     if capped:
         out.append(
@@ -697,10 +732,12 @@ def main() -> int:
     p.add_argument("--runs", type=int, default=None, help="runs per configuration (default 2 × slots)")
     p.add_argument("--latency", type=float, default=1.0, help="seconds the fake model takes for every call")
     p.add_argument("--tool-steps", type=int, default=4, help="tool calls per run (calls per run = this + 2)")
-    p.add_argument("--configs", default="base,1,2,4", help="base (one process) and/or worker counts, comma-separated")
+    p.add_argument("--configs", default="base,table,tty,1,2,4",
+                   help="base (one process, --json), table (one process showing its progress, piped), tty (the same on a "
+                        "pseudo-terminal) and/or worker counts, comma-separated")
     p.add_argument("--task", default="daily-en-japan-heritage-trip", help="a bundled task id")
     p.add_argument("--timeout", type=float, default=1800, help="the longest a configuration may take, in seconds")
-    p.add_argument("--cold", action="store_true", help="do not load litellm in each process before it starts")
+    p.add_argument("--cold", action="store_true", help="do not look up the model's context window in each process before it starts")
     p.add_argument("--json", type=Path, default=None, help="also write the results to this JSON file")
     p.add_argument("--baseline", type=Path, default=None,
                    help="another checkout of vibesearch (e.g. `git worktree add /tmp/base v1`): each configuration is also run "
@@ -730,7 +767,7 @@ def main() -> int:
             for label, env in codes:  # with --baseline: each configuration on this code, then on the baseline's
                 bench.env = env
                 print(f"[{time.strftime('%H:%M:%S')}] configuration {c}{label} …", file=sys.stderr, flush=True)
-                res = bench.one_process() if c == "base" else bench.queued(int(c))
+                res = bench.one_process(ONE_PROCESS_CONFIGS[c]) if c in ONE_PROCESS_CONFIGS else bench.queued(int(c))
                 res.name += label
                 print(f"  {res.name}: {res.finished}/{res.runs} runs in {res.wall_s:.1f} s, peak {res.peak} in flight", file=sys.stderr, flush=True)
                 results.append(res)

@@ -5,6 +5,9 @@ Each command runs as its own process, the way a person types it, on a fresh SQLi
 * ``run --agent react`` on a fake model (``fake/startup``, served by this file through
   ``VIBESEARCH_FAKE_MODELS``): the time from starting the process to its first model call, and
   from its last model call to the process having exited;
+* the same run as users run it against a real endpoint: ``--model openai/gpt-4o-mini`` with
+  ``VIBESEARCH_API_BASE`` pointing to a local OpenAI-compatible server
+  (``benchmarks/_fake_openai_server.py``, answering at once), which notes when each call arrives;
 * ``tasks list``, ``score --all`` (offline judge) and ``report`` on a finished offline run: the
   whole command, start to exit.
 
@@ -12,7 +15,9 @@ Every command is timed two ways in the same invocation, alternating, and the med
 printed with their ratio:
 
 * **now** — ``python -m vibesearch.cli.main ...``, as installed;
-* **eager** — the way it was before litellm was loaded only where needed: litellm imported and
+* **eager** — the way it was before litellm was loaded only where needed (for the ``openai/``
+  run: before its context window and price were read from litellm's packaged map without
+  importing litellm, it was loaded before the first call): litellm imported and
   the fake provider plugged into it before the command starts (what ``fake.register`` used to
   do), and the interpreter's usual last cycle search at exit (no ``gc.freeze``, see
   ``vibesearch/cli/main.py``). ``tasks list``, ``score`` and ``report`` did not load litellm
@@ -21,18 +26,22 @@ printed with their ratio:
 
     python benchmarks/startup.py [--rounds 3] [--task daily-en-japan-heritage-trip]
 
+The local server is this folder's ``_fake_openai_server.py`` on 127.0.0.1 (ended on exit).
+
 Nothing here touches the network or needs a key.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -79,17 +88,43 @@ def _env(log: Path) -> dict[str, str]:
     return env
 
 
-def _timed(way: str, args: list[str], work: Path) -> tuple[float, float, float, list[float]]:
-    """(start, end, wall seconds, model call times) of one command."""
+def _timed(way: str, args: list[str], work: Path, server: str | None = None) -> tuple[float, float, float, list[float]]:
+    """(start, end, wall seconds, model call times) of one command; with ``server`` (a local
+    OpenAI-compatible server's address) the model is called there, and the times are its own
+    (the first call's arrival, the last answer's departure)."""
     log = work / f"calls-{time.monotonic_ns()}.txt"
     log.write_text("", encoding="utf-8")
+    env = _env(log)
+    if server is not None:
+        env["VIBESEARCH_API_BASE"] = f"{server}/v1"
+        _http(f"{server}/reset", post=True)
     start = time.time()
-    proc = subprocess.run(_command(way, args), cwd=work, env=_env(log), capture_output=True, text=True)
+    proc = subprocess.run(_command(way, args), cwd=work, env=env, capture_output=True, text=True)
     end = time.time()
     if proc.returncode != 0:
         raise SystemExit(f"{way} {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    calls = [float(line) for line in log.read_text(encoding="utf-8").split()]
+    if server is not None:
+        stats = _http(f"{server}/stats")
+        calls = [float(stats["first_at"]), float(stats["last_at"])] if stats["requests"] else []
+    else:
+        calls = [float(line) for line in log.read_text(encoding="utf-8").split()]
     return start, end, end - start, calls
+
+
+def _http(url: str, post: bool = False) -> dict:
+    request = urllib.request.Request(url, method="POST" if post else "GET", data=b"" if post else None)
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def _server(work: Path) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, str(HERE / "_fake_openai_server.py"), "--port", "0", "--latency", "0", "--tool-steps", "1"],
+                            cwd=work, stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline() if proc.stdout else ""
+    if not line.startswith("PORT "):
+        proc.kill()
+        raise SystemExit(f"the local OpenAI-compatible server did not start: {line!r}")
+    return proc, f"http://127.0.0.1:{line.split()[1]}"
 
 
 def main() -> None:
@@ -105,39 +140,53 @@ def main() -> None:
     _timed("now", ["run", "-t", opts.task, "--db", str(scored)], work)
 
     react = ["run", "--agent", "react", "--model", "fake/startup", "-t", opts.task, "--max-user-turns", "2", "--db", str(db)]
+    real = ["run", "--agent", "react", "--model", "openai/gpt-4o-mini", "-t", opts.task, "--max-user-turns", "2", "--db", str(db)]
+    server, address = _server(work)
     others = {
         "tasks list": ["tasks", "list"],
         "score --all (offline judge)": ["score", "--all", "--rescore", "--db", str(scored)],
         "report": ["report", "--db", str(scored)],
     }
     ways = ("now", "eager")
-    first: dict[str, list[float]] = {w: [] for w in ways}
-    leave: dict[str, list[float]] = {w: [] for w in ways}
+    first: dict[tuple[str, str], list[float]] = {}
+    leave: dict[tuple[str, str], list[float]] = {}
     wall: dict[tuple[str, str], list[float]] = {}
-    for _ in range(opts.rounds):
-        for way in ways:
-            start, end, seconds, calls = _timed(way, react, work)
-            if not calls:
-                raise SystemExit(f"{way}: the run made no model call")
-            first[way].append(calls[0] - start)
-            leave[way].append(end - calls[-1])
-            wall.setdefault(("run --agent react", way), []).append(seconds)
-            for name, args in others.items():
-                wall.setdefault((name, way), []).append(_timed(way, args, work)[2])
+    paths = {"fake/": (react, None), "openai/ + local server": (real, address)}
+    try:
+        for _ in range(opts.rounds):
+            for way in ways:
+                for path, (args, at) in paths.items():
+                    start, end, seconds, calls = _timed(way, args, work, at)
+                    if not calls:
+                        raise SystemExit(f"{way} {path}: the run made no model call")
+                    first.setdefault((path, way), []).append(calls[0] - start)
+                    leave.setdefault((path, way), []).append(end - calls[-1])
+                    wall.setdefault((f"run --agent react ({path})", way), []).append(seconds)
+                for name, args in others.items():
+                    wall.setdefault((name, way), []).append(_timed(way, args, work)[2])
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
     def med(values: list[float]) -> float:
         return statistics.median(values)
 
     print(f"median of {opts.rounds} round(s), seconds; 'eager' = litellm loaded up front, no gc.freeze at exit")
-    print(f"{'':44s} {'now':>7s} {'eager':>7s} {'eager/now':>10s}")
-    rows = [
-        ("run --agent react: to first call", med(first["now"]), med(first["eager"])),
-        ("run --agent react: last call to exit", med(leave["now"]), med(leave["eager"])),
-    ]
-    rows += [(f"{name}: whole command", med(wall[(name, 'now')]), med(wall[(name, 'eager')]))
-             for name in ("run --agent react", *others)]
+    print(f"{'':52s} {'now':>7s} {'eager':>7s} {'eager/now':>10s}")
+    rows = []
+    for path in paths:
+        rows += [
+            (f"react ({path}): to first call", med(first[(path, "now")]), med(first[(path, "eager")])),
+            (f"react ({path}): last call to exit", med(leave[(path, "now")]), med(leave[(path, "eager")])),
+            (f"react ({path}): whole command", med(wall[(f"run --agent react ({path})", "now")]),
+             med(wall[(f"run --agent react ({path})", "eager")])),
+        ]
+    rows += [(f"{name}: whole command", med(wall[(name, 'now')]), med(wall[(name, 'eager')])) for name in others]
     for label, now, eager in rows:
-        print(f"{label:44s} {now:7.2f} {eager:7.2f} {eager / now if now else float('nan'):9.1f}x")
+        print(f"{label:52s} {now:7.2f} {eager:7.2f} {eager / now if now else float('nan'):9.1f}x")
+    fake, real_first = med(first[("fake/", "now")]), med(first[("openai/ + local server", "now")])
+    print(f"to first call, now: openai/ + local server / fake/ = {real_first / fake if fake else float('nan'):.2f}x; "
+          f"machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s)")
 
 
 if __name__ == "__main__":

@@ -83,3 +83,53 @@ def test_with_the_direct_path_off_the_same_run_goes_through_litellm(tmp_path):
     finally:
         conn.close()
     assert status == [("finished",)]
+
+
+def _local_openai_server(tmp_path: Path) -> tuple[subprocess.Popen, str]:
+    """The benchmarks' OpenAI-compatible server on 127.0.0.1 (answers at once); it counts requests."""
+    server = subprocess.Popen(
+        [sys.executable, str(REPO / "benchmarks" / "_fake_openai_server.py"), "--port", "0", "--latency", "0", "--tool-steps", "1"],
+        stdout=subprocess.PIPE, text=True, cwd=tmp_path,
+    )
+    assert server.stdout is not None
+    first = server.stdout.readline().split()
+    assert first[:1] == ["PORT"], first
+    return server, f"http://127.0.0.1:{first[1]}"
+
+
+def test_a_react_run_against_a_real_openai_compatible_endpoint_does_not_load_litellm(tmp_path):
+    """`--model openai/<name>` with VIBESEARCH_API_BASE, as users run it: the context window
+    (before the first call) and the price (after each) come from litellm's packaged map, so no
+    call of the run loads litellm; the server saw the run's calls, priced as litellm prices them."""
+    import sqlite3
+    import urllib.request
+
+    server, base = _local_openai_server(tmp_path)
+    try:
+        db = str(tmp_path / "v.db")
+        run = ["run", "--agent", "react", "--model", "openai/gpt-4o-mini", "-t", "daily-en-japan-heritage-trip", "--max-user-turns", "1", "--db", db]
+        assert _probe(tmp_path, *run, env={"VIBESEARCH_API_BASE": f"{base}/v1"}) == {"code": 0, "litellm": False}
+        with urllib.request.urlopen(f"{base}/stats", timeout=10) as answer:
+            requests = json.loads(answer.read())["requests"]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    conn = sqlite3.connect(db)
+    try:
+        usages = [json.loads(row[0]) for row in conn.execute("SELECT data_json FROM events WHERE kind = 'usage' ORDER BY id")]
+    finally:
+        conn.close()
+    assert requests >= 2 and len(usages) == requests
+    # gpt-4o-mini is priced in litellm's map: every call has a cost, by the map's plain rates
+    info = json.loads((Path(_litellm_folder()) / "model_prices_and_context_window_backup.json").read_text())["gpt-4o-mini"]
+    for usage in usages:
+        expected = usage["input_tokens"] * info["input_cost_per_token"] + usage["output_tokens"] * info["output_cost_per_token"]
+        assert usage["cost_usd"] == expected
+
+
+def _litellm_folder() -> str:
+    import importlib.util
+
+    spec = importlib.util.find_spec("litellm")
+    assert spec is not None and spec.submodule_search_locations
+    return next(iter(spec.submodule_search_locations))

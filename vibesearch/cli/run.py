@@ -221,43 +221,23 @@ class _Front:
 
 
 async def _run_with_display(store: Any, settings: Any, spec: Any, *, resume: bool, events: bool, quiet: bool) -> list[dict[str, Any]]:
-    from rich.progress import BarColumn, Progress, TextColumn
-
     from ..runner.batch import run_batch
+    from ._progress import BatchProgress
 
     out_stream = sys.stderr if quiet else sys.stdout
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} stages"),
-        TextColumn("{task.fields[status]}"),
-        console=err_console,
-        disable=quiet,
-    )
-    bars: dict[str, Any] = {}
-
-    def bar(job: Any) -> Any:
-        if job.key not in bars:
-            bars[job.key] = progress.add_task(job.key, total=job.task.stage_count(), completed=0, status="waiting")
-        return bars[job.key]
-
-    def on_start(job: Any) -> None:
-        progress.update(bar(job), status="resuming" if job.run_id else "running")
+    shown = BatchProgress(err_console, runs=len(spec.tasks) * spec.runs, off=quiet)
 
     def on_event(job: Any, ev: Any) -> None:
         if events:
             _event_line(ev, out_stream)
         if ev.kind == "stage" and not ev.data.shadow:
-            progress.update(bar(job), completed=ev.data.stage_index + 1)
+            shown.stage(job, ev.data.stage_index)
 
-    def on_result(job: Any, result: Any) -> None:
-        if job.cut_off:  # the bar keeps the stages it saw stored
-            progress.update(bar(job), status="interrupted (database unreachable)")
-        else:
-            progress.update(bar(job), completed=result.stages_reached, status=f"{result.status} ({result.termination})")
-
-    with progress:
-        results = await run_batch(store, settings, spec, resume=resume, on_event=on_event, on_start=on_start, on_result=on_result)
+    async with shown:
+        results = await run_batch(
+            store, settings, spec, resume=resume, on_event=on_event if events or shown.wants_events else None,
+            on_start=shown.started, on_result=shown.finished,
+        )
     return [{**r.to_dict(), "task_id": j.task.id, "run_index": j.index, "cut_off": j.cut_off} for j, r in results]
 
 

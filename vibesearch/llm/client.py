@@ -8,12 +8,14 @@ that retries, usage accounting and secret hygiene are the same everywhere:
   failed attempt is recorded as a non-fatal ``error`` event; an error retrying cannot fix (a bad
   or missing key, a bad request, an unknown model, no permission) fails at once;
 * one ``usage`` event per call: tokens (with the prompt tokens the provider served from its
-  cache, when it reports them), cost from litellm's local cost map (``None`` when the model has
+  cache, when it reports them), cost from litellm's local cost map (for the direct path's models
+  read from litellm's packaged file without importing litellm: ``_model_map.py``) (``None`` when the model has
   no price, never a made-up 0; litellm prices cached tokens at the model's cache-read rate),
   latency, retries;
 * error texts are scrubbed of anything that looks like a key before they are recorded.
 
-litellm is imported lazily: it is slow to import and most commands never call a model.
+litellm is imported lazily, only when a call goes through it (or a model outside the direct
+path is looked up): it is slow to import and most commands never call a model.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from .._files import first_non_finite
 from .._secrets import scrub
 from ..config import Settings, get_settings
 from ..run.events import Emit, ErrorEvent, UsageEvent, UsagePurpose
-from . import _direct
+from . import _direct, _model_map
 from ._litellm import _litellm
 from .pacing import PACER, provider_of
 
@@ -146,13 +148,22 @@ def _has_price(model: str) -> bool:
     return False if _unknown_to_litellm(model) else _priced(model)
 
 
+def _map_entry(model: str) -> dict[str, Any] | None:
+    """The model's entry in litellm's map: for the direct path's models read from the packaged
+    file (``_model_map``, litellm not loaded), for the others from litellm; None when unmapped."""
+    found = _model_map.entry(model)
+    if found is not _model_map.ASK_LITELLM:
+        return dict(found) if isinstance(found, Mapping) else None
+    try:
+        return dict(_litellm().get_model_info(model))
+    except Exception:
+        return None
+
+
 @lru_cache(maxsize=256)
 def _priced(model: str) -> bool:
-    try:
-        info = _litellm().get_model_info(model)
-    except Exception:
-        return False
-    return bool(info.get("input_cost_per_token") or info.get("output_cost_per_token"))
+    info = _map_entry(model)
+    return info is not None and _model_map.has_price(info)
 
 
 def _cost(litellm: Any, response: Any, model: str) -> float | None:
@@ -176,10 +187,22 @@ def _cost(litellm: Any, response: Any, model: str) -> float | None:
 
 
 def _direct_cost(response: _direct.Response, model: str) -> float | None:
-    """The cost of a direct-path answer, worked out by litellm exactly as for its own responses
-    (the answer is rebuilt as a litellm response only when the model has a price at all)."""
-    if response.usage is None or not (_has_price(model) or _has_price(response.model)):
+    """The cost of a direct-path answer, as litellm works it out for its own responses: priced by
+    the name the endpoint answered with (read under the call's provider) when the map prices it,
+    else by the model asked for. Plain rates are applied here (``_model_map.simple_cost``); any
+    other pricing rebuilds the answer as a litellm response and asks litellm."""
+    if response.usage is None:
         return None
+    answered = response.model if "/" in response.model else f"{model.split('/', 1)[0]}/{response.model}"
+    for name in (answered, model):
+        if _has_price(name):
+            info = _model_map.entry(name)
+            cost = _model_map.simple_cost(info, response.usage.raw) if isinstance(info, Mapping) else None
+            if cost is not None:
+                return cost
+            break
+    else:
+        return None  # neither name has a price: unknown, never a made-up 0
     litellm = _litellm()
     rebuilt = litellm.ModelResponse(
         model=response.model,
@@ -220,14 +243,8 @@ def cache_read_fraction(model: str) -> float | None:
 
 @lru_cache(maxsize=256)
 def _cache_fraction(model: str) -> float | None:
-    try:
-        info = _litellm().get_model_info(model)
-    except Exception:
-        return None
-    full, cached = info.get("input_cost_per_token"), info.get("cache_read_input_token_cost")
-    if not full or cached is None:
-        return None
-    return float(cached) / float(full)
+    info = _map_entry(model)
+    return None if info is None else _model_map.cache_read_fraction(info)
 
 
 def _parse_tool_calls(message: Any) -> list[ToolCall]:
@@ -437,8 +454,5 @@ def context_window(model: str, default: int) -> int:
 def _mapped_window(model: str) -> int | None:
     # asked before every agent step: litellm's lookup (an exception for an unmapped model) costs
     # about a millisecond, and the map does not change while the process runs
-    try:
-        info = _litellm().get_model_info(model)
-        return int(info["max_input_tokens"]) if info.get("max_input_tokens") else None
-    except Exception:
-        return None
+    info = _map_entry(model)
+    return None if info is None else _model_map.context_window(info)
