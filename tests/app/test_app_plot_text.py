@@ -1,5 +1,6 @@
 """Text from tasks and models in a plotly figure (hover text, ticks, legend names, titles) is shown as
-written: plotly draws ``<a href>``/``<b>`` in those strings, so they reach it escaped."""
+written: plotly draws ``<a href>``/``<b>`` in those strings, so they reach it escaped. The HTML
+report's inline SVG figures escape the same text as HTML."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 from vibesearch.app import graph_figure
 from vibesearch.app.leaderboard import f1_figure, pr_figure
 from vibesearch.reports import build_report
-from vibesearch.reports.html import _figures
+from vibesearch.reports.html import figures_html
 from vibesearch.run import EndEvent, GraphEvent, MessageEvent
 from vibesearch.scoring import collect_runs, score_table
 from vibesearch.store import Store
@@ -34,11 +35,14 @@ def test_figures_escape_names_from_tasks_and_models(tmp_path):
     store.add_score(ScoreRow(run_id=run.id, judge="offline", precision=1.0, recall=1.0, f1=1.0, n_gt=1, n_pred=1, n_covered=1, n_valid=1), [])
     records, _ = collect_runs(store)
     figures = [f1_figure(score_table(records)), pr_figure(records),
-               graph_figure([TRIPLE], [TRIPLE], {}, title=f"verdicts of {LINK}"),
-               *(fig for _, fig in _figures(build_report(store)))]
+               graph_figure([TRIPLE], [TRIPLE], {}, title=f"verdicts of {LINK}")]
     for fig in figures:
         text = _strings(fig)
         assert "<a href" not in text and "<b>has" not in text and "t<b>1" not in text, text[:400]
     joined = "".join(_strings(f) for f in figures)
     assert "&lt;a href='http://127.0.0.1:9/x'&gt;click&lt;/a&gt;" in joined  # shown as the characters it is
     assert "&lt;b&gt;has&lt;/b&gt;" in joined
+    # the HTML report's figures are inline SVG (no plotly): the same names are escaped as HTML text
+    svg = "".join(figures_html(build_report(store)))
+    assert "<a href" not in svg and "<b>" not in svg
+    assert "&lt;a href=&#x27;http://127.0.0.1:9/x&#x27;&gt;click&lt;/a&gt;" in svg and "t&lt;b&gt;1&lt;/b&gt;" in svg

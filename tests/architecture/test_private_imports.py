@@ -63,7 +63,6 @@ TESTS_ALLOWED: dict[str, str] = {
     "tests/app/test_security_front.py -> vibesearch.app._loading": "a unit test of the folder name of a login's uploads",
     "tests/app/test_app_surface_words.py -> vibesearch.app.render._add_message":
         "a unit test of how one message becomes chat messages",
-    "tests/app/test_app_plot_text.py -> vibesearch.reports.html._figures": "a unit test of the HTML report's figures",
     "tests/site/test_site_content.py -> vibesearch.site.build._public_config":
         "a unit test of what of a run's config the site publishes",
     "tests/site/test_site_official.py -> vibesearch.site.verify._check_people":

@@ -210,16 +210,6 @@ def test_tokens_never_recorded_read_unknown(cli, tmp_path):
     assert "unknown (usage not recorded)" in card and "0 / 0" not in card
 
 
-def test_html_report_carries_plotly_js_once(cli, db):
-    from plotly.offline import get_plotlyjs
-
-    html = cli("report", "--format", "html", "--db", db).stdout
-    library = get_plotlyjs()
-    assert html.count(library[:400]) == 1  # the library's opening lines, once
-    assert html.count("Plotly.newPlot(") == 4  # four figures, each drawn with that one copy
-    assert len(library) < len(html) < len(library) + 400_000
-
-
 def test_calls_without_token_counts_make_the_means_unknown(cli, tmp_path):
     """A provider that reported no counts for one of the agent's calls: the run's token mean is
     "unknown" in the report (its sum would be a floor), and the card says how many calls lacked them."""

@@ -41,6 +41,9 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
     )
 
     with gr.Blocks(title="VibeSearch evaluator", analytics_enabled=False) as demo:
+        # the queue's settings first: gradio rebuilds its server app on every queue() call, and here,
+        # before any component, that costs nothing (after the block it cost a second full build)
+        demo.queue(default_concurrency_limit=settings.app_concurrency, max_size=settings.app_max_queue)
         # the same key after a restart: the browser's stored token is read again (``_secret``)
         owner = gr.BrowserState("", storage_key=OWNER_KEY, secret=ctx.access.browser_key())
         player_h = study_play.build(ctx)  # shown instead of everything below to a study's player
@@ -105,7 +108,6 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         cmp_tab.select(cmp_h.on_show, cmp_h.show_io, cmp_h.show_io[1:], api_visibility="private", show_progress="hidden")
 
     quiet_refusals(demo)  # a handler's refusal is one line in the log, not a traceback
-    demo.queue(default_concurrency_limit=settings.app_concurrency, max_size=settings.app_max_queue)
     ctx.player_fns.update(_player_fns(demo, player_h.fns))
     demo.vibesearch = ctx  # tests and launch() reach the context here, through app_context()
     return demo

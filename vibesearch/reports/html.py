@@ -1,11 +1,12 @@
-"""A self-contained HTML report: the tables plus plotly charts (plotly.js is embedded once)."""
+"""A self-contained HTML report: the tables plus its figures drawn as inline SVG (no script, nothing fetched)."""
 
 from __future__ import annotations
 
 import html
 from typing import Any, Sequence
 
-from .._plot_text import plot_text
+from .._svg_chart import STYLE as CHART_STYLE
+from .._svg_chart import bar_chart, hbar_chart, scatter_chart
 from .noise import HEADERS as NOISE_HEADERS
 from .noise import noise_note, noise_rows
 from .funnel import analysis_tables, unscored_note
@@ -32,51 +33,30 @@ def analysis_html(a: dict[str, Any]) -> str:
     return "\n".join(parts + ["</div>"])
 
 
-def _figures(report: dict[str, Any]) -> list[tuple[str, Any]]:
-    import plotly.graph_objects as go
-
-    figs: list[tuple[str, Any]] = []
+def figures_html(report: dict[str, Any]) -> list[str]:
+    """The report's four figures as inline SVG (``_svg_chart``): no script, nothing fetched."""
     groups = ["all", "subset pro", "subset daily"]
     configs = sorted({f"{r['config']} · {r['profile']}" for r in report["scores"]})
-    fig = go.Figure()
-    for group in groups:
-        rows = {f"{r['config']} · {r['profile']}": r for r in report["scores"] if r["group"] == group}
-        fig.add_bar(name=plot_text(group), x=[plot_text(c) for c in configs], y=[100 * rows[c]["avg_f1"] if c in rows else None for c in configs])
-    fig.update_layout(barmode="group", yaxis_title="Avg@N F1 (%)", title="F1 by configuration and subset")
-    figs.append(("f1-by-config", fig))
+    by_group = {g: {f"{r['config']} · {r['profile']}": r for r in report["scores"] if r["group"] == g} for g in groups}
+    series = [(g, [100 * by_group[g][c]["avg_f1"] if c in by_group[g] and by_group[g][c]["avg_f1"] is not None else None for c in configs])
+              for g in groups]
+    out = [bar_chart("f1-by-config", "F1 by configuration and subset", configs, series, value_title="Avg@N F1 (%)")]
 
-    fig = go.Figure()
+    points = []
     for config in sorted({r["config"] for r in report["runs"]}):
         runs = [r for r in report["runs"] if r["config"] == config and r["f1"] is not None]
-        fig.add_scatter(
-            name=plot_text(config), mode="markers",
-            x=[100 * r["recall"] for r in runs], y=[100 * r["precision"] for r in runs],
-            text=[f"{plot_text(r['task_id'])} · run {plot_text(r['run_id'])}" for r in runs],
-        )
-    fig.update_layout(xaxis_title="recall (%)", yaxis_title="precision (%)", title="Precision vs recall, one point per run")
-    figs.append(("precision-recall", fig))
+        points.append((config, [(100 * r["recall"], 100 * r["precision"], f"{r['task_id']} · run {r['run_id']}") for r in runs]))
+    out.append(scatter_chart("precision-recall", "Precision vs recall, one point per run", points, x_title="recall (%)", y_title="precision (%)"))
 
     bins = report["errors"]["f1_by_compactions"]
-    fig = go.Figure(go.Bar(x=[b["bin"] for b in bins], y=[None if b["mean_f1"] is None else 100 * b["mean_f1"] for b in bins],
-                           text=[f"{b['n_runs']} runs" for b in bins]))
-    fig.update_layout(xaxis_title="compactions in the run", yaxis_title="mean F1 (%)", title="F1 by compaction count")
-    figs.append(("f1-by-compactions", fig))
+    out.append(bar_chart("f1-by-compactions", "F1 by compaction count", [str(b["bin"]) for b in bins],
+                         [("mean F1", [None if b["mean_f1"] is None else 100 * b["mean_f1"] for b in bins])],
+                         value_title="mean F1 (%)", category_title="compactions in the run", notes=[f"{b['n_runs']} runs" for b in bins]))
 
     rel = [r for r in report["errors"]["relation_coverage"] if r["coverage"] is not None][:25]
-    fig = go.Figure(go.Bar(orientation="h", y=[plot_text(r["relation"]) for r in rel], x=[100 * r["coverage"] for r in rel],
-                           text=[f"{r['n_covered']}/{r['n_gt']}" for r in rel]))
-    fig.update_layout(xaxis_title="coverage (%)", title="Ground-truth relations, least covered first",
-                      yaxis={"autorange": "reversed"}, height=max(350, 24 * len(rel) + 120))
-    figs.append(("relation-coverage", fig))
-    return figs
-
-
-def plotly_script() -> str:
-    """plotly.js inlined once (the report opens offline); every figure uses this one copy."""
-    from plotly.offline import get_plotlyjs
-
-    return ("<script type='text/javascript'>window.PlotlyConfig = {MathJaxConfig: 'local'};</script>"
-            f"<script type='text/javascript'>{get_plotlyjs()}</script>")
+    out.append(hbar_chart("relation-coverage", "Ground-truth relations, least covered first", [r["relation"] for r in rel],
+                          [100 * r["coverage"] for r in rel], value_title="coverage (%)", notes=[f"{r['n_covered']}/{r['n_gt']}" for r in rel]))
+    return out
 
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}
@@ -86,10 +66,7 @@ td.num,th.num{text-align:right;white-space:nowrap}td.text,th.text{text-align:lef
 
 
 def to_html(report: dict[str, Any]) -> str:
-    import plotly.io as pio
-
-    # the figures carry only their data; the plotting library is written once, in the head
-    charts = [pio.to_html(fig, full_html=False, include_plotlyjs=False, div_id=div_id) for div_id, fig in _figures(report)]
+    charts = figures_html(report)
     e = report["errors"]
     body = [
         "<h1>VibeSearch report</h1>",
@@ -118,5 +95,5 @@ def to_html(report: dict[str, Any]) -> str:
     ]
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>VibeSearch report</title>"
-        f"<style>{_STYLE}</style>{plotly_script()}</head><body>" + "\n".join(body) + "</body></html>"
+        f"<style>{_STYLE}\n{CHART_STYLE}</style></head><body>" + "\n".join(body) + "</body></html>"
     )

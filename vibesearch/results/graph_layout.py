@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 from ..judges.offline import base, norm
 
@@ -31,13 +32,15 @@ def entity_key(name: str) -> str:
 Pos = dict[str, tuple[float, float]]
 
 
-def _component(g: nx.Graph, nodes: list[str]) -> Pos:
+def _component(g: "nx.Graph", nodes: list[str]) -> Pos:
     """One component, centred, spread over a square whose side grows with the root of its size."""
     n = len(nodes)
     if n == 1:
         return {nodes[0]: (0.0, 0.0)}
     if n == 2:
         return {nodes[0]: (-0.5, 0.0), nodes[1]: (0.5, 0.0)}
+    import networkx as nx  # half a second of imports: loaded when a graph is first drawn, not when the app starts
+
     # a graph of its own, its nodes in ``nodes`` order: a subgraph view of a small part of ``g``
     # lists its nodes in the order of a set (another order in every process, so another picture,
     # and ``site verify`` could not render a page again)
@@ -62,6 +65,8 @@ def _extent(pos: Pos) -> tuple[float, float, float, float]:
 
 def components(nodes: Sequence[str], pairs: Sequence[tuple[str, str]]) -> list[list[str]]:
     """The connected components, biggest first (ties by their first node in ``nodes`` order)."""
+    import networkx as nx
+
     g = nx.Graph()
     g.add_nodes_from(nodes)
     g.add_edges_from((a, b) for a, b in pairs if a != b)
@@ -80,6 +85,8 @@ def layout(nodes: Sequence[str], pairs: Sequence[tuple[str, str]]) -> Pos:
 def _layout(nodes: tuple[str, ...], pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, tuple[float, float]], ...]:
     if not nodes:
         return ()
+    import networkx as nx
+
     g = nx.Graph()
     g.add_nodes_from(nodes)
     g.add_edges_from((a, b) for a, b in pairs if a != b)
