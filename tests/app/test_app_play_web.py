@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -22,43 +20,22 @@ from vibesearch.app import RunRequest, check_request, form_request
 from vibesearch.config import Settings
 from vibesearch.protocol import build_config
 from raw_gradio import RawSession
+from local_web import Server
 from sec_kit import play_start, runs_in, wait_for
 
 JAPAN = "daily-en-japan-heritage-trip"
 OTHER = "pro-en-analysis-history"
 
 
-class SearxServer:
-    """A SearXNG-style JSON search API on 127.0.0.1 that counts what it is asked."""
+HITS = json.dumps({"results": [
+    {"title": "Himeji Castle", "url": "http://127.0.0.1:9/himeji", "content": "A white castle in Hyogo, a World Heritage site."},
+    {"title": "Nara temples", "url": "http://127.0.0.1:9/nara", "content": "Todai-ji and its great Buddha."},
+]}).encode()
 
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-        outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                outer.seen.append(self.path)
-                body = json.dumps({"results": [
-                    {"title": "Himeji Castle", "url": "http://127.0.0.1:9/himeji", "content": "A white castle in Hyogo, a World Heritage site."},
-                    {"title": "Nara temples", "url": "http://127.0.0.1:9/nara", "content": "Todai-ji and its great Buddha."},
-                ]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def searx_server() -> Server:
+    """A SearXNG-style JSON search API on 127.0.0.1 that counts what it is asked (``seen``)."""
+    return Server({"/search": lambda r: (200, {"Content-Type": "application/json"}, HITS)})
 
 
 def _web_events(db: Path, run_id: str) -> list[dict]:
@@ -94,8 +71,8 @@ def _start_when_free(s: RawSession, **form):
 
 
 def test_play_records_then_replays_the_web_and_refuses_what_it_does_not_offer(tmp_path):
-    searx = SearxServer()
-    server = start_app(tmp_path, extra_env={"VIBESEARCH_SEARXNG_URL": searx.url, "VIBESEARCH_WEB_ALLOW_PRIVATE": "1"})
+    searx = searx_server()
+    server = start_app(tmp_path, extra_env={"VIBESEARCH_SEARXNG_URL": searx.base, "VIBESEARCH_WEB_ALLOW_PRIVATE": "1"})
     s = RawSession(server.url)
     form = dict(task=JAPAN, agent="react", user="rules", agent_model="fake/app-agent", backend="searxng", pace=0, turns=3)
     try:
