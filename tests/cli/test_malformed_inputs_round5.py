@@ -1,0 +1,99 @@
+"""Malformed inputs a fifth, outside probe round found answered with "unexpected error", a run that
+started anyway, or a secret stored: each is refused by the real command with exit 1 and one line
+``error: ...`` naming the file (or option, or setting) and the field, and nothing is written (no
+database made, no label stored)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from cli_harness import VALID, Outcome, invoke, make_label_db, row_counts, run_cli
+
+
+@dataclass
+class Case:
+    args: list[object]  # the command; {db} is the case's database path
+    names: list[str]  # what the one error line must hold (the file or setting, the field)
+    env: dict[str, str] | None = None  # set: run as a subprocess with these variables
+    label_db: bool = False  # the command writes labels into an existing database
+
+
+def _label_file(tmp: Path, **change: object) -> Path:
+    row = {"run_id": "fuzzrun00001", "gt_index": 0, "annotator": "ann", "covered": True, "evidence": [0], **change}
+    path = tmp / "labels.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    return path
+
+
+def _yaml_nul(tmp: Path) -> Case:
+    path = tmp / "task.yaml"
+    path.write_bytes(b"id: a\nsubset: da\x00ily\n")  # a raw NUL byte: YAML's reader refuses it before parsing
+    return Case(["run", "--tasks", path, "--db", "{db}"], ["task.yaml", "line 2", "#x0000"])
+
+
+def _yaml_nul_validate(tmp: Path) -> Case:
+    path = tmp / "task.yaml"
+    path.write_bytes(b"id: a\x00\n")
+    return Case(["tasks", "show", "a", "--tasks", path], ["task.yaml", "line 1", "#x0000"])
+
+
+def _created_at_naive(tmp: Path) -> Case:
+    path = _label_file(tmp, created_at="9999-12-31T23:59:59")
+    return Case(["labels", "import", path, "--db", "{db}"], ["labels.jsonl:1", "created_at", "time zone"], label_db=True)
+
+
+def _created_at_out_of_range(tmp: Path) -> Case:
+    path = _label_file(tmp, created_at="9999-12-31T23:59:59-05:00")  # in UTC: the year 10000
+    return Case(["labels", "import", path, "--db", "{db}"], ["labels.jsonl:1", "created_at", "out of range"], label_db=True)
+
+
+CASES: dict[str, Callable[[Path], Case]] = {
+    "YAML task with a raw NUL (run)": _yaml_nul,
+    "YAML task with a raw NUL (tasks show)": _yaml_nul_validate,
+    "label created_at without a time zone": _created_at_naive,
+    "label created_at past year 9999 in UTC": _created_at_out_of_range,
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_refused_in_one_line_naming_file_and_field(tmp_path, name):
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    case = CASES[name](inputs)
+    db = tmp_path / "out.db"
+    before = row_counts(make_label_db(db)) if case.label_db else None
+    args = [str(db) if a == "{db}" else a for a in case.args]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_")}
+    out: Outcome = run_cli(*args, env={**env, **case.env}, cwd=tmp_path) if case.env else invoke(*args)
+    assert out.code == 1, (out.code, out.text)
+    assert out.exception is None and "Traceback" not in out.text and "unexpected error" not in out.text, out.text
+    lines = [line for line in out.stderr.strip().splitlines() if line.startswith("error: ")]
+    assert len(lines) == 1, out.stderr
+    shown = out.stderr if case.args[:2] == ["tasks", "show"] else lines[0]  # `tasks show` lists the file's problems above its error
+    if case.args[:2] != ["tasks", "show"]:
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    for needle in case.names:
+        assert needle in shown, shown
+    if before is not None:
+        assert row_counts(db) == before  # no label stored
+    else:
+        assert not db.exists() and not list(tmp_path.glob("out.db*"))  # no database made
+
+
+def test_a_label_with_a_zoned_created_at_is_stored_in_utc(tmp_path):
+    """The control: a stamp with its zone is taken, and exported as the same moment in UTC."""
+    db = make_label_db(tmp_path / "labels.db")
+    out = invoke("labels", "import", _label_file(tmp_path, created_at="2026-01-01T10:00:00+05:00"), "--db", db)
+    assert out.code == 0, out.text
+    assert invoke("labels", "export", "--format", "jsonl", "--out", tmp_path / "out.jsonl", "--db", db).code == 0
+    row = json.loads((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert row["created_at"] == "2026-01-01T05:00:00+00:00"
+
+
+def test_valid_controls():
+    assert invoke("tasks", "validate", VALID / "ours_bom.yaml").code == 0
