@@ -112,8 +112,8 @@ class Settings(BaseSettings):
     # tools
     search_backend: SearchBackend = "offline"
     searxng_url: str | None = None
-    search_topn: int = 10
-    tool_result_max_chars: int = 20_000
+    search_topn: int = Field(default=10, ge=1)
+    tool_result_max_chars: int = Field(default=20_000, ge=1)
     visit_max_bytes: int = 2_000_000
     http_timeout_s: float = 20.0
     python_timeout_s: float = 20.0
@@ -130,7 +130,7 @@ class Settings(BaseSettings):
     # unset: the run's profile decides (ours 30 user turns; the official profile 50 simulator
     # replies after the opening, what the official scripts pass)
     max_user_turns: int | None = Field(default=None, ge=1)
-    max_steps_per_turn: int = 30
+    max_steps_per_turn: int = Field(default=30, ge=1)
     stop_on_final_answer: bool = False
     budget_tokens: int | None = Field(default=None, ge=0)
     budget_usd: float | None = Field(default=None, ge=0)

@@ -52,7 +52,42 @@ def _created_at_out_of_range(tmp: Path) -> Case:
     return Case(["labels", "import", path, "--db", "{db}"], ["labels.jsonl:1", "created_at", "out of range"], label_db=True)
 
 
+RUN = ["run", "--tasks", "daily-en-japan-heritage-trip", "--db", "{db}"]
+
+
+def _search_unknown(tmp: Path) -> Case:
+    return Case([*RUN, "--search", "zzz"], ["search.backend", "'offline'"])  # it said "1 validation error for RunConfig"
+
+
+def _topn_setting(tmp: Path) -> Case:
+    return Case(RUN, ["VIBESEARCH_SEARCH_TOPN", "greater than or equal to 1"], env={"VIBESEARCH_SEARCH_TOPN": "-5"})
+
+
+def _runs_huge(tmp: Path) -> Case:
+    # every run was planned up front: it never ended (a usage error: as a process, where main() says it in one line)
+    return Case([*RUN, "--runs", "9" * 30], ["--runs", "10000"], env={})
+
+
+def _endpoint_password(tmp: Path) -> Case:
+    return Case([*RUN, "--agent", "endpoint", "--endpoint-url", "http://me:hunter2@127.0.0.1:9/v1"], ["endpoint_url", "password"])
+
+
+def _endpoint_password_ask(tmp: Path) -> Case:
+    return Case(["agent", "ask", "hi", "--task", "daily-en-japan-heritage-trip", "--agent", "endpoint", "--endpoint-url", "http://me:hunter2@127.0.0.1:9/v1"],
+                ["endpoint_url", "password"])
+
+
+def _endpoint_file_url(tmp: Path) -> Case:
+    return Case([*RUN, "--agent", "endpoint", "--endpoint-url", "file:///etc/passwd"], ["endpoint_url", "http://"])
+
+
 CASES: dict[str, Callable[[Path], Case]] = {
+    "run --search unknown": _search_unknown,
+    "VIBESEARCH_SEARCH_TOPN=-5": _topn_setting,
+    "run --runs 10**30": _runs_huge,
+    "run --endpoint-url with a password": _endpoint_password,
+    "agent ask --endpoint-url with a password": _endpoint_password_ask,
+    "run --endpoint-url file://": _endpoint_file_url,
     "YAML task with a raw NUL (run)": _yaml_nul,
     "YAML task with a raw NUL (tasks show)": _yaml_nul_validate,
     "label created_at without a time zone": _created_at_naive,
@@ -69,7 +104,7 @@ def test_refused_in_one_line_naming_file_and_field(tmp_path, name):
     before = row_counts(make_label_db(db)) if case.label_db else None
     args = [str(db) if a == "{db}" else a for a in case.args]
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_")}
-    out: Outcome = run_cli(*args, env={**env, **case.env}, cwd=tmp_path) if case.env else invoke(*args)
+    out: Outcome = run_cli(*args, env={**env, **case.env}, cwd=tmp_path) if case.env is not None else invoke(*args)
     assert out.code == 1, (out.code, out.text)
     assert out.exception is None and "Traceback" not in out.text and "unexpected error" not in out.text, out.text
     lines = [line for line in out.stderr.strip().splitlines() if line.startswith("error: ")]
@@ -79,6 +114,7 @@ def test_refused_in_one_line_naming_file_and_field(tmp_path, name):
         assert len(out.stderr.strip().splitlines()) == 1, out.stderr
     for needle in case.names:
         assert needle in shown, shown
+    assert "hunter2" not in out.text  # a password typed into a URL is never repeated
     if before is not None:
         assert row_counts(db) == before  # no label stored
     else:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..config import SEARCH_BACKENDS
-from ._common import console, db_shown, err_console, fail
+from ._common import console, db_shown, err_console, fail, one_line
 from ._help import AGENT_NAMES, LateHelp
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def _find_task(task_id: str, extra: Optional[Path], settings: Any):
         tasks, problems = load_tasks_with_problems([candidate])
         if tasks:
             return tasks[0]
-        fail("\n".join(str(p) for p in problems) or f"--task {task_id}: no task in that file")
+        fail(one_line("\n".join(str(p) for p in problems)) if problems else f"--task {task_id}: no task in that file")
     paths = [p for p in settings.task_paths() if Path(p).exists()]
     if extra is not None:
         paths.append(extra)
@@ -136,7 +136,7 @@ def ask(
         )
         the_agent = make_agent(config, task, settings)
     except ValueError as exc:
-        fail(str(exc))
+        fail(one_line(exc))
     except Exception as exc:  # noqa: BLE001 - e.g. a search backend without its key
         from ..llm import scrub
 

@@ -31,6 +31,7 @@ from ._queue import show_queued
 PROTOCOL_HELP = field_help("protocol", "vibesearch (ours, the default) | official (the paper's harness, rule by rule)")
 HARNESS_HELP = "the official profile's prompts: your checkout of VibeBench/VibeSearchBench, parsed, never run (default: VIBESEARCH_OFFICIAL_HARNESS; unset: our own prompts)"
 SUMMARY_KEYS = ("run_id", "task_id", "status", "termination", "stages_reached", "stages_total", "user_turns", "assistant_steps", "tool_calls")
+MAX_RUNS_PER_TASK = 10_000  # --runs: each run is planned up front (a job each), so the count must fit in memory
 
 
 def _settings(db: Optional[str], **overrides: Any):
@@ -134,7 +135,7 @@ def run_cmd(
     model: Optional[str] = typer.Option(None, "--model", help=field_help("agent.model")),
     user: Optional[str] = typer.Option(None, "--user", help=field_help("user.kind", USER_HELP)),
     simulator_model: Optional[str] = typer.Option(None, "--simulator-model", help=field_help("user.model")),
-    runs: int = typer.Option(1, "--runs", min=1, help="runs per task"),
+    runs: int = typer.Option(1, "--runs", min=1, max=MAX_RUNS_PER_TASK, help="runs per task"),
     concurrency: int = typer.Option(4, "--concurrency", "-k", min=1, help="runs at once"),
     max_user_turns: Optional[int] = typer.Option(None, "--max-user-turns", min=1, help=field_help("limits.max_user_turns")),
     budget_usd: Optional[float] = typer.Option(None, "--budget-usd", help=field_help("limits.budget_usd")),
