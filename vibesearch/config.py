@@ -328,4 +328,6 @@ def db_location(value: object) -> Path | str:
         return f"{url.group(1)}://{text[url.end():]}"
     if text.lower().startswith("sqlite:///"):
         return Path(text[len("sqlite:///"):])
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]+://", text):  # another kind of URL stays text: opening it says it is none of ours
+        return text
     return Path(text)

@@ -81,7 +81,24 @@ def _endpoint_file_url(tmp: Path) -> Case:
     return Case([*RUN, "--agent", "endpoint", "--endpoint-url", "file:///etc/passwd"], ["endpoint_url", "http://"])
 
 
+def _db_dangling_link(tmp: Path) -> Case:
+    os.symlink("gone/x.db", tmp / "x.db")  # SQLite cannot make a file through it: "unable to open database file"
+    return Case(["import", VALID / "trajectory.json", "--db", tmp / "x.db"], ["x.db", "gone/x.db", "does not exist"])
+
+
+def _db_mysql_url(tmp: Path) -> Case:
+    # it became an SQLite file "db" in a folder "mysql:/u@h" made in the working folder, and the run went on
+    return Case(["run", "--tasks", "daily-en-japan-heritage-trip", "--db", "mysql://u@h/db"], ["mysql://", "not a database"])
+
+
+def _db_unknown_driver(tmp: Path) -> Case:
+    return Case(["report", "--db", "postgresql+nosuchdriver://u:secret@127.0.0.1:1/db"], ["nosuchdriver", "postgresql+psycopg://"])
+
+
 CASES: dict[str, Callable[[Path], Case]] = {
+    "--db a symbolic link to nothing": _db_dangling_link,
+    "--db mysql://": _db_mysql_url,
+    "--db postgresql+nosuchdriver://": _db_unknown_driver,
     "run --search unknown": _search_unknown,
     "VIBESEARCH_SEARCH_TOPN=-5": _topn_setting,
     "run --runs 10**30": _runs_huge,
@@ -114,11 +131,12 @@ def test_refused_in_one_line_naming_file_and_field(tmp_path, name):
         assert len(out.stderr.strip().splitlines()) == 1, out.stderr
     for needle in case.names:
         assert needle in shown, shown
-    assert "hunter2" not in out.text  # a password typed into a URL is never repeated
+    assert "hunter2" not in out.text and "secret" not in out.text  # a password typed into a URL is never repeated
     if before is not None:
         assert row_counts(db) == before  # no label stored
     else:
         assert not db.exists() and not list(tmp_path.glob("out.db*"))  # no database made
+    assert not list(tmp_path.glob("mysql*")) and not list(Path.cwd().glob("mysql:*"))
 
 
 def test_a_label_with_a_zoned_created_at_is_stored_in_utc(tmp_path):
