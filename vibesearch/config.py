@@ -236,6 +236,18 @@ class Settings(BaseSettings):
     def _db_location(cls, value: object) -> Path | str:
         return db_location(value)
 
+    @field_validator("agent_model", "simulator_model", "summariser_model")  # (the judge's may be the offline judge's name)
+    @classmethod
+    def _model_string(cls, value: str | None) -> str | None:
+        from ._model_names import model_string_problem
+
+        if value is None:
+            return value
+        problem = model_string_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
     @field_validator("trusted_proxies")
     @classmethod
     def _proxy_addresses(cls, value: str) -> str:

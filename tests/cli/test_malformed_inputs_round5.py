@@ -95,7 +95,35 @@ def _db_unknown_driver(tmp: Path) -> Case:
     return Case(["report", "--db", "postgresql+nosuchdriver://u:secret@127.0.0.1:1/db"], ["nosuchdriver", "postgresql+psycopg://"])
 
 
+# (a bad option value is a usage error: these run as processes, where main() says it in one line)
+def _model_at_host(tmp: Path) -> Case:
+    # the app refused it (issue 40 item 13); the command line sent it to the provider's public address
+    return Case([*RUN, "--agent", "react", "--model", "openai/gpt-4o-mini@127.0.0.1"], ["--model", "never names a server"], env={})
+
+
+def _judge_url(tmp: Path) -> Case:
+    return Case(["table", "score", VALID / "table.json", "fuzz-table", VALID / "answer.md", "--judge", "http://10.0.0.1/v1"],
+                ["--judge", "not a litellm model string"], env={})
+
+
+def _reextract_padded(tmp: Path) -> Case:
+    return Case(["reextract", "--all", "--model", " fake/x", "--db", "{db}"], ["--model", "' fake/x'"], env={})
+
+
+def _shadow_at_host(tmp: Path) -> Case:
+    return Case(["play", "--task", "daily-en-japan-heritage-trip", "--shadow-model", "openai/x@10.0.0.1", "--db", "{db}"], ["--shadow-model", "'@'"], env={})
+
+
+def _agent_model_setting(tmp: Path) -> Case:
+    return Case(RUN, ["VIBESEARCH_AGENT_MODEL", "never names a server"], env={"VIBESEARCH_AGENT_MODEL": "openai/gpt-4o-mini@127.0.0.1"})
+
+
 CASES: dict[str, Callable[[Path], Case]] = {
+    "run --model with @host": _model_at_host,
+    "table score --judge a URL": _judge_url,
+    "reextract --model padded": _reextract_padded,
+    "play --shadow-model with @host": _shadow_at_host,
+    "VIBESEARCH_AGENT_MODEL with @host": _agent_model_setting,
     "--db a symbolic link to nothing": _db_dangling_link,
     "--db mysql://": _db_mysql_url,
     "--db postgresql+nosuchdriver://": _db_unknown_driver,

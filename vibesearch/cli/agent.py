@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..config import SEARCH_BACKENDS
-from ._common import console, db_shown, err_console, fail, one_line
+from ._common import console, db_shown, err_console, fail, model_strings, one_line
 from ._help import AGENT_NAMES, LateHelp
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def ask(
     message: str = typer.Argument(..., help="What the user says to the agent"),
     task_id: str = typer.Option(..., "--task", help="Task id (its corpus is searched offline; its language sets the replies)"),
     agent: Optional[str] = typer.Option(None, "--agent", help=f"{AGENT_NAMES} (default: VIBESEARCH_AGENT or baseline)"),
-    model: Optional[str] = typer.Option(None, "--model", help="litellm model string for the react agent"),
+    model: Optional[str] = typer.Option(None, "--model", help="litellm model string for the react agent", callback=model_strings),
     search: Optional[str] = typer.Option(None, "--search", help=" | ".join(SEARCH_BACKENDS)),
     tasks: Optional[Path] = typer.Option(None, "--tasks", help="Extra task file or folder to look for --task in"),
     endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help="OpenAI-compatible base URL (endpoint agent)"),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from ._common import JsonOption, console, fail, print_json
+from ._common import console, fail, JsonOption, model_strings, print_json
 
 if TYPE_CHECKING:
     from ..tables import CellVerdict, TableScore
@@ -159,7 +159,7 @@ def score_answer(
     tasks_path: Path = typer.Argument(..., help="Task file or folder (ours or WideSearch's widesearch.jsonl layout)"),
     instance_id: str = typer.Argument(..., help="Task id (instance_id for WideSearch tasks)"),
     answer_file: Path = typer.Argument(..., help="File holding the answer text ('-' reads standard input)"),
-    judge: str = typer.Option("offline", "--judge", help="'offline' or a litellm model string for header/key mapping and llm columns"),
+    judge: str = typer.Option("offline", "--judge", help="'offline' or a litellm model string for header/key mapping and llm columns", callback=model_strings),
     as_json: bool = JsonOption,
 ) -> None:
     """Score one answer against one table task: SR, Row-F1, Item-F1 and every cell."""
