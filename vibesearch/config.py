@@ -174,7 +174,7 @@ class Settings(BaseSettings):
 
     # app
     host: str = "127.0.0.1"
-    port: int = 7860
+    port: int = Field(default=7860, ge=1, le=65535)
     auth: SecretStr | None = Field(default=None, description="user:pass,user2:pass2")
     # signs the owner tokens the app hands to browsers; set the same value on every app server of
     # one database so a token from one is honoured by the others (unset: a random one per process)
@@ -247,6 +247,24 @@ class Settings(BaseSettings):
         if problem:
             raise ValueError(problem)
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_origin(cls, value: str | None) -> str | None:
+        """An http(s) address the browsers open (its origin is what the app compares): anything
+        else made every page load fail at start."""
+        if value is None or not value.strip():
+            return None
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(value.strip())
+        try:
+            parts.port  # noqa: B018 - raises on a port that is no number or out of range
+        except ValueError:
+            raise ValueError("its port is not a number from 1 to 65535") from None
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname or parts.username or parts.password:
+            raise ValueError("expected the address people open, such as https://vibes.example.org")
+        return value.strip()
 
     @field_validator("trusted_proxies")
     @classmethod

@@ -118,7 +118,18 @@ def _agent_model_setting(tmp: Path) -> Case:
     return Case(RUN, ["VIBESEARCH_AGENT_MODEL", "never names a server"], env={"VIBESEARCH_AGENT_MODEL": "openai/gpt-4o-mini@127.0.0.1"})
 
 
+def _port_setting(tmp: Path) -> Case:
+    return Case(["serve", "--db", "{db}"], ["VIBESEARCH_PORT", "65535"], env={"VIBESEARCH_PORT": "99999"})  # was OverflowError from bind()
+
+
+def _public_url_setting(tmp: Path) -> Case:
+    # the app started, and every page load answered 500 (20 lines of traceback on the terminal)
+    return Case(["serve", "--db", "{db}"], ["VIBESEARCH_PUBLIC_URL", "https://"], env={"VIBESEARCH_PUBLIC_URL": "javascript:alert(1)"})
+
+
 CASES: dict[str, Callable[[Path], Case]] = {
+    "VIBESEARCH_PORT=99999": _port_setting,
+    "VIBESEARCH_PUBLIC_URL=javascript:": _public_url_setting,
     "run --model with @host": _model_at_host,
     "table score --judge a URL": _judge_url,
     "reextract --model padded": _reextract_padded,
@@ -153,6 +164,8 @@ def test_refused_in_one_line_naming_file_and_field(tmp_path, name):
     assert out.code == 1, (out.code, out.text)
     assert out.exception is None and "Traceback" not in out.text and "unexpected error" not in out.text, out.text
     lines = [line for line in out.stderr.strip().splitlines() if line.startswith("error: ")]
+    if case.args[0] == "serve":  # (its first line says it is starting, on standard output)
+        assert out.stdout.strip().splitlines()[1:] == [], out.stdout
     assert len(lines) == 1, out.stderr
     shown = out.stderr if case.args[:2] == ["tasks", "show"] else lines[0]  # `tasks show` lists the file's problems above its error
     if case.args[:2] != ["tasks", "show"]:
@@ -179,3 +192,21 @@ def test_a_label_with_a_zoned_created_at_is_stored_in_utc(tmp_path):
 
 def test_valid_controls():
     assert invoke("tasks", "validate", VALID / "ours_bom.yaml").code == 0
+
+
+@pytest.mark.timeout(180)
+def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
+    """Another process listens on the port: one line naming the address and the settings that
+    choose it (it was "unexpected error (OSError: Cannot find empty port ...)")."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_")}
+        out = run_cli("serve", "--port", port, "--db", tmp_path / "app.db", env=env, cwd=tmp_path, timeout=150)
+    assert out.code == 1, (out.code, out.text)
+    assert "Traceback" not in out.text and "unexpected error" not in out.text, out.text
+    assert out.stderr.strip().splitlines() == [f"error: cannot listen on 127.0.0.1:{port} (--host/--port, VIBESEARCH_HOST/VIBESEARCH_PORT): "
+                                               f"Cannot find empty port in range: {port}-{port}"], out.stderr
