@@ -127,7 +127,24 @@ def _public_url_setting(tmp: Path) -> Case:
     return Case(["serve", "--db", "{db}"], ["VIBESEARCH_PUBLIC_URL", "https://"], env={"VIBESEARCH_PUBLIC_URL": "javascript:alert(1)"})
 
 
+def _openclaw_version_url(tmp: Path) -> Case:
+    # npm was asked for openclaw@https://... (a download from wherever it names); refused before npm runs
+    return Case(["openclaw", "install", "--version", "https://example.invalid/x.tgz"], ["--version", "release number"], env={"HOME": str(tmp)})
+
+
+def _campaign_name_two_lines(tmp: Path) -> Case:
+    return Case(["campaign", "create", "a\nb", "--runs", "fuzzrun00001", "--annotator", "a", "--annotator", "b", "--db", "{db}"],
+                ["campaign's name", "one line"], label_db=True)
+
+
+def _score_unknown_run(tmp: Path) -> Case:
+    return Case(["score", "nosuchrun", "--db", "{db}"], ["nosuchrun", "no run"], label_db=True)  # the line had no "error: "
+
+
 CASES: dict[str, Callable[[Path], Case]] = {
+    "openclaw install --version a URL": _openclaw_version_url,
+    "campaign create a name on two lines": _campaign_name_two_lines,
+    "score an unknown run": _score_unknown_run,
     "VIBESEARCH_PORT=99999": _port_setting,
     "VIBESEARCH_PUBLIC_URL=javascript:": _public_url_setting,
     "run --model with @host": _model_at_host,

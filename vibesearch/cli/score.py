@@ -142,7 +142,7 @@ def score_command(
                                               original=original_graph)
                     row = made[-1]
                 except RunNotFound as exc:
-                    problems.append(str(exc))
+                    problems.append(f"error: {exc}")
                     break
                 except (NoGroundTruth, NotASample, OfficialJudgeRequired) as exc:
                     problems.append(f"skipped: {exc}")
@@ -152,10 +152,10 @@ def score_command(
                     problems.append(f"error: {exc}")
                     continue
                 except LLMError as exc:
-                    problems.append(f"run {rid}: {exc}")
+                    problems.append(f"error: run {rid}: {exc}")
                     continue
                 except Exception as exc:  # noqa: BLE001 - one bad run must not stop the others
-                    problems.append(f"run {rid}: {type(exc).__name__}: {exc}")
+                    problems.append(f"error: run {rid}: {type(exc).__name__}: {exc}")
                     continue
                 finally:
                     progress.remove_task(batches)
