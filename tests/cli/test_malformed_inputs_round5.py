@@ -7,20 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import pytest
-from cli_harness import VALID, Outcome, invoke, make_label_db, row_counts, run_cli
-
-
-@dataclass
-class Case:
-    args: list[object]  # the command; {db} is the case's database path
-    names: list[str]  # what the one error line must hold (the file or setting, the field)
-    env: dict[str, str] | None = None  # set: run as a subprocess with these variables
-    label_db: bool = False  # the command writes labels into an existing database
+from cli_harness import VALID, assert_refused, invoke, make_label_db, run_cli
+from cli_harness import Refusal as Case
 
 
 def _label_file(tmp: Path, **change: object) -> Path:
@@ -172,29 +164,9 @@ CASES: dict[str, Callable[[Path], Case]] = {
 def test_refused_in_one_line_naming_file_and_field(tmp_path, name):
     inputs = tmp_path / "in"
     inputs.mkdir()
-    case = CASES[name](inputs)
-    db = tmp_path / "out.db"
-    before = row_counts(make_label_db(db)) if case.label_db else None
-    args = [str(db) if a == "{db}" else a for a in case.args]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_")}
-    out: Outcome = run_cli(*args, env={**env, **case.env}, cwd=tmp_path) if case.env is not None else invoke(*args)
-    assert out.code == 1, (out.code, out.text)
-    assert out.exception is None and "Traceback" not in out.text and "unexpected error" not in out.text, out.text
-    lines = [line for line in out.stderr.strip().splitlines() if line.startswith("error: ")]
-    if case.args[0] == "serve":  # (its first line says it is starting, on standard output)
-        assert out.stdout.strip().splitlines()[1:] == [], out.stdout
-    assert len(lines) == 1, out.stderr
-    shown = out.stderr if case.args[:2] == ["tasks", "show"] else lines[0]  # `tasks show` lists the file's problems above its error
-    if case.args[:2] != ["tasks", "show"]:
-        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
-    for needle in case.names:
-        assert needle in shown, shown
+    out = assert_refused(tmp_path, CASES[name](inputs))
     assert "hunter2" not in out.text and "secret" not in out.text  # a password typed into a URL is never repeated
-    if before is not None:
-        assert row_counts(db) == before  # no label stored
-    else:
-        assert not db.exists() and not list(tmp_path.glob("out.db*"))  # no database made
-    assert not list(tmp_path.glob("mysql*")) and not list(Path.cwd().glob("mysql:*"))
+    assert not list(tmp_path.glob("mysql*")) and not list(Path.cwd().glob("mysql:*"))  # no file made of a foreign URL
 
 
 def test_a_label_with_a_zoned_created_at_is_stored_in_utc(tmp_path):
