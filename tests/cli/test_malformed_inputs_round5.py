@@ -133,7 +133,19 @@ def _score_unknown_run(tmp: Path) -> Case:
     return Case(["score", "nosuchrun", "--db", "{db}"], ["nosuchrun", "no run"], label_db=True)  # the line had no "error: "
 
 
+def _repeat_huge(tmp: Path) -> Case:
+    # taken: with a model judge it would judge each graph without end
+    return Case(["score", "--all", "--repeat", "9" * 30, "--db", "{db}"], ["--repeat", "100"], env={}, label_db=True)
+
+
+def _ask_db_folder(tmp: Path) -> Case:
+    (tmp / "d").mkdir()  # the agent's header line came before the refusal: two lines
+    return Case(["agent", "ask", "hi", "--task", "daily-en-japan-heritage-trip", "--db", tmp / "d"], ["d", "folder"])
+
+
 CASES: dict[str, Callable[[Path], Case]] = {
+    "score --repeat 10**30": _repeat_huge,
+    "agent ask --db a folder": _ask_db_folder,
     "openclaw install --version a URL": _openclaw_version_url,
     "campaign create a name on two lines": _campaign_name_two_lines,
     "score an unknown run": _score_unknown_run,

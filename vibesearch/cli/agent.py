@@ -142,7 +142,6 @@ def ask(
 
         fail(scrub(f"could not set up the {kind} agent: {exc}"))
 
-    err_console.print(f"[dim]agent: {the_agent.name} · task: {task.id} · search: {config.search.backend}[/dim]")
     try:
         asyncio.run(_one_turn(the_agent, config, task, settings, message, graph=graph, db=db))
     except KeyboardInterrupt:
@@ -167,6 +166,8 @@ async def _one_turn(agent: Agent, config: RunConfig, task: Task, settings: Setti
 
         store = open_store(db)
         opened = open_run(store, config, task, settings, fields={"meta": {"source": "vibesearch agent ask", "agent_name": agent.name}})
+    # (said once the database, if any, is open: a refused --db is the only line)
+    err_console.print(f"[dim]agent: {agent.name} · task: {task.id} · search: {config.search.backend}[/dim]")
 
     def emit(ev: Any) -> None:
         if store is not None and opened is not None:

@@ -52,7 +52,7 @@ def score_command(
         False, "--original-graph", help="Grade each run's own extraction, not its newest re-extraction (`vibesearch reextract`)"
     ),
     repeat: int = typer.Option(
-        1, "--repeat", help="Judge each graph K times with the judge's sampling and store every judgement (the judge's noise; the latest is the run's score). The offline judge is deterministic: judged once"
+        1, "--repeat", min=1, max=100, help="Judge each graph K times with the judge's sampling and store every judgement (the judge's noise; the latest is the run's score). The offline judge is deterministic: judged once"
     ),
     as_json: bool = JsonOption,
     db: Optional[str] = DbOption,
