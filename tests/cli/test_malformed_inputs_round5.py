@@ -211,3 +211,16 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path):
     assert "Traceback" not in out.text and "unexpected error" not in out.text, out.text
     assert out.stderr.strip().splitlines() == [f"error: cannot listen on 127.0.0.1:{port} (--host/--port, VIBESEARCH_HOST/VIBESEARCH_PORT): "
                                                f"Cannot find empty port in range: {port}-{port}"], out.stderr
+
+
+def test_a_long_table_answer_lists_its_first_rows_and_says_how_many_more(tmp_path):
+    """A 100,000-row answer was scored in seconds and then laid out row by row for minutes (the
+    probe's 150 s limit ran out): the terminal shows the first rows and the count of the rest."""
+    from vibesearch.cli.table import MAX_ROWS_SHOWN
+
+    answer = tmp_path / "answer.md"
+    answer.write_text("| Moon | Discoverer |\n|---|---|\n" + "".join(f"| m{i} | g |\n" for i in range(MAX_ROWS_SHOWN + 50)), encoding="utf-8")
+    out = invoke("table", "score", VALID / "table.json", "fuzz-table", answer)
+    assert out.code == 0, out.text
+    assert f"… and {MAX_ROWS_SHOWN + 52 - MAX_ROWS_SHOWN} more rows (--json lists them all)" in out.stdout  # (+2: the gold rows missing)
+    assert f"m{MAX_ROWS_SHOWN - 1} " in out.stdout and f"m{MAX_ROWS_SHOWN + 49} " not in out.stdout

@@ -112,6 +112,10 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
+# the terminal's row table stops here: a 100,000-row answer took minutes to lay out (scored in seconds)
+MAX_ROWS_SHOWN = 500
+
+
 def _print_score(score: TableScore) -> None:
     from rich import box
     from rich.markup import escape
@@ -134,7 +138,7 @@ def _print_score(score: TableScore) -> None:
     for col in score.columns:
         table.add_column(escape(col))
     table.add_column("row")
-    for i, rv in enumerate(score.rows):
+    for i, rv in enumerate(score.rows[:MAX_ROWS_SHOWN]):
         cells = []
         for col in score.columns:
             c = by_row.get(i, {}).get(col)
@@ -152,6 +156,8 @@ def _print_score(score: TableScore) -> None:
         status = {"matched": "ok" if rv.right else "wrong cell(s)", "extra": "not in gold", "missing": "missing", "duplicate": "duplicate, dropped"}[rv.status]
         table.add_row(*cells, status)
     console.print(table)
+    if len(score.rows) > MAX_ROWS_SHOWN:  # (--json holds every row)
+        console.print(f"… and {len(score.rows) - MAX_ROWS_SHOWN} more rows (--json lists them all)", highlight=False)
 
 
 @table_app.command("score")
