@@ -236,7 +236,7 @@ class Settings(BaseSettings):
     def _db_location(cls, value: object) -> Path | str:
         return db_location(value)
 
-    @field_validator("agent_model", "simulator_model", "summariser_model")  # (the judge's may be the offline judge's name)
+    @field_validator("agent_model", "simulator_model", "judge_model", "summariser_model")  # ("offline" has a model string's shape)
     @classmethod
     def _model_string(cls, value: str | None) -> str | None:
         from ._model_names import model_string_problem

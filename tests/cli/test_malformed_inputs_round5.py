@@ -143,7 +143,14 @@ def _ask_db_folder(tmp: Path) -> Case:
     return Case(["agent", "ask", "hi", "--task", "daily-en-japan-heritage-trip", "--db", tmp / "d"], ["d", "folder"])
 
 
+def _judge_model_setting(tmp: Path) -> Case:
+    # the judge was called with it, and each run said its failure on a line of its own
+    return Case(["score", "--all", "--db", "{db}"], ["VIBESEARCH_JUDGE_MODEL", "never names a server"],
+                env={"VIBESEARCH_JUDGE_MODEL": "openai/x@127.0.0.1"}, label_db=True)
+
+
 CASES: dict[str, Callable[[Path], Case]] = {
+    "VIBESEARCH_JUDGE_MODEL with @host": _judge_model_setting,
     "score --repeat 10**30": _repeat_huge,
     "agent ask --db a folder": _ask_db_folder,
     "openclaw install --version a URL": _openclaw_version_url,
