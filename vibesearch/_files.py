@@ -293,14 +293,19 @@ def parse_yaml(text: str, path: str | Path, *, max_depth: int | None = None) -> 
     from ._yaml import BoundedLoader, YamlLimit
 
     limit = max_depth if max_depth is not None else _limits()[1]
-    loader = BoundedLoader(text, max_depth=limit, max_nodes=YAML_MAX_NODES)
+    loader = None
     try:
+        # the reader checks every character as the loader is made: a NUL (or another character
+        # YAML cannot hold) is refused there, before any parsing
+        loader = BoundedLoader(text, max_depth=limit, max_nodes=YAML_MAX_NODES)
         data = loader.get_single_data()
     except YamlLimit as exc:
         raise InputFileError(path, str(exc), f"line {exc.line}" if exc.line else "") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else ""
+        if isinstance(exc, yaml.reader.ReaderError):  # (no mark: it says the character's offset)
+            where = f"line {text.count(chr(10), 0, exc.position) + 1}"
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise InputFileError(path, f"invalid YAML: {problem}", where) from None
     except RecursionError:
@@ -308,7 +313,8 @@ def parse_yaml(text: str, path: str | Path, *, max_depth: int | None = None) -> 
     except (ValueError, TypeError, OverflowError) as exc:  # a tag whose constructor failed (a bad date ...)
         raise InputFileError(path, f"invalid YAML value: {str(exc).splitlines()[0][:120]}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     check_tree(data, path, max_depth=limit)
     return data
 

@@ -115,8 +115,8 @@ class Settings(BaseSettings):
     # visit pages on loopback and private addresses too (a lab's intranet, a test's local server);
     # off: only public addresses are fetched (``tools.web_fetch``)
     web_allow_private: bool = False
-    search_topn: int = 10
-    tool_result_max_chars: int = 20_000
+    search_topn: int = Field(default=10, ge=1)
+    tool_result_max_chars: int = Field(default=20_000, ge=1)
     visit_max_bytes: int = 2_000_000
     http_timeout_s: float = 20.0
     python_timeout_s: float = 20.0
@@ -133,7 +133,7 @@ class Settings(BaseSettings):
     # unset: the run's profile decides (ours 30 user turns; the official profile 50 simulator
     # replies after the opening, what the official scripts pass)
     max_user_turns: int | None = Field(default=None, ge=1)
-    max_steps_per_turn: int = 30
+    max_steps_per_turn: int = Field(default=30, ge=1)
     stop_on_final_answer: bool = False
     budget_tokens: int | None = Field(default=None, ge=0)
     budget_usd: float | None = Field(default=None, ge=0)
@@ -177,7 +177,7 @@ class Settings(BaseSettings):
 
     # app
     host: str = "127.0.0.1"
-    port: int = 7860
+    port: int = Field(default=7860, ge=1, le=65535)
     auth: SecretStr | None = Field(default=None, description="user:pass,user2:pass2")
     # signs the owner tokens the app hands to browsers; set the same value on every app server of
     # one database so a token from one is honoured by the others (unset: a random one per process)
@@ -238,6 +238,36 @@ class Settings(BaseSettings):
     @classmethod
     def _db_location(cls, value: object) -> Path | str:
         return db_location(value)
+
+    @field_validator("agent_model", "simulator_model", "judge_model", "summariser_model")  # ("offline" has a model string's shape)
+    @classmethod
+    def _model_string(cls, value: str | None) -> str | None:
+        from ._model_names import model_string_problem
+
+        if value is None:
+            return value
+        problem = model_string_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_origin(cls, value: str | None) -> str | None:
+        """An http(s) address the browsers open (its origin is what the app compares): anything
+        else made every page load fail at start."""
+        if value is None or not value.strip():
+            return None
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(value.strip())
+        try:
+            parts.port  # noqa: B018 - raises on a port that is no number or out of range
+        except ValueError:
+            raise ValueError("its port is not a number from 1 to 65535") from None
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname or parts.username or parts.password:
+            raise ValueError("expected the address people open, such as https://vibes.example.org")
+        return value.strip()
 
     @field_validator("trusted_proxies")
     @classmethod
@@ -331,4 +361,6 @@ def db_location(value: object) -> Path | str:
         return f"{url.group(1)}://{text[url.end():]}"
     if text.lower().startswith("sqlite:///"):
         return Path(text[len("sqlite:///"):])
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]+://", text):  # another kind of URL stays text: opening it says it is none of ours
+        return text
     return Path(text)

@@ -40,9 +40,11 @@ def test_the_configured_endpoint_key_goes_only_to_the_configured_url(configured,
     task = bundled_tasks[0]
     assert make_agent(_endpoint(configured), task, configured)._key == KEY
     assert make_agent(_endpoint(configured, "http://127.0.0.1:9/v1/chat/completions/"), task, configured)._key == KEY
-    for other in ("http://127.0.0.1:10/v1", "http://evil.example/v1", "http://x@127.0.0.1:9/v1"):
+    for other in ("http://127.0.0.1:10/v1", "http://evil.example/v1"):
         assert make_agent(_endpoint(configured, other), task, configured)._key is None
         assert make_agent(_endpoint(configured, other), task, configured, endpoint_key="typed")._key == "typed"
+    with pytest.raises(ValueError, match="user name or password"):  # a URL with a user part is no run's URL at all
+        _endpoint(configured, "http://x@127.0.0.1:9/v1")
 
 
 def test_resuming_a_run_sends_no_key_to_the_url_it_recorded(configured, bundled_tasks, store):

@@ -87,3 +87,42 @@ def make_label_db(path: Path) -> Path:
     store.add_graph(RUN_ID, GraphEvent(triples=[{"head": f"p{i}", "relation": "r", "tail": "x"} for i in range(PRED_TRIPLES)]))
     store.engine.dispose()
     return path
+
+
+@dataclass
+class Refusal:
+    """A malformed input for one command, as a probe round found it."""
+
+    args: list[object]  # the command; {db} is the case's database path
+    names: list[str]  # what the one error line must hold (the file or setting, the field)
+    env: dict[str, str] | None = None  # set: run as a subprocess with these variables (usage errors too)
+    label_db: bool = False  # the command writes into an existing database (with the label files' run)
+
+
+def assert_refused(tmp_path: Path, case: Refusal) -> Outcome:
+    """Run ``case`` on a fresh ``tmp_path/out.db``: exit 1, no traceback and no "unexpected error",
+    one ``error: ...`` line holding every name (``tasks show`` lists the file's problems above it),
+    and nothing written (no database made, or the existing one's rows as they were)."""
+    import os
+
+    db = tmp_path / "out.db"
+    before = row_counts(make_label_db(db)) if case.label_db else None
+    args = [str(db) if a == "{db}" else a for a in case.args]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_")}
+    out = run_cli(*args, env={**env, **case.env}, cwd=tmp_path) if case.env is not None else invoke(*args)
+    assert out.code == 1, (out.code, out.text)
+    assert out.exception is None and "Traceback" not in out.text and "unexpected error" not in out.text, out.text
+    errors = [line for line in out.stderr.strip().splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, out.stderr
+    listing = case.args[:2] == ["tasks", "show"]
+    if not listing:
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    if case.args[0] == "serve":  # (its first line says it is starting, on standard output)
+        assert out.stdout.strip().splitlines()[1:] == [], out.stdout
+    for needle in case.names:
+        assert needle in (out.stderr if listing else errors[0]), out.stderr
+    if before is not None:
+        assert row_counts(db) == before  # nothing stored
+    else:
+        assert not db.exists() and not list(tmp_path.glob("out.db*"))  # no database made
+    return out

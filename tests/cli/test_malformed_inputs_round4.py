@@ -6,20 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import pytest
-from cli_harness import RUN_ID, VALID, Outcome, invoke, make_label_db, row_counts, run_cli
-
-
-@dataclass
-class Case:
-    args: list[object]  # the command; {db} is the case's database path
-    names: list[str]  # what the one error line must hold (the file or setting, the field)
-    env: dict[str, str] | None = None  # set: run as a subprocess with these variables
-    label_db: bool = False  # the command writes labels into an existing database
+from cli_harness import RUN_ID, VALID, assert_refused
+from cli_harness import Refusal as Case
 
 
 def _trajectory(tmp: Path, **change: object) -> Path:
@@ -103,19 +95,4 @@ CASES: dict[str, Callable[[Path], Case]] = {
 def test_refused_in_one_line_naming_file_and_field(tmp_path, name):
     inputs = tmp_path / "in"
     inputs.mkdir()
-    case = CASES[name](inputs)
-    db = tmp_path / "out.db"
-    before = row_counts(make_label_db(db)) if case.label_db else None
-    args = [str(db) if a == "{db}" else a for a in case.args]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_")}
-    out: Outcome = run_cli(*args, env={**env, **case.env}, cwd=tmp_path) if case.env else invoke(*args)
-    assert out.code == 1, (out.code, out.text)
-    assert out.exception is None and "Traceback" not in out.text and "unexpected error" not in out.text, out.text
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
-    for needle in case.names:
-        assert needle in lines[0], lines[0]
-    if before is not None:
-        assert row_counts(db) == before  # no label stored
-    else:
-        assert not db.exists() and not list(tmp_path.glob("out.db*"))  # no database made
+    assert_refused(tmp_path, CASES[name](inputs))

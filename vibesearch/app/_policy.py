@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
+from .._model_names import MODEL_PATTERN, model_string_problem
 from ..agents import web_refusal
 from ..agents.registry import agent_kind_names, agent_kinds
 from ..config import SearchBackend, Settings
@@ -79,9 +80,6 @@ def study_agents() -> list[str]:
     """The agent kinds a study may pair people with (not one behind a URL typed per run)."""
     return [k.name for k in agent_kinds() if k.in_studies]
 
-VERSIONED_PROVIDERS = frozenset({"vertex_ai", "vertex_ai_beta"})  # their model names carry "@<version>"
-_VERSION = re.compile(r"[0-9A-Za-z_-]{1,40}")
-_MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+@\-]*(?:/[A-Za-z0-9_.:+@\-]+)*$")
 _PLAIN = re.compile(r"^[^\x00-\x1f\x7f]*$")
 
 
@@ -102,18 +100,13 @@ def check_model(value: Any, what: str, settings: Settings) -> str | None:
     model = _text(value, what, MAX_NAME)
     if not model:
         return None
-    if "://" in model or not _MODEL.match(model):
-        raise ValueError(f"{what} {model[:80]!r} is not a litellm model string such as 'openai/gpt-4o-mini' (no URL, no spaces)")
+    # (the '@' rule asks which provider litellm places the model with)
+    syntax = model_string_problem(model, litellm_provider(model) if "@" in model and "://" not in model else None)
+    if syntax:
+        raise ValueError(f"{what} {model[:80]!r} {syntax}")
     configured = [settings.agent_model, settings.simulator_model, settings.judge_model, settings.summariser_model]
     named = {p for p in (litellm_provider(m) for m in configured if m) if p} | settings.allowed_provider_names()
     provider = litellm_provider(model)
-    if "@" in model and not (provider in VERSIONED_PROVIDERS and _VERSION.fullmatch(model.rpartition("@")[2])):
-        # litellm sends "openai/gpt-4o-mini@127.0.0.1" to the provider's public address as a model
-        # name: nothing after the name may look like it chooses where the call goes
-        raise ValueError(
-            f"{what} {model[:80]!r}: only a Vertex AI model's version may follow '@' (such as "
-            "'vertex_ai/claude-3-5-sonnet@20240620'); a model string never names a server"
-        )
     if settings.api_base:
         allowed = OPENAI_ROUTES | named
         if provider not in allowed:
@@ -280,7 +273,7 @@ def check_request(req: RunRequest, settings: Settings) -> None:
         check_model(judge, "the judge model", settings)
     check_endpoint_url(config.agent.endpoint_url, settings)
     name = _text(config.agent.endpoint_model, "the endpoint model name", MAX_NAME)
-    if name and not _MODEL.match(name):
+    if name and not MODEL_PATTERN.match(name):
         raise ValueError("the endpoint model name may hold letters, digits and . _ - : + @ / only")
     _text(req.endpoint_key, "the endpoint key", MAX_KEY)
     if config.limits.max_user_turns is not None and config.limits.max_user_turns > MAX_TURNS:

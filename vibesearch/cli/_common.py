@@ -85,3 +85,23 @@ def one_of(option: str, value: str, choices: tuple[Choice, ...]) -> Choice:
             return choice
     names = ", ".join(choices[:-1]) + " or " + choices[-1] if len(choices) > 1 else choices[0]
     fail(f"{option} must be {names}, not {value!r}")
+
+
+def model_strings(ctx: Any, param: Any, value: Any) -> Any:
+    """An option naming a model to call (``--model``, ``--simulator-model``, ``--shadow-model``,
+    ``--judge``) holds litellm model strings by the one rule (``_model_names``), or the offline
+    word of its kind ('offline' judge, 'rules' shadow): ``openai/gpt-4o-mini@127.0.0.1``, a URL or
+    a padded name is a usage error naming the option, before anything runs."""
+    from typer._click.exceptions import BadParameter
+
+    from .._model_names import model_string_problem
+    from ..judges.registry import judge_for
+    from ..users.registry import RULES_SHADOW
+
+    for model in value if isinstance(value, (list, tuple)) else [value]:
+        if model is None or (param.name == "judge" and not judge_for(model).needs_model) or (param.name == "shadow_model" and model == RULES_SHADOW):
+            continue
+        problem = model_string_problem(model)
+        if problem:
+            raise BadParameter(f"{model[:80]!r} {problem}", ctx=ctx, param=param)
+    return value

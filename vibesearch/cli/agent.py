@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..config import SEARCH_BACKENDS
-from ._common import console, db_shown, err_console, fail
+from ._common import console, db_shown, err_console, fail, model_strings, one_line
 from ._help import AGENT_NAMES, LateHelp
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def _find_task(task_id: str, extra: Optional[Path], settings: Any):
         tasks, problems = load_tasks_with_problems([candidate])
         if tasks:
             return tasks[0]
-        fail("\n".join(str(p) for p in problems) or f"--task {task_id}: no task in that file")
+        fail(one_line("\n".join(str(p) for p in problems)) if problems else f"--task {task_id}: no task in that file")
     paths = [p for p in settings.task_paths() if Path(p).exists()]
     if extra is not None:
         paths.append(extra)
@@ -105,7 +105,7 @@ def ask(
     message: str = typer.Argument(..., help="What the user says to the agent"),
     task_id: str = typer.Option(..., "--task", help="Task id (its corpus is searched offline; its language sets the replies)"),
     agent: Optional[str] = typer.Option(None, "--agent", help=f"{AGENT_NAMES} (default: VIBESEARCH_AGENT or baseline)"),
-    model: Optional[str] = typer.Option(None, "--model", help="litellm model string for the react agent"),
+    model: Optional[str] = typer.Option(None, "--model", help="litellm model string for the react agent", callback=model_strings),
     search: Optional[str] = typer.Option(None, "--search", help=" | ".join(SEARCH_BACKENDS)),
     tasks: Optional[Path] = typer.Option(None, "--tasks", help="Extra task file or folder to look for --task in"),
     endpoint_url: Optional[str] = typer.Option(None, "--endpoint-url", help="OpenAI-compatible base URL (endpoint agent)"),
@@ -136,13 +136,12 @@ def ask(
         )
         the_agent = make_agent(config, task, settings)
     except ValueError as exc:
-        fail(str(exc))
+        fail(one_line(exc))
     except Exception as exc:  # noqa: BLE001 - e.g. a search backend without its key
         from ..llm import scrub
 
         fail(scrub(f"could not set up the {kind} agent: {exc}"))
 
-    err_console.print(f"[dim]agent: {the_agent.name} · task: {task.id} · search: {config.search.backend}[/dim]")
     try:
         asyncio.run(_one_turn(the_agent, config, task, settings, message, graph=graph, db=db))
     except KeyboardInterrupt:
@@ -167,6 +166,8 @@ async def _one_turn(agent: Agent, config: RunConfig, task: Task, settings: Setti
 
         store = open_store(db)
         opened = open_run(store, config, task, settings, fields={"meta": {"source": "vibesearch agent ask", "agent_name": agent.name}})
+    # (said once the database, if any, is open: a refused --db is the only line)
+    err_console.print(f"[dim]agent: {agent.name} · task: {task.id} · search: {config.search.backend}[/dim]")
 
     def emit(ev: Any) -> None:
         if store is not None and opened is not None:

@@ -51,7 +51,7 @@ def _setting_error(exc: Any) -> str:
 
     field, message = first_invalid(exc)
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    return f"invalid setting {field} (VIBESEARCH_{field.upper()}): {message}{more}"
+    return f"invalid setting {field} (VIBESEARCH_{field.upper()}): {message.removeprefix('Value error, ')}{more}"
 
 
 def _plain_number(ctx: Any, param: Any, value: Any) -> Any:

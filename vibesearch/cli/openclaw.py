@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import re
+
 from typing import Optional
 
 import typer
@@ -25,6 +27,9 @@ def install_command(
 
     settings = get_settings()
     wanted = version or OPENCLAW_VERSION
+    if not re.fullmatch(r"\d{1,6}\.\d{1,6}\.\d{1,6}(?:-[0-9A-Za-z.]{1,40})?", wanted):
+        # npm takes openclaw@<anything>: a URL, a path or a git address would install what it names
+        fail(f"--version {wanted[:80]!r}: expected an OpenClaw release number such as {OPENCLAW_VERSION}")
     console.print(f"installing openclaw@{wanted} into {install_dir(settings)} (about a minute) ...")
     try:
         found = install(settings, wanted)

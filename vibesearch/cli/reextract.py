@@ -15,7 +15,7 @@ from typing import Any, List, Optional
 
 import typer
 
-from ._common import DbOption, JsonOption, console, err_console, fail, one_line, open_store, print_json
+from ._common import console, DbOption, err_console, fail, JsonOption, model_strings, one_line, open_store, print_json
 
 HARNESS_HELP = "the triple request's source: your checkout of VibeBench/VibeSearchBench, parsed, never run (default: VIBESEARCH_OFFICIAL_HARNESS; unset: our own prompts)"
 
@@ -23,7 +23,7 @@ HARNESS_HELP = "the triple request's source: your checkout of VibeBench/VibeSear
 def reextract_command(
     run_ids: List[str] = typer.Argument(None, help="runs to ask again", show_default=False),
     all_runs: bool = typer.Option(False, "--all", help="every finished persona run"),
-    model: Optional[str] = typer.Option(None, "--model", help="litellm model string (default: each run's own agent model)"),
+    model: Optional[str] = typer.Option(None, "--model", help="litellm model string (default: each run's own agent model)", callback=model_strings),
     official_harness: Optional[Path] = typer.Option(None, "--official-harness", help=HARNESS_HELP),
     as_json: bool = JsonOption,
     db: Optional[str] = DbOption,

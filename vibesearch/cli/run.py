@@ -23,7 +23,7 @@ import typer
 
 from ..config import SEARCH_BACKENDS
 from ._help import AGENT_HELP, USER_HELP, LateHelp, field_help
-from ._common import DbOption, JsonOption, console, db_shown, err_console, fail, one_line, print_json, printable
+from ._common import console, db_shown, DbOption, err_console, fail, JsonOption, model_strings, one_line, print_json, printable
 from ._logs import database_errors as _database_errors
 from ._logs import plain_logs as _plain_logs
 from ._queue import show_queued
@@ -32,6 +32,7 @@ WEB_CHOICES = "record | replay[:SELECTION] | live (SELECTION: run ids, a batch i
 PROTOCOL_HELP = field_help("protocol", "vibesearch (ours, the default) | official (the paper's harness, rule by rule)")
 HARNESS_HELP = "the official profile's prompts: your checkout of VibeBench/VibeSearchBench, parsed, never run (default: VIBESEARCH_OFFICIAL_HARNESS; unset: our own prompts)"
 SUMMARY_KEYS = ("run_id", "task_id", "status", "termination", "stages_reached", "stages_total", "user_turns", "assistant_steps", "tool_calls")
+MAX_RUNS_PER_TASK = 10_000  # --runs: each run is planned up front (a job each), so the count must fit in memory
 
 
 def _settings(db: Optional[str], **overrides: Any):
@@ -132,10 +133,10 @@ def run_cmd(
     tasks: List[str] = typer.Option(None, "--tasks", "-t", help="task files, folders or ids (repeat, or separate with commas)"),
     more: List[str] = typer.Argument(None, help="more task files, folders or ids", show_default=False),
     agent: Optional[str] = typer.Option(None, "--agent", help=field_help("agent.kind", AGENT_HELP)),
-    model: Optional[str] = typer.Option(None, "--model", help=field_help("agent.model")),
+    model: Optional[str] = typer.Option(None, "--model", help=field_help("agent.model"), callback=model_strings),
     user: Optional[str] = typer.Option(None, "--user", help=field_help("user.kind", USER_HELP)),
-    simulator_model: Optional[str] = typer.Option(None, "--simulator-model", help=field_help("user.model")),
-    runs: int = typer.Option(1, "--runs", min=1, help="runs per task"),
+    simulator_model: Optional[str] = typer.Option(None, "--simulator-model", help=field_help("user.model"), callback=model_strings),
+    runs: int = typer.Option(1, "--runs", min=1, max=MAX_RUNS_PER_TASK, help="runs per task"),
     concurrency: int = typer.Option(4, "--concurrency", "-k", min=1, help="runs at once"),
     max_user_turns: Optional[int] = typer.Option(None, "--max-user-turns", min=1, help=field_help("limits.max_user_turns")),
     budget_usd: Optional[float] = typer.Option(None, "--budget-usd", help=field_help("limits.budget_usd")),
@@ -278,8 +279,8 @@ def resume_cmd(
 def play_cmd(
     task: Optional[str] = typer.Option(None, "--task", help="the task id (or a task file) to play"),
     agent: Optional[str] = typer.Option(None, "--agent", help=field_help("agent.kind", AGENT_HELP)),
-    model: Optional[str] = typer.Option(None, "--model", help=field_help("agent.model")),
-    shadow_model: Optional[str] = typer.Option(None, "--shadow-model", help=field_help("user.shadow")),
+    model: Optional[str] = typer.Option(None, "--model", help=field_help("agent.model"), callback=model_strings),
+    shadow_model: Optional[str] = typer.Option(None, "--shadow-model", help=field_help("user.shadow"), callback=model_strings),
     protocol: Optional[str] = typer.Option(None, "--protocol", help=PROTOCOL_HELP),
     web: Optional[str] = typer.Option(None, "--web", help=field_help("search.web", WEB_CHOICES)),
     official_harness: Optional[Path] = typer.Option(None, "--official-harness", help=HARNESS_HELP),

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from ._agreement import MinAgreementOption, chosen_threshold
 from ._agreement import agreement_table as _agreement_table
-from ._common import DbOption, JsonOption, console, err_console, fail, one_of, open_store, person, print_json, printable
+from ._common import console, DbOption, err_console, fail, JsonOption, model_strings, one_of, open_store, person, print_json, printable
 
 labels_app = typer.Typer(help="Human labels of judge decisions: export, import, agreement, calibration.", no_args_is_help=True)
 
@@ -39,7 +39,7 @@ def score_command(
     run_ids: Optional[List[str]] = typer.Argument(None, help="Run ids to score"),
     all_runs: bool = typer.Option(False, "--all", help="Score every finished run not yet scored by the judge under its profile"),
     rescore: bool = typer.Option(False, "--rescore", help="With --all: score again the runs the judge already scored under the same profile"),
-    judge: Optional[List[str]] = typer.Option(None, "--judge", help="'offline' or a litellm model string; repeat for several judges"),
+    judge: Optional[List[str]] = typer.Option(None, "--judge", help="'offline' or a litellm model string; repeat for several judges", callback=model_strings),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Ground-truth triples per judge call"),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", help="Judge calls in flight at once"),
     protocol: Optional[str] = typer.Option(
@@ -52,7 +52,7 @@ def score_command(
         False, "--original-graph", help="Grade each run's own extraction, not its newest re-extraction (`vibesearch reextract`)"
     ),
     repeat: int = typer.Option(
-        1, "--repeat", help="Judge each graph K times with the judge's sampling and store every judgement (the judge's noise; the latest is the run's score). The offline judge is deterministic: judged once"
+        1, "--repeat", min=1, max=100, help="Judge each graph K times with the judge's sampling and store every judgement (the judge's noise; the latest is the run's score). The offline judge is deterministic: judged once"
     ),
     as_json: bool = JsonOption,
     db: Optional[str] = DbOption,
@@ -142,7 +142,7 @@ def score_command(
                                               original=original_graph)
                     row = made[-1]
                 except RunNotFound as exc:
-                    problems.append(str(exc))
+                    problems.append(f"error: {exc}")
                     break
                 except (NoGroundTruth, NotASample, OfficialJudgeRequired) as exc:
                     problems.append(f"skipped: {exc}")
@@ -152,10 +152,10 @@ def score_command(
                     problems.append(f"error: {exc}")
                     continue
                 except LLMError as exc:
-                    problems.append(f"run {rid}: {exc}")
+                    problems.append(f"error: run {rid}: {exc}")
                     continue
                 except Exception as exc:  # noqa: BLE001 - one bad run must not stop the others
-                    problems.append(f"run {rid}: {type(exc).__name__}: {exc}")
+                    problems.append(f"error: run {rid}: {type(exc).__name__}: {exc}")
                     continue
                 finally:
                     progress.remove_task(batches)
@@ -503,7 +503,7 @@ def labels_agreement(run: Optional[str] = typer.Option(None, "--run", help="Only
 @labels_app.command("calibrate")
 def labels_calibrate(
     cases: Path = typer.Argument(..., help="Labelled case file (JSONL)"),
-    judge: List[str] = typer.Option(["offline"], "--judge", help="'offline' or a litellm model string; repeat to compare judges"),
+    judge: List[str] = typer.Option(["offline"], "--judge", help="'offline' or a litellm model string; repeat to compare judges", callback=model_strings),
     as_json: bool = JsonOption,
 ) -> None:
     """Measure judges on a labelled case file: one table with agreement, kappa, P/R of "covered", false covered, time, cost."""

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from ._common import DbOption, fail
+from ._common import DbOption, fail, one_line
 
 
 def register(app: typer.Typer) -> None:
@@ -33,4 +33,7 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         if port is not None and not (0 < port < 65536):
             fail(f"--port must be between 1 and 65535, got {port}")
-        launch(settings, host=host, port=port, db=db)
+        try:
+            launch(settings, host=host, port=port, db=db)
+        except OSError as exc:  # the port is taken (Gradio: "Cannot find empty port"), or the address is not this machine's
+            fail(f"cannot listen on {host or settings.host}:{port or settings.port} (--host/--port, VIBESEARCH_HOST/VIBESEARCH_PORT): {one_line(exc).split('. ')[0]}")

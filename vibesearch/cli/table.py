@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from ._common import JsonOption, console, fail, print_json
+from ._common import console, fail, JsonOption, model_strings, print_json
 
 if TYPE_CHECKING:
     from ..tables import CellVerdict, TableScore
@@ -112,6 +112,10 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
+# the terminal's row table stops here: a 100,000-row answer took minutes to lay out (scored in seconds)
+MAX_ROWS_SHOWN = 500
+
+
 def _print_score(score: TableScore) -> None:
     from rich import box
     from rich.markup import escape
@@ -134,7 +138,7 @@ def _print_score(score: TableScore) -> None:
     for col in score.columns:
         table.add_column(escape(col))
     table.add_column("row")
-    for i, rv in enumerate(score.rows):
+    for i, rv in enumerate(score.rows[:MAX_ROWS_SHOWN]):
         cells = []
         for col in score.columns:
             c = by_row.get(i, {}).get(col)
@@ -152,6 +156,8 @@ def _print_score(score: TableScore) -> None:
         status = {"matched": "ok" if rv.right else "wrong cell(s)", "extra": "not in gold", "missing": "missing", "duplicate": "duplicate, dropped"}[rv.status]
         table.add_row(*cells, status)
     console.print(table)
+    if len(score.rows) > MAX_ROWS_SHOWN:  # (--json holds every row)
+        console.print(f"… and {len(score.rows) - MAX_ROWS_SHOWN} more rows (--json lists them all)", highlight=False)
 
 
 @table_app.command("score")
@@ -159,7 +165,7 @@ def score_answer(
     tasks_path: Path = typer.Argument(..., help="Task file or folder (ours or WideSearch's widesearch.jsonl layout)"),
     instance_id: str = typer.Argument(..., help="Task id (instance_id for WideSearch tasks)"),
     answer_file: Path = typer.Argument(..., help="File holding the answer text ('-' reads standard input)"),
-    judge: str = typer.Option("offline", "--judge", help="'offline' or a litellm model string for header/key mapping and llm columns"),
+    judge: str = typer.Option("offline", "--judge", help="'offline' or a litellm model string for header/key mapping and llm columns", callback=model_strings),
     as_json: bool = JsonOption,
 ) -> None:
     """Score one answer against one table task: SR, Row-F1, Item-F1 and every cell."""

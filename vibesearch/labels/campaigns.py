@@ -144,6 +144,9 @@ def create_campaign(
     name = (name or "").strip()
     if not name or len(name) > MAX_NAME:
         raise CampaignError(f"a campaign needs a name of 1 to {MAX_NAME} characters")
+    # one line, no control or invisible characters (the name is shown in tables, exports and the
+    # app); kept as typed otherwise, as `campaign status NAME` looks it up
+    _person(name, "the campaign's name")
     if store.campaign(name) is not None:
         raise CampaignError(f"a campaign named {name!r} already exists")
     if runs is None and filters is None:

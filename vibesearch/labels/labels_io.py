@@ -34,7 +34,7 @@ import gc
 import io
 import json
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Collection, Iterator, Literal
 
@@ -205,6 +205,12 @@ def _parse_record(rec: dict[str, Any], where: str, typed: bool) -> dict[str, Any
             created = datetime.fromisoformat(stamp)
         except ValueError:
             raise LabelFileError(f"{where}: created_at: not an ISO date-time: {short(stamp)}") from None
+        if created.utcoffset() is None:  # a local time of no stated zone: which moment it was is a guess
+            raise LabelFileError(f"{where}: created_at: {short(stamp)} names no time zone (write it as the export does, e.g. 2026-01-31T09:30:00+00:00)")
+        try:  # stored in UTC: a moment at the calendar's edge may have none there
+            created = created.astimezone(timezone.utc)
+        except OverflowError:
+            raise LabelFileError(f"{where}: created_at: {short(stamp)} is out of range (years 1 to 9999 in UTC)") from None
     note = rec.get("note")
     return {
         "run_id": _text(rec["run_id"], where, "run_id", 200, typed),

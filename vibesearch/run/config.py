@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, get_args
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from .web import WebMode
 from ..config import MODEL_AGENT_KINDS, MODEL_USER_KINDS, PERSON_USER_KINDS, AgentKind, SearchBackend, Settings, UserKind
@@ -113,10 +114,24 @@ class AgentSpec(_Part):
         default=None, description="the react and openclaw agents' litellm model string"
     )
     endpoint_url: Annotated[str | None, _ENDPOINT] = Field(
-        default=None, description="the endpoint agent's OpenAI-compatible base URL (never with a key)"
+        default=None, description="the endpoint agent's OpenAI-compatible http(s) base URL (never with a key: a user name or password in it is refused)"
     )
     endpoint_model: Annotated[str | None, _ENDPOINT] = Field(default=None, description="the model name sent to the endpoint")
     sampling: Sampling = Field(default_factory=Sampling, description="how the agent's model samples")
+
+    @field_validator("endpoint_url")
+    @classmethod
+    def _plain_endpoint_url(cls, url: str | None) -> str | None:
+        """An http(s) address without a user name or password: the config is stored with the run
+        (and shown), so a key written into the URL would land in the database."""
+        if url is None:
+            return None
+        parts = urlsplit(url.strip())
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname or any(ord(ch) < 32 or ord(ch) == 127 for ch in url):
+            raise ValueError("must be an http:// or https:// address such as http://127.0.0.1:8000/v1")
+        if parts.username is not None or parts.password is not None:
+            raise ValueError("must not hold a user name or password (the run's config is stored); give the key in VIBESEARCH_ENDPOINT_KEY")
+        return url.strip()
     openclaw: Annotated[OpenclawSpec | None, KeptBy(("openclaw",), filled=True)] = Field(
         default=None, description="the openclaw agent's switches (None for the other agents)"
     )

@@ -17,6 +17,7 @@ from sqlalchemy.engine import make_url
 
 _PG = re.compile(r"^(postgres(?:ql)?(?:\+\w+)?):/+(.*)$", re.IGNORECASE)
 _SQLITE = re.compile(r"^sqlite(?:\+\w+)?:(/*)(.*)$", re.IGNORECASE)
+_OTHER_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,16 @@ def db_target(value: str | Path) -> DbTarget:
             scheme = "postgresql+psycopg"  # the driver vibesearch installs
         url = f"{scheme}://{pg.group(2)}"
         try:
-            shown = make_url(url).render_as_string(hide_password=True)
+            parsed = make_url(url)
+            shown = parsed.render_as_string(hide_password=True)
         except Exception:  # noqa: BLE001 - a malformed URL is named as given
             raise ValueError(f"{text}: not a database URL vibesearch understands") from None
+        from ._open import StoreOpenError
+
+        try:  # a driver SQLAlchemy has no plugin for, or one not installed, is one line here
+            parsed.get_dialect().import_dbapi()
+        except Exception:  # noqa: BLE001 - NoSuchModuleError, ImportError
+            raise StoreOpenError(f"{shown}: no PostgreSQL driver {parsed.drivername!r} here (use postgresql+psycopg://)") from None
         return DbTarget(url=url, path=None, shown=shown)
     lite = _SQLITE.match(text)
     if lite:
@@ -63,6 +71,11 @@ def db_target(value: str | Path) -> DbTarget:
         # sqlite:///rel.db → rel.db, sqlite:////abs.db → /abs.db; a Path-mangled "sqlite:/x" → /x
         raw = rest if len(slashes) == 3 else ("/" + rest if len(slashes) in (1, 4) else rest)
         path = Path(raw or ":memory:")
+    elif _OTHER_URL.match(text):  # mysql://…, http://…: never a file of that name in a folder called "mysql:"
+        from ._open import StoreOpenError
+
+        scheme = text.split(":", 1)[0]
+        raise StoreOpenError(f"{scheme}://…: not a database vibesearch can use (an SQLite file, sqlite:///path, or a postgresql:// URL)")
     else:
         path = Path(text)
     _refuse_link_loop(path)
@@ -74,6 +87,10 @@ def _refuse_link_loop(path: Path) -> None:
     ``RuntimeError`` pathlib raises when it is resolved."""
     if str(path) == ":memory:":
         return
+    if path.is_symlink() and not path.exists() and not path.parent.joinpath(path.readlink()).is_symlink():
+        from ._open import StoreOpenError  # (a link to a missing file: SQLite cannot make the file through it)
+
+        raise StoreOpenError(f"{path}: not a database file (a symbolic link to {path.readlink()}, which does not exist)")
     try:
         path.resolve()
     except (RuntimeError, OSError) as exc:
