@@ -47,6 +47,14 @@ def _created_at_out_of_range(tmp: Path) -> Case:
 RUN = ["run", "--tasks", "daily-en-japan-heritage-trip", "--db", "{db}"]
 
 
+def _resume_without_database(tmp: Path) -> Case:
+    return Case(["run", "--resume", "--db", "{db}"], ["--resume", "no database at"])  # it made an empty file first
+
+
+def _replay_without_database(tmp: Path) -> Case:
+    return Case([*RUN, "--agent", "react", "--model", "fake/x", "--web", "replay"], ["nothing is recorded to replay", "no database at"])
+
+
 def _search_unknown(tmp: Path) -> Case:
     return Case([*RUN, "--search", "zzz"], ["search.backend", "'offline'"])  # it said "1 validation error for RunConfig"
 
@@ -169,6 +177,8 @@ CASES: dict[str, Callable[[Path], Case]] = {
     "run --search unknown": _search_unknown,
     "VIBESEARCH_SEARCH_TOPN=-5": _topn_setting,
     "run --runs 10**30": _runs_huge,
+    "run --resume with no database": _resume_without_database,
+    "run --web replay with no database": _replay_without_database,
     "run --endpoint-url with a password": _endpoint_password,
     "agent ask --endpoint-url with a password": _endpoint_password_ask,
     "run --endpoint-url file://": _endpoint_file_url,

@@ -90,6 +90,8 @@ def start_batch(settings: Settings, request: BatchRequest, front: BatchFront) ->
     store = None
     plan: dict[str, Any] | None = None
     if request.resume:
+        if _no_sqlite_file(settings):  # nothing to resume there, and a refusal leaves no new file behind
+            raise BatchRefused(f"--resume: no database at {db_shown(settings.db)} (pass the --db the batch ran with)")
         with front.guard("the batch to resume could not be read"):
             store = open_db(settings.db)
             plan = batch_plan(store, request.batch)
@@ -148,15 +150,22 @@ def start_batch(settings: Settings, request: BatchRequest, front: BatchFront) ->
     return BatchStarted(spec=spec, limits=limits, rows=rows)
 
 
+def _no_sqlite_file(settings: Settings) -> bool:
+    """The database is an SQLite file that does not exist (yet)."""
+    from pathlib import Path
+
+    from ..store import is_db_url
+
+    return not is_db_url(settings.db) and not Path(settings.db).exists()
+
+
 def replay_store(settings: Settings) -> Any:
     """The store a replay reads its recorded web from; ``ValueError`` when the database is an
     SQLite file that does not exist (nothing can be recorded there, and a refused replay leaves no
     new file behind)."""
-    from pathlib import Path
+    from ..store import open_db
 
-    from ..store import is_db_url, open_db
-
-    if not is_db_url(settings.db) and not Path(settings.db).exists():
+    if _no_sqlite_file(settings):
         raise ValueError(f"the web: nothing is recorded to replay, there is no database at {db_shown(settings.db)} "
                          "(record runs with a web backend into it first, or pass their --db)")
     return open_db(settings.db)
