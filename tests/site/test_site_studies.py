@@ -104,6 +104,9 @@ def played(settings, store):
     res = CliRunner().invoke(app, ["run", "--tasks", TASK, "--runs", "1", "--db", str(settings.db)])
     assert res.exit_code == 0, res.output
     other = next(r.id for r in store.list_runs() if r.id != run.id)
+    from vibesearch.labels.votes import cast_vote
+
+    cast_vote(store, run.id, other, "a", "a voter")  # a vote on the play: published only with it, its agent hidden
     return run.id, other
 
 
@@ -113,6 +116,7 @@ def test_site_build_leaves_study_plays_out_unless_asked(played, store, tmp_path)
     play, other = played
     results = build_site(store, tmp_path / "default")
     assert [r["run_id"] for r in results["runs"]] == [other]
+    assert results["preference"] is None  # the vote on the play is not published without it
     assert not any(play.encode() in _contents(p) for p in (tmp_path / "default").rglob("*") if p.is_file())
     assert _leaks(tmp_path / "default") == []
 
@@ -130,6 +134,11 @@ def test_a_published_blind_play_names_its_agent_in_no_file(played, store, tmp_pa
     assert "blind study agent" in page  # what it shows instead
     entry = next(r for r in results["runs"] if r["run_id"] == play)
     assert entry["run_config"] is None and entry["config"].startswith("blind study agent")
+    if other in {r["run_id"] for r in results["runs"]}:  # the vote is published with both its runs
+        labels = [r["label"] for r in results["preference"]["ratings"]]  # naming the play as published
+        assert labels[0].startswith("blind study agent") and len(labels) == 2
+    else:
+        assert results["preference"] is None
     check = verify_site(out)  # every number recomputed and every page rendered again from what was published
     assert check.ok, check.problems
 

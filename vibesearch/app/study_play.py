@@ -14,6 +14,8 @@ from typing import Any
 
 import gradio as gr
 
+from ..labels.study_votes import study_pairs
+from ..labels.votes import VoteError, cast_vote
 from ..run import DECISIONS
 from ..run.events import GraphEvent, StageEvent
 from ..store.tables import StudyCodeRow, StudyRow
@@ -23,7 +25,10 @@ from ._words import browser_lang, lang_of, zh_text
 from .context import AppContext, RunView
 from .live import NotYourRun
 from .play import DECISION_CHOICES, SEND_HINT, TICK_S, decision_radio, human_card_html_waiting, refresh
+from ._vote_view import WINNER_WORDS, answer_md, final_answer
 from .render import inert, md_line, persona_html
+
+VOTE_BUTTONS = (("a", "A is better"), ("b", "B is better"), ("tie", "Tie"), ("both_bad", "Both bad"))
 
 
 @dataclass
@@ -81,11 +86,42 @@ def build(ctx: AppContext) -> PlayerHandles:
                         send = gr.Button("Send", variant="primary", elem_id="vs-player-send", interactive=False)
                         human_card = gr.HTML(elem_id="vs-player-card")
                     persona = gr.HTML(elem_id="vs-player-persona")
+        # after the play (optional): other finished runs of the persona, two at a time, agents hidden
+        with gr.Group(visible=False, elem_id="vs-player-vote") as vote_box:
+            vote_head = gr.Markdown(elem_id="vs-player-vote-head")
+            with gr.Row(equal_height=False):
+                with gr.Column(min_width=300):
+                    gr.Markdown("**A** — final answer")
+                    vote_a = gr.Markdown(elem_id="vs-player-vote-a")
+                with gr.Column(min_width=300):
+                    gr.Markdown("**B** — final answer")
+                    vote_b = gr.Markdown(elem_id="vs-player-vote-b")
+            with gr.Row():
+                vote_btns = {w: gr.Button(text, variant="stop" if w == "both_bad" else "primary" if w in ("a", "b") else "secondary",
+                                          elem_id=f"vs-player-vote-{w}", min_width=110) for w, text in VOTE_BUTTONS}
+                no_thanks = gr.Button("No thanks", size="sm", elem_id="vs-player-vote-done", min_width=90)
+            vote_reason = gr.Textbox(label="Reason (optional)", lines=1, elem_id="vs-player-vote-reason")
+        vote_status = gr.Markdown(elem_id="vs-player-vote-status")
+        pair = gr.State(None)  # the pair shown (run ids stay on the server)
         timer = gr.Timer(TICK_S, active=False)
 
     comps = dict(view=view, chat=chat, stepper=stepper, status=status, human_box=human_box, human_card=human_card,
                  send=send, timer=timer, persona=persona, **hidden)
-    live_outputs = list(comps.values())
+    vote_outputs = [vote_box, vote_head, vote_a, vote_b, vote_reason, vote_status, pair]
+    live_outputs = list(comps.values()) + vote_outputs
+
+    def _vote_card(login: str, run_id: str, last: str = "") -> dict:
+        """The next pair open to the player (``labels.study_votes``), or the box hidden when none is left."""
+        pairs = study_pairs(ctx.store, run_id, login)
+        if not pairs:
+            return {vote_box: gr.Group(visible=False), pair: None, vote_status: f"{last} Thank you." if last else ""}
+        shown = [ctx.store.get_run(rid) for rid in pairs[0]]
+        ans = [answer_md(final_answer(ctx.store.events(r.id), r)) for r in shown]
+        head = (f"{last} " if last else "") + ("**One more thing, if you like:** other assistants answered the same "
+                                               "persona. As that person, which final answer would you prefer? "
+                                               f"({len(pairs)} left)")
+        return {vote_box: gr.Group(visible=True), vote_head: head, vote_a: ans[0], vote_b: ans[1], vote_reason: "",
+                vote_status: "", pair: pairs[0]}
 
     def _refreshed(who: Any, v: RunView) -> dict:
         """``play.refresh`` for the player; once the play is over, the status line thanks them
@@ -95,6 +131,8 @@ def build(ctx: AppContext) -> PlayerHandles:
             run = ctx.store.get_run(v.run_id)
             if run.status != "running":
                 out[status] = ended_text(run.status, run.id)
+                if v.changed("vote", run.id):  # once per page: the vote card after the thanks
+                    out.update(_vote_card(str(who.login), run.id))
         return out
 
     def _shown_run(play: StudyCodeRow, out: dict, who: Any) -> dict:
@@ -177,6 +215,25 @@ def build(ctx: AppContext) -> PlayerHandles:
         lang = lang_of(ctx.task_of_run(ctx.store.get_run(v.run_id)))
         return "", gr.Radio(value=None), gr.Button(interactive=False), human_card_html_waiting(lang)
 
+    def on_vote(winner: str):
+        def handler(v: RunView, shown: Any, reason: Any, request: gr.Request):
+            who = ctx.who(request)
+            found = _play_of(ctx, who.login)
+            if found is None or not found[0].run_id or ctx.store.get_run(found[0].run_id).status == "running":
+                raise gr.Error("Votes come after your play.")
+            login, run_id = str(who.login), str(found[0].run_id)
+            if not isinstance(shown, (tuple, list)) or tuple(shown) not in study_pairs(ctx.store, run_id, login):
+                return _vote_card(login, run_id, "That pair is no longer open; nothing was stored.")
+            try:
+                cast_vote(ctx.store, shown[0], shown[1], winner, login, reason=reason.strip() if isinstance(reason, str) else "")
+            except VoteError as exc:
+                return {vote_status: f"⚠ {md_line(str(exc))}"}
+            return _vote_card(login, run_id, f"Stored: {WINNER_WORDS[winner]}.")
+        return handler
+
+    def on_no_thanks():
+        return {vote_box: gr.Group(visible=False), pair: None, vote_status: ""}
+
     outs = [column, title, consent_box, consent, play_box, decision, *live_outputs]
     fns = [
         agree.click(on_agree, [view], outs, api_visibility="private"),
@@ -184,5 +241,7 @@ def build(ctx: AppContext) -> PlayerHandles:
                    trigger_mode="always_last"),
         send.click(on_send, [view, decision, message], [message, decision, send, human_card], api_visibility="private"),
         message.submit(on_send, [view, decision, message], [message, decision, send, human_card], api_visibility="private"),
+        *[btn.click(on_vote(w), [view, pair, vote_reason], vote_outputs, api_visibility="private") for w, btn in vote_btns.items()],
+        no_thanks.click(on_no_thanks, None, vote_outputs, api_visibility="private"),
     ]
     return PlayerHandles(column=column, on_load=on_load, outputs=outs, fns=fns)

@@ -25,6 +25,7 @@ from ..results.stage_view import stage_view
 from ..store import Store
 from .bundle import DERIVED_KEYS, RESULTS, SUMS, content_hash, derive, file_text, gzip_json, plain, record_fields, write_official_folders, write_sums
 from .collect import RunData, SiteData, SiteInputError, gather
+from .site_votes import preference_figures
 from .rows import ROWS, people_figures, rebuilt_store, rows_bundle
 from .pages import index_page
 from .run_page import run_page
@@ -120,6 +121,8 @@ def results_of(site: SiteData, derived: dict[str, Any], tasks: dict[str, str], a
         # where each fact was lost, per configuration × profile (recomputed from rows.json by ``site verify``)
         "funnel": plain(series_funnels(people or site.store, site.records, corpora=BundleOnly())),
         **people_figures(people or site.store, keep, site.judge, profiles),
+        # the votes' Bradley–Terry ratings (recomputed from rows.json's votes by ``site verify``)
+        "preference": preference_figures(people or site.store, site.records),
     }
 
 

@@ -42,8 +42,23 @@ def _th(text: str, cls: str = "") -> str:
     return f'<th{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}>{esc(text)}</th>'
 
 
-def _score_table(derived: dict[str, Any], trust_text: dict[str, str], group: str, table_id: str) -> str:
+def _preference_cell(ratings: list[dict[str, Any]], config: str) -> str:
+    """A configuration's Bradley–Terry rating from the votes with its 95% interval, each number
+    checked by ``site verify`` against the ratings recomputed from rows.json's votes."""
+    k = next((k for k, r in enumerate(ratings) if r["label"] == config), None)
+    if k is None:
+        return '<td class="text">no votes</td>'
+    at = f"preference.ratings[{k}]"
+    ci = ratings[k].get("ci")
+    interval = (f" [{number(ci[0], f'{at}.ci[0]', pct=False)}, {number(ci[1], f'{at}.ci[1]', pct=False)}]" if ci else "")
+    return f"<td>{number(ratings[k]['rating'], f'{at}.rating', pct=False)}{interval}</td>"
+
+
+def _score_table(derived: dict[str, Any], trust_text: dict[str, str], group: str, table_id: str,
+                 preference: dict[str, Any] | None = None) -> str:
+    """``preference``: the votes' ratings (``site_votes``), a column beside Avg F1 on the "all" rows."""
     marks = {(m["config"], m["profile"]): m["mark"] for m in derived["noise_marks"]}
+    ratings = ((preference or {}).get("ratings") or []) if group == "all" else []
     rows = []
     for i, r in enumerate(derived["scores"]):
         if (r["group"] == "all") != (group == "all"):
@@ -55,6 +70,8 @@ def _score_table(derived: dict[str, Any], trust_text: dict[str, str], group: str
             cells.append(f"<td>{number(r.get(key), f'scores[{i}].{key}', pct=share)}</td>")
             if key == "avg_f1":
                 cells.append(f'<td>{esc(ci(r.get("avg_f1_ci"), r.get("n_tasks")))}</td>')
+                if ratings:
+                    cells.append(_preference_cell(ratings, r["config"]))
             if key == "best_f1":
                 cells.append(f'<td>{esc(ci(r.get("best_f1_ci"), r.get("n_tasks")))}</td>')
         if group == "all":
@@ -67,6 +84,8 @@ def _score_table(derived: dict[str, Any], trust_text: dict[str, str], group: str
         heads.append(_th(header))
         if key == "avg_f1":
             heads.append(_th("Avg F1 95% CI"))
+            if ratings:
+                heads.append(_th("Preference (BT, 95% CI)"))
         if key == "best_f1":
             heads.append(_th("Best F1 95% CI"))
     heads += ([_th("vs the next configuration (noise floor)", "text")] if group == "all" else []) + [_th("judge agreement", "text")]
@@ -263,7 +282,7 @@ def index_page(results: dict[str, Any], derived: dict[str, Any], *, app_url: str
         f'<p class="note">{results["n_runs"]} runs · judge: <b>{esc(results["judge_label"])}</b> · vibesearch {esc(results["vibesearch_version"])} · '
         f'built {esc(results["generated_at"])} · scores are percentages · click a column header to sort{live}</p>'
         f'<p class="note">{esc(interval_note({"intervals": results["intervals"]}))}</p>'
-        "<h2>Scores (Avg@N / Best@N)</h2>" + _score_table(derived, trust_text, "all", "leaderboard")
+        "<h2>Scores (Avg@N / Best@N)</h2>" + _score_table(derived, trust_text, "all", "leaderboard", results.get("preference"))
         + (f'<p class="note" id="judge-failures">{esc(FAILURES_FOOTNOTE)}</p>' if any(r.get("judge_failures") for r in derived["scores"]) else "")
         + _noise_section(derived.get("noise"))
         + "<h3>The judge's agreement with people</h3><ul id=\"judge-agreement\">"

@@ -7,7 +7,8 @@ people-vs-simulator table as well.
 (each judge's, not only the site's) with its verdicts and the graph it graded, the people's labels
 of both sides and the adjudications. Nothing else of them: no owner, settings or meta of a run; no
 label note, adjudication comment or adjudicator, no score details (the annotators' names stay: the
-agreement tables show them). The events are the bundled ``events/`` files.
+agreement tables show them), and the votes between the published runs, each voter a pseudonym and
+without its reason (``site_votes``). The events are the bundled ``events/`` files.
 
 ``people_figures(store, …)`` is the one computation: ``build`` runs it on the real database (only
 the published runs count), ``verify`` on a throwaway SQLite database made from ``rows.json``, the
@@ -27,8 +28,9 @@ from ..labels.agreement import agreement_report
 from ..labels.judge_trust import judge_trust
 from ..judges.registry import judge_label
 from ..store import Store
-from ..store.tables import AdjudicationRow, EventRow, GraphRow, LabelRow, PredLabelRow, Run, ScoreRow, VerdictRow
+from ..store.tables import AdjudicationRow, EventRow, GraphRow, LabelRow, PredLabelRow, Run, ScoreRow, VerdictRow, VoteRow
 from .bundle import plain
+from .site_votes import published_votes
 
 ROWS = "rows.json"
 ROWS_FORMAT = "vibesearch-site-rows/1"
@@ -39,7 +41,7 @@ BLANKED = {LabelRow: {"note": ""}, PredLabelRow: {"note": ""}, AdjudicationRow: 
            ScoreRow: {"details_json": "{}"}}
 TABLES: list[tuple[str, type[SQLModel]]] = [("graphs", GraphRow), ("scores", ScoreRow), ("verdicts", VerdictRow),
                                             ("coverage_labels", LabelRow), ("validity_labels", PredLabelRow),
-                                            ("adjudications", AdjudicationRow)]
+                                            ("adjudications", AdjudicationRow), ("votes", VoteRow)]
 
 
 class RowsError(ValueError):
@@ -86,6 +88,7 @@ def rows_bundle(store: Store, runs: dict[str, Run], task_sha: Callable[[str], st
         "coverage_labels": [_dump(r, LabelRow) for r in store.labels() if r.run_id in keep],
         "validity_labels": [_dump(r, PredLabelRow) for r in store.pred_labels() if r.run_id in keep],
         "adjudications": [_dump(a, AdjudicationRow) for a in store.adjudications(ids)] if ids else [],
+        "votes": published_votes(store, keep),
     }
 
 

@@ -58,6 +58,7 @@ from ..store import Store
 from .rerender import expected_files, file_problems, rendered_problems
 from .web_files import WEB_KEY, check_web
 from .funnel_html import BundleOnly
+from .site_votes import preference_figures
 from .rows import ROWS, RowsError, people_figures, rebuilt_store
 from .bundle import (
     DERIVED_KEYS, METRIC_FIELDS, RESULTS, SUMS, close, content_hash, derive, first_difference, metrics_from_verdicts,
@@ -255,7 +256,8 @@ def _check_people(out: Path, results: dict[str, Any], records: list[RunRecord], 
     fresh = people_figures(store, keep, results.get("judge") or "", profiles)
     fresh["stages"] = plain(stage_view(store, records))
     fresh["funnel"] = plain(series_funnels(store, records, corpora=BundleOnly()))
-    for key in ("judge_agreement", "label_agreement", "fidelity", "stages", "funnel"):
+    fresh["preference"] = preference_figures(store, records)
+    for key in ("judge_agreement", "label_agreement", "fidelity", "stages", "funnel", "preference"):
         found = first_difference(results.get(key), fresh[key], key)
         if found:
             where, stored, value = found
