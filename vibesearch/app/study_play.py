@@ -98,7 +98,7 @@ def build(ctx: AppContext) -> PlayerHandles:
                     vote_b = gr.Markdown(elem_id="vs-player-vote-b")
             with gr.Row():
                 vote_btns = {w: gr.Button(text, variant="stop" if w == "both_bad" else "primary" if w in ("a", "b") else "secondary",
-                                          elem_id=f"vs-player-vote-{w}", min_width=110) for w, text in VOTE_BUTTONS}
+                                          elem_id=f"vs-player-vote-pick-{w}", min_width=110) for w, text in VOTE_BUTTONS}
                 no_thanks = gr.Button("No thanks", size="sm", elem_id="vs-player-vote-done", min_width=90)
             vote_reason = gr.Textbox(label="Reason (optional)", lines=1, elem_id="vs-player-vote-reason")
         vote_status = gr.Markdown(elem_id="vs-player-vote-status")
