@@ -109,10 +109,11 @@ def run_rows(ctx: AppContext, task: str, agent: str, user: str, status: str, who
     return rows
 
 
-def filter_choices(ctx: AppContext, who: Who | None = None) -> dict[str, list[str]]:
+def filter_choices(ctx: AppContext, who: Who | None = None, *, stored: bool = True) -> dict[str, list[str]]:
     """The values of the filters' menus (after "(any)"); the agent menu holds no agent only a run
-    hidden from ``who`` had (the agent kinds the app offers aside: those are everyone's)."""
-    runs = ctx.store.list_runs()
+    hidden from ``who`` had (the agent kinds the app offers aside: those are everyone's).
+    ``stored=False``: only what the app offers (its tasks and kinds), none of the stored runs'."""
+    runs = ctx.store.list_runs() if stored else []
     return {
         "task": sorted({r.task_id for r in runs} | set(ctx.catalog.tasks)),
         "agent": sorted({r.agent for r in runs if r.agent and not agent_hidden(who, r)} | {name for _, name in agent_choices()}),
@@ -137,7 +138,7 @@ class RunsTab:
 
     def __init__(self, ctx: AppContext, owner: gr.BrowserState, tabs: gr.Tabs, play: PlayHandles) -> None:
         self.ctx, self.owner, self.tabs, self.play = ctx, owner, tabs, play
-        ch = filter_choices(ctx)
+        ch = filter_choices(ctx, stored=False)  # the page's config holds no stored run's task, agent or user
         with gr.Row():
             self.f_task = gr.Dropdown(first_choice(ANY, ch["task"]), value=ANY, label=ui_text("Task"), allow_custom_value=True)
             self.f_agent = gr.Dropdown(first_choice(ANY, ch["agent"]), value=ANY, label=ui_text("Agent"), allow_custom_value=True)
@@ -147,12 +148,13 @@ class RunsTab:
             self.f_search = gr.Textbox(label=ui_text("Search"), placeholder=ui_text("model, batch, date (2026-12-01), id…"), max_lines=1,
                                        max_length=MAX_SEARCH, elem_id="vs-runs-search")
             self.refresh_btn = gr.Button(ui_text("Refresh"), size="sm", elem_id="vs-runs-refresh")
-        initial = [] if ctx.access.read_own else run_rows(ctx, ANY, ANY, ANY, ANY)  # the page's config is the same for everyone
-        self.table = gr.Dataframe(headers=RUN_HEADERS, value=initial, interactive=False, max_height=300,
+        # empty in the page's config, which every visitor receives (a study player, a reader of their
+        # own runs only): the tab fills it for its reader when it opens
+        self.table = gr.Dataframe(headers=RUN_HEADERS, value=[], interactive=False, max_height=300,
                                   label=ui_text("Runs (click a row to open it)"), elem_id="vs-runs-table")
         with gr.Accordion(ui_text("Queued batches (driven by vibesearch worker processes)"), open=True, visible=shows_queue(ctx),
                           elem_id="vs-runs-queued-box"):
-            self.queued = gr.Dataframe(headers=QUEUED_HEADERS, value=[] if ctx.access.read_own else queued_rows(ctx, None), interactive=False,
+            self.queued = gr.Dataframe(headers=QUEUED_HEADERS, value=[], interactive=False,
                                        max_height=220, elem_id="vs-runs-queued")
         with gr.Row():
             self.run_id_box = gr.Textbox(label=ui_text("Run id"), scale=3, elem_id="vs-runs-id")
