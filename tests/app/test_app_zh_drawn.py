@@ -41,7 +41,7 @@ def _run(store, pred, agent_model):
 
 
 @pytest.fixture
-def store(tmp_path):
+def labelled_store(tmp_path):
     """Two runs of one task by two configurations, scored by the offline judge; two people
     labelled run A (the judge agrees on 3 of 4)."""
     store = Store(tmp_path / "zh.db")
@@ -63,7 +63,8 @@ def english_left(text: str, *names: str) -> list[str]:
     return [w for w in re.findall(r"[A-Za-z][A-Za-z0-9/_-]*", text) if w not in ACRONYMS and w not in KEPT]
 
 
-def test_the_compare_tab_is_drawn_in_chinese(store):
+def test_the_compare_tab_is_drawn_in_chinese(labelled_store):
+    store = labelled_store
     from vibesearch.app.compare_view import configs_html, coverage_html, stages_html
 
     a, b = sorted((r.id for r in store.list_runs()), key=lambda rid: store.get_run(rid).agent_model or "")
@@ -81,7 +82,8 @@ def test_the_compare_tab_is_drawn_in_chinese(store):
     assert "noise floor" in configs_html(configs) and "not ranked" in configs_html(configs)
 
 
-def test_the_leaderboards_judge_lines_and_footnotes_are_chinese(store):
+def test_the_leaderboards_judge_lines_and_footnotes_are_chinese(labelled_store):
+    store = labelled_store
     from vibesearch.app import leaderboard
     from vibesearch.app._trust_words import footnote_text
     from vibesearch.judges.judge_failures import FAILURES_FOOTNOTE
@@ -94,3 +96,33 @@ def test_the_leaderboards_judge_lines_and_footnotes_are_chinese(store):
     line = next(x for x in zh.splitlines() if "一致率" in x)
     assert english_left(line) == []
     assert english_left(footnote_text(FAILURES_FOOTNOTE, "zh"), "official") == [] and footnote_text(FAILURES_FOOTNOTE, "en") == FAILURES_FOOTNOTE
+
+
+def test_the_label_tabs_campaign_notes_and_progress_are_chinese(app_ctx, settings):
+    from label_blind_runs import JUDGE, scored_run
+
+    from vibesearch.app import label_campaign as lc
+    from vibesearch.app.label import load_view, triple_html, verdict_html
+    from vibesearch.labels.campaigns import create_campaign
+
+    free, hidden = scored_run(settings.db), scored_run(settings.db)
+    create_campaign(app_ctx.store, "c", runs=[hidden], annotators=["ann"], sides=["coverage"], overlap=1)
+    create_campaign(app_ctx.store, "r", runs=[free], annotators=["ann"], sides=["coverage"], overlap=1, blind=False)
+    blind = load_view(app_ctx, hidden, "ann")
+    english = verdict_html(blind, True)
+    assert english.startswith("<div class='vs-muted' id='vs-label-blind'>Blind: the judges' verdicts")
+    blind.lang = "zh"
+    assert "盲评" in verdict_html(blind, True) and english_left(verdict_html(blind, True)) == []
+
+    review = load_view(app_ctx, free, "ann")
+    review.blind, review.campaign = False, "r"
+    assert f"judge {JUDGE}</b> says <b>covered" in triple_html(review) and "Judge review</b> (this campaign is not blind)" in triple_html(review)
+    review.lang = "zh"
+    card = triple_html(review)
+    note = card[card.index("<div class='vs-review'"):]
+    assert "评判复核" in note and "判为<b>已覆盖" in note and english_left(note, f"judge {JUDGE}") == []
+
+    for name, word in (("c", "盲评"), ("r", "非盲评（评判复核）")):
+        assert "Campaign **" in lc.progress_md(app_ctx, name, "ann")
+        line = lc.progress_md(app_ctx, name, "ann", "zh")
+        assert word in line and "标注活动" in line and english_left(line, "k=", f"**{name}**", "**ann**") == [], line

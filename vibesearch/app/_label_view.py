@@ -8,9 +8,14 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from ._words import Lang, say_in
 from .panels import judge_text
 
 SUGGESTED = 25  # supporting triples listed (most similar first) while the search box is empty
+# a campaign card's fixed notes (in the browser's language: ``LabelView.lang``, ``_words_drawn.LABEL``)
+REVIEW_NONE = "<b>Judge review</b> (this campaign is not blind): no judge has scored this run yet."
+REVIEW_SAYS = "<b>Judge review</b> (this campaign is not blind) — the judge's verdict, for you to check: "
+BLIND_NOTE = "Blind: the judges' verdicts on this triple appear once you have labelled it."
 
 
 @dataclass
@@ -35,13 +40,14 @@ class LabelView:
     # page shows (0: a press that did not count; None: none)
     served: int = 0
     refusal_of: int | None = None
+    lang: Lang = "en"  # the browser's language, for the card's fixed notes (set by the page's handlers)
 
     def take(self, other: LabelView) -> LabelView:
         """Show ``other`` (another run, side or campaign item) in this object: a page keeps one view
         object, so an event of the page already holding it sees the card it shows now. The page's
-        presses stay as they were."""
+        presses and its language stay as they were."""
         for f in fields(self):
-            if f.name not in ("served", "refusal_of"):
+            if f.name not in ("served", "refusal_of", "lang"):
                 setattr(self, f.name, getattr(other, f.name))
         return self
 
@@ -112,17 +118,16 @@ def review_html(v: LabelView) -> str:
     """In a judge-review campaign (not blind), each judge's verdict on the card, marked as such."""
     if v.blind is not False or not v.items:
         return ""
+    say = say_in(v.lang)
     if not v.verdicts:
-        return ("<div class='vs-review' id='vs-label-review'><b>Judge review</b> (this campaign is not blind): "
-                "no judge has scored this run yet.</div>")
+        return f"<div class='vs-review' id='vs-label-review'>{say(REVIEW_NONE)}</div>"
     said = []
     for judge, verdicts in v.verdicts.items():
         covered, evidence, _rule, _why = judge_says(v, verdicts, v.idx)
-        word = {True: v.words()[0], False: v.words()[1], None: "unscored"}[covered]
-        ev = f" (evidence {', '.join(f'#{i + 1}' for i in evidence)})" if evidence else ""
-        said.append(f"<b>{_esc(judge_text(judge))}</b> says <b>{word}</b>{_esc(ev)}")
-    return ("<div class='vs-review' id='vs-label-review'><b>Judge review</b> (this campaign is not blind) — "
-            "the judge's verdict, for you to check: " + "; ".join(said) + "</div>")
+        word = say({True: v.words()[0], False: v.words()[1], None: "unscored"}[covered])
+        ev = say(" (evidence {numbers})").format(numbers=", ".join(f"#{i + 1}" for i in evidence)) if evidence else ""
+        said.append(say("<b>{judge}</b> says <b>{word}</b>{evidence}").format(judge=_esc(judge_text(judge)), word=word, evidence=_esc(ev)))
+    return f"<div class='vs-review' id='vs-label-review'>{say(REVIEW_SAYS)}" + say("; ").join(said) + "</div>"
 
 
 def verdicts_hidden(v: LabelView, show_anyway: bool) -> bool:
@@ -140,8 +145,7 @@ def verdict_html(v: LabelView, show_anyway: bool) -> str:
         return "<div class='vs-muted'>No judge has scored this run yet (score it in the Runs tab).</div>"
     if verdicts_hidden(v, show_anyway):
         if v.blind:
-            return ("<div class='vs-muted' id='vs-label-blind'>Blind: the judges' verdicts on this triple appear once you have "
-                    "labelled it.</div>")
+            return f"<div class='vs-muted' id='vs-label-blind'>{say_in(v.lang)(BLIND_NOTE)}</div>"
         return "<div class='vs-muted'>The judges' verdicts on this triple appear once you have labelled it.</div>"
     parts = []
     for judge, verdicts in v.verdicts.items():

@@ -195,4 +195,18 @@ COMPARE = {  # the Compare tab's drawn text (``compare_view``)
     "B scores higher than A": "B 的得分高于 A", "A scores higher than B": "A 的得分高于 B",
 }
 
-DRAWN: dict[str, str] = {**MENU_FIRSTS, **RUNS, **LEADERBOARD, **GRAPH, **CAMPAIGN, **REFUSALS, **TRUST, **COMPARE}
+LABEL = {  # the Label tab's campaign notes (``_label_view``, ``label_campaign.progress_md``; ``labels.campaigns.blind_words``)
+    "<b>Judge review</b> (this campaign is not blind): no judge has scored this run yet.":
+        "<b>评判复核</b>（本标注活动不是盲评）：还没有评判为这次运行评分。",
+    "<b>Judge review</b> (this campaign is not blind) — the judge's verdict, for you to check: ":
+        "<b>评判复核</b>（本标注活动不是盲评）——评判的结论，供你核对：",
+    "Blind: the judges' verdicts on this triple appear once you have labelled it.": "盲评：你标注这个三元组之后，才会显示评判对它的结论。",
+    "<b>{judge}</b> says <b>{word}</b>{evidence}": "<b>{judge}</b> 判为<b>{word}</b>{evidence}",
+    " (evidence {numbers})": "（证据 {numbers}）", "; ": "；",
+    "not covered": "未覆盖", "invalid": "无效", "unscored": "未评分",
+    "Campaign **{name}** ({blind}): {you}items done {done} / {items} (k={k}) · labels {labels} / {needed} · disagreements waiting: {pending}":
+        "标注活动 **{name}**（{blind}）：{you}已完成条目 {done} / {items}（k={k}）· 标注 {labels} / {needed} · 待处理的分歧：{pending}",
+    "**{name}**: {labelled} labelled, {left} left in your queue · ": "**{name}**：已标注 {labelled} 个，队列中还剩 {left} 个 · ",
+}
+
+DRAWN: dict[str, str] = {**MENU_FIRSTS, **RUNS, **LEADERBOARD, **GRAPH, **CAMPAIGN, **REFUSALS, **TRUST, **COMPARE, **LABEL}
