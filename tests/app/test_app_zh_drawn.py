@@ -19,7 +19,7 @@ from vibesearch.store import Store
 
 # names, ids, units and acronyms the drawn texts carry as they are
 KEPT = {"offline", "rules", "vibesearch", "official"}
-ACRONYMS = {"AC1", "F1", "SD", "n", "A", "B", "CI", "min", "--min-judge-agreement"}
+ACRONYMS = {"AC1", "F1", "SD", "n", "k", "A", "B", "CI", "min", "--min-judge-agreement"}
 
 
 def T(h, r, t):
@@ -126,3 +126,29 @@ def test_the_label_tabs_campaign_notes_and_progress_are_chinese(app_ctx, setting
         assert "Campaign **" in lc.progress_md(app_ctx, name, "ann")
         line = lc.progress_md(app_ctx, name, "ann", "zh")
         assert word in line and "标注活动" in line and english_left(line, "k=", f"**{name}**", "**ann**") == [], line
+
+
+def test_the_vote_tabs_lines_are_chinese(app_ctx, settings):
+    from vote_runs import vote_runs
+
+    from vibesearch.app._vote_view import NO_ANSWER, WINNER_WORDS, answer_md, card_html
+    from vibesearch.app._words import zh_text
+    from vibesearch.app.vote import next_view, progress_md
+    from vibesearch.labels.vote_campaigns import create_vote_campaign
+
+    vote_runs(settings.db)
+    create_vote_campaign(app_ctx.store, "v", annotators=["vera"], pairs_per_config_pair=1, where={"model": ["votemodelk3", "votemodelm8"]})
+    assert next_view(app_ctx, "", "vera") == "Pick a vote campaign first."
+    for refusal in (next_view(app_ctx, "", "vera", lang="zh"), next_view(app_ctx, "v", "", lang="zh")):
+        assert isinstance(refusal, str) and "请先" in refusal and english_left(refusal) == []
+    view = next_view(app_ctx, "v", "vera", lang="zh")
+    assert not isinstance(view, str)
+    assert "Pair 1 · vote campaign v · which answer" in card_html(view)
+    view.lang = "zh"
+    card = card_html(view)
+    head = card[card.index("<div class='vs-muted'>"):card.index("</div>")]
+    assert "第 1 对" in head and english_left(head, "投票活动 v") == []
+    assert "投票活动 **v**" in progress_md(app_ctx, "v", "vera", "zh") and english_left(progress_md(app_ctx, "v", "vera", "zh"), "**v**", "**vera**") == []
+    assert "Vote campaign **v**" in progress_md(app_ctx, "v", "vera")
+    assert answer_md("", "en") == NO_ANSWER and english_left(answer_md("", "zh")) == []
+    assert all(english_left(zh_text(w, "zh"), "A", "B") == [] for w in WINNER_WORDS.values())

@@ -209,4 +209,22 @@ LABEL = {  # the Label tab's campaign notes (``_label_view``, ``label_campaign.p
     "**{name}**: {labelled} labelled, {left} left in your queue · ": "**{name}**：已标注 {labelled} 个，队列中还剩 {left} 个 · ",
 }
 
-DRAWN: dict[str, str] = {**MENU_FIRSTS, **RUNS, **LEADERBOARD, **GRAPH, **CAMPAIGN, **REFUSALS, **TRUST, **COMPARE, **LABEL}
+VOTE = {  # the Vote tab's lines (``vote``, ``_vote_view``)
+    "Pick a vote campaign, then press “Next pair”.": "请选择一个投票活动，然后点“下一对”。",
+    "Pair {n} · vote campaign {name} · which answer would this person pick? Read the persona, then both answers.":
+        "第 {n} 对 · 投票活动 {name} · 这个人会选哪个回答？先读角色，再读两个回答。",
+    "*(no final answer: the agent gave the user no reply)*": "*（没有最终回答：智能体没有回复用户）*",
+    "**{name}**: {voted} voted, {left} left in your queue · ": "**{name}**：已投 {voted} 票，队列中还剩 {left} 对 · ",
+    "Vote campaign **{name}**: {you}pairs done {done} / {items} (k={k}) · votes {votes} / {needed}":
+        "投票活动 **{name}**：{you}已完成 {done} / {items} 对（k={k}）· 票数 {votes} / {needed}",
+    "Pick a vote campaign first.": "请先选择一个投票活动。", "Type your name first (votes are stored under it).": "请先输入你的名字（投票保存在这个名字下）。",
+    "Your queue in vote campaign {name} is empty: every pair has your vote or enough votes.":
+        "你在投票活动 {name} 中的队列已空：每一对都已有你的投票或足够的票数。",
+    "A study's player votes at the end of their play, not here.": "研究的玩家在扮演结束时投票，而不是在这里。",
+    "Press “Next pair” first.": "请先点“下一对”。", "Pair {n}: {winner}.": "第 {n} 对：{winner}。",
+    "A is better": "A 更好", "B is better": "B 更好", "a tie": "平手", "both bad": "都不好",
+    "Nothing else is left in your queue: this is the last pair without your vote.": "你的队列里没有别的了：这是最后一对还没有你投票的。",
+    "Skipped pair {n}.": "已跳过第 {n} 对。",
+}
+
+DRAWN: dict[str, str] = {**MENU_FIRSTS, **RUNS, **LEADERBOARD, **GRAPH, **CAMPAIGN, **REFUSALS, **TRUST, **COMPARE, **LABEL, **VOTE}
