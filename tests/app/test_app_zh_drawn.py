@@ -152,3 +152,19 @@ def test_the_vote_tabs_lines_are_chinese(app_ctx, settings):
     assert "Vote campaign **v**" in progress_md(app_ctx, "v", "vera")
     assert answer_md("", "en") == NO_ANSWER and english_left(answer_md("", "zh")) == []
     assert all(english_left(zh_text(w, "zh"), "A", "B") == [] for w in WINNER_WORDS.values())
+
+
+def test_the_new_vote_campaign_forms_lines_are_chinese(app_ctx, settings):
+    from vote_runs import vote_runs
+
+    from vibesearch.app import Who
+    from vibesearch.app._vote_new import make_vote_campaign
+
+    vote_runs(settings.db)
+    refused = make_vote_campaign(app_ctx, Who(owner="user:ann", login="ann"), "v", [], "", "", "1", "1", "vera", "zh")
+    assert refused.startswith("未创建：只有管理员") and english_left(refused, "VIBESEARCH_ADMINS", "`vibesearch votes campaign create`") == []
+    admin = Who(owner="user:root", login="root", admin=True)
+    made = make_vote_campaign(app_ctx, admin, "v", [], "", "", "1", "1", "vera", "zh")
+    assert made.startswith("投票活动 **v** 已创建"), made
+    assert english_left(made, "**v**", "vera") == []
+    assert make_vote_campaign(app_ctx, admin, "w", [], "", "", "1", "1", "vera").startswith("Vote campaign **w** made")

@@ -225,6 +225,11 @@ VOTE = {  # the Vote tab's lines (``vote``, ``_vote_view``)
     "A is better": "A 更好", "B is better": "B 更好", "a tie": "平手", "both bad": "都不好",
     "Nothing else is left in your queue: this is the last pair without your vote.": "你的队列里没有别的了：这是最后一对还没有你投票的。",
     "Skipped pair {n}.": "已跳过第 {n} 对。",
+    # the New vote campaign form (``_vote_new``)
+    "Only an admin (a login named in VIBESEARCH_ADMINS) makes vote campaigns here; without one, use `vibesearch votes campaign create`.":
+        "只有管理员（VIBESEARCH_ADMINS 中列出的登录名）能在这里创建投票活动；其他人请用 `vibesearch votes campaign create`。",
+    "Vote campaign **{name}** made: {pairs} pairs ({attention} attention checks), voters {voters}, k = {k}. Pick it above to start voting.":
+        "投票活动 **{name}** 已创建：{pairs} 对（其中 {attention} 对是注意力检查），投票者 {voters}，k = {k}。在上方选择它即可开始投票。",
 }
 
 DRAWN: dict[str, str] = {**MENU_FIRSTS, **RUNS, **LEADERBOARD, **GRAPH, **CAMPAIGN, **REFUSALS, **TRUST, **COMPARE, **LABEL, **VOTE}
