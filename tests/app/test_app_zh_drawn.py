@@ -121,6 +121,10 @@ def test_the_label_tabs_campaign_notes_and_progress_are_chinese(app_ctx, setting
     card = triple_html(review)
     note = card[card.index("<div class='vs-review'"):]
     assert "评判复核" in note and "判为<b>已覆盖" in note and english_left(note, f"judge {JUDGE}") == []
+    head = card[:card.index("<span class='vs-part'>")]
+    assert "标准答案三元组 1 / 3" in head and "标注活动 r" in head and english_left(head, review.run_id or "", "标注活动 r") == [], head
+    shown = verdict_html(review, False)
+    assert "已覆盖" in shown and english_left(re.sub(r"<div class='vs-muted'>rationale-q7-\d+</div>", "", shown), f"judge {JUDGE}") == [], shown
 
     for name, word in (("c", "盲评"), ("r", "非盲评（评判复核）")):
         assert "Campaign **" in lc.progress_md(app_ctx, name, "ann")

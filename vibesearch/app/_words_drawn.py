@@ -204,6 +204,12 @@ LABEL = {  # the Label tab's campaign notes (``_label_view``, ``label_campaign.p
     "<b>{judge}</b> says <b>{word}</b>{evidence}": "<b>{judge}</b> 判为<b>{word}</b>{evidence}",
     " (evidence {numbers})": "（证据 {numbers}）", "; ": "；",
     "not covered": "未覆盖", "invalid": "无效", "unscored": "未评分",
+    "The judges' verdicts on this triple appear once you have labelled it.": "你标注这个三元组之后，才会显示评判对它的结论。",
+    "No judge has scored this run yet (score it in the Runs tab).": "还没有评判为这次运行评分（在“运行记录”页为它评分）。",
+    "Load a run to start labelling.": "加载一次运行即可开始标注。", "This run has no {kind} triples.": "这次运行没有{kind}三元组。",
+    "ground-truth": "标准答案", "Your label:": "你的标注：", " · evidence {numbers}": " · 证据 {numbers}", " · rule {rule}": " · 规则 {rule}",
+    "Ground-truth triple {n} of {total}": "标准答案三元组 {n} / {total}", "Predicted triple {n} of {total}": "预测三元组 {n} / {total}",
+    " · run {run} · campaign {campaign}": " · 运行 {run} · 标注活动 {campaign}",
     "Campaign **{name}** ({blind}): {you}items done {done} / {items} (k={k}) · labels {labels} / {needed} · disagreements waiting: {pending}":
         "标注活动 **{name}**（{blind}）：{you}已完成条目 {done} / {items}（k={k}）· 标注 {labels} / {needed} · 待处理的分歧：{pending}",
     "**{name}**: {labelled} labelled, {left} left in your queue · ": "**{name}**：已标注 {labelled} 个，队列中还剩 {left} 个 · ",
