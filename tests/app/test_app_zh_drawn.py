@@ -85,7 +85,7 @@ def test_the_compare_tab_is_drawn_in_chinese(labelled_store):
 def test_the_leaderboards_judge_lines_and_footnotes_are_chinese(labelled_store):
     store = labelled_store
     from vibesearch.app import leaderboard
-    from vibesearch.app._trust_words import footnote_text
+    from vibesearch.app import footnote_text
     from vibesearch.judges.judge_failures import FAILURES_FOOTNOTE
 
     ctx = SimpleNamespace(store=store, settings=SimpleNamespace(min_judge_agreement=0.985))
@@ -135,8 +135,7 @@ def test_the_label_tabs_campaign_notes_and_progress_are_chinese(app_ctx, setting
 def test_the_vote_tabs_lines_are_chinese(app_ctx, settings):
     from vote_runs import vote_runs
 
-    from vibesearch.app._vote_view import NO_ANSWER, WINNER_WORDS, answer_md, card_html
-    from vibesearch.app._words import zh_text
+    from vibesearch.app import NO_ANSWER, WINNER_WORDS, answer_md, card_html, zh_text
     from vibesearch.app.vote import next_view, progress_md
     from vibesearch.labels.vote_campaigns import create_vote_campaign
 
@@ -161,8 +160,7 @@ def test_the_vote_tabs_lines_are_chinese(app_ctx, settings):
 def test_the_new_vote_campaign_forms_lines_are_chinese(app_ctx, settings):
     from vote_runs import vote_runs
 
-    from vibesearch.app import Who
-    from vibesearch.app._vote_new import make_vote_campaign
+    from vibesearch.app import Who, make_vote_campaign
 
     vote_runs(settings.db)
     refused = make_vote_campaign(app_ctx, Who(owner="user:ann", login="ann"), "v", [], "", "", "1", "1", "vera", "zh")
