@@ -130,6 +130,10 @@ def test_a_chinese_browser_sees_no_english_on_any_tab(browser, app_server):
         look(page, "leaderboard", left)
         zh_tab(page, "对比")
         expect(page.locator("#vs-cmp-a")).to_be_visible()
+        page.click("#vs-cmp-go")  # no run ids: the tab's own line, drawn for this browser
+        shows(page, "vs-cmp-status", "请给出两个运行编号")
+        page.click("#vs-cmp-config-go")  # no two configurations with finished runs: the block's line
+        shows(page, "vs-cmp-configs", "请选择两个配置")
         look(page, "compare", left)
         zh_tab(page, "研究")
         look(page, "study", left)

@@ -30,7 +30,12 @@ _EXPORTS = {
     # what the page shows: the graph figure, a failure, the Play card's words and style
     "graph_figure": "._graph_figure",
     **dict.fromkeys(["failure_html", "failure_reason", "status_reason"], "._failure"),
-    **dict.fromkeys(["DECISION_WORDS", "UI_I18N", "first_choice", "lang_of"], "._words"),
+    **dict.fromkeys(["DECISION_WORDS", "UI_I18N", "first_choice", "lang_of", "zh_text"], "._words"),
+    # the words ``labels`` writes in English, in the browser's language (``_trust_words``)
+    **dict.fromkeys(["footnote_text", "trust_text"], "._trust_words"),
+    # the Vote tab's card and its New vote campaign form (``_vote_view``, ``_vote_new``)
+    **dict.fromkeys(["NO_ANSWER", "WINNER_WORDS", "answer_md", "card_html"], "._vote_view"),
+    "make_vote_campaign": "._vote_new",
     **dict.fromkeys(["CHAT_IDS", "PLAY_CSS"], "._play_assets"),
     # a refused API call: one line in the log (``_refusals``)
     "UNREACHABLE": "._refusals",

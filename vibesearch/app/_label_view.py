@@ -8,9 +8,15 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from ._words import Lang, say_in
 from .panels import judge_text
 
 SUGGESTED = 25  # supporting triples listed (most similar first) while the search box is empty
+# a campaign card's fixed notes (in the browser's language: ``LabelView.lang``, ``_words_drawn.LABEL``)
+REVIEW_NONE = "<b>Judge review</b> (this campaign is not blind): no judge has scored this run yet."
+REVIEW_SAYS = "<b>Judge review</b> (this campaign is not blind) — the judge's verdict, for you to check: "
+BLIND_NOTE = "Blind: the judges' verdicts on this triple appear once you have labelled it."
+HIDDEN_NOTE = "The judges' verdicts on this triple appear once you have labelled it."
 
 
 @dataclass
@@ -35,13 +41,14 @@ class LabelView:
     # page shows (0: a press that did not count; None: none)
     served: int = 0
     refusal_of: int | None = None
+    lang: Lang = "en"  # the browser's language, for the card's fixed notes (set by the page's handlers)
 
     def take(self, other: LabelView) -> LabelView:
         """Show ``other`` (another run, side or campaign item) in this object: a page keeps one view
         object, so an event of the page already holding it sees the card it shows now. The page's
-        presses stay as they were."""
+        presses and its language stay as they were."""
         for f in fields(self):
-            if f.name not in ("served", "refusal_of"):
+            if f.name not in ("served", "refusal_of", "lang"):
                 setattr(self, f.name, getattr(other, f.name))
         return self
 
@@ -89,20 +96,22 @@ def _ttext(t: dict) -> str:
 def triple_html(v: LabelView) -> str:
     """The card; ``data-card`` names it (``card_id``): each key press carries the card shown when it
     was pressed (``_label_keys``)."""
+    say = say_in(v.lang)
     if not v.items:
-        return "<div class='vs-muted'>Load a run to start labelling.</div>" if not v.run_id else \
-            f"<div class='vs-muted'>This run has no {'ground-truth' if v.side == 'coverage' else 'predicted'} triples.</div>"
+        return f"<div class='vs-muted'>{say('Load a run to start labelling.')}</div>" if not v.run_id else \
+            f"<div class='vs-muted'>{say('This run has no {kind} triples.').format(kind=say('ground-truth' if v.side == 'coverage' else 'predicted'))}</div>"
     t = v.items[v.idx]
     mine = v.mine.get(v.idx)
     yes, no = v.words()
     you = ""
     if mine is not None:
-        you = f"<div>Your label: <b class='{'vs-verdict-covered' if mine[0] else 'vs-verdict-missed'}'>{yes if mine[0] else no}</b>"
-        you += f" · evidence {', '.join(f'#{i + 1}' for i in mine[1])}</div>" if mine[1] else "</div>"
-    kind = "Ground-truth triple" if v.side == "coverage" else "Predicted triple"
-    where = f" · run {_esc(v.run_id)} · campaign {_esc(v.campaign)}" if v.campaign else ""
+        you = f"<div>{say('Your label:')} <b class='{'vs-verdict-covered' if mine[0] else 'vs-verdict-missed'}'>{say(yes if mine[0] else no)}</b>"
+        you += say(" · evidence {numbers}").format(numbers=", ".join(f"#{i + 1}" for i in mine[1])) + "</div>" if mine[1] else "</div>"
+    kind = say("Ground-truth triple {n} of {total}" if v.side == "coverage" else "Predicted triple {n} of {total}").format(
+        n=v.idx + 1, total=len(v.items))
+    where = say(" · run {run} · campaign {campaign}").format(run=_esc(v.run_id), campaign=_esc(v.campaign)) if v.campaign else ""
     return (
-        f"<div class='vs-card vs-triple' id='vs-label-triple' data-card='{_esc(card_id(v))}'><div class='vs-muted'>{kind} {v.idx + 1} of {len(v.items)}{where}</div>"
+        f"<div class='vs-card vs-triple' id='vs-label-triple' data-card='{_esc(card_id(v))}'><div class='vs-muted'>{kind}{where}</div>"
         f"<span class='vs-part'>{_esc(t['head'])}</span> — <span class='vs-part'>{_esc(t['relation'])}</span> → "
         f"<span class='vs-part'>{_esc(t['tail'])}</span>{you}{review_html(v)}</div>"
     )
@@ -112,17 +121,16 @@ def review_html(v: LabelView) -> str:
     """In a judge-review campaign (not blind), each judge's verdict on the card, marked as such."""
     if v.blind is not False or not v.items:
         return ""
+    say = say_in(v.lang)
     if not v.verdicts:
-        return ("<div class='vs-review' id='vs-label-review'><b>Judge review</b> (this campaign is not blind): "
-                "no judge has scored this run yet.</div>")
+        return f"<div class='vs-review' id='vs-label-review'>{say(REVIEW_NONE)}</div>"
     said = []
     for judge, verdicts in v.verdicts.items():
         covered, evidence, _rule, _why = judge_says(v, verdicts, v.idx)
-        word = {True: v.words()[0], False: v.words()[1], None: "unscored"}[covered]
-        ev = f" (evidence {', '.join(f'#{i + 1}' for i in evidence)})" if evidence else ""
-        said.append(f"<b>{_esc(judge_text(judge))}</b> says <b>{word}</b>{_esc(ev)}")
-    return ("<div class='vs-review' id='vs-label-review'><b>Judge review</b> (this campaign is not blind) — "
-            "the judge's verdict, for you to check: " + "; ".join(said) + "</div>")
+        word = say({True: v.words()[0], False: v.words()[1], None: "unscored"}[covered])
+        ev = say(" (evidence {numbers})").format(numbers=", ".join(f"#{i + 1}" for i in evidence)) if evidence else ""
+        said.append(say("<b>{judge}</b> says <b>{word}</b>{evidence}").format(judge=_esc(judge_text(judge)), word=word, evidence=_esc(ev)))
+    return f"<div class='vs-review' id='vs-label-review'>{say(REVIEW_SAYS)}" + say("; ").join(said) + "</div>"
 
 
 def verdicts_hidden(v: LabelView, show_anyway: bool) -> bool:
@@ -136,21 +144,21 @@ def verdicts_hidden(v: LabelView, show_anyway: bool) -> bool:
 def verdict_html(v: LabelView, show_anyway: bool) -> str:
     if not v.items:
         return ""
+    say = say_in(v.lang)
     if not v.verdicts:
-        return "<div class='vs-muted'>No judge has scored this run yet (score it in the Runs tab).</div>"
+        return f"<div class='vs-muted'>{say('No judge has scored this run yet (score it in the Runs tab).')}</div>"
     if verdicts_hidden(v, show_anyway):
         if v.blind:
-            return ("<div class='vs-muted' id='vs-label-blind'>Blind: the judges' verdicts on this triple appear once you have "
-                    "labelled it.</div>")
-        return "<div class='vs-muted'>The judges' verdicts on this triple appear once you have labelled it.</div>"
+            return f"<div class='vs-muted' id='vs-label-blind'>{say(BLIND_NOTE)}</div>"
+        return f"<div class='vs-muted'>{say(HIDDEN_NOTE)}</div>"
     parts = []
     for judge, verdicts in v.verdicts.items():
         covered, evidence, rule, why = judge_says(v, verdicts, v.idx)
         yes, no = v.words()
-        word = {True: yes, False: no, None: "unscored"}[covered]
+        word = say({True: yes, False: no, None: "unscored"}[covered])
         cls = {True: "vs-verdict-covered", False: "vs-verdict-missed", None: "vs-muted"}[covered]
-        ev = f" · evidence {', '.join(f'#{i + 1}' for i in evidence)}" if evidence else ""
-        r = f" · rule {rule}" if rule else ""
+        ev = say(" · evidence {numbers}").format(numbers=", ".join(f"#{i + 1}" for i in evidence)) if evidence else ""
+        r = say(" · rule {rule}").format(rule=rule) if rule else ""
         parts.append(f"<div><b>{_esc(judge_text(judge))}</b>: <span class='{cls}'>{word}</span>{_esc(r)}{_esc(ev)}"
                      + (f"<div class='vs-muted'>{_esc(why[:400])}</div>" if why else "") + "</div>")
     return "<div class='vs-card'>" + "".join(parts) + "</div>"

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import gradio as gr
 
 from ..labels.vote_campaigns import FILTER_KEYS, VoteCampaignError, candidate_runs, create_vote_campaign, parse_filter
-from ._words import ui_text
+from ._words import Lang, browser_lang, say_in, ui_text, zh_text
 from .context import AppContext
 from .render import md_line
 
@@ -76,10 +76,12 @@ def _whole(value: Any, what: str) -> int:
 
 
 def make_vote_campaign(ctx: AppContext, who: Any, name: Any, configs: Any, where: Any, tasks: Any, pairs: Any, overlap: Any,
-                       annotators: Any) -> str:
-    """Store the vote campaign the form describes; the line to show (a refusal starts with "Not created")."""
+                       annotators: Any, lang: Lang = "en") -> str:
+    """Store the vote campaign the form describes; the line to show (a refusal starts with "Not created"),
+    its fixed words in ``lang`` (the reasons ``labels.vote_campaigns`` gives stay English)."""
+    say = say_in(lang)
     if not getattr(who, "admin", False):
-        return f"Not created: {NOT_ADMIN}"
+        return say("Not created: {why}").format(why=say(NOT_ADMIN))
     try:
         if not isinstance(name, str):
             raise VoteCampaignError("the name must be text")
@@ -91,10 +93,11 @@ def make_vote_campaign(ctx: AppContext, who: Any, name: Any, configs: Any, where
             created_by=str(getattr(who, "login", "") or ""),
         )
     except VoteCampaignError as exc:
-        return f"Not created: {md_line(str(exc))}"
+        return say("Not created: {why}").format(why=md_line(str(exc)))
     attention = sum(1 for it in row.items() if it.get("expect"))
-    return (f"Vote campaign **{md_line(row.name)}** made: {len(row.items())} pairs ({attention} attention checks), "
-            f"voters {md_line(', '.join(row.annotators()))}, k = {row.overlap}. Pick it above to start voting.")
+    return say("Vote campaign **{name}** made: {pairs} pairs ({attention} attention checks), voters {voters}, k = {k}. "
+               "Pick it above to start voting.").format(name=md_line(row.name), pairs=len(row.items()), attention=attention,
+                                                        voters=md_line(", ".join(row.annotators())), k=row.overlap)
 
 
 def wire(form: NewVoteCampaignForm, ctx: AppContext, pick: gr.Dropdown, choices: Callable[[], list[tuple[str, str]]]) -> None:
@@ -102,11 +105,11 @@ def wire(form: NewVoteCampaignForm, ctx: AppContext, pick: gr.Dropdown, choices:
 
     def on_open(request: gr.Request):
         if not ctx.who(request).admin:
-            return gr.Dropdown(choices=[], value=[]), NOT_ADMIN
+            return gr.Dropdown(choices=[], value=[]), zh_text(NOT_ADMIN, browser_lang(request))
         return gr.Dropdown(choices=sorted({f["config"] for _, f in candidate_runs(ctx.store)})), ""
 
     def on_create(name: Any, configs: Any, where: Any, tasks: Any, pairs: Any, overlap: Any, annotators: Any, request: gr.Request):
-        line = make_vote_campaign(ctx, ctx.who(request), name, configs, where, tasks, pairs, overlap, annotators)
+        line = make_vote_campaign(ctx, ctx.who(request), name, configs, where, tasks, pairs, overlap, annotators, browser_lang(request))
         return line, gr.Dropdown(choices=choices())
 
     form.box.expand(on_open, None, [form.configs, form.status], api_visibility="private", show_progress="hidden")

@@ -22,6 +22,7 @@ from ..run.events import GraphEvent, MessageEvent, StageEvent, StoredEvent, Usag
 from ..store.tables import Run
 from ..tasks.models import Task
 from ._label_keys import Press
+from ._words import Lang, say_in
 from .render import chat_messages, inert, persona_html, unfence_tables
 
 KEYS = {"a": "vs-vote-a", "b": "vs-vote-b", "t": "vs-vote-tie", "x": "vs-vote-bad", "s": "vs-vote-skip"}
@@ -43,11 +44,12 @@ class VoteView:
     skipped: list[int] = field(default_factory=list)
     served: int = 0  # the page's presses handled (``_label_keys.PressLine``)
     refusal_of: int | None = None
+    lang: Lang = "en"  # the browser's language, for the tab's fixed lines (set by the tab's handlers)
 
     def take(self, other: VoteView) -> VoteView:
-        """Show ``other`` in this object (a page keeps one view object); the presses stay."""
+        """Show ``other`` in this object (a page keeps one view object); the presses and the language stay."""
         for f in fields(self):
-            if f.name not in ("served", "refusal_of"):
+            if f.name not in ("served", "refusal_of", "lang"):
                 setattr(self, f.name, getattr(other, f.name))
         return self
 
@@ -99,13 +101,14 @@ def _esc(x: Any) -> str:
 
 def card_html(v: VoteView) -> str:
     """The persona card of the pair shown; ``data-card`` names it."""
+    say = say_in(v.lang)
     if v.task is None or v.index is None:
-        return "<div class='vs-muted' id='vs-vote-empty'>Pick a vote campaign, then press “Next pair”.</div>"
-    head = (f"<div class='vs-muted'>Pair {v.number} · vote campaign {_esc(v.campaign)} · which answer would this person "
-            "pick? Read the persona, then both answers.</div>")
+        return f"<div class='vs-muted' id='vs-vote-empty'>{say('Pick a vote campaign, then press “Next pair”.')}</div>"
+    head = "<div class='vs-muted'>" + say("Pair {n} · vote campaign {name} · which answer would this person pick? Read the persona, "
+                                          "then both answers.").format(n=v.number, name=_esc(v.campaign)) + "</div>"
     return f"<div class='vs-vote-card' id='vs-vote-pair' data-card='{_esc(card_id(v))}'>{head}{persona_html(v.task)}</div>"
 
 
-def answer_md(text: str) -> str:
+def answer_md(text: str, lang: Lang = "en") -> str:
     """A final answer as Markdown that draws no HTML (``render.inert``)."""
-    return inert(unfence_tables(text)) if text.strip() else NO_ANSWER
+    return inert(unfence_tables(text)) if text.strip() else say_in(lang)(NO_ANSWER)

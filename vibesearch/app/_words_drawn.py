@@ -145,4 +145,97 @@ REFUSALS = {  # a page handler's fixed refusals and warnings (``_refusals``; Pla
     "the database cannot be reached now; try again shortly": "现在无法连接数据库；请稍后再试",
 }
 
-DRAWN: dict[str, str] = {**MENU_FIRSTS, **RUNS, **LEADERBOARD, **GRAPH, **CAMPAIGN, **REFUSALS}
+TRUST = {  # a judge's agreement with the people and the footnotes under the scores (``_trust_words``)
+    "covered": "已覆盖", "valid": "有效",
+    "coverage {side}": "覆盖：{side}", "validity {side}": "有效性：{side}",
+    "agreement {agree}, κ {kappa}, AC1 {ac1}, n {n}, \"{positive}\" {prev}% of the people's labels; {ceiling}":
+        "一致率 {agree}，κ {kappa}，AC1 {ac1}，n {n}，人工标注中“{positive}”占 {prev}%；{ceiling}",
+    "human ceiling: people agree {agree} with each other (n {items} items, {pairs} pairs), AC1 {ac1}":
+        "人工上限：标注者之间一致 {agree}（n {items} 个条目，{pairs} 对），AC1 {ac1}",
+    "human ceiling: none (no item labelled by two or more people)": "人工上限：无（没有由两人或以上标注的条目）",
+    "{mark} below {pct}% of the time, or never measured":
+        "{mark} 这些数字背后的评判与人工标注一致的比例低于 {pct}%，或从未测量过其一致程度（没有它的运行的已存标注）。",
+    "{mark} --min-judge-agreement {t}: no human ceiling":
+        "{mark} --min-judge-agreement {t}：无法计算人工上限（共同条目上的标注者少于 2 人），因此每个评判都视为未测量。",
+    "{cov}% on the coverage side": "覆盖方面 {cov}%", ", {val}% on the validity side": "，有效性方面 {val}%",
+    "; the validity side is not gated": "；有效性方面没有上限，不设门槛",
+    "{mark} below the ceiling less {points} points ({t}: {sides}), or never measured":
+        "{mark} 这些数字背后的评判与人工标注一致的比例，低于标注者之间的一致比例减去 {points} 个百分点（{t}：{sides}），或从未测量过其一致程度。",
+    "Judge agreement with people (95% bootstrap intervals):": "评判与人工标注的一致程度（95% 自助法区间）：",
+}
+# the judge failures' footnote (``judges.judge_failures.FAILURES_FOOTNOTE``: read by ``_trust_words``)
+FAILURES_ZH = ("‡ 评判失败：部分评判批次最终失败的样本数（在 official 协议下按官方规则判为未覆盖），或者在拒绝失败评判之前保存的"
+               "我们协议的得分中，有标准答案三元组未被评分的样本数（召回率只按已评分的计算）。评判恢复正常后请为这些运行重新评分。")
+
+COMPARE = {  # the Compare tab's drawn text (``compare_view``)
+    "{id} ({agent}, user {user}, {turns} turns)": "{id}（{agent}，用户 {user}，{turns} 轮）",
+    "task {task} · A = {a} · B = {b}": "任务 {task} · A = {a} · B = {b}",
+    "A reached at turn": "A 到达于第几轮", "B reached at turn": "B 到达于第几轮", "A tool calls": "A 工具调用",
+    "B tool calls": "B 工具调用", "A tokens": "A 词元", "B tokens": "B 词元",
+    "Not scored yet: {runs}. Score both runs to compare what they covered.": "尚未评分：{runs}。为两次运行都评分后才能对比它们覆盖了什么。",
+    "verdicts of the {judge} judge · F1 A {a} · B {b}": "{judge} 评判的结论 · F1 A {a} · B {b}",
+    "Covered in both": "两者都覆盖", "Only in A": "仅 A 覆盖", "Only in B": "仅 B 覆盖", "In neither": "两者都未覆盖",
+    "Give two run ids.": "请给出两个运行编号。", "No run `{id}` in this database.": "此数据库中没有运行 `{id}`。",
+    "Comparing **{a}** (A) with **{b}** (B).": "正在对比 **{a}**（A）与 **{b}**（B）。",
+    "Choose two configurations (the lists hold those with finished runs you may read).":
+        "请选择两个配置（列表中是有你可以查看的已结束运行的配置）。",
+    "A and B are the same configuration: choose two different ones.": "A 和 B 是同一个配置：请选择两个不同的配置。",
+    "A F1 (%)": "A F1（%）", "B F1 (%)": "B F1（%）", "B − A (points)": "B − A（百分点）", "runs A": "A 的运行数", "runs B": "B 的运行数",
+    "B − A = {diff} [{lo}, {hi}] F1 points over {n} task(s): {verdict}": "B − A = {diff} [{lo}, {hi}] 个 F1 百分点，基于 {n} 个任务：{verdict}",
+    "{side} = {spec} · {runs} run(s) · noise floor: F1 SD across runs {sd} ({repeated} task(s) repeated), with the user fixed "
+    "{fixed}; split (F1 SD in points, 95% interval): {split}":
+        "{side} = {spec} · {runs} 次运行 · 噪声下限：各次运行的 F1 标准差 {sd}（{repeated} 个任务有重复运行），固定用户时为 "
+        "{fixed}；拆分（F1 标准差，单位为百分点，95% 区间）：{split}",
+    " not measured": " 未测量",
+    # ``labels.config_compare``'s verdicts (``compare_view.verdict_text``)
+    "not ranked: {n} shared task (at least {min} are needed to tell them apart)": "不排名：共同任务只有 {n} 个（至少需要 {min} 个才能区分）",
+    "inside the noise floor: the interval contains 0, so neither is ranked above the other": "在噪声下限之内：区间包含 0，因此两者不分高下",
+    "inside the noise floor: |B − A| is within the combined noise (±{margin} F1 points), so neither is ranked above the other":
+        "在噪声下限之内：|B − A| 落在合并噪声（±{margin} 个 F1 百分点）之内，因此两者不分高下",
+    "B scores higher than A": "B 的得分高于 A", "A scores higher than B": "A 的得分高于 B",
+}
+
+LABEL = {  # the Label tab's campaign notes (``_label_view``, ``label_campaign.progress_md``; ``labels.campaigns.blind_words``)
+    "<b>Judge review</b> (this campaign is not blind): no judge has scored this run yet.":
+        "<b>评判复核</b>（本标注活动不是盲评）：还没有评判为这次运行评分。",
+    "<b>Judge review</b> (this campaign is not blind) — the judge's verdict, for you to check: ":
+        "<b>评判复核</b>（本标注活动不是盲评）——评判的结论，供你核对：",
+    "Blind: the judges' verdicts on this triple appear once you have labelled it.": "盲评：你标注这个三元组之后，才会显示评判对它的结论。",
+    "<b>{judge}</b> says <b>{word}</b>{evidence}": "<b>{judge}</b> 判为<b>{word}</b>{evidence}",
+    " (evidence {numbers})": "（证据 {numbers}）", "; ": "；",
+    "not covered": "未覆盖", "invalid": "无效", "unscored": "未评分",
+    "The judges' verdicts on this triple appear once you have labelled it.": "你标注这个三元组之后，才会显示评判对它的结论。",
+    "No judge has scored this run yet (score it in the Runs tab).": "还没有评判为这次运行评分（在“运行记录”页为它评分）。",
+    "Load a run to start labelling.": "加载一次运行即可开始标注。", "This run has no {kind} triples.": "这次运行没有{kind}三元组。",
+    "ground-truth": "标准答案", "Your label:": "你的标注：", " · evidence {numbers}": " · 证据 {numbers}", " · rule {rule}": " · 规则 {rule}",
+    "Ground-truth triple {n} of {total}": "标准答案三元组 {n} / {total}", "Predicted triple {n} of {total}": "预测三元组 {n} / {total}",
+    " · run {run} · campaign {campaign}": " · 运行 {run} · 标注活动 {campaign}",
+    "Campaign **{name}** ({blind}): {you}items done {done} / {items} (k={k}) · labels {labels} / {needed} · disagreements waiting: {pending}":
+        "标注活动 **{name}**（{blind}）：{you}已完成条目 {done} / {items}（k={k}）· 标注 {labels} / {needed} · 待处理的分歧：{pending}",
+    "**{name}**: {labelled} labelled, {left} left in your queue · ": "**{name}**：已标注 {labelled} 个，队列中还剩 {left} 个 · ",
+}
+
+VOTE = {  # the Vote tab's lines (``vote``, ``_vote_view``)
+    "Pick a vote campaign, then press “Next pair”.": "请选择一个投票活动，然后点“下一对”。",
+    "Pair {n} · vote campaign {name} · which answer would this person pick? Read the persona, then both answers.":
+        "第 {n} 对 · 投票活动 {name} · 这个人会选哪个回答？先读角色，再读两个回答。",
+    "*(no final answer: the agent gave the user no reply)*": "*（没有最终回答：智能体没有回复用户）*",
+    "**{name}**: {voted} voted, {left} left in your queue · ": "**{name}**：已投 {voted} 票，队列中还剩 {left} 对 · ",
+    "Vote campaign **{name}**: {you}pairs done {done} / {items} (k={k}) · votes {votes} / {needed}":
+        "投票活动 **{name}**：{you}已完成 {done} / {items} 对（k={k}）· 票数 {votes} / {needed}",
+    "Pick a vote campaign first.": "请先选择一个投票活动。", "Type your name first (votes are stored under it).": "请先输入你的名字（投票保存在这个名字下）。",
+    "Your queue in vote campaign {name} is empty: every pair has your vote or enough votes.":
+        "你在投票活动 {name} 中的队列已空：每一对都已有你的投票或足够的票数。",
+    "A study's player votes at the end of their play, not here.": "研究的玩家在扮演结束时投票，而不是在这里。",
+    "Press “Next pair” first.": "请先点“下一对”。", "Pair {n}: {winner}.": "第 {n} 对：{winner}。",
+    "A is better": "A 更好", "B is better": "B 更好", "a tie": "平手", "both bad": "都不好",
+    "Nothing else is left in your queue: this is the last pair without your vote.": "你的队列里没有别的了：这是最后一对还没有你投票的。",
+    "Skipped pair {n}.": "已跳过第 {n} 对。",
+    # the New vote campaign form (``_vote_new``)
+    "Only an admin (a login named in VIBESEARCH_ADMINS) makes vote campaigns here; without one, use `vibesearch votes campaign create`.":
+        "只有管理员（VIBESEARCH_ADMINS 中列出的登录名）能在这里创建投票活动；其他人请用 `vibesearch votes campaign create`。",
+    "Vote campaign **{name}** made: {pairs} pairs ({attention} attention checks), voters {voters}, k = {k}. Pick it above to start voting.":
+        "投票活动 **{name}** 已创建：{pairs} 对（其中 {attention} 对是注意力检查），投票者 {voters}，k = {k}。在上方选择它即可开始投票。",
+}
+
+DRAWN: dict[str, str] = {**MENU_FIRSTS, **RUNS, **LEADERBOARD, **GRAPH, **CAMPAIGN, **REFUSALS, **TRUST, **COMPARE, **LABEL, **VOTE}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,8 @@ from ..store import RunNotFound
 from ..results.graph import shared_positions
 from ._access import AGENT_HIDDEN, Who, agent_hidden
 from ._graph_figure import graph_figure
-from ._words import ui_text
+from ._trust_words import footnote_text, profile_words, trust_text
+from ._words import Lang, browser_lang, column_words, say_in, ui_text
 from .context import AppContext
 from .panels import predicted_triples, verdict_map
 
@@ -52,43 +54,50 @@ class CompareHandles:
     show_io: list[Any] = field(default_factory=list)  # its inputs and outputs (owner, A, B)
 
 
-def _tokens(value: int | None) -> str:
-    return "n/a" if value is None else str(value)
+def _tokens(value: int | None, lang: Lang = "en") -> str:
+    return say_in(lang)("n/a") if value is None else str(value)
 
 
-def stages_html(result: dict[str, Any]) -> str:
+STAGE_HEADERS = ["stage", "A reached at turn", "B reached at turn", "A tool calls", "B tool calls", "A tokens", "B tokens"]
+CONFIG_HEADERS = ["task", "A F1 (%)", "B F1 (%)", "B − A (points)", "runs A", "runs B"]
+
+
+def _headers(headers: list[str], lang: Lang) -> str:
+    return "<tr>" + "".join(f"<th>{h}</th>" for h in column_words(headers, lang)) + "</tr>"
+
+
+def stages_html(result: dict[str, Any], lang: Lang = "en") -> str:
+    """The stage alignment; its fixed words in ``lang`` (the browser's), names and numbers as they are."""
     a, b = result["runs"]["a"], result["runs"]["b"]
-    head = (
-        f"<div class='vs-muted'>task {_esc(result['task'])} · A = {_esc(a['run_id'])} ({_esc(a['agent'])}, user {_esc(a['user'])}, "
-        f"{a['turns']} turns) · B = {_esc(b['run_id'])} ({_esc(b['agent'])}, user {_esc(b['user'])}, {b['turns']} turns)</div>"
-    )
+    side = say_in(lang)("{id} ({agent}, user {user}, {turns} turns)")
+    head = "<div class='vs-muted'>" + say_in(lang)("task {task} · A = {a} · B = {b}").format(
+        task=_esc(result["task"]),
+        a=side.format(id=_esc(a["run_id"]), agent=_esc(a["agent"]), user=_esc(a["user"]), turns=a["turns"]),
+        b=side.format(id=_esc(b["run_id"]), agent=_esc(b["agent"]), user=_esc(b["user"]), turns=b["turns"])) + "</div>"
     rows = []
     for st in result["stages"]:
         sa, sb = st["a"], st["b"]
         rows.append(
             f"<tr><td>{st['number']}. {_esc(st['name'])}</td><td class='vs-num'>{sa['reached_at'] or '–'}</td>"
             f"<td class='vs-num'>{sb['reached_at'] or '–'}</td><td class='vs-num'>{sa['tool_calls']}</td><td class='vs-num'>{sb['tool_calls']}</td>"
-            f"<td class='vs-num'>{_tokens(sa['tokens'])}</td><td class='vs-num'>{_tokens(sb['tokens'])}</td></tr>"
+            f"<td class='vs-num'>{_tokens(sa['tokens'], lang)}</td><td class='vs-num'>{_tokens(sb['tokens'], lang)}</td></tr>"
         )
-    table = (
-        "<table><tr><th>stage</th><th>A reached at turn</th><th>B reached at turn</th><th>A tool calls</th><th>B tool calls</th>"
-        "<th>A tokens</th><th>B tokens</th></tr>" + "".join(rows) + "</table>"
-    )
+    table = "<table>" + _headers(STAGE_HEADERS, lang) + "".join(rows) + "</table>"
     return f"<div class='vs-card'>{head}{table}</div>"
 
 
 MARK = "†"  # (``labels.judge_trust.MARK``)
 
 
-def trust_html(found: dict[str, Any]) -> str:
+def trust_html(found: dict[str, Any], lang: Lang = "en") -> str:
     """The judge × profile behind the figures, each with its measured agreement with the stored
     labels or "not measured" ("†" where marked), and the footnote; all text escaped."""
-    items = "".join(f"<li>{_esc(t['judge'])} · {_esc(t['profile'])}: {_esc(t['text'])}{' ' + MARK if t['marked'] else ''}</li>"
+    items = "".join(f"<li>{_esc(t['judge'])} · {_esc(profile_words(t['profile'], lang))}: {_esc(trust_text(t, lang))}{' ' + MARK if t['marked'] else ''}</li>"
                     for t in found.get("judge_trust") or [])
     if not items:
         return ""
-    note = found.get("footnote") if any((found.get("marked") or {}).values()) else ""
-    return (f"<div class='vs-muted' id='vs-cmp-trust'>Judge agreement with people (95% bootstrap intervals):<ul>{items}</ul>"
+    note = footnote_text(str(found.get("footnote") or ""), lang) if any((found.get("marked") or {}).values()) else ""
+    return (f"<div class='vs-muted' id='vs-cmp-trust'>{say_in(lang)('Judge agreement with people (95% bootstrap intervals):')}<ul>{items}</ul>"
             + (f"{_esc(note)}" if note else "") + "</div>")
 
 
@@ -100,16 +109,19 @@ def _threshold(ctx: AppContext) -> float | None:
     return getattr(getattr(ctx, "settings", None), "min_judge_agreement", None)
 
 
-def coverage_html(result: dict[str, Any]) -> str:
-    cov = result["coverage"]
+def coverage_html(result: dict[str, Any], lang: Lang = "en") -> str:
+    cov, say = result["coverage"], say_in(lang)
     if cov.get("missing"):
-        return f"<div class='vs-card vs-muted'>Not scored yet: {_esc(', '.join(cov['missing']))}. Score both runs to compare what they covered.</div>"
+        missing = say("Not scored yet: {runs}. Score both runs to compare what they covered.").format(runs=_esc(", ".join(cov["missing"])))
+        return f"<div class='vs-card vs-muted'>{missing}</div>"
     marked = cov.get("marked") or {}
-    parts = [f"<div class='vs-muted'>verdicts of the {_esc(cov['judge'])} judge · F1 A {100 * cov['f1']['a']:.1f}{_mark(marked.get('a', False))} · "
-             f"B {100 * cov['f1']['b']:.1f}{_mark(marked.get('b', False))}</div>", trust_html(cov)]
+    line = say("verdicts of the {judge} judge · F1 A {a} · B {b}").format(
+        judge=_esc(cov["judge"]), a=f"{100 * cov['f1']['a']:.1f}{_mark(marked.get('a', False))}",
+        b=f"{100 * cov['f1']['b']:.1f}{_mark(marked.get('b', False))}")
+    parts = [f"<div class='vs-muted'>{line}</div>", trust_html(cov, lang)]
     for key, title in (("both", "Covered in both"), ("only_a", "Only in A"), ("only_b", "Only in B"), ("neither", "In neither")):
-        items = "".join(f"<li>#{i['number']} {_esc(i['triple'])}</li>" for i in cov[key]) or "<li class='vs-muted'>none</li>"
-        parts.append(f"<div id='vs-cmp-{key.replace('_', '-')}'><b>{title} ({len(cov[key])})</b><ul>{items}</ul></div>")
+        items = "".join(f"<li>#{i['number']} {_esc(i['triple'])}</li>" for i in cov[key]) or f"<li class='vs-muted'>{say('none')}</li>"
+        parts.append(f"<div id='vs-cmp-{key.replace('_', '-')}'><b>{say(title)} ({len(cov[key])})</b><ul>{items}</ul></div>")
     return "<div class='vs-card'>" + "".join(parts) + "</div>"
 
 
@@ -132,16 +144,18 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
 
     def compare(tok: str, a: str, b: str, request: gr.Request) -> list[Any]:
         a, b = (str(x or "").strip()[:MAX_ID] for x in (a, b))
+        lang = browser_lang(request)
+        say = say_in(lang)
         if not a or not b:
-            return ["Give two run ids.", "", "", None, None]
+            return [say("Give two run ids."), "", "", None, None]
         who = ctx.who(request, tok)
         for rid in (a, b):
             try:
                 run = ctx.store.get_run(rid)
             except RunNotFound:
-                return [f"No run `{_esc(rid)}` in this database.", "", "", None, None]
+                return [say("No run `{id}` in this database.").format(id=_esc(rid)), "", "", None, None]
             if not ctx.readable(who, run):
-                return [f"No run `{_esc(rid)}` in this database.", "", "", None, None]
+                return [say("No run `{id}` in this database.").format(id=_esc(rid)), "", "", None, None]
         try:
             allowed = {run.id for run in ctx.store.list_runs() if ctx.readable(who, run)}
             result = compare_runs(ctx.store, a, b, min_agreement=_threshold(ctx), keep_run=allowed.__contains__)
@@ -156,8 +170,8 @@ def build(ctx: AppContext, owner: gr.BrowserState) -> CompareHandles:
         figures = []
         for rid, pred in zip((a, b), preds):
             score = next((s for s in reversed(ctx.store.scores(rid)) if judge is None or s.judge == judge), None)
-            figures.append(graph_figure(gt, pred, verdict_map(ctx.store, score), title=f"run {rid}: {len(pred)} predicted triples", positions=positions))
-        return [f"Comparing **{_esc(a)}** (A) with **{_esc(b)}** (B).", stages_html(result), coverage_html(result), *figures]
+            figures.append(graph_figure(gt, pred, verdict_map(ctx.store, score), title=say("run {id}: {n} predicted triples").format(id=rid, n=len(pred)), positions=positions, lang=lang))
+        return [say("Comparing **{a}** (A) with **{b}** (B).").format(a=_esc(a), b=_esc(b)), stages_html(result, lang), coverage_html(result, lang), *figures]
 
     button.click(compare, [owner, run_a, run_b], outputs, api_visibility="private")
     on_configs, configs_io = _configs_section(ctx, owner)
@@ -241,28 +255,62 @@ def _spec_of(value: Any) -> dict[str, str] | None:
     return spec
 
 
-def configs_html(result: dict[str, Any]) -> str:
+_VERDICTS = (  # ``config_compare``'s verdicts (English, below the app), read back to be worded in ``lang``
+    re.compile(r"not ranked: (?P<n>\d+) shared task \(at least (?P<min>\d+) are needed to tell them apart\)"),
+    re.compile(r"inside the noise floor: the interval contains 0, so neither is ranked above the other"),
+    re.compile(r"inside the noise floor: \|B − A\| is within the combined noise \(±(?P<margin>[0-9.]+) F1 points\), so neither is ranked above the other"),
+    re.compile(r"B scores higher than A"), re.compile(r"A scores higher than B"),
+)
+_VERDICT_KEYS = ("not ranked: {n} shared task (at least {min} are needed to tell them apart)",
+                 "inside the noise floor: the interval contains 0, so neither is ranked above the other",
+                 "inside the noise floor: |B − A| is within the combined noise (±{margin} F1 points), so neither is ranked above the other",
+                 "B scores higher than A", "A scores higher than B")
+
+
+def verdict_text(verdict: str, lang: Lang) -> str:
+    """A configuration comparison's verdict in ``lang`` (one not of ``config_compare``'s forms as it is)."""
+    for pattern, key in zip(_VERDICTS, _VERDICT_KEYS):
+        if lang == "zh" and (found := pattern.fullmatch(verdict)):
+            return say_in(lang)(key).format(**found.groupdict())
+    return verdict
+
+
+def split_words(line: str, lang: Lang) -> str:
+    """``reports.noise.split_text``'s line ("user 1.20 [0.00, 3.10] · agent not measured · …") in ``lang``."""
+    if lang != "zh":
+        return line
+    say = say_in(lang)
+    return " · ".join(say(part) + say(" not measured") if rest == "not measured" else f"{say(part)} {rest}"
+                      for part, _, rest in (p.partition(" ") for p in line.split(" · ")))
+
+
+def configs_html(result: dict[str, Any], lang: Lang = "en") -> str:
+    say = say_in(lang)
     diff = result["difference"]
     lo, hi = diff["ci"]
     marked = result.get("marked") or {}
     ma, mb = _mark(marked.get("a", False)), _mark(marked.get("b", False))
     both = _mark(bool(ma or mb))
-    verdict = (f"<div id='vs-cmp-verdict' class='vs-card-title'>B − A = {_points(diff['b_minus_a'])}{both} "
-               f"[{_points(lo)}, {_points(hi)}] F1 points over {diff['tasks']} task(s): {_esc(result['verdict'])}</div>")
+    verdict = ("<div id='vs-cmp-verdict' class='vs-card-title'>"
+               + say("B − A = {diff} [{lo}, {hi}] F1 points over {n} task(s): {verdict}").format(
+                   diff=f"{_points(diff['b_minus_a'])}{both}", lo=_points(lo), hi=_points(hi), n=diff["tasks"],
+                   verdict=_esc(verdict_text(result["verdict"], lang))) + "</div>")
     rows = "".join(
         f"<tr><td>{_esc(r['task'])}</td><td class='vs-num'>{pct(r['a'])}{ma}</td><td class='vs-num'>{pct(r['b'])}{mb}</td>"
         f"<td class='vs-num'>{_points(r['b_minus_a'])}{both}</td><td class='vs-num'>{r['runs_a']}</td><td class='vs-num'>{r['runs_b']}</td></tr>"
         for r in result["tasks"]
     )
-    table = ("<table><tr><th>task</th><th>A F1 (%)</th><th>B F1 (%)</th><th>B − A (points)</th><th>runs A</th><th>runs B</th></tr>"
-             + rows + "</table>")
+    table = "<table>" + _headers(CONFIG_HEADERS, lang) + rows + "</table>"
     noise = []
     for side in ("a", "b"):
         n = result[side]["noise"]
-        noise.append(f"<div class='vs-muted'>{side.upper()} = {_esc(shown(result[side]['spec']))} · {result[side]['runs']} run(s) · "
-                     f"noise floor: F1 SD across runs {pct(n['sd'])} ({n['tasks_with_repeats']} task(s) repeated), with the user fixed "
-                     f"{pct(n['sd_user_fixed'])}; split (F1 SD in points, 95% interval): {_esc(split_text(n['split'], percent=True))}</div>")
-    return f"<div class='vs-card'>{verdict}{''.join(noise)}{table}{trust_html(result)}</div>"
+        noise.append("<div class='vs-muted'>" + say(
+            "{side} = {spec} · {runs} run(s) · noise floor: F1 SD across runs {sd} ({repeated} task(s) repeated), with the user fixed "
+            "{fixed}; split (F1 SD in points, 95% interval): {split}").format(
+                side=side.upper(), spec=_esc(shown(result[side]["spec"])), runs=result[side]["runs"], sd=pct(n["sd"]),
+                repeated=n["tasks_with_repeats"], fixed=pct(n["sd_user_fixed"]),
+                split=_esc(split_words(split_text(n["split"], percent=True), lang))) + "</div>")
+    return f"<div class='vs-card'>{verdict}{''.join(noise)}{table}{trust_html(result, lang)}</div>"
 
 
 def _configs_section(ctx: AppContext, owner: gr.BrowserState) -> tuple[Any, list[Any]]:
@@ -290,17 +338,18 @@ def _configs_section(ctx: AppContext, owner: gr.BrowserState) -> tuple[Any, list
                 gr.Dropdown(choices=choices, value=b if b in values else second))
 
     def on_go(tok: str, a: Any, b: Any, request: gr.Request) -> str:
-        who = ctx.who(request, tok)
+        who, lang = ctx.who(request, tok), browser_lang(request)
+        say = say_in(lang)
         spec_a, spec_b = _spec_of(a), _spec_of(b)
         if spec_a is None or spec_b is None:
-            return "<div class='vs-card vs-muted'>Choose two configurations (the lists hold those with finished runs you may read).</div>"
+            return f"<div class='vs-card vs-muted'>{say('Choose two configurations (the lists hold those with finished runs you may read).')}</div>"
         if spec_a == spec_b:
-            return "<div class='vs-card vs-muted'>A and B are the same configuration: choose two different ones.</div>"
+            return f"<div class='vs-card vs-muted'>{say('A and B are the same configuration: choose two different ones.')}</div>"
         try:
             got = compare_configs(ctx.store, spec_a, spec_b, may_read=_comparable(ctx, who), min_agreement=_threshold(ctx))
         except ConfigCompareError as exc:
             return f"<div class='vs-card vs-muted'>{_esc(exc)}</div>"
-        return configs_html(got)
+        return configs_html(got, lang)
 
     go.click(on_go, [owner, pick_a, pick_b], result, api_visibility="private")
     refresh.click(on_show, [owner, pick_a, pick_b], [pick_a, pick_b], api_visibility="private", show_progress="hidden")

@@ -39,7 +39,7 @@ from ._label_export import EXPORT_FORMATS, SCOPES, ExportRefused, export_file
 from ._label_keys import Press, PressLine, clears_refusal, press_js
 from ._label_report import report_html
 from ._label_view import LabelView, card_id, evidence_choices, evidence_value, judge_says, progress_text, ticked, triple_html, verdict_html
-from ._words import KEYS_LINE, ui_choices, ui_text
+from ._words import KEYS_LINE, browser_lang, ui_choices, ui_text
 from .context import AppContext
 from .panels import judge_text, predicted_triples
 
@@ -260,7 +260,7 @@ class LabelTab:
             out[self.agreement] = agreement_html(self.ctx, v, scope=v.scope, who=who)
             out[self.scope] = gr.Radio(value=v.scope)
         if v.campaign:
-            out.update(self.camp.labelled(self.ctx, v.campaign, v.annotator, who))
+            out.update(self.camp.labelled(self.ctx, v.campaign, v.annotator, who, v.lang))
         return out
 
     def refused(self, message: str) -> dict:
@@ -282,6 +282,7 @@ class LabelTab:
 
     def pressed(self, request: gr.Request, raw: Any, v: LabelView, key: str, act: Callable[[Press], dict]) -> dict:
         """``act(press)`` for a press made on the card the view holds; any other press refused on its line."""
+        v.lang = browser_lang(request)
         with self.presses.turn(request, v, raw, key) as (why_not, press):
             if why_not:
                 v.refusal_of = press.seq or 0
@@ -292,7 +293,7 @@ class LabelTab:
     # ------------------------------------------------------------------ handlers
     def on_load(self, v: LabelView, run_id: str, side: str, typed: str, show: bool, request: gr.Request):
         ctx = self.ctx
-        who = ctx.who(request)
+        who, v.lang = ctx.who(request), browser_lang(request)
         name = annotator_for(who, typed)
         problem = start_problem(run_id, name)
         if problem:
@@ -308,11 +309,11 @@ class LabelTab:
             return {**self.render(v.take(loaded), show, who), self.refused_line: ""}
 
     def on_next_item(self, v: LabelView, name: str, typed: str, show: bool, request: gr.Request):
-        who = self.ctx.who(request)
+        who, v.lang = self.ctx.who(request), browser_lang(request)
         with self.presses.hold(request):
             got = self.queue_view(name, annotator_for(who, typed), who)
             if isinstance(got, str):
-                return {**self.refused(got), **(self.camp.labelled(self.ctx, name, annotator_for(who, typed), who) if name else {})}
+                return {**self.refused(got), **(self.camp.labelled(self.ctx, name, annotator_for(who, typed), who, v.lang) if name else {})}
             v.refusal_of = None
             return {**self.render(v.take(got), show, who), self.refused_line: ""}
 
@@ -384,7 +385,7 @@ class LabelTab:
         camp = self.camp
         who = self.ctx.who(request)
         on = bool(name)
-        return {**camp.refreshed(self.ctx, name or "", annotator_for(who, typed), who, show_all=show_all), camp.status: "",
+        return {**camp.refreshed(self.ctx, name or "", annotator_for(who, typed), who, show_all=show_all, lang=browser_lang(request)), camp.status: "",
                 camp.timer: gr.Timer(active=on), self.one_run: gr.Column(visible=not on), camp.tools: gr.Row(visible=on),
                 camp.tail: gr.Column(visible=on), camp.confirm: None,
                 # a campaign says whether verdicts come before a label (blind or a judge review): no toggle
@@ -394,7 +395,8 @@ class LabelTab:
         if not name:
             return {self.camp.progress: gr.skip()}
         who = self.ctx.who(request)
-        return self.camp.refreshed(self.ctx, name, annotator_for(who, typed), who, show_all=show_all, picked=picked, shown=shown)
+        return self.camp.refreshed(self.ctx, name, annotator_for(who, typed), who, show_all=show_all, picked=picked, shown=shown,
+                                  lang=browser_lang(request))
 
     def on_resolve(self, label: bool):
         ctx, camp, lc = self.ctx, self.camp, self.lc
@@ -408,7 +410,7 @@ class LabelTab:
             line = lc.resolve(ctx, name or "", key, who, label, comment, lc.reader(ctx, reader))
             if line.startswith("⚠"):
                 return {camp.status: line, camp.confirm: None}
-            return {**camp.refreshed(ctx, name, who, reader, show_all=show_all, picked=key), camp.status: line,
+            return {**camp.refreshed(ctx, name, who, reader, show_all=show_all, picked=key, lang=browser_lang(request)), camp.status: line,
                     camp.comment: "", camp.confirm: None}
         return handler
 

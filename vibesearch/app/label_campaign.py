@@ -41,7 +41,7 @@ from ..labels.campaigns import (
 from ..store import AdjudicationRow
 from ._access import Who
 from ._label_view import LabelView
-from ._words import ui_text
+from ._words import Lang, say_in, ui_text
 from .context import AppContext
 
 MayRead = Callable[[str], bool]  # run id → may the person read it (``reader``)
@@ -113,7 +113,9 @@ def report_withheld(ctx: AppContext, v: LabelView, who: Who | None) -> bool:
     return True
 
 
-def progress_md(ctx: AppContext, name: str, annotator: str) -> str:
+def progress_md(ctx: AppContext, name: str, annotator: str, lang: Lang = "en") -> str:
+    """The campaign's progress line, its fixed words (and whether it is blind) in ``lang``."""
+    say = say_in(lang)
     if not name:
         return ""
     try:
@@ -122,9 +124,12 @@ def progress_md(ctx: AppContext, name: str, annotator: str) -> str:
     except CampaignError as exc:
         return f"⚠ {exc}"
     mine = p["annotators"].get(annotator)
-    you = f"**{_esc(annotator)}**: {mine['labelled']} labelled, {mine['queue']} left in your queue · " if mine else ""
-    return (f"Campaign **{_esc(name)}** ({blind_words(camp)}): {you}items done {p['items_done']} / {p['items']} (k={p['overlap']}) · "
-            f"labels {p['labels']} / {p['labels_needed']} · disagreements waiting: {p['disagreements_pending']}")
+    you = say("**{name}**: {labelled} labelled, {left} left in your queue · ").format(
+        name=_esc(annotator), labelled=mine["labelled"], left=mine["queue"]) if mine else ""
+    return say("Campaign **{name}** ({blind}): {you}items done {done} / {items} (k={k}) · labels {labels} / {needed} · "
+               "disagreements waiting: {pending}").format(
+        name=_esc(name), blind=say(blind_words(camp)), you=you, done=p["items_done"], items=p["items"], k=p["overlap"],
+        labels=p["labels"], needed=p["labels_needed"], pending=p["disagreements_pending"])
 
 
 def _item_cell(texts: dict[Side, list[dict[str, Any]]], item: Item) -> str:
@@ -297,13 +302,13 @@ class CampaignPanel:
         """What ``refreshed`` fills."""
         return [self.progress, self.who, self.disputes, self.dispute, self.shown]
 
-    def labelled(self, ctx: AppContext, name: str, annotator: str, who: Who | None = None) -> dict[Any, Any]:
+    def labelled(self, ctx: AppContext, name: str, annotator: str, who: Who | None = None, lang: Lang = "en") -> dict[Any, Any]:
         """After a label: the progress line and the who-labelled-what table (the disagreements
         follow on the next refresh, so a pick in that list is not lost)."""
-        return {self.progress: progress_md(ctx, name, annotator), self.who: who_html(ctx, name, reader(ctx, who))}
+        return {self.progress: progress_md(ctx, name, annotator, lang), self.who: who_html(ctx, name, reader(ctx, who))}
 
     def refreshed(self, ctx: AppContext, name: str, annotator: str, who: Who | None = None, *, show_all: bool = False,
-                  picked: Any = None, shown: Any = None) -> dict[Any, Any]:
+                  picked: Any = None, shown: Any = None, lang: Lang = "en") -> dict[Any, Any]:
         """The panel's views of this campaign, fresh from the database; the who-labelled-what
         table and the disagreements show only the runs ``who`` may read. The disagreement picked
         stays picked while it is still listed; the dropdown is not redrawn when its choices are
@@ -315,7 +320,7 @@ class CampaignPanel:
         drop: Any = gr.skip() if same and (picked in keys or picked is None) else \
             gr.Dropdown(choices=choices, value=picked if picked in keys else None)
         return {
-            self.progress: progress_md(ctx, name, annotator), self.who: who_html(ctx, name, may_read),
+            self.progress: progress_md(ctx, name, annotator, lang), self.who: who_html(ctx, name, may_read),
             self.disputes: disputes_html(ctx, name, may_read, pending_only=not show_all),
             self.dispute: drop, self.shown: [list(c) for c in choices],
         }

@@ -50,6 +50,8 @@ from ..results.stage_view import stage_view
 from ..store.tables import Run
 from ..tables import aggregate_table_scores, table_score_of
 from ._access import Who, agent_hidden
+from ._trust_words import footnote_text, trust_text
+from ._trust_words import profile_words as _profile
 from ._words import Lang, browser_lang, column_words, first_choice, say_in, status_word, ui_text, zh_text
 from .funnel_view import funnel_figure
 from .queued_view import queued_line
@@ -96,14 +98,6 @@ def _judge(judge: str, lang: Lang) -> str:
     """"offline judge" or "judge <model>" (``panels.judge_text``) in ``lang``."""
     text = judge_text(judge)
     return zh_text(text, lang) if text == "offline judge" else zh_text("judge {name}", lang).format(name=judge)
-
-
-def _profile(label: str, lang: Lang) -> str:
-    """A profile's label ("vibesearch profile", "official protocol, own prompts" or "…, <prompts>") in ``lang``."""
-    head, sep, prompts = label.partition(", ")
-    if sep and head == "official protocol":
-        return zh_text("official protocol, {prompts}", lang).format(prompts=zh_text(prompts, lang))
-    return zh_text(label, lang)
 
 
 def _group(group: str, lang: Lang) -> str:
@@ -188,7 +182,7 @@ def tables(ctx: AppContext, judge: str | None, keep: Keep | None = None, where: 
     summary += noise_lines(noise_of(records), lang) if n_scored else ""
     summary += trust_lines(trust, [(used, p) for p in profiles], lang)
     if any(r.get("judge_failures") for r in scores):
-        summary += "\n\n" + html.escape(FAILURES_FOOTNOTE)
+        summary += "\n\n" + html.escape(footnote_text(FAILURES_FOOTNOTE, lang))
     stages = stages_html(stage_view(ctx.store, records), prefix="vs-lb-stage", level=4, say=say)
     return summary, score_rows, inter_rows, err_rows, f1_figure(scores, lang), pr_figure(records, lang), stages
 
@@ -251,7 +245,7 @@ def trust_lines(trust: Any, keys: list[tuple[str, str]], lang: Lang = "en") -> s
     for row in rows:
         flag = f" {MARK}" if row["marked"] else ""
         lines.append(f"- {html.escape(_judge(row['judge'], lang))} · {html.escape(_profile(row['profile'], lang))}: "
-                     f"{html.escape(zh_text(row['text'], lang))}{flag}")
+                     f"{html.escape(trust_text(row, lang))}{flag}")
     ties = rows[0].get("open_ties") or {}
     if any(ties.values()):
         lines.append(zh_text("- left out as open ties (labels split evenly, not adjudicated): ", lang)
@@ -259,7 +253,7 @@ def trust_lines(trust: Any, keys: list[tuple[str, str]], lang: Lang = "en") -> s
     note = footnote(trust.threshold) if any(row["marked"] for row in rows) else ""
     return (zh_text("\n\n**Judge agreement with people** (final human labels; 95% bootstrap intervals in brackets):\n\n", lang)
             + "\n".join(lines)
-            + (f"\n\n{html.escape(note)}" if note else ""))
+            + (f"\n\n{html.escape(footnote_text(note, lang))}" if note else ""))
 
 
 _SAME = ("n_tasks", "n_runs", "n_min", "n_max", "avg_precision", "avg_recall", "avg_f1", "best_precision", "best_recall",

@@ -37,7 +37,7 @@ from ._access import Who, annotator_for
 from ._assets import scroll_when_shown_js
 from ._label_keys import Press, PressLine, clears_refusal, press_js
 from ._vote_view import KEYS, WINNER_OF_KEY, WINNER_WORDS, VoteView, answer_md, card_html, conversation, final_answer, refusal
-from ._words import ui_text
+from ._words import Lang, browser_lang, say_in, ui_text, zh_text
 from .context import AppContext
 from .render import md_line
 
@@ -47,11 +47,16 @@ VOTE_KEYS_LINE = ("Keys: <kbd>a</kbd> A is better · <kbd>b</kbd> B is better ·
                   "<kbd>s</kbd> skip (outside a text field)")
 
 
+PLAYER_HERE = "A study's player votes at the end of their play, not here."
+
+
 def campaign_choices(ctx: AppContext) -> list[tuple[str, str]]:
     return [(f"{c.name} · {len(c.items())} pairs · k={c.overlap}", c.name) for c in ctx.store.vote_campaigns()]
 
 
-def progress_md(ctx: AppContext, name: str, voter: str) -> str:
+def progress_md(ctx: AppContext, name: str, voter: str, lang: Lang = "en") -> str:
+    """The vote campaign's progress line, its fixed words in ``lang``."""
+    say = say_in(lang)
     if not name:
         return ""
     try:
@@ -59,9 +64,10 @@ def progress_md(ctx: AppContext, name: str, voter: str) -> str:
     except VoteCampaignError as exc:
         return f"⚠ {md_line(str(exc))}"
     mine = p["annotators"].get(voter)
-    you = f"**{md_line(voter)}**: {mine['voted']} voted, {mine['queue']} left in your queue · " if mine else ""
-    return (f"Vote campaign **{md_line(name)}**: {you}pairs done {p['items_done']} / {p['items']} (k={p['overlap']}) · "
-            f"votes {p['votes']} / {p['votes_needed']}")
+    you = say("**{name}**: {voted} voted, {left} left in your queue · ").format(
+        name=md_line(voter), voted=mine["voted"], left=mine["queue"]) if mine else ""
+    return say("Vote campaign **{name}**: {you}pairs done {done} / {items} (k={k}) · votes {votes} / {needed}").format(
+        name=md_line(name), you=you, done=p["items_done"], items=p["items"], k=p["overlap"], votes=p["votes"], needed=p["votes_needed"])
 
 
 def load_item(ctx: AppContext, name: str, voter: str, item: VoteItem) -> VoteView:
@@ -76,18 +82,19 @@ def load_item(ctx: AppContext, name: str, voter: str, item: VoteItem) -> VoteVie
                     chats=(conversation(run_a, ev_a, task), conversation(run_b, ev_b, task)))
 
 
-def next_view(ctx: AppContext, name: Any, voter: str, skipped: list[int] | None = None) -> VoteView | str:
-    """The voter's next pair, or why there is none (one line)."""
+def next_view(ctx: AppContext, name: Any, voter: str, skipped: list[int] | None = None, lang: Lang = "en") -> VoteView | str:
+    """The voter's next pair, or why there is none (one line; its fixed words in ``lang``)."""
+    say = say_in(lang)
     if not name or not isinstance(name, str):
-        return "Pick a vote campaign first."
+        return say("Pick a vote campaign first.")
     if not voter:
-        return "Type your name first (votes are stored under it)."
+        return say("Type your name first (votes are stored under it).")
     try:
         camp = get_vote_campaign(ctx.store, name)
         who = voter_of(camp, voter)
         item = next_item(ctx.store, camp, who, skipped or [])
         if item is None:
-            return f"Your queue in vote campaign {name} is empty: every pair has your vote or enough votes."
+            return say("Your queue in vote campaign {name} is empty: every pair has your vote or enough votes.").format(name=name)
         got = load_item(ctx, name, who, item)
     except VoteCampaignError as exc:
         return str(exc)
@@ -139,13 +146,13 @@ class VoteTab:
 
     # ------------------------------------------------------------------ drawing
     def render(self, v: VoteView) -> dict[Any, Any]:
-        return {self.view: v, self.card: card_html(v), self.answer_a: answer_md(v.answers[0]) if v.index is not None else "",
-                self.answer_b: answer_md(v.answers[1]) if v.index is not None else "", self.chat_a: list(v.chats[0]),
+        return {self.view: v, self.card: card_html(v), self.answer_a: answer_md(v.answers[0], v.lang) if v.index is not None else "",
+                self.answer_b: answer_md(v.answers[1], v.lang) if v.index is not None else "", self.chat_a: list(v.chats[0]),
                 self.chat_b: list(v.chats[1]), self.reason: "", self.status: v.last,
-                self.progress: progress_md(self.ctx, v.campaign or "", v.voter)}
+                self.progress: progress_md(self.ctx, v.campaign or "", v.voter, v.lang)}
 
-    def refused(self, message: str) -> dict[Any, Any]:
-        return {self.status: f"⚠ {md_line(message)}"}
+    def refused(self, message: str, lang: Lang = "en") -> dict[Any, Any]:
+        return {self.status: f"⚠ {md_line(zh_text(message, lang))}"}
 
     def voter_name(self, who: Who, typed: Any) -> str:
         return annotator_for(who, typed)
@@ -160,14 +167,14 @@ class VoteTab:
 
     def on_pick(self, name: Any, typed: Any, request: gr.Request):
         who = self.ctx.who(request)
-        return progress_md(self.ctx, name if isinstance(name, str) else "", self.voter_name(who, typed))
+        return progress_md(self.ctx, name if isinstance(name, str) else "", self.voter_name(who, typed), browser_lang(request))
 
     def on_next(self, v: VoteView, name: Any, typed: Any, request: gr.Request):
-        who = self.ctx.who(request)
+        who, v.lang = self.ctx.who(request), browser_lang(request)
         if who.player:
-            return self.refused("A study's player votes at the end of their play, not here.")
+            return self.refused(PLAYER_HERE, v.lang)
         with self.presses.hold(request):
-            got = next_view(self.ctx, name, self.voter_name(who, typed))
+            got = next_view(self.ctx, name, self.voter_name(who, typed), lang=v.lang)
             if isinstance(got, str):
                 return self.refused(got)
             v.refusal_of = None
@@ -175,6 +182,7 @@ class VoteTab:
 
     def pressed(self, request: gr.Request, raw: Any, v: VoteView, key: str, act: Any) -> dict[Any, Any]:
         """``act(press)`` for a press made on the card the view holds; any other press refused on its line."""
+        v.lang = browser_lang(request)
         with self.presses.turn(request, v, raw, key) as (why_not, press):
             if why_not:
                 v.refusal_of = press.seq or 0
@@ -189,17 +197,18 @@ class VoteTab:
 
     def voted(self, v: VoteView, key: str, p: Press, request: gr.Request) -> dict[Any, Any]:
         if self.ctx.who(request).player:
-            return self.refused("A study's player votes at the end of their play, not here.")
+            return self.refused(PLAYER_HERE, v.lang)
         if v.campaign is None or v.index is None:
-            return self.refused("Press “Next pair” first.")
+            return self.refused("Press “Next pair” first.", v.lang)
         winner = WINNER_OF_KEY[key]
         try:
             camp = get_vote_campaign(self.ctx.store, v.campaign)
             vote_on(self.ctx.store, camp, v.voter, v.index, winner, (p.note or "").strip())
         except VoteCampaignError as exc:
             return self.refused(str(exc))
-        last = f"Pair {v.number}: {WINNER_WORDS[winner]}."
-        got = next_view(self.ctx, v.campaign, v.voter, v.skipped)
+        say = say_in(v.lang)
+        last = say("Pair {n}: {winner}.").format(n=v.number, winner=say(WINNER_WORDS[winner]))
+        got = next_view(self.ctx, v.campaign, v.voter, v.skipped, v.lang)
         if isinstance(got, str):
             v.index, v.task, v.last = None, None, f"{last} {got}"
             return self.render(v)
@@ -213,12 +222,13 @@ class VoteTab:
         if v.campaign is None or v.index is None:
             return {self.view: v}
         skipped = [*[i for i in v.skipped if i != v.index], v.index]
-        got = next_view(self.ctx, v.campaign, v.voter, skipped)
+        say = say_in(v.lang)
+        got = next_view(self.ctx, v.campaign, v.voter, skipped, v.lang)
         if isinstance(got, str):
             return self.refused(got)
         if got.index == v.index:
-            return {self.status: "Nothing else is left in your queue: this is the last pair without your vote."}
-        got.last = f"Skipped pair {v.number}."
+            return {self.status: say("Nothing else is left in your queue: this is the last pair without your vote.")}
+        got.last = say("Skipped pair {n}.").format(n=v.number)
         return self.render(v.take(got))
 
     # ------------------------------------------------------------------ events
