@@ -52,7 +52,7 @@ def _words(text: str) -> list[str]:
 
 def test_a_player_votes_after_the_play_and_never_sees_who_answered(app, laptop):
     from vibesearch.app import StudyConfig, create_study, player_prefix
-    from vibesearch.app._vote_view import final_answer
+    from vibesearch.app import final_answer
     from vibesearch.labels.study_votes import study_pairs
     from vibesearch.scoring.aggregate import config_key
 

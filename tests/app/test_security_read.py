@@ -94,7 +94,7 @@ def test_with_a_login_the_label_tab_labels_as_the_login(app, alices_run):
         res = s.call(fn, [])
         assert res.ok, res
         shown.append(res.data)
-    (a_runs, a_name, _), (b_runs, b_name, _) = shown  # the third: the campaign list
+    (a_runs, a_name, *_), (b_runs, b_name, *_) = shown  # then the campaign list and what else the tab fills
     assert alices_run in str(a_runs["choices"]) and alices_run not in str(b_runs["choices"])
     assert a_name["value"] == "alice" and a_name["interactive"] is False
     assert b_name["value"] == "bob" and b_name["interactive"] is False

@@ -34,7 +34,7 @@ _EXPORTS = {
     # the words ``labels`` writes in English, in the browser's language (``_trust_words``)
     **dict.fromkeys(["footnote_text", "trust_text"], "._trust_words"),
     # the Vote tab's card and its New vote campaign form (``_vote_view``, ``_vote_new``)
-    **dict.fromkeys(["NO_ANSWER", "WINNER_WORDS", "answer_md", "card_html"], "._vote_view"),
+    **dict.fromkeys(["NO_ANSWER", "WINNER_WORDS", "answer_md", "card_html", "final_answer"], "._vote_view"),
     "make_vote_campaign": "._vote_new",
     **dict.fromkeys(["CHAT_IDS", "PLAY_CSS"], "._play_assets"),
     # a refused API call: one line in the log (``_refusals``)
