@@ -30,7 +30,8 @@ def scored_and_labelled(db: Path) -> tuple[str, str]:
     store.add_score(ScoreRow(run_id=rid, judge="offline", precision=1, recall=1, f1=1, n_gt=3, n_pred=3, n_covered=3, n_valid=3), verdicts)
     tag = uuid.uuid4().hex[:6]
     ann, bob, carl = f"ann-{tag}", f"bob-{tag}", f"carl-{tag}"
-    camp = create_campaign(store, f"c-{tag}", runs=[rid], annotators=[ann, bob, carl], sides=["coverage"], overlap=2)
+    # not blind: a blind campaign's runs are left out of the official export for anyone but an admin
+    camp = create_campaign(store, f"c-{tag}", runs=[rid], annotators=[ann, bob, carl], sides=["coverage"], overlap=2, blind=False)
     for i, said in enumerate([{ann: True, bob: False}, {ann: True, bob: True, carl: False}, {ann: True, bob: False}]):
         for who, covered in said.items():
             store.put_label(rid, i, who, covered, evidence=[i] if covered else [])

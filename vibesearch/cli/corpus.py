@@ -2,7 +2,7 @@
 (docs/web.md).
 
 The runs are a selection as ``--web replay:SELECTION`` takes one (run ids, a batch id, a task id,
-comma-separated); their recorded pages (``tools.web_replay.recorded_pages``) are written in the
+comma-separated); their recorded pages (``tools.web_replay.recorded_pages``) are written, by URL, in the
 bundled format — one JSON line per page: url, title, text (facts optional) — beside a copy of the
 task that points at them, so ``vibesearch tasks validate OUT/`` accepts the folder and ``--tasks
 OUT/`` runs the task offline on that web.
@@ -69,8 +69,9 @@ def freeze(
         fail(one_line(exc))
     name = f"corpus/{task.id}.jsonl"
     (out / "corpus").mkdir(parents=True, exist_ok=True)
+    # by URL: the same recorded web freezes to the same file, whatever order its pages were fetched in
     lines = [json.dumps(d.model_dump(mode="json", exclude_defaults=True) | {"url": d.url, "title": d.title, "text": d.text},
-                        ensure_ascii=False) for d in docs]
+                        ensure_ascii=False) for d in sorted(docs, key=lambda d: d.url)]
     (out / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     record = task.model_dump(mode="json", exclude={"origin"}) | {"corpus": name}
     (out / f"{task.id}.json").write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

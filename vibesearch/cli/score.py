@@ -52,7 +52,7 @@ def score_command(
         False, "--original-graph", help="Grade each run's own extraction, not its newest re-extraction (`vibesearch reextract`)"
     ),
     repeat: int = typer.Option(
-        1, "--repeat", min=1, max=100, help="Judge each graph K times with the judge's sampling and store every judgement (the judge's noise; the latest is the run's score). The offline judge is deterministic: judged once"
+        1, "--repeat", help="Judge each graph K times with the judge's sampling and store every judgement (the judge's noise; the latest is the run's score). The offline judge is deterministic: judged once"
     ),
     as_json: bool = JsonOption,
     db: Optional[str] = DbOption,
@@ -80,6 +80,8 @@ def score_command(
 
     if repeat < 1:
         fail("--repeat must be at least 1")
+    if repeat > 100:
+        fail("--repeat must be at most 100 (each graph is judged that many times)")
     if protocol is not None and protocol not in PROTOCOLS:
         fail(f"--protocol must be {' or '.join(sorted(PROTOCOLS))}, not {protocol!r}")
     chosen = as_profile(protocol) if protocol is not None else None
