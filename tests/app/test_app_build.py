@@ -112,6 +112,7 @@ def test_serve_command_passes_host_port_and_db(monkeypatch, tmp_path: Path):
     monkeypatch.setattr(ui, "launch", lambda settings, **kw: seen.update(kw))
     result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--port", "7999", "--db", str(tmp_path / "x.db")])
     assert result.exit_code == 0, result.output
+    assert callable(seen.pop("on_serving"))  # ends the start-up's pause of the garbage collector (``_gc``)
     assert seen == {"host": "0.0.0.0", "port": 7999, "db": str(tmp_path / "x.db")}  # as typed (launch reads it as the settings do)
     bad = CliRunner().invoke(app, ["serve", "--port", "70000"])
     assert bad.exit_code != 0 and "--port" in bad.output

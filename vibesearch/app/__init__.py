@@ -57,9 +57,14 @@ def build_app(*args, **kwargs):
 
 
 def launch(*args, **kwargs):
-    from .ui import launch as _launch
+    """``ui.launch`` with the garbage collector paused from before gradio is imported until the
+    server answers (``_gc``: the interface and its modules stay for the process's life)."""
+    from .._gc import collector_paused
 
-    return _launch(*args, **kwargs)
+    with collector_paused(keep=True) as serving:
+        from .ui import launch as _launch
+
+        return _launch(*args, on_serving=serving, **kwargs)
 
 
 __all__ = ["build_app", "launch", *_EXPORTS]

@@ -11,10 +11,9 @@ clicking a node focuses on its neighbourhood, as picking it from the list does.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gradio as gr
-import plotly.graph_objects as go
 
 from ..results.graph import (
     COLOURS,
@@ -30,6 +29,12 @@ from ..results.graph import (
 )
 from ._graph_figure import graph_figure
 from ._words import Lang, ui_text
+
+if TYPE_CHECKING:
+    # for the annotations only: Gradio reads the type hints of every handler it is given
+    # (``redraw`` below): ``go.Figure`` named at run time loaded plotly's figure classes (some 70
+    # modules, with narwhals) while the app was built, long before any graph is drawn
+    import plotly.graph_objects as go
 
 __all__ = [
     "COLOURS", "FILTERS", "LABELS", "Edge", "GraphData", "GraphPanel", "category_counts", "classify",

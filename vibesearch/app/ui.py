@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 # no usage statistics, no version check: the app must start without a network
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -223,9 +223,12 @@ def _forwarded_only_from(proxies: list[str]) -> Iterator[None]:
             os.environ["FORWARDED_ALLOW_IPS"] = before
 
 
-def launch(settings: Settings | None = None, *, host: str | None = None, port: int | None = None, db: str | Path | None = None, **kwargs) -> None:
+def launch(settings: Settings | None = None, *, host: str | None = None, port: int | None = None, db: str | Path | None = None,
+           on_serving: Callable[[], None] | None = None, **kwargs) -> None:
     """Serve the app (blocking). Fake models named in VIBESEARCH_FAKE_MODELS are installed first.
-    With a login and ``VIBESEARCH_SECRET_KEY``, logins are shared through the database (``_logins``)."""
+    With a login and ``VIBESEARCH_SECRET_KEY``, logins are shared through the database (``_logins``).
+    ``on_serving`` is called once the server answers, before this blocks (``vibesearch.app.launch``
+    ends its pause of the garbage collector there)."""
     from starlette.middleware import Middleware
 
     from ..llm.fake import install_from_env
@@ -273,6 +276,8 @@ def launch(settings: Settings | None = None, *, host: str | None = None, port: i
             )
         if shared is not None:
             _logins.install(demo.server_app, shared)
+        if on_serving is not None:
+            on_serving()
         if not quiet:
             print(startup_line(demo.local_url or f"http://{server_name}:{port or settings.port}/", settings, login=bool(pairs)), flush=True)
         if blocking:

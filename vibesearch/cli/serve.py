@@ -23,17 +23,22 @@ def register(app: typer.Typer) -> None:
 
         os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
         typer.echo("VibeSearch evaluator: starting… (the address follows when it is ready)")
-        from ..app.ui import auth_pairs, launch
-        from ..config import get_settings
+        from .._gc import collector_paused
 
-        settings = get_settings()
-        try:
-            auth_pairs(settings)
-        except ValueError as exc:
-            fail(str(exc))
-        if port is not None and not (0 < port < 65536):
-            fail(f"--port must be between 1 and 65535, got {port}")
-        try:
-            launch(settings, host=host, port=port, db=db)
-        except OSError as exc:  # the port is taken (Gradio: "Cannot find empty port"), or the address is not this machine's
-            fail(f"cannot listen on {host or settings.host}:{port or settings.port} (--host/--port, VIBESEARCH_HOST/VIBESEARCH_PORT): {one_line(exc).split('. ')[0]}")
+        # as ``vibesearch.app.launch`` does: no garbage collection from before gradio is imported
+        # until the server answers
+        with collector_paused(keep=True) as serving:
+            from ..app.ui import auth_pairs, launch
+            from ..config import get_settings
+
+            settings = get_settings()
+            try:
+                auth_pairs(settings)
+            except ValueError as exc:
+                fail(str(exc))
+            if port is not None and not (0 < port < 65536):
+                fail(f"--port must be between 1 and 65535, got {port}")
+            try:
+                launch(settings, host=host, port=port, db=db, on_serving=serving)
+            except OSError as exc:  # the port is taken (Gradio: "Cannot find empty port"), or the address is not this machine's
+                fail(f"cannot listen on {host or settings.host}:{port or settings.port} (--host/--port, VIBESEARCH_HOST/VIBESEARCH_PORT): {one_line(exc).split('. ')[0]}")

@@ -30,15 +30,14 @@ the row (``file:N``, N counting the CSV header as row 1, or the JSONL line) and 
 from __future__ import annotations
 
 import csv
-import gc
 import io
 import json
-from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Collection, Iterator, Literal
+from typing import Any, Collection, Literal
 
 from .._files import csv_safe, write_output, InputFileError, parse_json, parse_jsonl, read_text, short, whole_number
+from .._gc import collector_paused
 from .._names import PersonNameError, annotator_name
 from ..store import RunNotFound, Store
 from ..scoring.stored import stored_ground_truth, stored_prediction
@@ -237,22 +236,10 @@ def read_label_file(path: str | Path) -> list[dict[str, Any]]:
     """Every label of a CSV or JSONL file, checked (``LabelFileError`` names the file, row and
     field). Each label has ``put_labels``' keys and ``row``, the row it came from."""
     path = Path(path)
-    with _collector_paused():
+    # hundreds of thousands of small dicts and lists, none of them in a cycle: the collector's
+    # searches would walk them again and again (a third of a large import's time), freeing nothing
+    with collector_paused():
         return _read_labels(path)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Hundreds of thousands of small dicts and lists, none of them in a cycle: the cyclic garbage
-    collector would walk them again and again as they are made (a third of the time of a large
-    import) and can find nothing to free. It runs again afterwards as usual."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def _read_labels(path: Path) -> list[dict[str, Any]]:
