@@ -81,6 +81,7 @@ class AnswerServer:
 
     def __init__(self, usage: dict):
         self.bodies: list[dict] = []
+        self.paths: list[str] = []  # as asked: a proxy is asked for the whole address
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -88,6 +89,7 @@ class AnswerServer:
                 pass
 
             def do_POST(self):
+                server.paths.append(self.path)
                 server.bodies.append(json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0))))
                 body = json.dumps({
                     "id": "x", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini-2024-07-18",
@@ -125,6 +127,28 @@ async def test_a_model_priced_in_litellms_cost_map_costs_the_same_on_both_paths(
     assert d.cost_usd is not None and d.cost_usd == lt.cost_usd
     assert d_usage[0].cost_usd == lt_usage[0].cost_usd == d.cost_usd
     assert srv.bodies[0]["model"] == "gpt-4o-mini" and srv.bodies[0]["messages"] == MESSAGES
+
+
+async def test_real_endpoints_go_through_the_proxy_the_environment_names(s, monkeypatch):
+    """HTTP_PROXY / NO_PROXY apply to the direct path as they did with aiohttp's trust_env (read
+    once per address now): a proxy is asked for the endpoint's whole address; an address NO_PROXY
+    names is called directly. Every server is this test's own, on 127.0.0.1."""
+    monkeypatch.setenv("VIBESEARCH_LLM_DIRECT", "1")
+    usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
+    proxy, behind, direct = AnswerServer(usage), AnswerServer(usage), AnswerServer(usage)
+    try:
+        for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTP_PROXY", proxy.base_url.removesuffix("/v1"))
+        through = await complete(MESSAGES, model="openai/m", purpose="agent", settings=s, api_base=behind.base_url, api_key="sk-test")
+        assert through.content == "La tour est à Paris."
+        assert proxy.paths == [behind.base_url + "/chat/completions"] and behind.paths == []
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        await complete(MESSAGES, model="openai/m", purpose="agent", settings=s, api_base=direct.base_url, api_key="sk-test")
+        assert direct.paths == ["/v1/chat/completions"] and len(proxy.paths) == 1
+    finally:
+        for srv in (proxy, behind, direct):
+            srv.close()
 
 
 async def test_direct_path_retries_what_litellm_retries_and_fails_fast_on_the_rest(fake, s, monkeypatch):

@@ -27,7 +27,7 @@ import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..llm import scrub
@@ -40,6 +40,9 @@ from ..users import HumanUser, ShadowUser
 from ._failure import score_failure
 from ._policy import RunRequest, check_message, check_request, form_request
 from ._queued_start import QueuedStarts
+
+if TYPE_CHECKING:
+    from ..session.lifecycle import OpenedRun
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +100,7 @@ class LiveRun:
     future: Future[None] | None = None
     aio_task: asyncio.Task[None] | None = None
     result: RunResult | None = None
-    lease_owner: str | None = None  # the lease the run was opened under, for the session to adopt
+    opened: OpenedRun | None = None  # the run as opened (its lease), for the session to adopt
     error: str | None = None
     score_error: str | None = None
     scoring: bool = False
@@ -216,8 +219,7 @@ class RunManager:
         check_config_credentials(config, self.settings, judge=True)
         opened = open_run(self.store, config, task, self.settings,
                           fields={"owner": owner, "source": "live", "meta": {"started_from": "app", **req.meta}})
-        live = LiveRun(run_id=opened.run_id, owner=owner, task=task, request=req, user=user, cancel=asyncio.Event(),
-                       lease_owner=opened.lease_owner)
+        live = LiveRun(run_id=opened.run_id, owner=owner, task=task, request=req, user=user, cancel=asyncio.Event(), opened=opened)
         self._launch(live, agent)
         return live
 
@@ -275,7 +277,7 @@ class RunManager:
             else:  # the run was opened by ``start``: the session adopts the lease it was opened under
                 live.result = await run_session(
                     live.config, live.task, agent, live.user, self.store, self.settings,
-                    run_id=live.run_id, cancel=live.cancel, lease_owner=live.lease_owner,
+                    run_id=live.run_id, cancel=live.cancel, opened=live.opened,
                 )
             live.error = live.result.error
         except asyncio.CancelledError:
@@ -323,7 +325,7 @@ class RunManager:
 
         # under the run's lease: the one it was opened under (its session may never have taken
         # it over), or a new one when the session let its own go
-        key, owner = run_key(live.run_id), live.lease_owner or new_owner()
+        key, owner = run_key(live.run_id), live.opened.lease_owner if live.opened is not None else new_owner()
         if claim(self.store, key, owner, self.settings.lease_ttl_s) is not None:
             return  # another process drives it now
         try:

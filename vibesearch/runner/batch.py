@@ -205,11 +205,10 @@ async def _run_jobs(
             config = spec.config_for(job.task)
             agent, user = build(config, job.task, settings) if build is not None else build_parts(config, job.task, settings, store)
             fields: RunFields = {"batch_id": spec.batch_id, "run_index": job.index, "owner": spec.owner, "meta": {"batch": plan}}
-            opened = open_run(store, config, job.task, settings, fields=fields)  # the row (and its id) first
+            # the row (and its id) first, in a worker thread: the other runs on the loop go on meanwhile
+            opened = await asyncio.to_thread(open_run, store, config, job.task, settings, fields=fields)
             run_id = opened.run_id
-            return await run_session(
-                config, job.task, agent, user, store, settings, run_id=run_id, lease_owner=opened.lease_owner, listeners=listeners
-            )
+            return await run_session(config, job.task, agent, user, store, settings, run_id=run_id, opened=opened, listeners=listeners)
         except asyncio.CancelledError:
             raise
         except (LeaseHeld, LeaseLost) as exc:  # another process drives it: not ours to report on

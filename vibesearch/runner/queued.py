@@ -279,7 +279,7 @@ async def drive_job(store: Store, settings: Settings, db: str, args: dict[str, A
                           "meta": {"batch": args.get("plan") or {}}}
                 opened = await asyncio.to_thread(open_run, store, config, task, settings, run_id=run_id, fields=fields)
                 result = await run_session(config, task, agent, user, store, settings, run_id=run_id,
-                                           lease_owner=opened.lease_owner, cancel=cancel)
+                                           opened=opened, cancel=cancel)
             else:
                 result = await _resume_when_free(store, settings, run_id, cancel)
                 if result is None:

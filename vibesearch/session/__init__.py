@@ -3,6 +3,7 @@ lifecycle and the run's lease. What drives sessions (batches, queue workers, res
 lives above it, in ``vibesearch.runner``."""
 
 from ..run.result import RunResult
+from ._event_writer import WRITERS as EVENT_WRITERS
 from ._lease import Driving
 from ._outage import database_unreachable
 from ._record import Listener, Recorder, RunFields
@@ -11,6 +12,7 @@ from .loop import run_session
 from .stream import SessionStream, stream_session
 
 __all__ = [
+    "EVENT_WRITERS",
     "Driving",
     "Listener",
     "RunAlreadyEnded",

@@ -8,7 +8,10 @@ the block is cancelled and the block raises ``LeaseLost``: the driver stops with
 the event writer refuses its writes anyway (it checks the lease in the same statement).
 With ``cancel_on_loss=False`` (a batch) the holder only learns it through ``lost``/``still_held``.
 ``owner``: adopt a lease claimed earlier under that owner id (``lifecycle.open_run`` claims one for
-the driver that takes the run over); a new owner id otherwise.
+the driver that takes the run over); a new owner id otherwise. ``claimed_at`` (``time.time()`` of
+that claim): a lease claimed less than a heartbeat's interval ago is adopted without claiming it
+again, as a renewal that recent is not repeated by ``still_held`` (at 200 runs starting at once
+those were two statements of every run's start, one of them on the batch's single row).
 
 A renewal or the release that fails is not fatal: the lease is renewed at the next beat, or
 expires ``lease_ttl_s`` later. When the database went away that is logged at DEBUG only (the
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from ..config import Settings
@@ -41,6 +45,7 @@ class Driving:
         cancel_on_loss: bool = True,
         doing: str = "driven",
         owner: str | None = None,
+        claimed_at: float | None = None,
     ):
         self.store, self.key, self.what, self.doing = store, key, what, doing
         self.cancel_on_loss = cancel_on_loss
@@ -50,6 +55,16 @@ class Driving:
         self._beat: asyncio.Task[None] | None = None
         self._driver: asyncio.Task[Any] | None = None
         self._cancelled = False
+        self.adopted_fresh = False
+        self._held_at = claimed_at if owner is not None else None  # time.time() of the last claim or renewal known to hold
+
+    def _fresh(self) -> bool:
+        """Held for sure: claimed or renewed less than a heartbeat's interval ago (another process
+        can take it only once it has expired, a whole ``ttl`` after that)."""
+        return self._held_at is not None and time.time() - self._held_at < self._interval()
+
+    def _interval(self) -> float:
+        return max(0.05, self.ttl / 3)
 
     def check(self) -> None:
         """Raise ``LeaseLost`` once the lease is known to be lost."""
@@ -57,15 +72,25 @@ class Driving:
             raise LeaseLost(self.what, holder(self.store, self.key))
 
     async def still_held(self) -> bool:
-        """Renew now; False (and ``lost``) when another process took the lease."""
-        if not self.lost and not await asyncio.to_thread(renew, self.store, self.key, self.owner, self.ttl):
+        """Renew now (unless renewed within a heartbeat's interval); False (and ``lost``) when
+        another process took the lease."""
+        if self.lost or self._fresh():
+            return not self.lost
+        at = time.time()
+        if await asyncio.to_thread(renew, self.store, self.key, self.owner, self.ttl):
+            self._held_at = at
+        else:
             self.lost = True
         return not self.lost
 
     async def __aenter__(self) -> "Driving":
-        taken = await asyncio.to_thread(claim, self.store, self.key, self.owner, self.ttl)
-        if taken is not None:
-            raise LeaseHeld(self.what, taken, self.doing)
+        self.adopted_fresh = self._fresh()  # nobody else can have touched what it guards since that claim
+        if not self.adopted_fresh:
+            at = time.time()
+            taken = await asyncio.to_thread(claim, self.store, self.key, self.owner, self.ttl)
+            if taken is not None:
+                raise LeaseHeld(self.what, taken, self.doing)
+            self._held_at = at
         self._driver = asyncio.current_task()
         self._beat = asyncio.ensure_future(self._heartbeat())
         return self
@@ -91,21 +116,24 @@ class Driving:
                 raise LeaseLost(self.what, holder(self.store, self.key)) from None
 
     async def _heartbeat(self) -> None:
-        interval = max(0.05, self.ttl / 3)
+        interval = self._interval()
         while True:
             await asyncio.sleep(interval)
+            at = time.time()
             try:
                 ok = await asyncio.to_thread(renew, self.store, self.key, self.owner, self.ttl)
             except Exception as exc:  # noqa: BLE001 - try again next beat; the writer's check stays safe
                 _trouble(f"could not renew the lease {self.key}", exc)
                 continue
-            if not ok:
-                self.lost = True
-                log.warning("%s: lease lost; stopping", self.what)
-                if self.cancel_on_loss and self._driver is not None and not self._driver.done():
-                    self._cancelled = True
-                    self._driver.cancel()
-                return
+            if ok:
+                self._held_at = at
+                continue
+            self.lost = True
+            log.warning("%s: lease lost; stopping", self.what)
+            if self.cancel_on_loss and self._driver is not None and not self._driver.done():
+                self._cancelled = True
+                self._driver.cancel()
+            return
 
 
 def _trouble(what: str, exc: BaseException) -> None:

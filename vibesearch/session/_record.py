@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import zlib
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, Callable, Iterable, TypedDict
 
 from ..config import Settings
@@ -17,6 +16,7 @@ from ..run.result import RunResult
 from ..run.transcript import Tally
 from ..store import Store
 from ..tasks.models import Task
+from ._event_writer import WRITERS, groups_of
 from ._lease import Driving
 
 log = logging.getLogger(__name__)
@@ -24,22 +24,6 @@ log = logging.getLogger(__name__)
 Listener = Callable[[StoredEvent], object]
 RUN_COLUMNS = {"batch_id", "run_index", "owner", "source"}
 __all__ = ["Listener", "Recorder", "RunFields", "RunResult", "create_run", "is_table_task"]
-
-WRITER_THREADS = 8  # the writer threads of a process, shared by its runs (see ``_writer_of``)
-_writers: list[ThreadPoolExecutor] = []
-_writers_made = threading.Lock()
-
-
-def _writer_of(run_id: str) -> ThreadPoolExecutor:
-    """The writer thread of a run: one of the process's ``WRITER_THREADS``, always the same one
-    for a run (so its writes stay in order). A thread per run meant 200 threads taking turns for
-    the interpreter and for 30 pooled connections at 200 runs; a few threads keep a connection each."""
-    if not _writers:
-        with _writers_made:
-            if not _writers:
-                _writers.extend(ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"event-writer-{i}") for i in range(WRITER_THREADS))
-    return _writers[zlib.crc32(run_id.encode()) % WRITER_THREADS]
-
 
 class RunFields(TypedDict, total=False):
     """What a caller adds to a new run's row: the columns tables filter on, and facts for its meta."""
@@ -101,19 +85,21 @@ class Recorder:
 
     With a lease (``_lease.Driving``) every write checks that this process still drives the run.
 
-    Inside an event loop the writes are made by a writer thread (the run's one of the process's
-    few, ``_writer_of``), in order, while the run goes on (the next model call usually): the harness does not wait for the database. The groups
-    flushed within ``hand_over_s`` are handed to it together, once: the writer is woken once for
-    them (and the loop once when they are committed, only when there are listeners), and it works
-    while the run waits for the model instead of competing with the harness or a tool. Listeners
-    still see an event only once it is committed (what a person is shown is stored first). A
-    write that failed (``LeaseLost``) is raised by the next ``emit``; ``drain`` waits for the
-    writes and raises it, and is called before the run's row is updated and when the run ends.
+    Inside an event loop the writes are made by the process's event writer thread
+    (``_event_writer``), in order, while the run goes on (the next model call usually): the
+    harness does not wait for the database. The groups every run on the loop flushed within
+    ``hand_over_s`` are handed to it together, as one job committed in one transaction: the writer
+    is woken once for them (and the loop once when they are committed, only when there are
+    listeners), and it works while the runs wait for their models instead of competing with the
+    harness or a tool. Listeners still see an event only once it is committed (what a person is
+    shown is stored first). A write that failed (``LeaseLost``) is raised by the next ``emit``;
+    ``drain`` waits for the writes and raises it, and is called before the run's row is updated
+    and when the run ends.
     """
 
     write_behind = True  # False: every group is written on the run's thread (a benchmark compares)
-    # groups flushed within this long go to the writer together (0: at the loop's next turn): it
-    # then writes while the run waits for the model, not while the harness or a tool works
+    # groups flushed within this long (by any run on the loop) go to the writer together (0: at
+    # the loop's next turn): it then writes while the runs wait for their models
     hand_over_s = 0.02
 
     def __init__(self, store: Store, run_id: str, listeners: Iterable[Listener], limits: Limits, lease: Driving | None = None):
@@ -126,11 +112,9 @@ class Recorder:
         self.tally = Tally()  # the counting rule of every view (``run.transcript``), kept as the run goes
         self.on_budget: Callable[[], None] | None = None
         self._pending: list[EventData] = []
-        self._writer: ThreadPoolExecutor | None = None
-        self._inflight: Future[None] | None = None
-        self._queued: list[list[EventData]] = []  # groups not yet handed to the writer thread
-        self._hand: asyncio.Handle | None = None  # the hand-over scheduled on the run's loop
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._inflight: Future[None] | None = None  # the writer's job holding this run's last group handed over
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop whose groups hold this run's unwritten ones
+        self.shard = zlib.crc32(run_id.encode()) % WRITERS  # its writer thread, always the same one (in order)
         self._failure: BaseException | None = None
         self._stored: deque[list[StoredEvent]] = deque()  # committed, listeners not yet told
 
@@ -173,50 +157,17 @@ class Recorder:
             self._stored.append(stored)
             self._deliver()
             return stored
-        self._queued.append(items)
         self._loop = loop
-        if self._hand is None:  # the groups of this stretch of the run go to the writer together
-            delay = self.hand_over_s
-            self._hand = loop.call_later(delay, self._hand_over, loop) if delay > 0 else loop.call_soon(self._hand_over, loop)
+        groups_of(loop).add(self, items, self.hand_over_s)
         return []
 
-    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
-        """(the run's thread) Hand the groups flushed since the last hand-over to the writer
-        thread as one job: one wake-up of the writer, and of the loop when they are committed."""
-        if self._hand is not None:
-            self._hand.cancel()
-            self._hand = None
-        if not self._queued:
-            return
-        groups, self._queued = self._queued, []
-        if self._writer is None:
-            self._writer = _writer_of(self.run_id)
-        self._inflight = self._writer.submit(self._write_behind, groups, loop)
+    @property
+    def lease_owner(self) -> str | None:
+        """The owner id the writes are made under (None: nobody else may hold a live lease)."""
+        return self.lease.owner if self.lease is not None else None
 
     def _write(self, items: list[EventData]) -> list[StoredEvent]:
-        owner = self.lease.owner if self.lease is not None else None
-        return self.store.append_many(self.run_id, items, lease=owner)
-
-    def _write_behind(self, groups: list[list[EventData]], loop: asyncio.AbstractEventLoop) -> None:
-        """(the writer thread) Write the groups in order, each in its own transaction, until one
-        fails; listeners (if any) are told on the loop's thread, once for them all."""
-        told = False
-        for items in groups:
-            if self._failure is not None:
-                break  # nothing after a failed write is written
-            try:
-                stored = self._write(items)
-            except BaseException as exc:  # noqa: BLE001 - raised on the run's side (next emit / drain)
-                self._failure = exc
-                break
-            if self.listeners:  # without listeners there is nobody to tell
-                self._stored.append(stored)
-                told = True
-        if told:
-            try:
-                loop.call_soon_threadsafe(self._deliver)
-            except RuntimeError:  # the loop has closed: ``drain`` delivers
-                pass
+        return self.store.append_many(self.run_id, items, lease=self.lease_owner)
 
     def _deliver(self) -> None:
         """Tell the listeners about committed events, in order (on the run's thread)."""
@@ -231,8 +182,8 @@ class Recorder:
     def drain(self, *, raise_failure: bool = True) -> None:
         """Wait for the writes handed to the writer thread, tell the listeners, and raise the
         failure of a write (if any; with ``raise_failure``)."""
-        if self._queued and self._loop is not None:
-            self._hand_over(self._loop)
+        if self._loop is not None:
+            groups_of(self._loop).hand_over(now_for=self.shard)
         inflight, self._inflight = self._inflight, None
         if inflight is not None:
             inflight.result()
@@ -243,8 +194,8 @@ class Recorder:
     async def adrain(self, *, raise_failure: bool = True) -> None:
         """``drain`` for the run's event loop: the writes are awaited, so the loop goes on with
         the other runs on it meanwhile."""
-        if self._queued and self._loop is not None:
-            self._hand_over(self._loop)
+        if self._loop is not None:
+            groups_of(self._loop).hand_over(now_for=self.shard)
         inflight, self._inflight = self._inflight, None
         if inflight is not None:
             await asyncio.wrap_future(inflight)
@@ -256,7 +207,6 @@ class Recorder:
         """Wait for the writes (the run is over; never raises). A group still incomplete is not
         written, as when the process stops. The writer thread is the process's: it stays."""
         self.drain(raise_failure=False)
-        self._writer = None
 
     def _count(self, data: EventData) -> None:
         self.tally.add(data)

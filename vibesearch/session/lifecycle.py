@@ -2,7 +2,7 @@
 app, orphan handling and ``vibesearch agent ask`` alike.
 
     opened = open_run(store, config, task, settings, fields={"owner": ...})   # the row, before any driving
-    await run_session(config, task, agent, user, store, settings, run_id=opened.run_id, lease_owner=opened.lease_owner)
+    await run_session(config, task, agent, user, store, settings, run_id=opened.run_id, opened=opened)
     reopen_run(store, run_id, status, lease=owner)      # a stored run taken up again by its driver
     close_run(store, run_id, "cancelled", "stopped from the Runs tab", lease=owner)
     mark_interrupted(store, run_id, note="...", lease=owner)
@@ -11,7 +11,7 @@ A run's row exists before a session drives it (so an id handed back can be read 
 on another server). ``open_run`` stores the resolved config, the task as it is now, the settings
 snapshot, the columns tables filter on and what the run's profile records first (its opening
 note), all under the run's lease: the caller's, or one it claims and hands to the driver that
-takes over (``lease_owner``), so no sweep takes a run for orphaned between its opening and its
+takes over (``opened``), so no sweep takes a run for orphaned between its opening and its
 first step. ``reopen_run`` takes a stored run up again (``running`` once more; an abandoned run's
 end set aside). ``close_run`` writes the one ``end`` event (``end_event`` is the only place one is
 made; an importer uses it too) and the status its termination gives (``close_run_async``: the same
@@ -22,14 +22,14 @@ continued.
 from __future__ import annotations
 
 import asyncio
-
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..config import Settings
 from ..protocol import profile_of, require_resolved
 from ..run import RunConfig
-from ..run.events import EndEvent, EventData, NoteEvent, Termination
+from ..run.events import EndEvent, EventData, NoteEvent, StoredEvent, Termination
 from ..run.result import RunStatus, status_after
 from ..store import Store, new_run_id
 from ..store.leases import LeaseHeld, claim, new_owner, run_key
@@ -51,6 +51,8 @@ class Writer(Protocol):
 class OpenedRun:
     run_id: str
     lease_owner: str  # the lease the run was opened under; the driver that takes over adopts it
+    claimed_at: float | None = None  # time.time() when open_run claimed it (None: the caller's lease)
+    events: tuple[StoredEvent, ...] = ()  # what open_run stored: the run's events when the driver adopts it at once
 
 
 def open_run(
@@ -69,8 +71,9 @@ def open_run(
     here (``LeaseHeld`` if another process holds that id's) and handed back for the driver."""
     require_resolved(config)
     run_id = run_id or new_run_id()
+    claimed_at = None
     if lease is None:
-        lease = new_owner()
+        lease, claimed_at = new_owner(), time.time()
         taken = claim(store, run_key(run_id), lease, settings.lease_ttl_s)
         if taken is not None:
             raise LeaseHeld(f"run {run_id}", taken)
@@ -79,9 +82,8 @@ def open_run(
     if opening is not None:
         meta_fields["meta"] = {**(meta_fields.get("meta") or {}), **opening.meta}
     create_run(store, config, task, settings, run_id, meta_fields)
-    if opening is not None:
-        store.append(run_id, opening.note, lease=lease)
-    return OpenedRun(run_id=run_id, lease_owner=lease)
+    events = (store.append(run_id, opening.note, lease=lease),) if opening is not None else ()
+    return OpenedRun(run_id=run_id, lease_owner=lease, claimed_at=claimed_at, events=events)
 
 
 def end_event(termination: Termination | str, detail: str = "") -> EndEvent:

@@ -38,7 +38,7 @@ from ._record import Listener, Recorder, RunFields, RunResult, is_table_task
 from ._restore import Position, locate
 from ._turn_events import turn_events
 from ._unfinished import answer_unanswered, owed_message
-from .lifecycle import close_run, close_run_async, mark_interrupted, open_run, reopen_run
+from .lifecycle import OpenedRun, close_run, close_run_async, mark_interrupted, open_run, reopen_run
 
 T = TypeVar("T")
 
@@ -374,7 +374,7 @@ async def run_session(
     listeners: Iterable[Listener] = (),
     cancel: asyncio.Event | None = None,
     lease: Driving | None = None,
-    lease_owner: str | None = None,
+    opened: OpenedRun | None = None,
 ) -> RunResult:
     """Run (or, given an existing ``run_id``, continue) the run ``config`` describes and return its
     result. ``config`` is resolved for its profile (``vibesearch.protocol.build_config``);
@@ -383,14 +383,17 @@ async def run_session(
 
     Raises ``LeaseHeld`` when another process drives the run, ``LeaseLost`` when it took the run
     over while this one was driving (this one then stopped without writing).
-    ``lease``: one the caller already holds on this run (``resume_run``); ``lease_owner``: the
-    owner id of the lease ``open_run`` left for this driver to adopt.
+    ``lease``: one the caller already holds on this run (``resume_run``); ``opened``: what
+    ``open_run`` returned for it, whose lease this driver adopts (at once after the opening: with
+    the events it stored, nothing read back).
     """
     require_resolved(config)
     run_id = run_id or new_run_id()
     if lease is None:
-        async with Driving(store, run_key(run_id), f"run {run_id}", settings, owner=lease_owner) as held:
-            return await _drive(config, task, agent, user, store, settings, run_id, run_fields, listeners, cancel, held)
+        owner, claimed_at = (opened.lease_owner, opened.claimed_at) if opened is not None else (None, None)
+        async with Driving(store, run_key(run_id), f"run {run_id}", settings, owner=owner, claimed_at=claimed_at) as held:
+            fresh = opened if opened is not None and opened.run_id == run_id and held.adopted_fresh else None
+            return await _drive(config, task, agent, user, store, settings, run_id, run_fields, listeners, cancel, held, fresh)
     return await _drive(config, task, agent, user, store, settings, run_id, run_fields, listeners, cancel, lease)
 
 
@@ -427,10 +430,14 @@ async def _drive(
     listeners: Iterable[Listener],
     cancel: asyncio.Event | None,
     lease: Driving,
+    fresh: OpenedRun | None = None,
 ) -> RunResult:
-    """The run itself, read (or created) under the lease."""
-    # in a worker thread: the other runs on the loop go on while this one is opened
-    events, position, detail = await asyncio.to_thread(_open_or_reopen, config, task, store, settings, run_id, run_fields, lease)
+    """The run itself, read (or created) under the lease; ``fresh``: just opened by this process
+    under that lease, so its events are the ones the opening stored (nothing to read back)."""
+    if fresh is not None:
+        events, position, detail = list(fresh.events), locate(list(fresh.events)), ""
+    else:  # in a worker thread: the other runs on the loop go on while this one is opened
+        events, position, detail = await asyncio.to_thread(_open_or_reopen, config, task, store, settings, run_id, run_fields, lease)
     session = Session(config, task, agent, user, store, run_id, listeners, cancel, lease)
     session.rec.replay(events)
     session.restore(events, detail)

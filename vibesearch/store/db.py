@@ -16,18 +16,18 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import DateTime, String, Text, bindparam, func, text, update
-from sqlmodel import Session, SQLModel, col, select
+from sqlalchemy import func, text, update
+from sqlmodel import Session, col, select
 
 from ..run.config import RunConfig
-from ..run.events import EventData, GraphEvent, StoredEvent, WebEvent, parse_event, utcnow
+from ..run.events import EventData, GraphEvent, StoredEvent, parse_event, utcnow
+from ._append import LOCK_RUN_SQL, RUN_EXISTS_SQL, GroupRefused, RunNotFound, append_on, append_runs_on, graph_row
 from ._engine import make_engine, prepare_schema
 from ._url import DbTarget, db_target
 from ._write import retrying
@@ -38,16 +38,11 @@ from .logins import LoginFailuresMixin, LoginsMixin
 from .studies import StudiesMixin
 from .stops import StopsMixin
 from .votes import VotesMixin
-from .web import WebMixin, write_web_blobs
+from .web import WebMixin
 from .migrations import SchemaError
 from .tables import SCHEMA_VERSION, EventRow, GraphRow, Meta, Run, ScoreRow, VerdictRow
 
 __all__ = ["RunNotFound", "RunState", "SchemaError", "Store", "build_run", "new_run_id", "open_db"]
-
-
-class RunNotFound(KeyError):
-    def __str__(self) -> str:  # KeyError quotes its message otherwise
-        return f"no run with id {self.args[0]!r} in this database"
 
 
 def new_run_id() -> str:
@@ -138,11 +133,11 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
 
         def attempt() -> None:
             with self._lock, self.engine.begin() as conn:
-                if lease is not None and self.dialect == "postgresql" and conn.execute(_LOCK_RUN_SQL, {"run_id": run_id}).first() is None:
+                if lease is not None and self.dialect == "postgresql" and conn.execute(LOCK_RUN_SQL, {"run_id": run_id}).first() is None:
                     raise RunNotFound(run_id)
                 if conn.execute(statement).rowcount:
                     return
-                if not conn.execute(_RUN_EXISTS_SQL, {"run_id": run_id}).first():
+                if not conn.execute(RUN_EXISTS_SQL, {"run_id": run_id}).first():
                     raise RunNotFound(run_id)
                 raise LeaseLost(f"run {run_id}", holder(self, key))
 
@@ -176,48 +171,58 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
         id) the caller must hold it, else ``LeaseLost``; without, nobody else may hold a live
         one, else ``LeaseHeld``. So two drivers can never both write to a run.
         """
-        from .leases import FREE_SQL, OWNS_SQL, LeaseHeld, LeaseLost, holder, run_key
-
-        key = run_key(run_id)
-        guard_sql = OWNS_SQL if lease is not None else FREE_SQL
-        sql, many_sql = _append_statements(guard_sql)
-        rows = [(d.model_dump_json(), d) for d in items]
-        lock_run = self.dialect == "postgresql"
-        graphs = SQLModel.metadata.tables[GraphRow.__tablename__]
 
         def attempt() -> list[StoredEvent]:
-            ts = utcnow()
-            out: list[StoredEvent] = []
             with self._lock, self.engine.begin() as conn:
-                # PostgreSQL: the run's row lock orders the appends to one run (held to commit)
-                if lock_run and conn.execute(_LOCK_RUN_SQL, {"run_id": run_id}).first() is None:
-                    raise RunNotFound(run_id)
-                guard = {"key": key, "owner": lease} if lease is not None else {"key": key, "now": time.time()}
-                if lock_run:  # every event in one statement (a round trip per event cost more than the rest)
-                    params = {"run_id": run_id, "ts": ts, "kinds": [d.kind for _p, d in rows],
-                              "payloads": [p for p, _d in rows], **guard}
-                    seqs = sorted(conn.execute(many_sql, params).scalars())
-                else:
-                    seqs = []
-                    for payload, data in rows:
-                        seq = conn.execute(sql, {"run_id": run_id, "ts": ts, "kind": data.kind, "data_json": payload, **guard}).scalar_one_or_none()
-                        if seq is None:
-                            break
-                        seqs.append(seq)
-                if len(seqs) != len(rows):  # the guard said no (nothing of this transaction is kept)
-                    if not conn.execute(_RUN_EXISTS_SQL, {"run_id": run_id}).first():
-                        raise RunNotFound(run_id)
-                    what = f"run {run_id}"
-                    raise LeaseLost(what, holder(self, key)) if lease is not None else LeaseHeld(what, holder(self, key))
-                for seq, (_payload, data) in zip(seqs, rows):
-                    if isinstance(data, GraphEvent):
-                        conn.execute(graphs.insert().values(**_graph_row(run_id, data).model_dump(exclude={"id"})))
-                    elif isinstance(data, WebEvent):
-                        write_web_blobs(conn, data)
-                    out.append(StoredEvent(run_id=run_id, seq=seq, ts=ts, data=data))
-            return out
+                return append_on(self, conn, run_id, items, lease)
 
         return retrying(attempt, what=f"appending to run {run_id}", not_found=lambda: RunNotFound(run_id))
+
+    def append_groups(self, groups: list[tuple[str, list[EventData], str | None]]) -> list[list[StoredEvent] | Exception]:
+        """Write the event groups of several runs (``(run_id, events, lease)``, in order) in one
+        transaction, each as ``append_many`` would, and return each group's stored events, or the
+        error that refused it. A process driving many runs commits once for all the groups its
+        runs made in a moment rather than once per group.
+
+        When any group is refused (its lease, a missing run, any error that is not a busy
+        database) nothing of that transaction is kept and each group is written on its own, so
+        one run's refusal never costs another run its events; the groups after a refused group
+        of the same run are not written (they get its error)."""
+        if len(groups) == 1:
+            run_id, items, lease = groups[0]
+            try:
+                return [self.append_many(run_id, items, lease=lease)]
+            except Exception as exc:  # noqa: BLE001 - the caller gets each group's error
+                return [exc]
+        # PostgreSQL locks each run's row: in one order across transactions (a run's groups stay in theirs)
+        order = sorted(range(len(groups)), key=lambda i: groups[i][0])
+
+        def attempt() -> list[list[StoredEvent] | Exception]:
+            out: list[list[StoredEvent] | Exception] = [[] for _ in groups]
+            with self._lock, self.engine.begin() as conn:
+                if self.dialect == "postgresql" and all(lease is not None for _r, _i, lease in groups):
+                    return append_runs_on(conn, groups)  # two statements for them all
+                for i in order:
+                    run_id, items, lease = groups[i]
+                    out[i] = append_on(self, conn, run_id, items, lease)
+            return out
+
+        try:
+            return retrying(attempt, what=f"appending to {len(groups)} runs", not_found=GroupRefused)
+        except Exception:  # noqa: BLE001 - rolled back whole: each group on its own says which was refused
+            pass
+        results: list[list[StoredEvent] | Exception] = []
+        refused: dict[str, Exception] = {}
+        for run_id, items, lease in groups:
+            if run_id in refused:
+                results.append(refused[run_id])
+                continue
+            try:
+                results.append(self.append_many(run_id, items, lease=lease))
+            except Exception as exc:  # noqa: BLE001 - this group's error, for its run
+                refused[run_id] = exc
+                results.append(exc)
+        return results
 
     def events(self, run_id: str, *, after: int = 0, kinds: Iterable[str] | None = None) -> list[StoredEvent]:
         with Session(self.engine) as s:
@@ -238,7 +243,7 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
     # ------------------------------------------------------------------ graphs
     def add_graph(self, run_id: str, graph: GraphEvent) -> GraphRow:
         with self._lock, Session(self.engine) as s:
-            row = _graph_row(run_id, graph)
+            row = graph_row(run_id, graph)
             s.add(row)
             s.commit()
             s.refresh(row)
@@ -293,7 +298,7 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
                 for seq, data in enumerate(events, start=1):
                     s.add(EventRow(run_id=run.id, seq=seq, ts=utcnow(), kind=data.kind, data_json=data.model_dump_json()))
                     if isinstance(data, GraphEvent):
-                        s.add(_graph_row(run.id, data))
+                        s.add(graph_row(run.id, data))
             s.commit()
             for run, _ in runs:
                 s.refresh(run)
@@ -304,36 +309,6 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
         return Session(self.engine)
 
 
-# the next number of the run, only when ``guard`` (the lease check) holds; no row otherwise
-_APPEND_SQL = (
-    "INSERT INTO events (run_id, seq, ts, kind, data_json) "
-    "SELECT :run_id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE run_id = :run_id), :ts, :kind, :data_json "
-    "WHERE {guard} RETURNING seq"
-)
-# typed, so PostgreSQL knows each parameter's type (it cannot tell from ``SELECT :run_id``)
-_APPEND_TYPES = (bindparam("run_id", type_=String()), bindparam("ts", type_=DateTime(timezone=True)), bindparam("kind", type_=String()), bindparam("data_json", type_=Text()))
-# PostgreSQL: every event of one append in one statement, numbered after the run's last one in order
-_APPEND_MANY_SQL = (
-    "INSERT INTO events (run_id, seq, ts, kind, data_json) "
-    "SELECT :run_id, base.top + item.ord, :ts, item.kind, item.data_json "
-    "FROM (SELECT COALESCE(MAX(seq), 0) AS top FROM events WHERE run_id = :run_id) AS base "
-    "CROSS JOIN unnest(CAST(:kinds AS text[]), CAST(:payloads AS text[])) WITH ORDINALITY AS item(kind, data_json, ord) "
-    "WHERE {guard} ORDER BY item.ord RETURNING seq"
-)
-_APPEND_STATEMENTS: dict[str, tuple[Any, Any]] = {}
-
-
-def _append_statements(guard_sql: str) -> tuple[Any, Any]:
-    """The one-event and the many-event append statements under ``guard_sql``, built once per
-    guard (building one costs more than running it on SQLite)."""
-    built = _APPEND_STATEMENTS.get(guard_sql)
-    if built is None:
-        one = text(_APPEND_SQL.format(guard=guard_sql)).bindparams(*_APPEND_TYPES)
-        many = text(_APPEND_MANY_SQL.format(guard=guard_sql)).bindparams(*_APPEND_TYPES[:2])
-        built = _APPEND_STATEMENTS[guard_sql] = (one, many)
-    return built
-_LOCK_RUN_SQL = text("SELECT id FROM runs WHERE id = :run_id FOR UPDATE")
-_RUN_EXISTS_SQL = text("SELECT 1 FROM runs WHERE id = :run_id")
 _RUN_STATE_SQL = text("SELECT status, termination, meta_json FROM runs WHERE id = :run_id")
 
 
@@ -370,17 +345,6 @@ def build_run(
         meta_json=json.dumps(meta or {}, ensure_ascii=False),
         run_config_json=run_config.model_dump_json() if run_config is not None else None,
         **fields,
-    )
-
-
-def _graph_row(run_id: str, graph: GraphEvent) -> GraphRow:
-    return GraphRow(
-        run_id=run_id,
-        source=graph.source,
-        triples_json=json.dumps(graph.triples, ensure_ascii=False),
-        raw_text=graph.raw_text,
-        repaired_json=json.dumps(graph.repaired, ensure_ascii=False),
-        dropped_json=json.dumps(graph.dropped, ensure_ascii=False),
     )
 
 
