@@ -22,7 +22,7 @@ from pathlib import Path
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import func, text, update
+from sqlalchemy import bindparam, func, text, update
 from sqlmodel import Session, col, select
 
 from ..run.config import RunConfig
@@ -126,16 +126,17 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
             else:
                 raise TypeError(f"update_run: runs have no field {name!r}")
         values["updated_at"] = utcnow()
-        statement = update(Run).where(col(Run.id) == run_id).values(**values)
         key = run_key(run_id)
+        statement = _update_statement(tuple(values), guarded=lease is not None, owns_sql=OWNS_SQL)
+        params = {"row_id": run_id, **{f"new_{name}": value for name, value in values.items()}}
         if lease is not None:
-            statement = statement.where(text(OWNS_SQL).bindparams(key=key, owner=lease))
+            params.update(lease_key=key, lease_owner=lease)
 
         def attempt() -> None:
             with self._lock, self.engine.begin() as conn:
                 if lease is not None and self.dialect == "postgresql" and conn.execute(LOCK_RUN_SQL, {"run_id": run_id}).first() is None:
                     raise RunNotFound(run_id)
-                if conn.execute(statement).rowcount:
+                if conn.execute(statement, params).rowcount:
                     return
                 if not conn.execute(RUN_EXISTS_SQL, {"run_id": run_id}).first():
                     raise RunNotFound(run_id)
@@ -307,6 +308,23 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
     def session(self) -> Session:
         """A raw SQLModel session for queries this class does not offer."""
         return Session(self.engine)
+
+
+_UPDATES: dict[tuple[tuple[str, ...], bool], Any] = {}
+
+
+def _update_statement(columns: tuple[str, ...], *, guarded: bool, owns_sql: str) -> Any:
+    """The ``UPDATE`` of these columns of a run's row (``guarded``: only while ``:owner`` holds
+    the lease ``:key``), built once per set of columns: building one per call cost more than
+    running it (a run's row is updated a few times, by hundreds of runs at once). Values are
+    bound at execution (``row_id``, ``new_<column>``, ``lease_key``, ``lease_owner``)."""
+    built = _UPDATES.get((columns, guarded))
+    if built is None:
+        built = update(Run).where(col(Run.id) == bindparam("row_id")).values({c: bindparam(f"new_{c}") for c in columns})
+        if guarded:  # its parameters renamed: ``owner`` is a column of runs too (reserved for its SET)
+            built = built.where(text(owns_sql.replace(":owner", ":lease_owner").replace(":key", ":lease_key")))
+        _UPDATES[(columns, guarded)] = built
+    return built
 
 
 _RUN_STATE_SQL = text("SELECT status, termination, meta_json FROM runs WHERE id = :run_id")
