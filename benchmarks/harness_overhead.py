@@ -8,7 +8,15 @@ OpenAI-compatible endpoint (its direct HTTP path, see vibesearch/llm/_direct.py)
 sends every call through litellm instead, as before that path existed.
 
     python benchmarks/harness_overhead.py [--latency 0.05] [--turns 30] [--tools-per-turn 5] [--litellm] [--compare]
-        [--no-write-behind] [--variants --rounds 3]
+        [--no-write-behind] [--variants --rounds 3] [--endpoint]
+
+``--endpoint`` measures the path users take: the agent is ``openai/bench`` pointed (as
+``VIBESEARCH_API_BASE`` would) at an OpenAI-compatible server in a process of its own
+(``benchmarks/_fake_openai_server.py`` on 127.0.0.1, answering each call ``--latency`` after it
+arrived, ``--tools-per-turn`` ``search`` calls a turn), reached over HTTP by the direct path's
+aiohttp client. The model's time is then what the server says it held the calls (its timers run a
+few ms late in this VM: 54 ms for 50); everything else, the loopback HTTP included, is the harness. Without it the fake provider answers in process (``fake/``, through
+an httpx transport, its own work counted as the model's).
 
 The session writes its events from a writer thread while the run goes on (``session._record``);
 "SQLite" is what the run waits for, the writer's own time is printed beside it. ``--compare``
@@ -219,7 +227,10 @@ async def main() -> None:
     ap.add_argument("--variants", action="store_true",
                     help="run --rounds rounds of (a) as is, (b) --no-write-behind, alternating; print the medians")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of --variants")
+    ap.add_argument("--endpoint", action="store_true",
+                    help="the user's path: openai/bench at a local OpenAI-compatible server in its own process, over HTTP")
     args = ap.parse_args()
+    args.base = start_endpoint(args) if args.endpoint else None
     if args.litellm:
         os.environ["VIBESEARCH_LLM_DIRECT"] = "0"
     time_the_model()
@@ -289,6 +300,30 @@ class Measured:
     cpu_per_call: float  # process CPU time per model call, the tools' wall time taken off
 
 
+def _server(base: str, path: str, method: str = "GET") -> dict:
+    """The fake endpoint's own account (``/stats``: requests, ``busy_call_s`` = the seconds it held them)."""
+    import urllib.request
+
+    req = urllib.request.Request(base.removesuffix("/v1") + path, method=method, data=b"" if method == "POST" else None)
+    with urllib.request.urlopen(req, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def start_endpoint(args: argparse.Namespace) -> str:
+    """Start ``_fake_openai_server.py`` on 127.0.0.1 (ended with this process); its base URL."""
+    import atexit
+    import subprocess
+
+    server = Path(__file__).resolve().parent / "_fake_openai_server.py"
+    proc = subprocess.Popen([sys.executable, str(server), "--port", "0", "--latency", str(args.latency), "--tool-steps",
+                             str(args.tools_per_turn)], stdout=subprocess.PIPE, text=True)
+    atexit.register(proc.terminate)
+    line = proc.stdout.readline() if proc.stdout else ""
+    if not line.startswith("PORT "):
+        raise SystemExit(f"error: the fake endpoint did not start: {line!r}")
+    return f"http://127.0.0.1:{int(line.split()[1])}/v1"
+
+
 def share(per_call: float, latency: float) -> float:
     """The harness' share of wall time (tools excluded) when each model call takes ``latency``."""
     return 100 * per_call / (per_call + latency)
@@ -303,19 +338,24 @@ async def measure(args: argparse.Namespace) -> Measured:
         store = Store(db)
         instrument(store)
         user_kind = "simulator" if args.simulator == "fake" else "rules"
+        if args.base:
+            settings = Settings(db=db, max_user_turns=args.turns, max_steps_per_turn=args.tools_per_turn + 5, tasks="", api_base=args.base)
+        agent_model_name = "openai/bench" if args.base else "fake/bench-agent"
         config = build_config(
-            settings, task_id=task.id, agent="react", agent_model="fake/bench-agent", user=user_kind, simulator_model="fake/bench-sim"
+            settings, task_id=task.id, agent="react", agent_model=agent_model_name, user=user_kind, simulator_model="fake/bench-sim"
         )
         agent = make_agent(config, task, settings)
         user = make_user(config, task, settings)
         # warm-up: imports and litellm's first-call setup are not the harness' steady state
         from vibesearch.llm import complete
 
-        await complete([{"role": "user", "content": "hi"}], model="fake/bench-sim", purpose="other", settings=settings)
+        await complete([{"role": "user", "content": "hi"}], model=agent_model_name, purpose="other", settings=settings)
         for key in TIMES:
             TIMES[key] = 0.0
         for key in COUNTS:
             COUNTS[key] = 0
+        if args.base:
+            _server(args.base, "/reset", "POST")
 
         profiler = None
         if args.profile:
@@ -333,6 +373,10 @@ async def measure(args: argparse.Namespace) -> Measured:
         inside_complete = sum(e.data.latency_s or 0 for e in events if e.kind == "usage")
         tool_time = sum(e.data.elapsed_s or 0 for e in events if e.kind == "tool_result")
 
+    if args.base:  # what the server held the calls (its timer, in a VM often a few ms late): that is the model
+        served = _server(args.base, "/stats")
+        COUNTS["model_calls"] = int(served["requests"])
+        TIMES["model_wait"] = float(served["busy_call_s"])
     model = TIMES["model_wait"]
     calls = max(1, COUNTS["model_calls"])
     tools = max(1, result.tool_calls)
@@ -342,6 +386,8 @@ async def measure(args: argparse.Namespace) -> Measured:
     per_call = (harness - tool_time) / calls  # the goal: everything but the model and the tools
     ms = 1000.0
     path = "litellm" if args.litellm else "direct HTTP (OpenAI-compatible) path"
+    if args.base:
+        path = f"the direct path's aiohttp client to {args.base} (a server in its own process)"
     print(f"run: {result.termination}, {result.user_turns} user turns, {result.tool_calls} tool calls, "
           f"{COUNTS['model_calls']} model calls, {len(events)} events; model calls through {path}")
     print(f"wall time                      {wall:8.2f} s")
