@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 import urllib.request
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -27,7 +27,6 @@ from _normalised import normalised
 from _procs import cli, env, wait_for
 
 from vibesearch.config import Settings
-from vibesearch.runner.queued import STOP_POLL_S
 from vibesearch.store import Store
 
 pytestmark = pytest.mark.slow
@@ -326,13 +325,15 @@ def test_provider_cap_holds_at_the_model_server(qenv, tmp_path):
         server.wait(timeout=10)
 
 
-def test_batch_cancel_stops_every_run(qenv):
+def test_batch_cancel_stops_every_run(qenv, tmp_path):
     db = qenv.new_db()
     batch = qenv.queue(db, "--tasks", *TASKS, "--runs", "3", *SLOW)
-    # slow fake calls (1 s each): the runs last long enough for both workers, started one after
-    # the other on a busy machine, to be driving all three at once
-    qenv.worker(db, "--slots", "2", delay="1.0")
-    qenv.worker(db, "--slots", "1", delay="1.0")
+    # every model reply is held (the gate file is never made): no run can end before the cancel,
+    # however slowly the second worker starts or however fast a run goes, so the three runs under
+    # way are the only ones that ever begin
+    gate = str(tmp_path / "never-released")
+    qenv.worker(db, "--slots", "2", delay="0.05", VIBESEARCH_TEST_FAKE_HOLD=gate)
+    qenv.worker(db, "--slots", "1", delay="0.05", VIBESEARCH_TEST_FAKE_HOLD=gate)
     store = _store(db)
     wait_for("three runs under way", lambda: len([r for r in store.list_runs(batch_id=batch) if r.status == "running"]) == 3,
              timeout=120, every=0.2)
@@ -352,14 +353,8 @@ def test_batch_cancel_stops_every_run(qenv):
     runs = store.list_runs(batch_id=batch)
     assert len(runs) == 3  # the waiting ones never began
     for r in runs:
-        asked = store.stop_request(r.id)
-        assert asked is not None
-        if r.status != "cancelled":  # only a run that ended before its worker's next look may finish
-            assert r.status == "finished" and asked.done_at is None
-            ended = store.events(r.id)[-1].ts
-            ended = ended if ended.tzinfo else ended.replace(tzinfo=timezone.utc)  # stored as naive UTC
-            assert ended.timestamp() <= asked.requested_at + STOP_POLL_S + 0.5
-    assert [r.status for r in runs].count("cancelled") >= 1
+        assert store.stop_request(r.id) is not None  # each was asked to stop while it ran
+    assert [r.status for r in runs] == ["cancelled"] * 3  # held mid-call: none could finish first
     _check_exactly_once(store, [r.id for r in runs])
 
 

@@ -9,6 +9,7 @@ import html
 import json
 import re
 import shutil
+import sqlite3
 
 import pytest
 
@@ -26,7 +27,14 @@ def voted_site(site_db, tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("voted")
     db = folder / "voted.db"
-    shutil.copy(site_db.path, db)
+    # SQLite's backup: the module's database may still hold commits in its write-ahead log (its
+    # store is open in this process), which a copy of the file alone would leave behind
+    src, dst = sqlite3.connect(site_db.path), sqlite3.connect(db)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
     store = Store(db)
     task_of = {r.id: r.task_id for r in store.list_runs()}
     direct = {task_of[r]: r for r in site_db.direct_runs}

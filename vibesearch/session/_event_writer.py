@@ -76,6 +76,7 @@ class LoopGroups:
         self.loop = loop
         self._waiting: dict[int, list[tuple[Recorder, list[EventData]]]] = {}
         self._writing: dict[int, Future[None]] = {}  # each writer's last job from this loop
+        self._called: dict[int, Future[None]] = {}  # the job whose end hands the groups waiting behind it over
         self._hand: asyncio.Handle | None = None
 
     def add(self, rec: Recorder, items: list[EventData], delay: float) -> None:
@@ -98,16 +99,19 @@ class LoopGroups:
         for shard in list(self._waiting):
             busy = self._writing.get(shard)
             if busy is not None and not busy.done() and shard != now_for:
-                continue  # handed over by ``_done`` below
+                if self._called.get(shard) is not busy:  # handed over by ``_done`` below, once that job is written
+                    self._called[shard] = busy
+                    busy.add_done_callback(self._done)
+                continue
             job = self._waiting.pop(shard)
             done: Future[None] = _writer(shard).submit(_write, job, self.loop)
             self._writing[shard] = done
-            done.add_done_callback(self._done)
             for rec, _items in job:
                 rec._inflight = done
 
     def _done(self, _job: Future[None]) -> None:
-        """(a writer thread) A job is written: what waited for that writer goes next."""
+        """(a writer thread) A job that groups waited behind is written: they go next (the loop is
+        woken only then, not after every job)."""
         try:
             self.loop.call_soon_threadsafe(self._next)
         except RuntimeError:  # the loop has closed: each ``drain`` hands its own over
