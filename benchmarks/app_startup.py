@@ -8,8 +8,10 @@ the process to its "starting…" line on stdout and to the first ``200`` answer 
 every 50 ms), and the CPU seconds the process had used by then (less moved by other work on the
 machine than the wall time). With ``--baseline DIR`` (another checkout, e.g. ``git worktree add
 /tmp/base REV``) the same is done on that checkout's code, alternating with this one, in the same
-invocation; the medians are printed with their ratio, and the machine's load average. Each start
-is on a fresh database, so the schema's migrations are in every figure (a user's first start).
+invocation; the medians are printed with their ratio, and the machine's load average. Two kinds of
+start are timed each round: a **first start** on a fresh database (the schema's migrations are in
+the figure) and a **later start** on the database an earlier start made (what a user gets every
+time after the first).
 Modules are loaded as an installed copy loads them, from their compiled bytecode: one untimed start
 per checkout comes first and may write what a checkout lacks (``PYTHONDONTWRITEBYTECODE`` is not
 passed on).
@@ -58,12 +60,13 @@ def installed_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def start(code: Path, tmp: Path) -> tuple[float, float, float]:
+def start(code: Path, db: Path) -> tuple[float, float, float]:
     """Seconds to the "starting…" line and to the first 200 on ``/``, and the CPU seconds the
-    process had used by then (less moved by other work on the machine than the wall time)."""
+    process had used by then (less moved by other work on the machine than the wall time), with
+    the app's database at ``db`` (made by this start if it is not there)."""
     port = free_port()
     env = {**installed_env(), "PYTHONPATH": str(code), "VIBESEARCH_PORT": str(port), "VIBESEARCH_HOST": "127.0.0.1",
-           "VIBESEARCH_DB": str(tmp / f"app-{port}.db"), "PYTHONUNBUFFERED": "1"}
+           "VIBESEARCH_DB": str(db), "PYTHONUNBUFFERED": "1"}
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "app.py"], cwd=code, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
@@ -113,30 +116,39 @@ def main() -> None:
     if args.baseline and not (args.baseline / "app.py").is_file():
         ap.error(f"--baseline {args.baseline}: not a vibesearch checkout (no app.py there)")
     codes = {"new": REPO, **({"old": args.baseline.resolve()} if args.baseline else {})}
-    said: dict[str, list[float]] = {name: [] for name in codes}
-    served: dict[str, list[float]] = {name: [] for name in codes}
-    cpu: dict[str, list[float]] = {name: [] for name in codes}
+    kinds = ("first", "later")
+    said: dict[tuple[str, str], list[float]] = {(n, k): [] for n in codes for k in kinds}
+    served: dict[tuple[str, str], list[float]] = {(n, k): [] for n in codes for k in kinds}
+    cpu: dict[tuple[str, str], list[float]] = {(n, k): [] for n in codes for k in kinds}
     floor: list[tuple[float, float]] = []
     loads = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for code in codes.values():  # untimed: writes the bytecode a checkout lacks (``installed_env``)
-            start(code, Path(tmp))
-        for _ in range(args.rounds):
+    with tempfile.TemporaryDirectory() as tmp_dir:
+        tmp = Path(tmp_dir)
+        kept = {name: tmp / f"kept-{name}.db" for name in codes}
+        for name, code in codes.items():  # untimed: writes the bytecode a checkout lacks (``installed_env``) and the kept database
+            start(code, kept[name])
+        for round_no in range(args.rounds):
             for name, code in codes.items():
-                loads.append(os.getloadavg()[0])
-                s, h, c = start(code, Path(tmp))
-                said[name].append(s)
-                served[name].append(h)
-                cpu[name].append(c)
+                for kind in kinds:
+                    loads.append(os.getloadavg()[0])
+                    db = tmp / f"fresh-{name}-{round_no}.db" if kind == "first" else kept[name]
+                    s, h, c = start(code, db)
+                    said[name, kind].append(s)
+                    served[name, kind].append(h)
+                    cpu[name, kind].append(c)
             if args.gradio:
                 floor.append(bare_gradio())
     print(f"python app.py, {args.rounds} rounds alternating; load average {statistics.mean(loads):.1f} on {os.cpu_count()} cores")
-    for name in codes:
-        print(f"{name}: 'starting…' after {statistics.median(said[name]):.2f} s, first HTTP 200 after {statistics.median(served[name]):.2f} s "
-              f"(each round: {', '.join(f'{t:.2f}' for t in served[name])}), CPU by then {statistics.median(cpu[name]):.2f} s")
-    if "old" in codes:
-        print(f"old / new, first HTTP 200: {statistics.median(served['old']) / statistics.median(served['new']):.2f}x wall, "
-              f"{statistics.median(cpu['old']) / statistics.median(cpu['new']):.2f}x CPU")
+    for kind, what in (("first", "first start (fresh database)"), ("later", "later start (existing database)")):
+        print(what)
+        for name in codes:
+            key = (name, kind)
+            print(f"  {name}: 'starting…' after {statistics.median(said[key]):.2f} s, first HTTP 200 after {statistics.median(served[key]):.2f} s "
+                  f"(each round: {', '.join(f'{t:.2f}' for t in served[key])}), CPU by then {statistics.median(cpu[key]):.2f} s")
+        if "old" in codes:
+            old, new = ("old", kind), ("new", kind)
+            print(f"  old / new, first HTTP 200: {statistics.median(served[old]) / statistics.median(served[new]):.2f}x wall, "
+                  f"{statistics.median(cpu[old]) / statistics.median(cpu[new]):.2f}x CPU")
     if floor:
         print(f"bare `import gradio`: {statistics.median(w for w, _ in floor):.2f} s, CPU {statistics.median(c for _, c in floor):.2f} s (medians)")
 

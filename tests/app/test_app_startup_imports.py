@@ -40,3 +40,66 @@ def test_the_graph_layout_still_places_every_node():
     pos = layout(["a", "b", "c", "d"], [("a", "b"), ("b", "c")])
     assert set(pos) == {"a", "b", "c", "d"} and len(set(pos.values())) == 4
     assert components(["a", "b", "c", "d"], [("a", "b"), ("b", "c")]) == [["a", "b", "c"], ["d"]]
+
+
+TRIMMED = """
+import json, sys
+from vibesearch.app.ui import build_app
+from vibesearch.config import get_settings
+import gradio.component_meta as meta
+from gradio.blocks_events import create_or_modify_pyi as blocks_writer
+demo = build_app(get_settings())
+mcp_during = "mcp" in sys.modules
+import mcp.types  # our openclaw bridge still loads it after gradio
+print(json.dumps({"writer": meta.create_or_modify_pyi.__name__, "blocks_writer": blocks_writer.__name__,
+                  "mcp_loaded_by_gradio": mcp_during, "mcp_after": mcp.types.__name__}))
+"""
+
+
+def _trimmed(tmp_path, **extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIBESEARCH_", "GRADIO_MCP"))}
+    env.update({"PYTHONPATH": str(REPO), "GRADIO_ANALYTICS_ENABLED": "False", "VIBESEARCH_DB": str(tmp_path / "app.db"), **extra})
+    out = subprocess.run([sys.executable, "-c", TRIMMED], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_gradio_loads_without_rewriting_its_stub_files_or_the_mcp_server(tmp_path):
+    """Half of ``import gradio`` was its metaclass parsing every component's source and ``.pyi``
+    with ``ast`` and its MCP server's imports; the app skips both (``app/_gradio_load.py``), and the
+    ``mcp`` package is importable again once gradio is loaded."""
+    assert _trimmed(tmp_path) == {
+        "writer": "no_stub_files", "blocks_writer": "no_stub_files", "mcp_loaded_by_gradio": False, "mcp_after": "mcp.types",
+    }
+
+
+def test_with_gradios_mcp_server_asked_for_mcp_loads_with_gradio(tmp_path):
+    got = _trimmed(tmp_path, GRADIO_MCP_SERVER="true")
+    assert got["mcp_loaded_by_gradio"] is True and got["writer"] == "no_stub_files"
+
+
+def test_building_the_app_makes_gradios_server_app_once(tmp_path, monkeypatch):
+    """gradio made a whole server app (every route and its validators) at the Blocks' creation, on
+    ``queue()`` and at the block's end, and launch() makes the one that serves: building skips the
+    two in between (``_gradio_load.one_server_app``), and other Blocks are not affected."""
+    import gradio as gr
+    from gradio import blocks as gradio_blocks
+
+    from vibesearch.app.ui import build_app
+    from vibesearch.config import Settings
+
+    made: list[str] = []
+    real = gradio_blocks.App.__dict__["create_app"]
+
+    def counting(blocks, *args, **kwargs):
+        made.append(type(blocks).__name__)
+        return real.__func__(blocks, *args, **kwargs)
+
+    monkeypatch.setattr(gradio_blocks.App, "create_app", staticmethod(counting))
+    demo = build_app(Settings(db=tmp_path / "app.db", tasks=""))
+    assert made == ["Blocks"]  # the Blocks' creation only (it was 3)
+    assert demo.app is not None and gradio_blocks.App.__dict__["create_app"].__func__ is counting  # put back
+    with gr.Blocks() as other:
+        gr.Markdown("x")
+    other.queue()
+    assert len(made) == 4  # another Blocks: creation, its block's end, its queue()

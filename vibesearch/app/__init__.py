@@ -9,6 +9,11 @@ any tab."""
 from __future__ import annotations
 
 from .._lazy import lazy_exports
+from ._gradio_load import install as _trim_gradio_import
+
+# before any module of the app imports gradio: its import skips the stub files and MCP classes the
+# app never uses (``_gradio_load``)
+_trim_gradio_import()
 
 _EXPORTS = {
     # who is asking, and what they may see (``_access``)

@@ -8,7 +8,7 @@ shared objects are the store, the task catalog and the run manager, all created 
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -22,6 +22,7 @@ from ..store import Store, open_db
 from . import api, compare_view, label, leaderboard, play, runs, study_play, study_view
 from ._access import Access
 from ._assets import CSS, SHORTCUTS_JS, VOTE_KEYS_JS, theme
+from ._gradio_load import one_server_app
 from ._play_assets import PLAY_CSS, PLAY_JS
 from ._refusals import quiet_refusals
 from ._words import INTRO, TOAST_JS, UI_I18N, browser_lang, ui_text, words
@@ -40,9 +41,9 @@ def build_app(settings: Settings | None = None, *, store: Store | None = None) -
         settings=settings, store=store, catalog=TaskCatalog.load(settings), manager=RunManager(store, settings), access=Access(settings)
     )
 
-    with gr.Blocks(title="VibeSearch evaluator", analytics_enabled=False) as demo:
-        # the queue's settings first: gradio rebuilds its server app on every queue() call, and here,
-        # before any component, that costs nothing (after the block it cost a second full build)
+    with ExitStack() as building, gr.Blocks(title="VibeSearch evaluator", analytics_enabled=False) as demo:
+        # gradio's server app is made once, in launch(): not again for queue() nor at the block's end
+        building.enter_context(one_server_app(demo))
         demo.queue(default_concurrency_limit=settings.app_concurrency, max_size=settings.app_max_queue)
         # the same key after a restart: the browser's stored token is read again (``_secret``)
         owner = gr.BrowserState("", storage_key=OWNER_KEY, secret=ctx.access.browser_key())
