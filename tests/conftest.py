@@ -29,6 +29,21 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 
 
+def pytest_configure(config):
+    """Before any test (in the main process, not again in each xdist worker): the project's and the
+    tests' modules compiled to bytecode, as an installed copy has them. Hundreds of tests start
+    Python processes (the app, the CLI, workers); with ``PYTHONDONTWRITEBYTECODE`` set (this
+    machine's image sets it) none of them could keep what it compiled, and each compiled this
+    project's modules again: 1.3 s of an app's start measured here. ``compileall`` writes the files
+    whatever that setting, and processes read them."""
+    if hasattr(config, "workerinput"):
+        return
+    import compileall
+
+    for folder in ("vibesearch", "tests", "benchmarks"):
+        compileall.compile_dir(str(REPO / folder), quiet=1, workers=1)
+
+
 @pytest.fixture(scope="session")
 def pg_cluster():
     """A PostgreSQL cluster of this test session (``tests/pg_cluster.py``). Skipped when the
