@@ -424,6 +424,8 @@ async def measure(args: argparse.Namespace) -> Measured:
         print("  own code (cProfile, callees excluded; the profiler slows everything down):")
         for part, secs in own.items():
             print(f"    vibesearch/{part + '/':<19}{secs:8.3f} s")
+        if os.environ.get("HARNESS_PROFILE_OUT"):  # the whole profile of the run, for pstats or snakeviz
+            profiler.dump_stats(os.environ["HARNESS_PROFILE_OUT"])
     return Measured(per_call=per_call, wall=wall, share=100 * (harness - tool_time) / wall, sqlite_waited=TIMES["sqlite"] / calls,
                     sqlite_behind=TIMES["sqlite_behind"] / calls, cpu_per_call=(cpu - tool_time) / calls)
 

@@ -13,25 +13,61 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 DEFERRED = ("networkx", "litellm", "plotly.graph_objs._figure")
 
-BUILD = """
+# one fresh interpreter builds the app (what ``python app.py`` does before its first answer) and
+# says what was loaded, then imports ``mcp`` as the openclaw bridge would; ``--import-only`` stops
+# after gradio's import (the case of an MCP server asked for)
+PROBE = """
 import json, sys
-from vibesearch.app.ui import build_app
-from vibesearch.config import get_settings
-demo = build_app(get_settings())
-print(json.dumps({"loaded": [m for m in %r if m in sys.modules], "blocks": type(demo).__name__}))
+import vibesearch.app
+import gradio.component_meta as meta
+from gradio.blocks_events import create_or_modify_pyi as blocks_writer
+got = {"writer": meta.create_or_modify_pyi.__name__, "blocks_writer": blocks_writer.__name__}
+if "--import-only" not in sys.argv:
+    from vibesearch.app.ui import build_app
+    from vibesearch.config import get_settings
+    got["blocks"] = type(build_app(get_settings())).__name__
+got["loaded"] = [m for m in %r if m in sys.modules]
+got["mcp_loaded_by_gradio"] = "mcp" in sys.modules
+import mcp.types  # our openclaw bridge still loads it after gradio
+got["mcp_after"] = mcp.types.__name__
+print(json.dumps(got))
 """
 
 
-def test_building_the_app_loads_neither_networkx_nor_litellm_nor_plotly_figures(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VIBESEARCH_")}
-    env.update({"PYTHONPATH": str(REPO), "GRADIO_ANALYTICS_ENABLED": "False", "VIBESEARCH_DB": str(tmp_path / "app.db")})
-    out = subprocess.run([sys.executable, "-c", BUILD % (DEFERRED,)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+def _probe(tmp_path, *args: str, **extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIBESEARCH_", "GRADIO_MCP"))}
+    env.update({"PYTHONPATH": str(REPO), "GRADIO_ANALYTICS_ENABLED": "False", "VIBESEARCH_DB": str(tmp_path / "app.db"), **extra})
+    out = subprocess.run([sys.executable, "-c", PROBE % (DEFERRED,), *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got == {"loaded": [], "blocks": "Blocks"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict:
+    return _probe(tmp_path_factory.mktemp("built"))
+
+
+def test_building_the_app_loads_neither_networkx_nor_litellm_nor_plotly_figures(built):
+    assert built["blocks"] == "Blocks"
+    assert built["loaded"] == []
+
+
+def test_gradio_loads_without_rewriting_its_stub_files_or_the_mcp_server(built):
+    """Half of ``import gradio`` was its metaclass parsing every component's source and ``.pyi``
+    with ``ast`` and its MCP server's imports; the app skips both (``app/_gradio_load.py``), and the
+    ``mcp`` package is importable again once gradio is loaded."""
+    assert (built["writer"], built["blocks_writer"]) == ("no_stub_files", "no_stub_files")
+    assert (built["mcp_loaded_by_gradio"], built["mcp_after"]) == (False, "mcp.types")
+
+
+def test_with_gradios_mcp_server_asked_for_mcp_loads_with_gradio(tmp_path):
+    got = _probe(tmp_path, "--import-only", GRADIO_MCP_SERVER="true")
+    assert got["mcp_loaded_by_gradio"] is True and got["writer"] == "no_stub_files"
 
 
 def test_the_graph_layout_still_places_every_node():
@@ -40,42 +76,6 @@ def test_the_graph_layout_still_places_every_node():
     pos = layout(["a", "b", "c", "d"], [("a", "b"), ("b", "c")])
     assert set(pos) == {"a", "b", "c", "d"} and len(set(pos.values())) == 4
     assert components(["a", "b", "c", "d"], [("a", "b"), ("b", "c")]) == [["a", "b", "c"], ["d"]]
-
-
-TRIMMED = """
-import json, sys
-from vibesearch.app.ui import build_app
-from vibesearch.config import get_settings
-import gradio.component_meta as meta
-from gradio.blocks_events import create_or_modify_pyi as blocks_writer
-demo = build_app(get_settings())
-mcp_during = "mcp" in sys.modules
-import mcp.types  # our openclaw bridge still loads it after gradio
-print(json.dumps({"writer": meta.create_or_modify_pyi.__name__, "blocks_writer": blocks_writer.__name__,
-                  "mcp_loaded_by_gradio": mcp_during, "mcp_after": mcp.types.__name__}))
-"""
-
-
-def _trimmed(tmp_path, **extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIBESEARCH_", "GRADIO_MCP"))}
-    env.update({"PYTHONPATH": str(REPO), "GRADIO_ANALYTICS_ENABLED": "False", "VIBESEARCH_DB": str(tmp_path / "app.db"), **extra})
-    out = subprocess.run([sys.executable, "-c", TRIMMED], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def test_gradio_loads_without_rewriting_its_stub_files_or_the_mcp_server(tmp_path):
-    """Half of ``import gradio`` was its metaclass parsing every component's source and ``.pyi``
-    with ``ast`` and its MCP server's imports; the app skips both (``app/_gradio_load.py``), and the
-    ``mcp`` package is importable again once gradio is loaded."""
-    assert _trimmed(tmp_path) == {
-        "writer": "no_stub_files", "blocks_writer": "no_stub_files", "mcp_loaded_by_gradio": False, "mcp_after": "mcp.types",
-    }
-
-
-def test_with_gradios_mcp_server_asked_for_mcp_loads_with_gradio(tmp_path):
-    got = _trimmed(tmp_path, GRADIO_MCP_SERVER="true")
-    assert got["mcp_loaded_by_gradio"] is True and got["writer"] == "no_stub_files"
 
 
 def test_building_the_app_makes_gradios_server_app_once(tmp_path, monkeypatch):
