@@ -8,7 +8,10 @@ OpenAI-compatible endpoint (its direct HTTP path, see vibesearch/llm/_direct.py)
 sends every call through litellm instead, as before that path existed.
 
     python benchmarks/harness_overhead.py [--latency 0.05] [--turns 30] [--tools-per-turn 5] [--litellm] [--compare]
-        [--no-write-behind] [--variants --rounds 3] [--endpoint]
+        [--no-write-behind] [--variants --rounds 3] [--endpoint] [--profile]
+
+``--profile`` profiles the run alone (not the imports) with cProfile and reports the session's and the
+users' own time; with ``HARNESS_PROFILE_OUT=FILE`` set the whole profile is written there for pstats.
 
 ``--endpoint`` measures the path users take: the agent is ``openai/bench`` pointed (as
 ``VIBESEARCH_API_BASE`` would) at an OpenAI-compatible server in a process of its own
