@@ -220,13 +220,13 @@ class Guard:
             if message["type"] == "http.response.start":
                 status.append(int(message["status"]))
                 message = {**message, "headers": [_lax(k, v) for k, v in message.get("headers", [])]}
+                if status[0] == 400:  # counted (and any lock set) before the client hears of the failure
+                    for key, policy in keys:
+                        self.store.record_login_failure([key], policy)
             await send(message)
 
         await self.app(scope, _replay(body, receive), sending)
-        if status and status[0] == 400:
-            for key, policy in keys:
-                self.store.record_login_failure([key], policy)
-        elif status and status[0] == 200 and username:
+        if status and status[0] == 200 and username:
             self.store.clear_login_failures([f"login:{username}"])
 
     async def _logout(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
