@@ -8,7 +8,7 @@ OpenAI-compatible endpoint (its direct HTTP path, see vibesearch/llm/_direct.py)
 sends every call through litellm instead, as before that path existed.
 
     python benchmarks/harness_overhead.py [--latency 0.05] [--turns 30] [--tools-per-turn 5] [--litellm] [--compare]
-        [--no-write-behind] [--variants --rounds 3] [--endpoint] [--profile]
+        [--no-write-behind] [--unsettled] [--variants --rounds 3] [--endpoint] [--profile]
 
 ``--profile`` profiles the run alone (not the imports) with cProfile and reports the session's and the
 users' own time; with ``HARNESS_PROFILE_OUT=FILE`` set the whole profile is written there for pstats.
@@ -22,13 +22,17 @@ few ms late in this VM: 54 ms for 50); everything else, the loopback HTTP includ
 an httpx transport, its own work counted as the model's).
 
 The session writes its events from a writer thread while the run goes on (``session._record``);
-"SQLite" is what the run waits for, the writer's own time is printed beside it. ``--compare``
-runs four times, alternating that with writing on the run's thread (as before), so the two are
-compared in one invocation (single runs on a loaded machine vary by a millisecond or more).
-
+"SQLite" is what the run waits for, the writer's own time is printed beside it.
 ``--no-write-behind`` writes every event group on the run's thread (``Recorder.write_behind``).
-``--variants`` runs ``--rounds`` rounds of two set-ups, alternating: (a) as is, (b) write-behind
-off, and prints each one's medians. (Several runs on one event loop, on SQLite and PostgreSQL:
+Before the run the process is settled as ``vibesearch run`` and a worker settle theirs before they
+drive runs (``vibesearch._gc.settle``: what start-up made is taken out of the cycle collector's
+sight); ``--unsettled`` leaves that out.
+
+``--compare`` runs two rounds of the set-ups in ``SETUPS``, alternating, and prints each run: (a)
+as users run it, (b) events written on the run's thread, (c) not settled, so each change is
+compared with itself undone in one invocation (single runs on a loaded machine vary by a
+millisecond or more). ``--variants`` runs ``--rounds`` rounds of the same and prints their
+medians. (Several runs on one event loop, on SQLite and PostgreSQL:
 benchmarks/write_behind_concurrency.py.)
 
 "Waiting for the model" is the time the fake model really took: its sleep as slept (the event
@@ -43,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
@@ -56,6 +61,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from vibesearch._gc import settle  # noqa: E402
 from vibesearch.agents import make_agent  # noqa: E402
 from vibesearch.config import BUNDLED_TASKS, Settings  # noqa: E402
 from vibesearch.llm import fake  # noqa: E402
@@ -224,11 +230,13 @@ async def main() -> None:
     ap.add_argument("--profile", action="store_true", help="also report the CPU time of the session and user code alone (cProfile)")
     ap.add_argument("--litellm", action="store_true", help="send every model call through litellm (no direct path)")
     ap.add_argument("--compare", action="store_true",
-                    help="run four times, alternating events written on the run's thread (as before) and by the writer "
-                         "thread, and print both (a loaded machine makes single runs noisy)")
+                    help="run two rounds of the set-ups of SETUPS (as users run it, and each change it is compared "
+                         "with undone), alternating, and print each run (a loaded machine makes single runs noisy)")
     ap.add_argument("--no-write-behind", action="store_true", help="write every event group on the run's thread (no writer thread)")
+    ap.add_argument("--unsettled", action="store_true",
+                    help="do not settle the process before the run (no gc.freeze, as before vibesearch._gc.settle)")
     ap.add_argument("--variants", action="store_true",
-                    help="run --rounds rounds of (a) as is, (b) --no-write-behind, alternating; print the medians")
+                    help="run --rounds rounds of the set-ups of SETUPS, alternating; print the medians")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of --variants")
     ap.add_argument("--endpoint", action="store_true",
                     help="the user's path: openai/bench at a local OpenAI-compatible server in its own process, over HTTP")
@@ -243,41 +251,42 @@ async def main() -> None:
     fake.register("bench-sim", simulator_model(args.latency))
     from vibesearch.session._record import Recorder
 
-    if args.variants:
-        await variants(args)
+    if args.variants or args.compare:
+        await variants(args, rounds=args.rounds if args.variants else 2, medians=bool(args.variants))
         return
     Recorder.write_behind = not args.no_write_behind
-    if not args.compare:
-        await measure(args)
-        return
-    got: dict[bool, list[Measured]] = {False: [], True: []}
-    for behind in (False, True, False, True):
-        Recorder.write_behind = behind
-        print(f"\n=== events written {'by the writer thread' if behind else 'on the run thread (before)'} ===")
-        got[behind].append(await measure(args))
-    print("\nharness per model call, tools excluded (ms; each run), and share at 50 ms / 1 s without the tools:")
-    for behind, runs in got.items():
-        label = "writer thread     " if behind else "run thread before "
-        print(f"  {label} " + "  ".join(f"{m.per_call * 1000:5.2f} ms ({share(m.per_call, args.latency):4.2f}% / {share(m.per_call, 1.0):4.2f}%)" for m in runs))
+    await measure(args)
 
 
-VARIANTS = {"a) as is": True, "b) write-behind off": False}  # set-up: Recorder.write_behind
+# the set-ups compared: (events written behind by the writer thread, the process settled first)
+SETUPS = {
+    "a) as users run it": (True, True),
+    "b) events on the run thread": (False, True),
+    "c) not settled (no gc.freeze)": (True, False),
+}
 
 
-async def variants(args: argparse.Namespace) -> None:
-    """``--rounds`` rounds of the set-ups of ``VARIANTS`` (write-behind on or off), one run of
-    each per round in turn (the machine's load changes over time), then their medians."""
+async def variants(args: argparse.Namespace, *, rounds: int, medians: bool) -> None:
+    """``rounds`` rounds of the set-ups of ``SETUPS``, one run of each per round in turn (the
+    machine's load changes over time), then each run's figure and (``medians``) their medians."""
     from vibesearch.session._record import Recorder
 
-    got: dict[str, list[Measured]] = {name: [] for name in VARIANTS}
-    for round_no in range(1, args.rounds + 1):
-        for name, behind in VARIANTS.items():
-            Recorder.write_behind = behind
-            print(f"\n=== round {round_no}/{args.rounds}: {name} ===")
+    got: dict[str, list[Measured]] = {name: [] for name in SETUPS}
+    for round_no in range(1, rounds + 1):
+        for name, (behind, settled) in SETUPS.items():
+            Recorder.write_behind, args.unsettled = behind, not settled
+            print(f"\n=== round {round_no}/{rounds}: {name} ===")
             got[name].append(await measure(args))
-    Recorder.write_behind = True
-    print(f"\nmedians of {args.rounds} runs each at {args.latency * 1000:.0f} ms model latency ({args.turns} turns):")
-    print(f"  {'set-up':<26} {'harness/call':>12} {'share of wall':>13} {'SQLite waited/call':>18} {'writer/call':>11} {'CPU/call':>9}"
+    Recorder.write_behind, args.unsettled = True, False
+    path = "openai/bench at a local endpoint over HTTP" if args.base else "fake/ in process"
+    if not medians:
+        print(f"\nharness per model call, tools excluded ({path}; each run), and share at {args.latency * 1000:.0f} ms / 1 s:")
+        for name, runs in got.items():
+            print(f"  {name:<32} " + "  ".join(f"{m.per_call * 1000:5.2f} ms ({share(m.per_call, args.latency):4.2f}% / "
+                                               f"{share(m.per_call, 1.0):4.2f}%)" for m in runs))
+        return
+    print(f"\nmedians of {rounds} runs each at {args.latency * 1000:.0f} ms model latency ({args.turns} turns; {path}):")
+    print(f"  {'set-up':<32} {'harness/call':>12} {'share of wall':>13} {'SQLite waited/call':>18} {'writer/call':>11} {'CPU/call':>9}"
           f"   each run's harness/call (ms)")
     for name, runs in got.items():
         per = statistics.median(m.per_call for m in runs) * 1000
@@ -286,7 +295,7 @@ async def variants(args: argparse.Namespace) -> None:
         behind = statistics.median(m.sqlite_behind for m in runs) * 1000
         cpu = statistics.median(m.cpu_per_call for m in runs) * 1000
         each = " ".join(f"{m.per_call * 1000:.2f}" for m in runs)
-        print(f"  {name:<26} {per:9.2f} ms {wall_share:11.3f} % {waited:15.3f} ms {behind:8.3f} ms {cpu:6.2f} ms   {each}")
+        print(f"  {name:<32} {per:9.2f} ms {wall_share:11.3f} % {waited:15.3f} ms {behind:8.3f} ms {cpu:6.2f} ms   {each}")
     print("  (harness/call: wall minus the model's wait minus the tools, per model call; share of wall: the same over the\n"
           "   wall time; SQLite waited: what the run waited for appends; writer: the writer thread's appends, overlapped)")
 
@@ -359,6 +368,10 @@ async def measure(args: argparse.Namespace) -> Measured:
             COUNTS[key] = 0
         if args.base:
             _server(args.base, "/reset", "POST")
+        if args.unsettled:
+            gc.unfreeze()  # what an earlier run of this process settled is in the collector's sight again
+        else:
+            settle()  # as `vibesearch run` and a worker do before they drive runs (vibesearch/_gc.py)
 
         profiler = None
         if args.profile:

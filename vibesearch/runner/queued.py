@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .._gc import settle
 from ..agents.registry import agent_kind
 from ..config import Settings
 from ..llm.pacing import PACER, provider_of
@@ -368,6 +369,7 @@ async def serve(store: Store, settings: Settings, db: str, options: WorkerOption
 
     app.task(name=TASK_NAME, queue=QUEUE, retry=retry)(drive_run)
     async with app.open_async():
+        settle()  # what the worker was started with lives as long as it does (``_gc``)
         sweeper = asyncio.ensure_future(_requeue_stalled(app, options))
         try:
             pause = 0.0

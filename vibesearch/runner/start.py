@@ -22,6 +22,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Coroutine, Protocol
 
+from .._gc import settle
 from .._shown import db_shown, one_line
 from ..config import Settings
 from ..run import RunConfig
@@ -144,6 +145,7 @@ def start_batch(settings: Settings, request: BatchRequest, front: BatchFront) ->
     try:
         with front.guard(f"batch {spec.batch_id} was not {'resumed' if request.resume else 'started'}"):
             store = store or open_db(settings.db)
+            settle()  # what the batch was built from lives as long as the process (``_gc``)
             rows = asyncio.run(front.drive(store, settings, spec, resume=request.resume))
     except LeaseHeld as exc:  # another process is running this batch: leave it be
         raise BatchRefused(str(exc)) from None
