@@ -140,10 +140,10 @@ def _quick_exit() -> None:
     command loaded: with litellm in memory (some 400,000 objects) that search alone kept the
     process alive for about a second after its work was done. Nothing else changes: threads are
     still joined, atexit handlers still run, the standard streams are still flushed; the
-    collector is only told that what exists now needs no search (``gc.freeze``)."""
-    import gc
+    collector is only told that what exists now needs no search (``_gc.settle``)."""
+    from .._gc import settle
 
-    gc.freeze()
+    settle()
 
 
 def _run(sys: Any) -> None:
