@@ -76,3 +76,34 @@ def test_top_n_with_ties_is_the_full_sort_cut_short():
         for topn in (0, 1, 3, 10, 399, 500):
             got = [d.url for d, _ in OfflineCorpus._top(scores, docs, topn)]
             assert got == [docs[i].url for i in full[:topn]]
+
+
+def test_indexed_sentences_rank_as_rank_texts_does_on_the_bundled_corpora():
+    """A snippet's sentences are ranked from each text's token postings (``_Sentences.rank``):
+    the same pairs, to the last bit, as ranking every sentence (``rank_texts``), for queries
+    of the corpora's own words and of words they do not have, in English and Chinese."""
+    import json
+    from pathlib import Path
+
+    from vibesearch.tools._text import _sentences_of
+
+    root = Path(__file__).resolve().parents[2] / "personas" / "corpus"
+    files = sorted(root.glob("*.jsonl"))
+    assert len(files) >= 4 and any("-zh-" in f.name for f in files)
+    rng = random.Random(11)
+    checked = 0
+    for path in files:
+        texts = [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        df: Counter = Counter()
+        for text in texts:
+            df.update(set(tokenize(text)))
+        vocab = sorted(df)
+        for _ in range(40):
+            query = " ".join(rng.choice(vocab + ["zzunknown", "the", "历史"]) for _ in range(rng.randint(1, 5)))
+            weights = idf_weights(tokenize(query), df, len(texts))
+            for text in rng.sample(texts, 4):
+                cut = _sentences_of(text)
+                expected = rank_texts(query, list(cut.sents), weights=weights)
+                assert cut.rank(weights) == expected, (path.name, query)
+                checked += bool(expected)
+    assert checked > 100  # most queries match something

@@ -163,10 +163,36 @@ def rank_texts(
     return scored
 
 
-@lru_cache(maxsize=4096)
-def _sentences_of(text: str) -> tuple[str, ...]:
-    """``sentences``, kept: a task's few documents are cut again for every search that shows them."""
-    return tuple(sentences(text))
+class _Sentences:
+    """A text cut into sentences, with where each token occurs: ``postings[token]`` lists
+    ``(sentence, count)`` in sentence order. Ranking a text's sentences against a query then
+    looks up the query's few tokens instead of going through every sentence."""
+
+    __slots__ = ("sents", "postings")
+
+    def __init__(self, text: str):
+        self.sents = tuple(sentences(text))
+        postings: dict[str, list[tuple[int, int]]] = {}
+        for i, sent in enumerate(self.sents):
+            for tok, count in Counter(tokenize(sent)).items():
+                postings.setdefault(tok, []).append((i, count))
+        self.postings = postings
+
+    def rank(self, weights: dict[str, float]) -> list[tuple[int, float]]:
+        """``rank_texts(query, self.sents, weights=weights)``, to the last bit: each sentence's
+        terms are added up in the order of ``weights`` (as there), then the same length
+        discount and the same stable sort."""
+        sums: dict[int, float] = {}
+        for tok, w in weights.items():
+            for i, count in self.postings.get(tok, ()):
+                sums[i] = sums.get(i, 0) + w * count / (count + 1.0)
+        scored = []
+        for i in sorted(sums):
+            score = sums[i]
+            if score > 0:
+                scored.append((i, score / (1.0 + 0.002 * len(self.sents[i]))))
+        scored.sort(key=lambda pair: -pair[1])
+        return scored
 
 
 @lru_cache(maxsize=65536)
@@ -175,12 +201,27 @@ def _tokens_of(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
+@lru_cache(maxsize=4096)
+def _sentences_of(text: str) -> _Sentences:
+    """A text's sentences and their tokens, kept: a task's few documents are shown again and
+    again, search after search."""
+    return _Sentences(text)
+
+
 def best_sentences(query: str, text: str, *, max_chars: int = 300, weights: dict[str, float] | None = None) -> str:
-    """The sentence(s) of ``text`` that best match ``query``, shown in document order."""
-    sents = list(_sentences_of(text))
+    """The sentence(s) of ``text`` that best match ``query``, shown in document order.
+    ``weights``: the query tokens' weights (idf over a corpus); without them they are worked
+    out over the text's own sentences (``rank_texts``)."""
+    cut = _sentences_of(text)
+    sents = cut.sents
     if not sents:
         return ""
-    ranked = rank_texts(query, sents, weights=weights, tokens_of=_tokens_of)
+    if weights is None:
+        ranked = rank_texts(query, list(sents), tokens_of=_tokens_of)
+    elif tokenize(query):
+        ranked = cut.rank(weights)
+    else:
+        ranked = []
     if not ranked:
         return _clip(sents[0], max_chars)
     chosen: list[int] = []
