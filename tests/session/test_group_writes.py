@@ -130,3 +130,21 @@ def test_append_groups_says_which_group_was_refused(db_url):
     assert results[4] is results[2]
     assert [e.data.text for e in store.events(a)] == ["a1", "a2", "a3"]  # type: ignore[union-attr]
     assert store.events(b) == []
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+async def test_runs_waiting_for_their_writes_at_once_still_share_commits(db_url):
+    """Runs that end at once each wait for their last group (``adrain``): a writer still
+    busy takes the groups that came in meanwhile as one job, not one job (and one commit) each."""
+    store = Store(db_url)
+    runs = [_run_with_lease(store) for _ in range(60)]
+    recs = [Recorder(store, run_id, [], Limits(), _Lease(owner)) for run_id, owner in runs]  # type: ignore[arg-type]  # as above
+
+    async def end(rec: Recorder) -> None:
+        rec.emit(NoteEvent(text="the end"))
+        await rec.adrain()
+
+    await asyncio.gather(*(end(rec) for rec in recs))
+    assert all([e.data.text for e in store.events(run_id)] == ["the end"] for run_id, _ in runs)  # type: ignore[union-attr]
+    written = _writing_transactions(store, [run_id for run_id, _ in runs])
+    assert written <= 3 * EVENT_WRITERS, written  # one job per run made it 60

@@ -77,12 +77,15 @@ class LoopGroups:
         self._waiting: dict[int, list[tuple[Recorder, list[EventData]]]] = {}
         self._writing: dict[int, Future[None]] = {}  # each writer's last job from this loop
         self._called: dict[int, Future[None]] = {}  # the job whose end hands the groups waiting behind it over
+        self._next_job: dict[int, Future[None]] = {}  # done once the groups waiting for a writer are written
         self._hand: asyncio.Handle | None = None
 
     def add(self, rec: Recorder, items: list[EventData], delay: float) -> None:
         """Take ``rec``'s group; handed over with the others within ``delay`` seconds (0: at the
-        loop's next turn), or once its writer has finished the job it is on."""
+        loop's next turn), or once its writer has finished the job it is on. The recorder waits
+        for that job from now on (``_inflight``), handed over or not."""
         self._waiting.setdefault(rec.shard, []).append((rec, items))
+        rec._inflight = self._next_job.get(rec.shard) or self._next_job.setdefault(rec.shard, Future())
         if self._hand is None:
             loop = self.loop
             self._hand = loop.call_later(delay, self.hand_over) if delay > 0 else loop.call_soon(self.hand_over)
@@ -90,9 +93,10 @@ class LoopGroups:
     def hand_over(self, *, now_for: int | None = None) -> None:
         """Give each writer thread the groups waiting for it as one job; a writer still on its
         previous job gets them when it is done (so a slow moment makes the next job bigger, not
-        the queue longer), except the writer ``now_for`` (a run of it waits for its writes:
-        queued behind that job). Each recorder in a job
-        waits for that job from then on (a thread writes its jobs in order)."""
+        the queue longer), except the writer ``now_for`` (a thread that waits for its writes
+        and cannot let the loop run: queued behind that job). A run on the loop that waits for
+        its writes (``adrain``) hands over without ``now_for``: at 200 runs ending at once, one
+        job per run queued behind the busy one was 200 transactions in a row."""
         if self._hand is not None:
             self._hand.cancel()
             self._hand = None
@@ -104,10 +108,8 @@ class LoopGroups:
                     busy.add_done_callback(self._done)
                 continue
             job = self._waiting.pop(shard)
-            done: Future[None] = _writer(shard).submit(_write, job, self.loop)
-            self._writing[shard] = done
-            for rec, _items in job:
-                rec._inflight = done
+            written = self._next_job.pop(shard)
+            self._writing[shard] = _writer(shard).submit(_write, job, self.loop, written)
 
     def _done(self, _job: Future[None]) -> None:
         """(a writer thread) A job that groups waited behind is written: they go next (the loop is
@@ -122,9 +124,17 @@ class LoopGroups:
             self.hand_over()
 
 
-def _write(job: list[tuple[Recorder, list[EventData]]], loop: asyncio.AbstractEventLoop) -> None:
-    """(the writer thread) Write a job: one ``append_groups`` per database, in order; a refused
-    group is its recorder's failure, and nothing of that run after it is written."""
+def _write(job: list[tuple[Recorder, list[EventData]]], loop: asyncio.AbstractEventLoop, written: Future[None]) -> None:
+    """(the writer thread) Write a job, then say so (``written``: what its recorders wait for)."""
+    try:
+        _write_job(job, loop)
+    finally:
+        written.set_result(None)
+
+
+def _write_job(job: list[tuple[Recorder, list[EventData]]], loop: asyncio.AbstractEventLoop) -> None:
+    """Write a job: one ``append_groups`` per database, in order; a refused group is its
+    recorder's failure, and nothing of that run after it is written."""
     by_store: dict[int, list[tuple[Recorder, list[EventData]]]] = {}
     for rec, items in job:
         by_store.setdefault(id(rec.store), []).append((rec, items))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from ..config import Settings
 from ..store import Store
@@ -32,6 +32,7 @@ from ..store.leases import LeaseHeld, LeaseLost, claim, holder, new_owner, relea
 from ._outage import database_unreachable
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class Driving:
@@ -57,6 +58,7 @@ class Driving:
         self._cancelled = False
         self.adopted_fresh = False
         self._held_at = claimed_at if owner is not None else None  # time.time() of the last claim or renewal known to hold
+        self._let_go = False  # released by the driver's own last write (``let_go_with_last_write``)
 
     def _fresh(self) -> bool:
         """Held for sure: claimed or renewed less than a heartbeat's interval ago (another process
@@ -95,14 +97,28 @@ class Driving:
         self._beat = asyncio.ensure_future(self._heartbeat())
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+    async def _stop_beat(self) -> None:
         if self._beat is not None:
             self._beat.cancel()
             try:
                 await self._beat
             except BaseException:  # noqa: BLE001 - the heartbeat's end is of no interest
                 pass
-        if not self.lost:
+
+    async def let_go_with_last_write(self, write: Callable[[bool], T]) -> T:
+        """Run the driver's last write in a worker thread, letting the lease go in the same
+        transaction: ``write(release)`` with ``release`` True unless the lease was lost. The
+        heartbeat stops first (a renewal after the release would find the lease gone and take
+        it for lost); when the write raises, the lease is released on the way out as usual."""
+        await self._stop_beat()
+        release = not self.lost
+        done = await asyncio.to_thread(write, release)
+        self._let_go = release
+        return done
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        await self._stop_beat()
+        if not self.lost and not self._let_go:
             try:
                 await asyncio.to_thread(release, self.store, self.key, self.owner)
             except Exception as exc:  # noqa: BLE001 - an unreleased lease simply expires

@@ -14,7 +14,8 @@ from ..run import Conversation, Limits, RunConfig
 from ..run.events import EventData, MessageEvent, StageEvent, StoredEvent, ToolCallEvent, UsageEvent
 from ..run.result import RunResult
 from ..run.transcript import Tally
-from ..store import Store
+from ..store import Store, build_run
+from ..store.tables import Run
 from ..tasks.models import Task
 from ._event_writer import WRITERS, groups_of
 from ._lease import Driving
@@ -23,7 +24,7 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[StoredEvent], object]
 RUN_COLUMNS = {"batch_id", "run_index", "owner", "source"}
-__all__ = ["Listener", "Recorder", "RunFields", "RunResult", "create_run", "is_table_task"]
+__all__ = ["Listener", "Recorder", "RunFields", "RunResult", "is_table_task", "run_row"]
 
 class RunFields(TypedDict, total=False):
     """What a caller adds to a new run's row: the columns tables filter on, and facts for its meta."""
@@ -39,10 +40,10 @@ def is_table_task(task: Task) -> bool:
     return task.kind == "table"
 
 
-def create_run(store: Store, config: RunConfig, task: Task, settings: Settings, run_id: str | None, run_fields: RunFields | None) -> str:
-    """Store a new run's row (``lifecycle.open_run`` is the one caller): its ``RunConfig`` (one JSON
-    column), the task as it is now, the settings snapshot, and the columns the tables filter on
-    (read off the config)."""
+def run_row(config: RunConfig, task: Task, settings: Settings, run_id: str | None, run_fields: RunFields | None) -> Run:
+    """A new run's row, not yet stored (``lifecycle.open_run`` is the one caller): its
+    ``RunConfig`` (one JSON column), the task as it is now, the settings snapshot, and the
+    columns the tables filter on (read off the config)."""
     fields: dict[str, object] = dict(run_fields or {})
     extra_meta = fields.pop("meta", None) or {}
     assert isinstance(extra_meta, dict)
@@ -61,7 +62,7 @@ def create_run(store: Store, config: RunConfig, task: Task, settings: Settings, 
         else:
             meta[key] = value
     meta.update(extra_meta)
-    run = store.create_run(
+    return build_run(
         task.id,
         task_json=task.model_dump(mode="json"),
         config=settings.snapshot(),
@@ -70,7 +71,6 @@ def create_run(store: Store, config: RunConfig, task: Task, settings: Settings, 
         run_config=config,
         **columns,
     )
-    return run.id
 
 
 class Recorder:
@@ -193,9 +193,10 @@ class Recorder:
 
     async def adrain(self, *, raise_failure: bool = True) -> None:
         """``drain`` for the run's event loop: the writes are awaited, so the loop goes on with
-        the other runs on it meanwhile."""
+        the other runs on it meanwhile (a busy writer takes this run's groups with the others
+        waiting for it, once it is done)."""
         if self._loop is not None:
-            groups_of(self._loop).hand_over(now_for=self.shard)
+            groups_of(self._loop).hand_over()
         inflight, self._inflight = self._inflight, None
         if inflight is not None:
             await asyncio.wrap_future(inflight)

@@ -32,9 +32,10 @@ from ..run import RunConfig
 from ..run.events import EndEvent, EventData, NoteEvent, StoredEvent, Termination
 from ..run.result import RunStatus, status_after
 from ..store import Store, new_run_id
-from ..store.leases import LeaseHeld, claim, new_owner, run_key
+from ..store.leases import new_owner
 from ..tasks.models import Task
-from ._record import RunFields, create_run
+from ._lease import Driving
+from ._record import RunFields, run_row
 
 
 class Writer(Protocol):
@@ -71,19 +72,17 @@ def open_run(
     here (``LeaseHeld`` if another process holds that id's) and handed back for the driver."""
     require_resolved(config)
     run_id = run_id or new_run_id()
-    claimed_at = None
+    claim_ttl, claimed_at = None, None
     if lease is None:
-        lease, claimed_at = new_owner(), time.time()
-        taken = claim(store, run_key(run_id), lease, settings.lease_ttl_s)
-        if taken is not None:
-            raise LeaseHeld(f"run {run_id}", taken)
+        lease, claim_ttl, claimed_at = new_owner(), float(settings.lease_ttl_s), time.time()
     opening = profile_of(config.protocol).opening(settings)
     meta_fields: RunFields = fields.copy() if fields else {}
     if opening is not None:
         meta_fields["meta"] = {**(meta_fields.get("meta") or {}), **opening.meta}
-    create_run(store, config, task, settings, run_id, meta_fields)
-    events = (store.append(run_id, opening.note, lease=lease),) if opening is not None else ()
-    return OpenedRun(run_id=run_id, lease_owner=lease, claimed_at=claimed_at, events=events)
+    row = run_row(config, task, settings, run_id, meta_fields)
+    # the lease, the row and the opening note in one transaction (LeaseHeld: none of them)
+    events = store.open_run(row, lease=lease, claim_ttl=claim_ttl, events=[opening.note] if opening is not None else None)
+    return OpenedRun(run_id=run_id, lease_owner=lease, claimed_at=claimed_at, events=tuple(events))
 
 
 def end_event(termination: Termination | str, detail: str = "") -> EndEvent:
@@ -97,7 +96,8 @@ def reopen_run(store: Store, run_id: str, status: str, *, lease: str | None = No
     termination cleared; its ``end`` event stays as history); True when that was so."""
     set_aside = status == "abandoned"
     if set_aside or status != "running":  # a row opened for this driver says "running" already
-        store.update_run(run_id, status="running", **({"termination": None} if set_aside else {}), lease=lease)
+        fields: dict[str, Any] = {"status": "running", **({"termination": None} if set_aside else {})}
+        store.update_run(run_id, lease=lease, **fields)
     return set_aside
 
 
@@ -132,21 +132,26 @@ async def close_run_async(
     failed: bool = False,
     writer: Writer,
     lease: str | None = None,
+    driving: Driving | None = None,
 ) -> RunStatus:
     """``close_run`` for a session on an event loop: the same end and the same status, written
     without holding up the other runs on the loop (the writes are awaited, the row's update runs
-    in a thread)."""
+    in a thread). ``driving``: the run's lease, let go in the row's update (one transaction,
+    one thread hand-off: at 200 runs ending at once, each hand-off waits its turn)."""
     event = end_event(termination, detail)
     writer.emit(event)
     await writer.adrain()  # the end is stored before the run's row says so
-    return await asyncio.to_thread(_mark_ended, store, run_id, event, failed=failed, lease=lease)
+    if driving is None:
+        return await asyncio.to_thread(_mark_ended, store, run_id, event, failed=failed, lease=lease)
+    owner = driving.owner
+    return await driving.let_go_with_last_write(lambda release: _mark_ended(store, run_id, event, failed=failed, lease=owner, release=release))
 
 
-def _mark_ended(store: Store, run_id: str, event: EndEvent, *, failed: bool, lease: str | None) -> RunStatus:
+def _mark_ended(store: Store, run_id: str, event: EndEvent, *, failed: bool, lease: str | None, release: bool = False) -> RunStatus:
     """(the one rule of both closes) The row of a run whose ``end`` is stored: the status its
-    termination gives, and the termination."""
+    termination gives, and the termination (``release``: the lease let go with it)."""
     final = status_after(event.termination, failed=failed)
-    store.update_run(run_id, status=final, termination=event.termination, lease=lease)
+    store.update_run(run_id, status=final, termination=event.termination, lease=lease, release=release)
     return final
 
 

@@ -69,6 +69,7 @@ class Session:
         self.run_id = run_id
         self.cancel = cancel
         self.rec = Recorder(store, run_id, listeners, config.limits, lease)
+        self.lease = lease  # the run's lease, let go with its last write (its end)
         self._owner = lease.owner if lease is not None else None  # the run's row is updated only while it holds
         self.budget_hit = asyncio.Event()
         self.rec.on_budget = self.budget_hit.set
@@ -198,7 +199,7 @@ class Session:
             return self._close("cancelled", stop.detail)
         final = await close_run_async(
             self.store, self.run_id, termination, self.detail or (self.error or ""),
-            failed=bool(self.error), writer=self.rec, lease=self._owner,
+            failed=bool(self.error), writer=self.rec, lease=self._owner, driving=self.lease,
         )
         return self.result(final, termination)
 

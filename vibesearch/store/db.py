@@ -22,7 +22,7 @@ from pathlib import Path
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import bindparam, func, text, update
+from sqlalchemy import bindparam, func, insert, text, update
 from sqlmodel import Session, col, select
 
 from ..run.config import RunConfig
@@ -93,6 +93,29 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
             s.commit()
             return run
 
+    def open_run(self, run: Run, *, lease: str, claim_ttl: float | None = None, events: list[EventData] | None = None) -> list[StoredEvent]:
+        """Store a new run's row (``build_run``) and its first ``events`` in one transaction,
+        under the lease ``lease`` (an owner id): claimed here for ``claim_ttl`` seconds when
+        given (``LeaseHeld``, and nothing stored, when another process holds it), else the
+        caller's. All or nothing: a run is never left without what it was opened with.
+        Returns the events as stored."""
+        from .leases import LeaseHeld, claim_on, holder, run_key
+
+        key = run_key(run.id)
+        values = {name: getattr(run, name) for name in Run.model_fields}
+
+        def attempt() -> list[StoredEvent]:
+            with self._lock, self.engine.begin() as conn:
+                if claim_ttl is not None and not claim_on(conn, key, lease, claim_ttl):
+                    raise _Refused
+                conn.execute(insert(Run), values)
+                return append_on(self, conn, run.id, list(events or ()), lease) if events else []
+
+        try:
+            return retrying(attempt, what=f"opening run {run.id}")
+        except _Refused:
+            raise LeaseHeld(f"run {run.id}", holder(self, key)) from None
+
     def get_run(self, run_id: str) -> Run:
         with Session(self.engine) as s:
             run = s.get(Run, run_id)
@@ -109,13 +132,17 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
             raise RunNotFound(run_id)
         return RunState(status=row[0], termination=row[1], meta_json=row[2] or "{}")
 
-    def update_run(self, run_id: str, *, lease: str | None = None, **fields: Any) -> None:
+    def update_run(self, run_id: str, *, lease: str | None = None, release: bool = False, **fields: Any) -> None:
         """Set fields of the run's row (``meta`` and ``config`` as their JSON columns), and its
         ``updated_at``: one ``UPDATE``, the row never read. With ``lease`` (an owner id, as
         ``append_many`` takes it) the caller must still hold the run's lease, checked in the same
         statement (the row is locked first on PostgreSQL), else ``LeaseLost`` and nothing is
-        changed; ``RunNotFound`` when there is no such run."""
-        from .leases import OWNS_SQL, LeaseLost, holder, run_key
+        changed; ``RunNotFound`` when there is no such run. ``release`` (with ``lease``): the
+        lease is let go in the same transaction (a run's last write: its end)."""
+        from .leases import OWNS_SQL, LeaseLost, holder, release_on, run_key
+
+        if release and lease is None:
+            raise TypeError("update_run: release= needs the lease it lets go")
 
         values: dict[str, Any] = {}
         for name, value in fields.items():
@@ -137,6 +164,8 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
                 if lease is not None and self.dialect == "postgresql" and conn.execute(LOCK_RUN_SQL, {"run_id": run_id}).first() is None:
                     raise RunNotFound(run_id)
                 if conn.execute(statement, params).rowcount:
+                    if release and lease is not None:
+                        release_on(conn, key, lease)
                     return
                 if not conn.execute(RUN_EXISTS_SQL, {"run_id": run_id}).first():
                     raise RunNotFound(run_id)
@@ -311,6 +340,10 @@ class Store(LabelsMixin, CampaignsMixin, StopsMixin, LoginsMixin, LoginFailuresM
 
 
 _UPDATES: dict[tuple[tuple[str, ...], bool], Any] = {}
+
+
+class _Refused(Exception):
+    """(``Store.open_run``) the lease was refused: the transaction is rolled back, then said."""
 
 
 def _update_statement(columns: tuple[str, ...], *, guarded: bool, owns_sql: str) -> Any:

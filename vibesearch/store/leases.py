@@ -106,14 +106,26 @@ def _write(store: "Store", sql: str, params: dict[str, Any]) -> Any:
     return write_statement(store.engine, store._lock, sql, params)
 
 
-def claim(store: "Store", key: str, owner: str, ttl_s: float) -> Lease | None:
-    """Take the lease ``key`` for ``owner``; None when taken, else the live lease of another."""
+def _claim_params(key: str, owner: str, ttl_s: float) -> dict[str, Any]:
     now = time.time()
     host, pid = _host_pid(owner)
-    rows = _write(store, _CLAIM_SQL, {"key": key, "owner": owner, "pid": pid, "host": host, "now": now, "expires": now + ttl_s})
+    return {"key": key, "owner": owner, "pid": pid, "host": host, "now": now, "expires": now + ttl_s}
+
+
+def claim(store: "Store", key: str, owner: str, ttl_s: float) -> Lease | None:
+    """Take the lease ``key`` for ``owner``; None when taken, else the live lease of another."""
+    params = _claim_params(key, owner, ttl_s)
+    rows = _write(store, _CLAIM_SQL, params)
     if rows and rows[0][0] == owner:
         return None
-    return holder(store, key) or Lease(key, "?", 0, "?", now, now)
+    return holder(store, key) or Lease(key, "?", 0, "?", params["now"], params["now"])
+
+
+def claim_on(conn: Any, key: str, owner: str, ttl_s: float) -> bool:
+    """``claim`` as one statement of the caller's transaction (``conn``): True when ``owner``
+    now holds the lease ``key`` (the caller reads the holder with ``holder`` when refused)."""
+    rows = conn.execute(text(_CLAIM_SQL), _claim_params(key, owner, ttl_s)).fetchall()
+    return bool(rows) and rows[0][0] == owner
 
 
 def renew(store: "Store", key: str, owner: str, ttl_s: float) -> bool:
@@ -123,6 +135,11 @@ def renew(store: "Store", key: str, owner: str, ttl_s: float) -> bool:
 
 def release(store: "Store", key: str, owner: str) -> None:
     _write(store, _RELEASE_SQL, {"key": key, "owner": owner})
+
+
+def release_on(conn: Any, key: str, owner: str) -> None:
+    """``release`` as one statement of the caller's transaction (``conn``)."""
+    conn.execute(text(_RELEASE_SQL), {"key": key, "owner": owner})
 
 
 def holder(store: "Store", key: str, *, live_only: bool = True) -> Lease | None:
