@@ -69,3 +69,32 @@ async def test_listeners_are_told_while_the_run_waits_without_a_drain(tmp_path):
     assert seen == [1, 2]
     assert [e.seq for e in store.events(run_id)] == [1, 2]
     rec.close()
+
+
+async def test_a_listener_of_some_kinds_is_told_of_those_only(tmp_path):
+    """``only(kinds, listener)``: told of the events of those kinds, in order, once committed; a
+    plain listener of the same run still hears everything; when all of a run's listeners
+    want some kinds, the writer hands back nothing else (``to_tell``)."""
+    from vibesearch.run.events import StageEvent
+    from vibesearch.session import only
+
+    store = Store(tmp_path / "w.db")
+    run_id, other_id = store.create_run("t").id, store.create_run("t").id
+    stages: list[int] = []
+    everything: list[str] = []
+    rec = Recorder(store, run_id, [only({"stage"}, lambda ev: stages.append(ev.seq)), lambda ev: everything.append(ev.kind)], Limits())
+    picky = Recorder(store, other_id, [only(["stage"], lambda ev: None)], Limits())
+    for recorder in (rec, picky):
+        recorder.emit(NoteEvent(text="before"))
+        recorder.emit(StageEvent(stage_index=0, stage_name="s", reply_kind="open", decided_by="rules"))
+        recorder.emit(MessageEvent(role="user", content="hello"))
+        recorder.emit(StageEvent(stage_index=1, stage_name="t", reply_kind="disclose", decided_by="rules"))
+        recorder.emit(MessageEvent(role="user", content="more"))
+        await recorder.adrain()
+    assert stages == [2, 4]
+    assert everything == ["note", "stage", "message", "stage", "message"]
+    stored = store.events(other_id)
+    assert [e.kind for e in picky.to_tell(stored)] == ["stage", "stage"]
+    assert [e.kind for e in rec.to_tell(stored)] == [e.kind for e in stored]  # a plain listener hears all
+    rec.close()
+    picky.close()

@@ -237,6 +237,7 @@ async def _run_with_display(store: Any, settings: Any, spec: Any, *, resume: boo
     async with shown:
         results = await run_batch(
             store, settings, spec, resume=resume, on_event=on_event if events or shown.wants_events else None,
+            event_kinds=None if events else ("stage",),  # the progress rows show stages only
             on_start=shown.started, on_result=shown.finished,
         )
     return [{**r.to_dict(), "task_id": j.task.id, "run_index": j.index, "cut_off": j.cut_off} for j, r in results]

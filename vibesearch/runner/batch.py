@@ -18,8 +18,9 @@ what was stored stays, and ``--resume`` continues from there once the database i
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from ..config import Settings
 from ..protocol import build_config
@@ -30,7 +31,7 @@ from ..run.web import WebArchive
 from ..store import Store, TaskSnapshotError, new_run_id
 from ..store.leases import LeaseHeld, LeaseLost, batch_key
 from ..tasks.models import Task
-from ..session import Driving, RunFields, database_unreachable, run_session
+from ..session import Driving, RunFields, database_unreachable, only, run_session
 from ..session.lifecycle import open_run
 from .resume import resume_run
 
@@ -154,16 +155,19 @@ async def run_batch(
     resume: bool = False,
     build: Build | None = None,
     on_event: EventHook | None = None,
+    event_kinds: Iterable[str] | None = None,
     on_start: JobHook | None = None,
     on_result: ResultHook | None = None,
 ) -> list[tuple[Job, RunResult]]:
     """Run the batch; ``build(config, task, settings)`` gives a fresh ``(agent, user)`` for a new run
-    (default: ``make_agent`` and ``make_user`` of the run's config).
+    (default: ``make_agent`` and ``make_user`` of the run's config). ``on_event`` is told of each
+    stored event of a run (``event_kinds``: only of events of those kinds).
 
     Raises ``LeaseHeld`` when another process is running this batch.
     """
     async with Driving(store, batch_key(spec.batch_id), f"batch {spec.batch_id}", settings, cancel_on_loss=False, doing="run") as lease:
-        return await _run_jobs(store, settings, spec, resume, build, on_event, on_start, on_result, lease)
+        kinds = frozenset(event_kinds) if event_kinds is not None else None
+        return await _run_jobs(store, settings, spec, resume, build, on_event, kinds, on_start, on_result, lease)
 
 
 async def _run_jobs(
@@ -173,6 +177,7 @@ async def _run_jobs(
     resume: bool,
     build: Build | None,
     on_event: EventHook | None,
+    event_kinds: frozenset[str] | None,
     on_start: JobHook | None,
     on_result: ResultHook | None,
     lease: Driving,
@@ -195,7 +200,7 @@ async def _run_jobs(
     async def drive(job: Job) -> RunResult:
         if on_start:
             on_start(job)
-        listeners = [(lambda ev, j=job: on_event(j, ev))] if on_event else []
+        listeners = [only(event_kinds, partial(on_event, job))] if on_event else []
         run_id = job.run_id  # known from the moment the run's row exists
         try:
             if not await lease.still_held():  # the batch was taken over: start nothing more

@@ -6,7 +6,7 @@ from ..run.result import RunResult
 from ._event_writer import WRITERS as EVENT_WRITERS
 from ._lease import Driving
 from ._outage import database_unreachable
-from ._record import Listener, Recorder, RunFields
+from ._record import Listener, Recorder, RunFields, only
 from ._restore import RunAlreadyEnded
 from .loop import run_session
 from .stream import SessionStream, stream_session
@@ -15,6 +15,7 @@ __all__ = [
     "EVENT_WRITERS",
     "Driving",
     "Listener",
+    "only",
     "RunAlreadyEnded",
     "RunFields",
     "RunResult",

@@ -46,6 +46,8 @@ class Recorder(Protocol):
 
     def _deliver(self) -> None: ...
 
+    def to_tell(self, stored: list[StoredEvent]) -> list[StoredEvent]: ...
+
 WRITERS = 4  # the process's event writer threads; a run's groups always go to the same one
 _threads: list[ThreadPoolExecutor] = []
 _threads_made = threading.Lock()
@@ -153,8 +155,8 @@ def _write_job(job: list[tuple[Recorder, list[EventData]]], loop: asyncio.Abstra
         for (rec, _items), result in zip(entries, results):
             if isinstance(result, Exception):
                 rec._failure = rec._failure or result
-            elif rec._failure is None and rec.listeners:  # without listeners there is nobody to tell
-                rec._stored.append(result)
+            elif rec._failure is None and (tell := rec.to_tell(result)):  # nobody to tell: the loop is not woken
+                rec._stored.append(tell)
                 if rec not in told:
                     told.append(rec)
     if told:

@@ -23,8 +23,32 @@ from ._lease import Driving
 log = logging.getLogger(__name__)
 
 Listener = Callable[[StoredEvent], object]
+
+
+class _Only:
+    """A listener told only of the events of some kinds (``only``)."""
+
+    def __init__(self, kinds: Iterable[str], listener: Listener):
+        self.kinds, self.listener = frozenset(kinds), listener
+
+    def __call__(self, ev: StoredEvent) -> object:
+        return self.listener(ev) if ev.kind in self.kinds else None
+
+
+def only(kinds: Iterable[str] | None, listener: Listener) -> Listener:
+    """``listener``, told only of events of ``kinds`` (None: of every event). When every listener
+    of a run says which kinds it wants, the writer hands back to the loop only those: a batch's
+    progress rows want a run's ``stage`` events, not the 20 others each stage brings."""
+    return listener if kinds is None else _Only(kinds, listener)
+
+
+def _kinds_told(listeners: list[Listener]) -> frozenset[str] | None:
+    """The kinds of event any of ``listeners`` is told of (None: every kind)."""
+    if not listeners or not all(isinstance(listener, _Only) for listener in listeners):
+        return None
+    return frozenset().union(*(listener.kinds for listener in listeners if isinstance(listener, _Only)))
 RUN_COLUMNS = {"batch_id", "run_index", "owner", "source"}
-__all__ = ["Listener", "Recorder", "RunFields", "RunResult", "is_table_task", "run_row"]
+__all__ = ["Listener", "Recorder", "RunFields", "RunResult", "is_table_task", "only", "run_row"]
 
 class RunFields(TypedDict, total=False):
     """What a caller adds to a new run's row: the columns tables filter on, and facts for its meta."""
@@ -106,6 +130,7 @@ class Recorder:
         self.store = store
         self.run_id = run_id
         self.listeners = list(listeners)
+        self._kinds_told = _kinds_told(self.listeners)
         self.limits = limits
         self.lease = lease
         self.convo = Conversation()
@@ -154,7 +179,7 @@ class Recorder:
         if loop is None or not self.write_behind:
             self.drain()
             stored = self._write(items)
-            self._stored.append(stored)
+            self._stored.append(self.to_tell(stored))
             self._deliver()
             return stored
         self._loop = loop
@@ -165,6 +190,13 @@ class Recorder:
     def lease_owner(self) -> str | None:
         """The owner id the writes are made under (None: nobody else may hold a live lease)."""
         return self.lease.owner if self.lease is not None else None
+
+    def to_tell(self, stored: list[StoredEvent]) -> list[StoredEvent]:
+        """Of events just stored, those a listener of this run is told of."""
+        if not self.listeners:
+            return []
+        kinds = self._kinds_told
+        return stored if kinds is None else [ev for ev in stored if ev.kind in kinds]
 
     def _write(self, items: list[EventData]) -> list[StoredEvent]:
         return self.store.append_many(self.run_id, items, lease=self.lease_owner)

@@ -12,11 +12,12 @@ on another server). ``open_run`` stores the resolved config, the task as it is n
 snapshot, the columns tables filter on and what the run's profile records first (its opening
 note), all under the run's lease: the caller's, or one it claims and hands to the driver that
 takes over (``opened``), so no sweep takes a run for orphaned between its opening and its
-first step. ``reopen_run`` takes a stored run up again (``running`` once more; an abandoned run's
-end set aside). ``close_run`` writes the one ``end`` event (``end_event`` is the only place one is
-made; an importer uses it too) and the status its termination gives (``close_run_async``: the same
-close for a session on an event loop, sharing its rule); ``mark_interrupted`` leaves a run to be
-continued.
+first step; the claim, the row and the note are one transaction (``Store.open_run``).
+``reopen_run`` takes a stored run up again (``running`` once more; an abandoned run's end set
+aside). ``close_run`` writes the one ``end`` event (``end_event`` is the only place one is made;
+an importer uses it too) and the status its termination gives (``close_run_async``: the same
+close for a session on an event loop, sharing its rule, its lease let go with the status);
+``mark_interrupted`` leaves a run to be continued.
 """
 
 from __future__ import annotations
