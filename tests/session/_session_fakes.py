@@ -25,6 +25,7 @@ import random
 import re
 import threading
 from functools import lru_cache
+from typing import Callable
 
 from vibesearch.config import BUNDLED_TASKS
 from vibesearch.llm import fake
@@ -161,8 +162,22 @@ def _held(handler):
     return answer
 
 
+def _noting_freeze(handler: Callable[[fake.Request], fake.Reply]) -> Callable[[fake.Request], fake.Reply]:
+    """``handler``, noting at each call how many objects the process has frozen (``gc.freeze``) in
+    the file ``VIBESEARCH_TEST_FREEZE_NOTE`` names: a worker settles before its first run."""
+
+    def answer(req: fake.Request) -> fake.Reply:
+        import gc
+
+        with open(os.environ["VIBESEARCH_TEST_FREEZE_NOTE"], "a", encoding="utf-8") as note:
+            note.write(f"{gc.get_freeze_count()}\n")
+        return handler(req)
+    return answer
+
+
 def register() -> None:
     fake.register("agent", _held(agent_handler))
+    fake.register("agent-freeze-note", _noting_freeze(agent_handler))
     fake.register("agent-quiet", _held(lambda r: agent_handler(r, quiet=True)))
     fake.register("sim", _held(sim_handler))
     fake.register("sim-greedy", _held(lambda r: sim_handler(r, greedy=True)))

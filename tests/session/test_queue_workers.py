@@ -155,6 +155,19 @@ def test_three_workers_drain_thirty_runs(qenv):
     assert all(r["attempts"] == 1 for r in got["runs"])  # one try each (procrastinate counts tries ended)
 
 
+def test_a_worker_settles_before_its_first_run(qenv, tmp_path):
+    """``vibesearch worker`` freezes what it made while starting (``vibesearch._gc.settle``)
+    before it drives a run: at the run's first model call its start-up is out of the cycle
+    collector's sight."""
+    db = qenv.new_db()
+    note = tmp_path / "frozen.txt"
+    batch = qenv.queue(db, "--tasks", TASKS[0], "--runs", "1", "--agent", "react", "--model", "fake/agent-freeze-note", "--max-user-turns", "1")
+    qenv.worker(db, "--slots", "1", "--stalled-after", "20", VIBESEARCH_TEST_FREEZE_NOTE=str(note))
+    wait_for("the run finished", _all_done(qenv, db, batch, 1), timeout=120, every=0.2)
+    counts = [int(line) for line in note.read_text().split()]
+    assert counts and counts[0] > 10_000, counts  # without the worker's settle() nothing is frozen
+
+
 def _registered_workers(db: str) -> int:
     import psycopg
 
