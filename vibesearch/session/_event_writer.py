@@ -127,11 +127,14 @@ class LoopGroups:
 
 
 def _write(job: list[tuple[Recorder, list[EventData]]], loop: asyncio.AbstractEventLoop, written: Future[None]) -> None:
-    """(the writer thread) Write a job, then say so (``written``: what its recorders wait for)."""
+    """(the writer thread) Write a job, then say so (``written``: what its recorders wait for;
+    an error of the writer itself, not of a group, is raised to them)."""
     try:
         _write_job(job, loop)
-    finally:
-        written.set_result(None)
+    except BaseException as exc:  # noqa: BLE001 - handed to whoever waits (drain), as the job's own
+        written.set_exception(exc)
+        raise
+    written.set_result(None)
 
 
 def _write_job(job: list[tuple[Recorder, list[EventData]]], loop: asyncio.AbstractEventLoop) -> None:
