@@ -79,13 +79,13 @@ def test_top_n_with_ties_is_the_full_sort_cut_short():
 
 
 def test_indexed_sentences_rank_as_rank_texts_does_on_the_bundled_corpora():
-    """A snippet's sentences are ranked from each text's token postings (``_Sentences.rank``):
+    """A snippet's sentences are ranked from each text's token postings (``SentenceIndex.rank``):
     the same pairs, to the last bit, as ranking every sentence (``rank_texts``), for queries
     of the corpora's own words and of words they do not have, in English and Chinese."""
     import json
     from pathlib import Path
 
-    from vibesearch.tools._text import _sentences_of
+    from vibesearch.tools import sentence_index
 
     root = Path(__file__).resolve().parents[2] / "personas" / "corpus"
     files = sorted(root.glob("*.jsonl"))
@@ -102,7 +102,7 @@ def test_indexed_sentences_rank_as_rank_texts_does_on_the_bundled_corpora():
             query = " ".join(rng.choice(vocab + ["zzunknown", "the", "历史"]) for _ in range(rng.randint(1, 5)))
             weights = idf_weights(tokenize(query), df, len(texts))
             for text in rng.sample(texts, 4):
-                cut = _sentences_of(text)
+                cut = sentence_index(text)
                 expected = rank_texts(query, list(cut.sents), weights=weights)
                 assert cut.rank(weights) == expected, (path.name, query)
                 checked += bool(expected)

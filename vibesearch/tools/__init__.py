@@ -22,7 +22,7 @@ from .sandbox import PythonSandbox, detect_isolation, isolation_works
 from .schemas import SCHEMAS, TOOL_NAMES, ArgumentError, all_schemas, check_arguments
 from ._format import Hit
 from ._sandbox_uids import UidPool
-from ._text import best_sentences, idf_weights, rank_texts, sentences, tokenize
+from ._text import SentenceIndex, best_sentences, idf_weights, rank_texts, sentence_index, sentences, tokenize
 from .toolbox import AgentToolbox, SearchBackend
 
 
@@ -52,6 +52,8 @@ def make_toolbox(
 
 __all__ = [
     "rank_texts",
+    "sentence_index",
+    "SentenceIndex",
     "sentences",
     "AgentToolbox",
     "ArgumentError",

@@ -163,7 +163,7 @@ def rank_texts(
     return scored
 
 
-class _Sentences:
+class SentenceIndex:
     """A text cut into sentences, with where each token occurs: ``postings[token]`` lists
     ``(sentence, count)`` in sentence order. Ranking a text's sentences against a query then
     looks up the query's few tokens instead of going through every sentence."""
@@ -202,17 +202,17 @@ def _tokens_of(text: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4096)
-def _sentences_of(text: str) -> _Sentences:
+def sentence_index(text: str) -> SentenceIndex:
     """A text's sentences and their tokens, kept: a task's few documents are shown again and
     again, search after search."""
-    return _Sentences(text)
+    return SentenceIndex(text)
 
 
 def best_sentences(query: str, text: str, *, max_chars: int = 300, weights: dict[str, float] | None = None) -> str:
     """The sentence(s) of ``text`` that best match ``query``, shown in document order.
     ``weights``: the query tokens' weights (idf over a corpus); without them they are worked
     out over the text's own sentences (``rank_texts``)."""
-    cut = _sentences_of(text)
+    cut = sentence_index(text)
     sents = cut.sents
     if not sents:
         return ""
