@@ -47,6 +47,8 @@ def _kinds_told(listeners: list[Listener]) -> frozenset[str] | None:
     if not listeners or not all(isinstance(listener, _Only) for listener in listeners):
         return None
     return frozenset().union(*(listener.kinds for listener in listeners if isinstance(listener, _Only)))
+
+
 RUN_COLUMNS = {"batch_id", "run_index", "owner", "source"}
 __all__ = ["Listener", "Recorder", "RunFields", "RunResult", "is_table_task", "only", "run_row"]
 
